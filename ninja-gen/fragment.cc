@@ -1,0 +1,196 @@
+#include "ninja-gen/fragment.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include "src/shell_words.h"
+#include "src/stable_hash.h"
+
+namespace fastcuda {
+namespace {
+
+constexpr StepKind kAllKinds[] = {
+    StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
+    StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
+    StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
+    StepKind::kFilterDependencies, StepKind::kUnknown};
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::string PoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
+
+/// Paths as Ninja must see them: relative paths belong to the step's
+/// directory, which need not be Ninja's.
+class PathMapper {
+ public:
+  PathMapper(const StepGraph& graph, const FragmentOptions& options)
+      : cwd_(graph.cwd), same_dir_(graph.cwd == options.ninja_cwd) {}
+
+  std::string operator()(const std::string& path) const {
+    if (same_dir_ || std::filesystem::path(path).is_absolute()) return path;
+    return (std::filesystem::path(cwd_) / path).lexically_normal().string();
+  }
+
+  std::vector<std::string> operator()(const std::vector<std::string>& paths) const {
+    std::vector<std::string> mapped;
+    for (const std::string& path : paths) mapped.push_back((*this)(path));
+    return mapped;
+  }
+
+  bool same_dir() const { return same_dir_; }
+
+ private:
+  std::string cwd_;
+  bool same_dir_;
+};
+
+std::string Description(const StepGraph& graph, const GraphStep& step) {
+  std::string text(StepKindName(step.kind));
+  if (!step.arch.empty()) text += " " + step.arch;
+  return text + " " + graph.source;
+}
+
+/// The first file each step leaves behind, which later steps can wait on.
+std::string Landmark(const StepGraph& graph, size_t index) {
+  const GraphStep& step = graph.steps[index];
+  return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
+}
+
+std::vector<std::string> StepCommand(const StepGraph& graph, size_t index,
+                                     const FragmentOptions& options, const PathMapper& paths) {
+  const GraphStep& step = graph.steps[index];
+  std::vector<std::string> command = {options.fastcuda};
+  if (step.kind == StepKind::kFilterDependencies) {
+    command.insert(command.end(), {"merge-depfiles", "--cwd", graph.cwd, "--target",
+                                   DepfileTarget(graph), "-o", step.outputs.front()});
+    command.insert(command.end(), step.inputs.begin(), step.inputs.end());
+    return command;
+  }
+  command.push_back("step");
+  if (!paths.same_dir()) command.insert(command.end(), {"--cwd", graph.cwd});
+  command.insert(command.end(), {"--env-file", options.env_file});
+  if (!step.depfile.empty()) {
+    command.insert(command.end(), {"--depfile", step.depfile});
+    if (!paths.same_dir()) command.push_back("--absolute-depfile");
+    if (!step.kept_depfile.empty()) command.insert(command.end(), {"--keep-depfile", step.kept_depfile});
+  }
+  for (const std::string& output : step.outputs) {
+    command.insert(command.end(), {"--output", output});
+  }
+  if (step.outputs.empty()) command.insert(command.end(), {"--stamp", StampPath(graph, index)});
+  if (!options.capture_dir.empty()) {
+    command.insert(command.end(), {"--capture", CapturePath(options, graph, index)});
+  }
+  command.push_back("--");
+  command.insert(command.end(), step.argv.begin(), step.argv.end());
+  return command;
+}
+
+}  // namespace
+
+PoolDepths ParsePoolDepths(const std::string& text) {
+  PoolDepths pools;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("pool depth needs KIND=N: " + item);
+    std::string name = Lower(item.substr(0, eq));
+    auto kind = std::find_if(std::begin(kAllKinds), std::end(kAllKinds),
+                             [&](StepKind k) { return Lower(StepKindName(k)) == name; });
+    if (kind == std::end(kAllKinds)) throw std::invalid_argument("unknown step kind: " + name);
+    int depth = std::stoi(item.substr(eq + 1));
+    if (depth < 1) throw std::invalid_argument("pool depth must be at least 1: " + item);
+    pools[*kind] = depth;
+  }
+  return pools;
+}
+
+void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools) {
+  for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
+  for (StepKind kind : kAllKinds) {
+    NinjaRule rule{std::string(StepKindName(kind)), {{"command", "$cmd"}, {"description", "$desc"}}};
+    if (IsPreprocess(kind)) {
+      rule.variables.push_back({"depfile", "$depfile"});
+      rule.variables.push_back({"deps", "gcc"});
+    }
+    if (pools.count(kind)) rule.variables.push_back({"pool", PoolName(kind)});
+    writer.Rule(rule);
+  }
+}
+
+void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options) {
+  PathMapper paths(graph, options);
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const GraphStep& step = graph.steps[i];
+    NinjaBuild build;
+    build.rule = std::string(StepKindName(step.kind));
+    build.outputs = step.outputs.empty() ? std::vector<std::string>{StampPath(graph, i)}
+                                         : paths(step.outputs);
+    if (!step.kept_depfile.empty()) build.implicit_outputs = {step.kept_depfile};
+    build.inputs = paths(step.inputs);
+    std::set<std::string> listed(build.inputs.begin(), build.inputs.end());
+    for (size_t earlier : step.after) {
+      std::string landmark = paths(Landmark(graph, earlier));
+      const std::vector<std::string>& outputs = graph.steps[earlier].outputs;
+      bool linked = std::any_of(outputs.begin(), outputs.end(),
+                                [&](const std::string& o) { return listed.count(paths(o)); });
+      if (!linked && listed.insert(landmark).second) build.implicit_inputs.push_back(landmark);
+    }
+    build.implicit_inputs.push_back(options.env_file);
+    build.variables.push_back({"cmd", JoinShellWords(StepCommand(graph, i, options, paths))});
+    build.variables.push_back({"desc", Description(graph, step)});
+    if (!step.depfile.empty()) build.variables.push_back({"depfile", step.depfile});
+    writer.Build(build);
+  }
+}
+
+std::string StampPath(const StepGraph& graph, size_t step_index) {
+  return graph.work_dir + "/step" + std::to_string(step_index) + ".stamp";
+}
+
+std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
+                        size_t step_index) {
+  // The command's hash keeps output captured for another command from being
+  // replayed after the manifest changed.
+  return options.capture_dir + "/step" + std::to_string(step_index) + "-" +
+         StableHashHex(JoinShellWords(graph.steps[step_index].argv));
+}
+
+std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& options,
+                                const PoolDepths& pools, const std::string& builddir) {
+  NinjaWriter writer;
+  writer.Comment("Generated by fastcuda for " + graph.source + "; do not edit.");
+  writer.Variable("ninja_required_version", "1.10");
+  if (!builddir.empty()) writer.Variable("builddir", builddir);
+  WriteStepRules(writer, pools);
+  WriteStepEdges(writer, graph, options);
+  std::vector<std::string> defaults;
+  for (const std::string& output : graph.final_outputs) {
+    defaults.push_back(PathMapper(graph, options)(output));
+  }
+  writer.Default(defaults);
+  return writer.text();
+}
+
+std::string DepfileTarget(const StepGraph& graph) {
+  if (!graph.depfile_request.target.empty()) return graph.depfile_request.target;
+  for (const std::string& output : graph.final_outputs) {
+    const GraphStep& last = graph.steps.back();
+    if (last.kind != StepKind::kFilterDependencies || last.outputs.front() != output) return output;
+  }
+  return "";
+}
+
+}  // namespace fastcuda

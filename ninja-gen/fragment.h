@@ -1,0 +1,49 @@
+// A step graph written as Ninja build edges.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ninja-gen/ninja_writer.h"
+#include "src/step_graph.h"
+
+namespace fastcuda {
+
+/// How the edges of a step graph are written.
+struct FragmentOptions {
+  std::string fastcuda;   ///< the fastcuda executable, which runs every step
+  std::string env_file;   ///< holds the graph's environment (see WriteEnvironmentFile)
+  std::string ninja_cwd;  ///< directory Ninja runs in; other relative paths are made absolute
+  std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
+};
+
+/// Configured depth of the pool of each step kind; kinds not listed share
+/// Ninja's plain -j limit.
+using PoolDepths = std::map<StepKind, int>;
+
+/// Reads pool depths from text such as "cicc=4,ptxas=8" (kind names are the
+/// rule names, any case). Throws std::invalid_argument on bad text.
+PoolDepths ParsePoolDepths(const std::string& text);
+
+/// Writes the rules and pools that every fragment uses, once per manifest.
+void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools);
+
+/// Writes one build edge per step of `graph`.
+void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options);
+
+/// The path of the file a step touches when it has no output of its own.
+std::string StampPath(const StepGraph& graph, size_t step_index);
+
+/// The name under which a step's output is captured (launcher mode).
+std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
+                        size_t step_index);
+
+/// A complete manifest for one graph: rules, edges, and its outputs as the
+/// default targets. `builddir` (may be empty) is where Ninja keeps its logs.
+std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& options,
+                                const PoolDepths& pools, const std::string& builddir);
+
+/// The target a graph's user depfile names: -MT, else the first object.
+std::string DepfileTarget(const StepGraph& graph);
+
+}  // namespace fastcuda

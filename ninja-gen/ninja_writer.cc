@@ -1,0 +1,74 @@
+#include "ninja-gen/ninja_writer.h"
+
+namespace fastcuda {
+namespace {
+
+std::string Escape(std::string_view text, bool is_path) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '$' || c == '\n' || (is_path && (c == ' ' || c == ':'))) out += '$';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EscapeNinjaPath(std::string_view path) { return Escape(path, true); }
+
+std::string EscapeNinjaValue(std::string_view value) { return Escape(value, false); }
+
+void NinjaWriter::Comment(std::string_view text) { text_.append("# ").append(text).append("\n"); }
+
+void NinjaWriter::Variable(std::string_view name, std::string_view value) {
+  text_.append(name).append(" = ").append(EscapeNinjaValue(value)).append("\n");
+}
+
+void NinjaWriter::Pool(std::string_view name, int depth) {
+  text_.append("pool ").append(name).append("\n  depth = ").append(std::to_string(depth));
+  text_.append("\n");
+}
+
+void NinjaWriter::Rule(const NinjaRule& rule) {
+  text_.append("rule ").append(rule.name).append("\n");
+  for (const auto& [name, value] : rule.variables) {
+    text_.append("  ").append(name).append(" = ").append(value).append("\n");
+  }
+}
+
+void NinjaWriter::PathList(std::string_view separator, const std::vector<std::string>& paths) {
+  if (paths.empty()) return;
+  text_.append(separator);
+  for (const std::string& path : paths) text_.append(" ").append(EscapeNinjaPath(path));
+}
+
+void NinjaWriter::Build(const NinjaBuild& build) {
+  text_.append("build");
+  PathList("", build.outputs);
+  PathList(" |", build.implicit_outputs);
+  text_.append(": ").append(build.rule);
+  PathList("", build.inputs);
+  PathList(" |", build.implicit_inputs);
+  PathList(" ||", build.order_only_inputs);
+  text_.append("\n");
+  for (const auto& [name, value] : build.variables) {
+    text_.append("  ").append(name).append(" = ").append(EscapeNinjaValue(value)).append("\n");
+  }
+}
+
+void NinjaWriter::Default(const std::vector<std::string>& targets) {
+  text_.append("default");
+  PathList("", targets);
+  text_.append("\n");
+}
+
+void NinjaWriter::Include(std::string_view path) {
+  text_.append("include ").append(EscapeNinjaPath(path)).append("\n");
+}
+
+void NinjaWriter::Subninja(std::string_view path) {
+  text_.append("subninja ").append(EscapeNinjaPath(path)).append("\n");
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,53 @@
+// Writing Ninja manifest syntax: the one place that knows Ninja's escaping.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fastcuda {
+
+/// Escapes a path for a `build` line: `$`, space, `:` and newline.
+std::string EscapeNinjaPath(std::string_view path);
+
+/// Escapes a variable value (a command, a description): `$` and newline.
+std::string EscapeNinjaValue(std::string_view value);
+
+/// A `build` statement.
+struct NinjaBuild {
+  std::vector<std::string> outputs;
+  std::vector<std::string> implicit_outputs;
+  std::string rule;
+  std::vector<std::string> inputs;
+  std::vector<std::string> implicit_inputs;
+  std::vector<std::string> order_only_inputs;
+  std::vector<std::pair<std::string, std::string>> variables;  ///< values unescaped
+};
+
+/// A `rule` statement; variables are written as given (they may refer to
+/// edge variables such as `$cmd`).
+struct NinjaRule {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> variables;
+};
+
+/// Accumulates manifest text.
+class NinjaWriter {
+ public:
+  void Comment(std::string_view text);
+  void Variable(std::string_view name, std::string_view value);  ///< value unescaped
+  void Pool(std::string_view name, int depth);
+  void Rule(const NinjaRule& rule);
+  void Build(const NinjaBuild& build);
+  void Default(const std::vector<std::string>& targets);
+  void Include(std::string_view path);
+  void Subninja(std::string_view path);
+
+  const std::string& text() const { return text_; }
+
+ private:
+  void PathList(std::string_view separator, const std::vector<std::string>& paths);
+  std::string text_;
+};
+
+}  // namespace fastcuda

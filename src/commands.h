@@ -1,0 +1,24 @@
+// The entry points of fastcuda's sub-commands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fastcuda {
+
+/// `fastcuda NVCC ARGS...`: behaves like `NVCC ARGS...`, sub-steps run by Ninja.
+int LauncherMain(const std::vector<std::string>& args);
+
+/// `fastcuda gen --out DIR -- NVCC ARGS...`: writes DIR/build.ninja.
+int GenMain(const std::vector<std::string>& args);
+
+/// `fastcuda step ...`: runs one sub-step inside a Ninja edge.
+int StepMain(const std::vector<std::string>& args);
+
+/// `fastcuda merge-depfiles ...`: writes the depfile nvcc was asked for.
+int MergeDepfilesMain(const std::vector<std::string>& args);
+
+/// Prints `fastcuda: MESSAGE` on stderr.
+void Complain(const std::string& message);
+
+}  // namespace fastcuda

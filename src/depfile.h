@@ -1,0 +1,26 @@
+// Makefile-style dependency files, as gcc writes them and Ninja and CMake read them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fastcuda {
+
+/// The targets and prerequisites of one depfile rule.
+struct Depfile {
+  std::vector<std::string> targets;
+  std::vector<std::string> dependencies;
+};
+
+/// Reads gcc's depfile syntax (escaped spaces, `$$`, line continuations, and
+/// the empty phony rules of -MP, which are skipped).
+Depfile ParseDepfile(std::string_view text);
+
+/// Writes a depfile in nvcc's layout: `TARGET : DEP \` then one dependency a line.
+std::string FormatDepfile(const Depfile& depfile);
+
+/// The dependencies of all `parts`, each once, in first-seen order.
+std::vector<std::string> UnionOfDependencies(const std::vector<Depfile>& parts);
+
+}  // namespace fastcuda

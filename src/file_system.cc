@@ -1,0 +1,41 @@
+#include "src/file_system.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fastcuda {
+
+bool RealFileSystem::IsFile(const std::string& path) const {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error);
+}
+
+std::optional<std::string> RealFileSystem::Read(const std::string& path) const {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+void WriteFileIfChanged(const std::string& path, const std::string& content) {
+  if (RealFileSystem().Read(path) != content) WriteFileAtomically(path, content);
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& content) {
+  std::filesystem::path target(path);
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  std::string temp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temp);
+  }
+  std::filesystem::rename(temp, target);
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,35 @@
+// File access behind a small interface, so the pure core can be tested with a fake.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace fastcuda {
+
+/// The file operations the core needs.
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  /// True if `path` names an existing regular file.
+  virtual bool IsFile(const std::string& path) const = 0;
+  /// The whole content of `path`, or nullopt if it cannot be read.
+  virtual std::optional<std::string> Read(const std::string& path) const = 0;
+};
+
+/// The real disk.
+class RealFileSystem : public FileSystem {
+ public:
+  bool IsFile(const std::string& path) const override;
+  std::optional<std::string> Read(const std::string& path) const override;
+};
+
+/// Writes `content` to `path` through a temporary file and an atomic rename,
+/// creating parent directories, so that no reader sees half a file. Throws
+/// std::runtime_error.
+void WriteFileAtomically(const std::string& path, const std::string& content);
+
+/// WriteFileAtomically, but leaves the file (and its mtime) untouched when it
+/// already has that content, so Ninja sees no change.
+void WriteFileIfChanged(const std::string& path, const std::string& content);
+
+}  // namespace fastcuda

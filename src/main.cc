@@ -1,0 +1,43 @@
+// fastcuda's command line: sub-commands, or the nvcc launcher.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "src/commands.h"
+
+namespace fastcuda {
+
+void Complain(const std::string& message) { std::cerr << "fastcuda: " << message << std::endl; }
+
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  fastcuda NVCC ARGS...                   compile like NVCC ARGS..., sub-steps in parallel
+  fastcuda gen --out DIR -- NVCC ARGS...  write DIR/build.ninja for one nvcc call
+environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
+             FASTCUDA_VERBOSE=1 (say why nvcc runs itself)
+)";
+
+int Dispatch(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "gen") return GenMain(rest);
+  if (args[0] == "step") return StepMain(rest);
+  if (args[0] == "merge-depfiles") return MergeDepfilesMain(rest);
+  return LauncherMain(args);
+}
+
+}  // namespace
+}  // namespace fastcuda
+
+int main(int argc, char** argv) {
+  try {
+    return fastcuda::Dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& error) {
+    fastcuda::Complain(error.what());
+    return 2;
+  }
+}

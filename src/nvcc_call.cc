@@ -1,0 +1,73 @@
+#include "src/nvcc_call.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "src/process.h"
+#include "src/stable_hash.h"
+#include "src/transcript.h"
+
+namespace fastcuda {
+namespace {
+
+std::string EnvOr(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
+}
+
+std::string Absolute(const std::string& cwd, const std::string& path) {
+  return (std::filesystem::path(cwd) / path).lexically_normal().string();
+}
+
+}  // namespace
+
+std::string WorkDirFor(const std::string& root, const std::string& absolute_output) {
+  std::string name = std::filesystem::path(absolute_output).filename().string();
+  return root + "/" + name + "-" + StableHashHex(absolute_output);
+}
+
+NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
+                      const std::string& cwd, const WorkDirChooser& work_dir_for) {
+  NvccPlan plan;
+  RealFileSystem fs;
+  NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgs(
+      args, EnvOr("NVCC_PREPEND_FLAGS", ""), EnvOr("NVCC_APPEND_FLAGS", ""), cwd, fs));
+  if (invocation.fallback_reason) {
+    plan.fallback_reason = *invocation.fallback_reason;
+    return plan;
+  }
+  ProcessSpec dryrun{{nvcc, "--dryrun"}, cwd, {}, true};
+  dryrun.argv.insert(dryrun.argv.end(), args.begin(), args.end());
+  ProcessResult result = RunProcess(dryrun);
+  if (result.exit_code != 0) {
+    plan.fallback_reason = "nvcc --dryrun failed";
+    return plan;
+  }
+  std::map<std::string, std::string> ambient = CurrentEnvironment();
+  Transcript transcript = ParseTranscript(
+      result.stderr_text + result.stdout_text,
+      [&](std::string_view name) -> std::optional<std::string> {
+        auto it = ambient.find(std::string(name));
+        if (it == ambient.end()) return std::nullopt;
+        return it->second;
+      });
+  plan.dryrun_other_output = transcript.other_output;
+  try {
+    // Plan once to learn the outputs, then again in the outputs' work dir.
+    StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile};
+    StepGraph draft = BuildStepGraph(transcript, options, fs);
+    if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
+    options.work_dir = work_dir_for(Absolute(cwd, draft.final_outputs.front()));
+    plan.graph = BuildStepGraph(transcript, options, fs);
+  } catch (const UnsupportedTranscript& unsupported) {
+    plan.fallback_reason = unsupported.what();
+  }
+  return plan;
+}
+
+std::string EnvironmentFileText(const StepGraph& graph) {
+  return nlohmann::json(graph.environment).dump(1) + "\n";
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,127 @@
+#include "src/nvcc_options.h"
+
+#include <filesystem>
+#include <set>
+#include <string_view>
+
+#include "src/shell_words.h"
+
+namespace fastcuda {
+namespace {
+
+/// nvcc options whose value may follow as the next word. Knowing them keeps
+/// a value such as `-Xcompiler -E` from being read as an option.
+const std::set<std::string_view>& OptionsWithValue() {
+  static const std::set<std::string_view> options = {
+      "-o", "--output-file", "-x", "--x", "-std", "--std", "-I", "--include-path", "-isystem",
+      "--system-include", "-D", "--define-macro", "-U", "--undefine-macro", "-include",
+      "--pre-include", "-L", "--library-path", "-l", "--library", "-ccbin", "--compiler-bindir",
+      "-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options", "-Xarchive",
+      "--archive-options", "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options",
+      "-Xfatbin", "--fatbin-options", "-Xcudafe", "-Xcicc", "-arch", "--gpu-architecture",
+      "-code", "--gpu-code", "-gencode", "--generate-code", "-maxrregcount", "--maxrregcount",
+      "-t", "--threads", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
+      "-odir", "--output-directory", "-optf", "--options-file", "-rdc",
+      "--relocatable-device-code", "-ftz", "--ftz", "-prec-div", "--prec-div", "-prec-sqrt",
+      "--prec-sqrt", "-fmad", "--fmad", "-Werror", "--Werror", "-diag-suppress",
+      "--diag-suppress", "-diag-warn", "--diag-warn", "-diag-error", "--diag-error",
+      "-keep-dir", "--keep-dir", "-split-compile", "--split-compile", "-time", "--time",
+      "-cudart", "--cudart", "-cudadevrt", "--cudadevrt", "-m", "--machine", "-default-stream",
+      "--default-stream", "-ldir", "--libdevice-directory", "-dopt", "--dopt", "-jump-table-density",
+      "-split-compile-extended",
+      "--run-args", "-fdevice-time-trace", "--fdevice-time-trace",
+      "--static-global-template-stub", "-static-global-template-stub"};
+  return options;
+}
+
+/// Options after which nvcc does something FastCuda leaves to nvcc.
+const std::set<std::string_view>& FallbackOptions() {
+  static const std::set<std::string_view> options = {
+      "-E", "--preprocess", "-M", "--generate-dependencies", "-MM",
+      "--generate-nonsystem-dependencies", "-V", "--version", "-h", "--help", "-lib", "--lib",
+      "-link", "--link", "-run", "--run", "-dryrun", "--dryrun", "-keep", "--keep",
+      "-save-temps", "--save-temps", "-v", "--verbose", "--list-gpu-arch", "-arch-ls",
+      "--list-gpu-code", "-code-ls", "-optix-ir", "--optix-ir", "-lto-ir"};
+  return options;
+}
+
+/// Options that make nvcc stop at an object, PTX, cubin or fatbin: the modes
+/// FastCuda splits.
+const std::set<std::string_view>& CompileOptions() {
+  static const std::set<std::string_view> options = {
+      "-c", "--compile", "-dc", "--device-c", "-dw", "--device-w", "-ptx", "--ptx",
+      "-cubin", "--cubin", "-fatbin", "--fatbin", "-dlink", "--device-link"};
+  return options;
+}
+
+/// The option name of `-name=value` / `--name=value`, or the word itself.
+std::string_view OptionName(std::string_view word) {
+  size_t eq = word.find('=');
+  return word.substr(0, eq);
+}
+
+std::vector<std::string> ReadResponseFile(const std::string& path, const std::string& cwd,
+                                          const FileSystem& fs) {
+  std::optional<std::string> text = fs.Read((std::filesystem::path(cwd) / path).string());
+  if (!text) return {};  // nvcc reports the missing file itself
+  return SplitShellWords(*text);
+}
+
+}  // namespace
+
+std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
+                                           const std::string& prepend_flags,
+                                           const std::string& append_flags, const std::string& cwd,
+                                           const FileSystem& fs) {
+  std::vector<std::string> effective = SplitShellWords(prepend_flags);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    std::vector<std::string> expanded;
+    if (word.size() > 1 && word[0] == '@') {
+      expanded = ReadResponseFile(word.substr(1), cwd, fs);
+    } else if ((word == "-optf" || word == "--options-file") && i + 1 < args.size()) {
+      expanded = ReadResponseFile(args[++i], cwd, fs);
+    } else if (OptionName(word) == "-optf" || OptionName(word) == "--options-file") {
+      expanded = ReadResponseFile(word.substr(word.find('=') + 1), cwd, fs);
+    } else {
+      effective.push_back(word);
+      continue;
+    }
+    effective.insert(effective.end(), expanded.begin(), expanded.end());
+  }
+  std::vector<std::string> appended = SplitShellWords(append_flags);
+  effective.insert(effective.end(), appended.begin(), appended.end());
+  return effective;
+}
+
+NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
+  NvccInvocation invocation;
+  bool compile_mode = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view word = args[i];
+    std::string_view name = OptionName(word);
+    std::string_view value;
+    if (name.size() < word.size()) {
+      value = word.substr(name.size() + 1);
+    } else if (OptionsWithValue().count(word) && i + 1 < args.size()) {
+      value = args[++i];
+    }
+    if (FallbackOptions().count(word)) {
+      invocation.fallback_reason = "nvcc option " + std::string(word);
+    } else if (CompileOptions().count(word)) {
+      compile_mode = true;
+    } else if (word == "-MMD" || word == "--generate-nonsystem-dependencies-with-compile") {
+      invocation.depfile.system_headers = false;
+    } else if (word == "-MD" || word == "--generate-dependencies-with-compile") {
+      invocation.depfile.system_headers = true;
+    } else if (name == "-MT" || name == "--dependency-target-name") {
+      invocation.depfile.target = std::string(value);
+    }
+  }
+  if (!compile_mode && !invocation.fallback_reason) {
+    invocation.fallback_reason = "no -c, -dc, -ptx, -cubin, -fatbin or -dlink: nvcc links";
+  }
+  return invocation;
+}
+
+}  // namespace fastcuda

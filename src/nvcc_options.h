@@ -1,0 +1,30 @@
+// What FastCuda needs to know of an nvcc command line before splitting it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/file_system.h"
+#include "src/step_graph.h"
+
+namespace fastcuda {
+
+/// The facts FastCuda takes from nvcc's own arguments. Everything else it
+/// learns from the dryrun.
+struct NvccInvocation {
+  std::optional<std::string> fallback_reason;  ///< set when nvcc must run itself
+  DepfileRequest depfile;                      ///< -MT and -MD vs -MMD
+};
+
+/// nvcc's arguments as nvcc sees them: NVCC_PREPEND_FLAGS, the command line
+/// with response files (`@FILE`, `-optf FILE`) expanded, NVCC_APPEND_FLAGS.
+std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
+                                           const std::string& prepend_flags,
+                                           const std::string& append_flags, const std::string& cwd,
+                                           const FileSystem& fs);
+
+/// Reads the mode and depfile options from effective arguments.
+NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);
+
+}  // namespace fastcuda

@@ -1,0 +1,39 @@
+// Running programs: the only place FastCuda spawns processes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fastcuda {
+
+/// What to run and how.
+struct ProcessSpec {
+  std::vector<std::string> argv;                ///< argv[0] is looked up on PATH
+  std::string cwd;                              ///< empty: the current directory
+  std::map<std::string, std::string> env_set;   ///< added to (or replacing in) the environment
+  bool capture_output = false;                  ///< collect stdout and stderr instead of inheriting
+};
+
+/// How a process ended.
+struct ProcessResult {
+  int exit_code = 0;       ///< the exit status, or 128 + signal number
+  std::string stdout_text; ///< when captured
+  std::string stderr_text; ///< when captured
+  long max_rss_kb = 0;     ///< peak resident memory, from wait4
+};
+
+/// Runs a process to completion. Throws std::runtime_error if it cannot be started.
+ProcessResult RunProcess(const ProcessSpec& spec);
+
+/// Replaces the current process with argv (for the fallback to plain nvcc).
+[[noreturn]] void ExecProcess(const std::vector<std::string>& argv);
+
+/// The environment of this process as a map.
+std::map<std::string, std::string> CurrentEnvironment();
+
+/// The absolute path of this executable.
+std::string SelfExecutable();
+
+}  // namespace fastcuda

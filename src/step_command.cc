@@ -1,0 +1,124 @@
+// `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge, and
+// `fastcuda merge-depfiles`: writes the depfile nvcc was asked for.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "src/commands.h"
+#include "src/depfile.h"
+#include "src/file_system.h"
+#include "src/process.h"
+
+namespace fastcuda {
+namespace {
+
+/// The options of `fastcuda step`.
+struct StepOptions {
+  std::string cwd;           ///< run the program here
+  std::string env_file;      ///< JSON object of variables to set
+  std::string depfile;       ///< the program writes this header depfile
+  bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
+  std::string kept_depfile;  ///< copy of the depfile as the program wrote it
+  std::vector<std::string> outputs;  ///< removed when the program fails
+  std::string stamp;         ///< touched when the program succeeds
+  std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
+  std::vector<std::string> argv;
+};
+
+StepOptions ParseStepOptions(const std::vector<std::string>& args) {
+  StepOptions options;
+  size_t i = 0;
+  auto value = [&](const std::string& flag) -> std::string {
+    if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
+    return args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--") {
+      options.argv.assign(args.begin() + i + 1, args.end());
+      break;
+    }
+    if (flag == "--cwd") options.cwd = value(flag);
+    else if (flag == "--env-file") options.env_file = value(flag);
+    else if (flag == "--depfile") options.depfile = value(flag);
+    else if (flag == "--absolute-depfile") options.absolute_depfile = true;
+    else if (flag == "--keep-depfile") options.kept_depfile = value(flag);
+    else if (flag == "--output") options.outputs.push_back(value(flag));
+    else if (flag == "--stamp") options.stamp = value(flag);
+    else if (flag == "--capture") options.capture = value(flag);
+    else throw std::invalid_argument("unknown step option " + flag);
+  }
+  if (options.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
+  return options;
+}
+
+std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path) {
+  if (path.empty()) return {};
+  std::optional<std::string> text = RealFileSystem().Read(path);
+  if (!text) throw std::runtime_error("cannot read " + path);
+  return nlohmann::json::parse(*text).get<std::map<std::string, std::string>>();
+}
+
+std::string InDir(const std::string& cwd, const std::string& path) {
+  if (cwd.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(cwd) / path).lexically_normal().string();
+}
+
+/// Makes every relative path of a depfile absolute, so that Ninja, which
+/// runs elsewhere, finds the headers.
+void MakeDepfileAbsolute(const std::string& path, const std::string& cwd) {
+  Depfile depfile = ParseDepfile(RealFileSystem().Read(path).value_or(""));
+  for (std::string& dependency : depfile.dependencies) dependency = InDir(cwd, dependency);
+  WriteFileAtomically(path, FormatDepfile(depfile));
+}
+
+void WriteCapture(const std::string& prefix, const ProcessResult& result) {
+  WriteFileAtomically(prefix + ".out", result.stdout_text);
+  WriteFileAtomically(prefix + ".err", result.stderr_text);
+  WriteFileAtomically(prefix + ".rc", std::to_string(result.exit_code) + "\n");
+}
+
+}  // namespace
+
+int StepMain(const std::vector<std::string>& args) {
+  StepOptions options = ParseStepOptions(args);
+  ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),
+                   !options.capture.empty()};
+  ProcessResult result = RunProcess(spec);
+  if (!options.capture.empty()) WriteCapture(options.capture, result);
+  if (result.exit_code != 0) {
+    // Leave nothing that a later build could mistake for a good result.
+    for (const std::string& output : options.outputs) {
+      std::filesystem::remove(InDir(options.cwd, output));
+    }
+    return result.exit_code;
+  }
+  std::string depfile = InDir(options.cwd, options.depfile);
+  if (!options.kept_depfile.empty()) {
+    std::filesystem::copy_file(depfile, InDir(options.cwd, options.kept_depfile),
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd);
+  if (!options.stamp.empty()) std::ofstream(InDir(options.cwd, options.stamp), std::ios::trunc);
+  return 0;
+}
+
+int MergeDepfilesMain(const std::vector<std::string>& args) {
+  std::string cwd, target, output;
+  std::vector<Depfile> parts;
+  RealFileSystem fs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool has_value = i + 1 < args.size();
+    if (args[i] == "--cwd" && has_value) cwd = args[++i];
+    else if (args[i] == "--target" && has_value) target = args[++i];
+    else if (args[i] == "-o" && has_value) output = args[++i];
+    else parts.push_back(ParseDepfile(fs.Read(InDir(cwd, args[i])).value_or("")));
+  }
+  if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
+  WriteFileAtomically(InDir(cwd, output), FormatDepfile({{target}, UnionOfDependencies(parts)}));
+  return 0;
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,222 @@
+#include "src/step_graph.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "src/temp_files.h"
+
+namespace fastcuda {
+namespace {
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+/// The paths a word may name: the word itself and the pieces of
+/// `a=b,file=c` and `-DX="path"` forms, unquoted.
+std::vector<std::string> PathCandidates(const std::string& word) {
+  static const RE2 piece(R"re("?([^=,"]+)"?)re");
+  std::vector<std::string> candidates{word};
+  re2::StringPiece rest(word);
+  std::string value;
+  while (!rest.empty()) {
+    if (RE2::Consume(&rest, piece, &value)) candidates.push_back(value);
+    else rest.remove_prefix(1);
+  }
+  return candidates;
+}
+
+/// Values that name files a step does not read although they look like it.
+std::set<std::string> NotInputs(const Step& step) {
+  std::vector<std::string> names = FlagValues(step.argv, {"--include_file_name"});
+  if (step.kind == StepKind::kCudafe) {
+    std::vector<std::string> stub = FlagValues(step.argv, {"--stub_file_name"});
+    names.insert(names.end(), stub.begin(), stub.end());
+  }
+  names.insert(names.end(), step.outputs.begin(), step.outputs.end());
+  return {names.begin(), names.end()};
+}
+
+std::string Absolute(const std::string& cwd, const std::string& path) {
+  return (std::filesystem::path(cwd) / path).lexically_normal().string();
+}
+
+bool IsGeneratedInclude(const std::string& path) {
+  return EndsWith(path, ".stub.c") || EndsWith(path, ".fatbin.c");
+}
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const StepGraphOptions& options, const FileSystem& fs, bool keep_sequence_numbers)
+      : options_(options), fs_(fs), namer_(options.work_dir, keep_sequence_numbers) {}
+
+  /// Returns false if two steps would write the same file.
+  bool Build(const Transcript& transcript, StepGraph& graph);
+
+ private:
+  Step Rename(const TranscriptCommand& command) const;
+  void FindInputs(GraphStep& step) const;
+  void AddHeaderDepfile(GraphStep& step) const;
+  GraphStep UserDepfileStep(const std::string& path, const StepGraph& graph) const;
+  void Link(StepGraph& graph, size_t index);
+  /// Appends a step; false if it writes a file another step writes.
+  bool Add(StepGraph& graph, GraphStep step);
+
+  const StepGraphOptions& options_;
+  const FileSystem& fs_;
+  TempFileNamer namer_;
+  std::map<std::string, size_t> producer_;  ///< file -> index of the step writing it
+  std::optional<size_t> barrier_;           ///< last step of unknown effect
+  bool user_wants_depfile_ = false;         ///< nvcc was asked for a depfile
+};
+
+Step GraphBuilder::Rename(const TranscriptCommand& original) const {
+  TranscriptCommand command = original;
+  for (std::string& word : command.argv) word = namer_.Rename(word);
+  command.depfile = namer_.Rename(command.depfile);
+  std::vector<Redirection> kept;
+  for (const Redirection& redirection : command.redirections) {
+    // nvcc --threads captures each step's output in temporaries; the build
+    // system shows it instead.
+    if (TempFileNamer::MentionsTemp(redirection.file)) continue;
+    throw UnsupportedTranscript("a sub-command redirects to " + redirection.file);
+  }
+  command.redirections = kept;
+  return ClassifyCommand(command);
+}
+
+void GraphBuilder::FindInputs(GraphStep& step) const {
+  std::set<std::string> skip = NotInputs(step);
+  std::set<std::string> seen;
+  for (size_t i = 1; i < step.argv.size(); ++i) {
+    for (const std::string& candidate : PathCandidates(step.argv[i])) {
+      if (skip.count(candidate) || seen.count(candidate)) continue;
+      bool produced = producer_.count(candidate) > 0;
+      bool is_work_file = candidate.rfind(options_.work_dir + "/", 0) == 0;
+      if (produced || (!is_work_file && fs_.IsFile(Absolute(options_.cwd, candidate)))) {
+        step.inputs.push_back(candidate);
+        seen.insert(candidate);
+      }
+    }
+  }
+}
+
+void GraphBuilder::AddHeaderDepfile(GraphStep& step) const {
+  if (!IsPreprocess(step.kind) || step.outputs.empty()) return;
+  step.depfile = step.outputs.front() + ".d";
+  step.argv.insert(step.argv.end(), {options_.depfile.system_headers ? "-MD" : "-MMD", "-MF",
+                                     step.depfile});
+  if (user_wants_depfile_) step.kept_depfile = step.outputs.front() + ".deps";
+}
+
+GraphStep GraphBuilder::UserDepfileStep(const std::string& path, const StepGraph& graph) const {
+  GraphStep step;
+  step.kind = StepKind::kFilterDependencies;
+  step.outputs = {path};
+  for (const GraphStep& earlier : graph.steps) {
+    if (!earlier.kept_depfile.empty()) step.inputs.push_back(earlier.kept_depfile);
+  }
+  return step;
+}
+
+void GraphBuilder::Link(StepGraph& graph, size_t index) {
+  GraphStep& step = graph.steps[index];
+  std::set<size_t> after;
+  if (barrier_) after.insert(*barrier_);
+  for (const std::string& input : step.inputs) {
+    if (auto it = producer_.find(input); it != producer_.end()) after.insert(it->second);
+  }
+  if (step.kind == StepKind::kHostCompile) {
+    // The generated .cudafe1.cpp includes the stub, which includes the
+    // fatbin: neither is on the command line.
+    for (const auto& [file, producer] : producer_) {
+      if (!IsGeneratedInclude(file)) continue;
+      after.insert(producer);
+      if (std::find(step.inputs.begin(), step.inputs.end(), file) == step.inputs.end()) {
+        step.inputs.push_back(file);
+      }
+    }
+  }
+  if (step.kind == StepKind::kFilterDependencies) {
+    for (const std::string& input : step.inputs) {
+      for (size_t i = 0; i < index; ++i) {
+        if (graph.steps[i].kept_depfile == input) after.insert(i);
+      }
+    }
+  }
+  if (step.kind == StepKind::kUnknown) {
+    // A program we do not know may read or write anything: run it alone.
+    for (size_t i = 0; i < index; ++i) after.insert(i);
+    barrier_ = index;
+  }
+  step.after.assign(after.begin(), after.end());
+}
+
+bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
+  std::optional<std::string> user_depfile;
+  for (const TranscriptCommand& command : transcript.commands) {
+    if (command.kind == TranscriptCommand::Kind::kFilterDependencies) {
+      user_depfile = command.depfile;
+    }
+  }
+  user_wants_depfile_ = user_depfile.has_value();
+  for (const TranscriptCommand& command : transcript.commands) {
+    GraphStep step{Rename(command)};
+    // rm: keep intermediates for the next build. The depfile is written last,
+    // from every preprocess step.
+    if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;
+    FindInputs(step);
+    AddHeaderDepfile(step);
+    if (!Add(graph, std::move(step))) return false;
+  }
+  return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));
+}
+
+bool GraphBuilder::Add(StepGraph& graph, GraphStep step) {
+  graph.steps.push_back(std::move(step));
+  Link(graph, graph.steps.size() - 1);
+  for (const std::string& output : graph.steps.back().outputs) {
+    if (!producer_.emplace(output, graph.steps.size() - 1).second) return false;
+  }
+  return true;
+}
+
+std::string SourceName(const StepGraph& graph) {
+  for (const GraphStep& step : graph.steps) {
+    std::vector<std::string> names = FlagValues(step.argv, {"--orig_src_file_name"});
+    if (!names.empty()) return names.front();
+  }
+  for (const GraphStep& step : graph.steps) {
+    if (!step.inputs.empty()) return step.inputs.front();
+  }
+  return graph.final_outputs.empty() ? "" : graph.final_outputs.front();
+}
+
+}  // namespace
+
+StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& options,
+                         const FileSystem& fs) {
+  StepGraph graph;
+  for (bool keep_numbers : {false, true}) {
+    graph = StepGraph{};
+    if (GraphBuilder(options, fs, keep_numbers).Build(transcript, graph)) break;
+    if (keep_numbers) throw UnsupportedTranscript("two sub-commands write the same file");
+  }
+  if (graph.steps.empty()) throw UnsupportedTranscript("the dryrun runs no sub-command");
+  graph.environment = transcript.variables;
+  graph.cwd = options.cwd;
+  graph.work_dir = options.work_dir;
+  graph.depfile_request = options.depfile;
+  for (const GraphStep& step : graph.steps) {
+    for (const std::string& output : step.outputs) {
+      if (output.rfind(options.work_dir + "/", 0) != 0) graph.final_outputs.push_back(output);
+    }
+  }
+  graph.source = SourceName(graph);
+  return graph;
+}
+
+}  // namespace fastcuda

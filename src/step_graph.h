@@ -1,0 +1,62 @@
+// The dependency graph of one nvcc call's sub-steps, with stable file names.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "src/file_system.h"
+#include "src/step.h"
+#include "src/transcript.h"
+
+namespace fastcuda {
+
+/// Thrown when a transcript holds something FastCuda does not split; the
+/// caller runs nvcc itself instead.
+struct UnsupportedTranscript : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A step placed in the graph.
+struct GraphStep : Step {
+  std::vector<std::string> inputs;  ///< files it reads that are produced here or exist
+  std::vector<size_t> after;        ///< indexes of the steps it must wait for
+  std::string depfile;              ///< preprocess: the header depfile it writes
+  std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
+};
+
+/// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT and long forms).
+struct DepfileRequest {
+  std::string target;          ///< -MT; empty means the object (nvcc's default)
+  bool system_headers = true;  ///< -MD lists system headers, -MMD does not
+};
+
+/// Where the graph lives and what it was asked for.
+struct StepGraphOptions {
+  std::string cwd;       ///< absolute directory nvcc ran in (and the steps run in)
+  std::string work_dir;  ///< absolute directory for the temporaries
+  DepfileRequest depfile;
+};
+
+/// All sub-steps of one nvcc call, in nvcc's order (a topological order).
+struct StepGraph {
+  std::vector<GraphStep> steps;
+  std::map<std::string, std::string> environment;  ///< set for every step
+  std::string cwd;
+  std::string work_dir;
+  std::string source;  ///< the source being compiled, for descriptions
+  std::vector<std::string> final_outputs;  ///< what nvcc was asked to write
+  DepfileRequest depfile_request;          ///< how to write the user's depfile, if asked for
+};
+
+/// Builds the graph: renames temporaries into the work dir, drops `rm`s,
+/// adds header depfiles to the preprocess steps and links every step to the
+/// steps that write what it reads, including files reached through
+/// `#include` of generated sources (`.stub.c`, `.fatbin.c`). Throws
+/// UnsupportedTranscript.
+StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& options,
+                         const FileSystem& fs);
+
+}  // namespace fastcuda
