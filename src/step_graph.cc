@@ -29,9 +29,12 @@ std::vector<std::string> PathCandidates(const std::string& word) {
   return candidates;
 }
 
-/// Values that name files a step does not read although they look like it.
+/// Values that name files a step does not read although they look like it:
+/// the future fatbin.c that cicc's stub will include, and the source's name
+/// as cudafe++ and cicc print it in messages.
 std::set<std::string> NotInputs(const Step& step) {
-  std::vector<std::string> names = FlagValues(step.argv, {"--include_file_name"});
+  std::vector<std::string> names = FlagValues(
+      step.argv, {"--include_file_name", "--orig_src_file_name", "--orig_src_path_name"});
   if (step.kind == StepKind::kCudafe) {
     std::vector<std::string> stub = FlagValues(step.argv, {"--stub_file_name"});
     names.insert(names.end(), stub.begin(), stub.end());

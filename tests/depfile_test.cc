@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include "src/depfile.h"
+
+using namespace fastcuda;
+
+TEST_CASE("gcc's depfile: continuations, escaped spaces, -MP phony rules") {
+  Depfile depfile = ParseDepfile(
+      "w/a.cpp4.ii: a.cu /usr/include/stdio.h \\\n"
+      " my\\ dir/h.h cost$$.h \\\n"
+      " last.h\n"
+      "\n"
+      "/usr/include/stdio.h:\n"
+      "my\\ dir/h.h:\n");
+  CHECK(depfile.targets == std::vector<std::string>{"w/a.cpp4.ii"});
+  CHECK(depfile.dependencies ==
+        std::vector<std::string>{"a.cu", "/usr/include/stdio.h", "my dir/h.h", "cost$.h", "last.h"});
+}
+
+TEST_CASE("nvcc's own layout parses too") {
+  Depfile depfile = ParseDepfile("obj/a.o : a.cu \\\n    /x/y.h \\\n    z.h\n");
+  CHECK(depfile.targets == std::vector<std::string>{"obj/a.o"});
+  CHECK(depfile.dependencies == std::vector<std::string>{"a.cu", "/x/y.h", "z.h"});
+}
+
+TEST_CASE("format writes nvcc's layout and parses back") {
+  Depfile depfile{{"out dir/a.o"}, {"a.cu", "sp ace.h", "dollar$.h", "hash#.h"}};
+  std::string text = FormatDepfile(depfile);
+  CHECK(text.rfind("out\\ dir/a.o : a.cu \\\n    sp\\ ace.h", 0) == 0);
+  Depfile back = ParseDepfile(text);
+  CHECK(back.targets == depfile.targets);
+  CHECK(back.dependencies == depfile.dependencies);
+}
+
+TEST_CASE("the union keeps first-seen order and drops repeats") {
+  std::vector<Depfile> parts = {{{"h"}, {"a.cu", "host.h", "common.h"}},
+                                {{"d"}, {"a.cu", "common.h", "device_only.h"}}};
+  CHECK(UnionOfDependencies(parts) ==
+        std::vector<std::string>{"a.cu", "host.h", "common.h", "device_only.h"});
+}
+
+TEST_CASE("an empty depfile has no dependencies") {
+  CHECK(ParseDepfile("").dependencies.empty());
+}

@@ -1,0 +1,31 @@
+#include <doctest/doctest.h>
+
+#include "ninja-gen/ninja_writer.h"
+
+using namespace fastcuda;
+
+TEST_CASE("paths escape $, space and colon; values escape $ only") {
+  CHECK(EscapeNinjaPath("a b:c$d") == "a$ b$:c$$d");
+  CHECK(EscapeNinjaValue("a b:c$d") == "a b:c$$d");
+}
+
+TEST_CASE("a build statement with every kind of input and output") {
+  NinjaWriter writer;
+  writer.Build({{"out 1"}, {"imp.out"}, "CICC", {"in:1"}, {"imp.in"}, {"oo"}, {{"cmd", "echo $x"}}});
+  CHECK(writer.text() ==
+        "build out$ 1 | imp.out: CICC in$:1 | imp.in || oo\n"
+        "  cmd = echo $$x\n");
+}
+
+TEST_CASE("rules, pools, variables, defaults") {
+  NinjaWriter writer;
+  writer.Variable("builddir", "/w $x");
+  writer.Pool("fastcuda_cicc", 4);
+  writer.Rule({"CICC", {{"command", "$cmd"}, {"pool", "fastcuda_cicc"}}});
+  writer.Default({"a.o", "b c.o"});
+  CHECK(writer.text() ==
+        "builddir = /w $$x\n"
+        "pool fastcuda_cicc\n  depth = 4\n"
+        "rule CICC\n  command = $cmd\n  pool = fastcuda_cicc\n"
+        "default a.o b$ c.o\n");
+}

@@ -1,0 +1,48 @@
+#include <doctest/doctest.h>
+
+#include "src/nvcc_options.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+
+namespace {
+NvccInvocation Scan(std::vector<std::string> args) { return ScanNvccArgs(args); }
+}  // namespace
+
+TEST_CASE("compile modes are split; modes that do something else run nvcc") {
+  for (const char* mode : {"-c", "-dc", "--device-c", "-ptx", "-cubin", "-fatbin", "-dlink", "--compile"}) {
+    CHECK_MESSAGE(!Scan({mode, "a.cu"}).fallback_reason, mode);
+  }
+  for (const char* mode : {"-E", "-M", "-MM", "--version", "--help", "-lib", "-link", "-run", "--dryrun",
+                           "-keep", "-v"}) {
+    CHECK_MESSAGE(Scan({"-c", "a.cu", mode}).fallback_reason, mode);
+  }
+  CHECK(Scan({"a.cu", "-o", "a.out"}).fallback_reason);  // compile and link
+}
+
+TEST_CASE("an option's value is not read as an option") {
+  CHECK_FALSE(Scan({"-c", "a.cu", "-Xcompiler", "-E"}).fallback_reason);
+  CHECK_FALSE(Scan({"-c", "a.cu", "-o", "-v"}).fallback_reason);
+  CHECK_FALSE(Scan({"-c", "a.cu", "-Xcompiler=-E"}).fallback_reason);
+}
+
+TEST_CASE("depfile options: -MD/-MMD and the target, short and long forms") {
+  NvccInvocation md = Scan({"-c", "a.cu", "-MD", "-MT", "obj/a.o", "-MF", "obj/a.o.d"});
+  CHECK(md.depfile.system_headers);
+  CHECK(md.depfile.target == "obj/a.o");
+  NvccInvocation mmd = Scan({"-c", "a.cu", "--generate-nonsystem-dependencies-with-compile",
+                             "--dependency-target-name=t1", "-MT", "t2"});
+  CHECK_FALSE(mmd.depfile.system_headers);
+  CHECK(mmd.depfile.target == "t2");  // nvcc uses the last one
+}
+
+TEST_CASE("response files and NVCC_*_FLAGS join the arguments") {
+  FakeFileSystem fs({{"/w/args.rsp", "-E \"-DX=a b\"\n"}, {"/w/more.rsp", "-DY"}});
+  std::vector<std::string> args =
+      EffectiveNvccArgs({"-c", "@args.rsp", "-optf", "more.rsp", "a.cu"}, "-DPRE", "-DPOST", "/w", fs);
+  CHECK(args == std::vector<std::string>{"-DPRE", "-c", "-E", "-DX=a b", "-DY", "a.cu", "-DPOST"});
+  CHECK(ScanNvccArgs(args).fallback_reason);
+  CHECK(EffectiveNvccArgs({"--options-file=more.rsp"}, "", "", "/w", fs) ==
+        std::vector<std::string>{"-DY"});
+}

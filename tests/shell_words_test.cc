@@ -1,0 +1,59 @@
+#include <doctest/doctest.h>
+
+#include "src/shell_words.h"
+
+using namespace fastcuda;
+
+namespace {
+std::optional<std::string> NoVariables(std::string_view) { return std::nullopt; }
+}  // namespace
+
+TEST_CASE("nvcc's quoting: double quotes, escaped quotes, variables") {
+  VariableLookup lookup = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "CICC_PATH") return "/cuda/nvvm/bin";
+    return std::nullopt;
+  };
+  ShellCommand command = SplitShellCommand(
+      R"("$CICC_PATH/cicc" -arch compute_80 "-I/a b" -DFATBINFILE="\"/tmp/x.fatbin.c\"" ${CICC_PATH}x $UNSET.)",
+      lookup);
+  CHECK(command.words == std::vector<std::string>{"/cuda/nvvm/bin/cicc", "-arch", "compute_80",
+                                                   "-I/a b", "-DFATBINFILE=\"/tmp/x.fatbin.c\"",
+                                                   "/cuda/nvvm/binx", "."});
+  CHECK(command.redirections.empty());
+}
+
+TEST_CASE("single quotes and backslashes") {
+  ShellCommand command = SplitShellCommand(R"('a "b" $c' a\ b "x\y")", NoVariables);
+  CHECK(command.words == std::vector<std::string>{"a \"b\" $c", "a b", "x\\y"});
+}
+
+TEST_CASE("redirections are taken out of the words") {
+  ShellCommand command =
+      SplitShellCommand(R"(ptxas -o "x.cubin" > /tmp/out 2>/tmp/err)", NoVariables);
+  CHECK(command.words == std::vector<std::string>{"ptxas", "-o", "x.cubin"});
+  REQUIRE(command.redirections.size() == 2);
+  CHECK(command.redirections[0].fd == 1);
+  CHECK(command.redirections[0].file == "/tmp/out");
+  CHECK(command.redirections[1].fd == 2);
+  CHECK(command.redirections[1].file == "/tmp/err");
+}
+
+TEST_CASE("a quoted > is a word, not a redirection") {
+  ShellCommand command = SplitShellCommand(R"(echo ">" '2>x')", NoVariables);
+  CHECK(command.words == std::vector<std::string>{"echo", ">", "2>x"});
+}
+
+TEST_CASE("an unterminated quote is an error") {
+  CHECK_THROWS_AS(SplitShellCommand(R"(gcc "-I/a)", NoVariables), ShellSyntaxError);
+}
+
+TEST_CASE("SplitShellWords keeps $ literal, as response files do") {
+  CHECK(SplitShellWords("-DA=$B  \"-I x\"\n-c") == std::vector<std::string>{"-DA=$B", "-I x", "-c"});
+}
+
+TEST_CASE("quoting round-trips through the splitter") {
+  std::vector<std::string> words = {"plain", "with space", "quote'in", "dollar$x", "",
+                                    "tab\there", "back\\slash", "non-ascii é", "#hash", "a:b"};
+  CHECK(SplitShellWords(JoinShellWords(words)) == words);
+  CHECK(QuoteShellWord("-DX=1,2/a.b") == "-DX=1,2/a.b");
+}

@@ -1,0 +1,261 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <re2/re2.h>
+
+#include "src/step_graph.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::LoadTranscript;
+using fastcuda::testing::TranscriptText;
+
+namespace {
+
+const char kCwd[] = "/src/project";
+const char kWork[] = "/build/w/kernel.o-1234";
+
+StepGraph Graph(const std::string& name, std::map<std::string, std::string> files = {},
+                DepfileRequest depfile = {}) {
+  files.emplace(std::string(kCwd) + "/kernel.cu", "");
+  files.emplace(std::string(kCwd) + "/host.cpp", "");
+  return BuildStepGraph(LoadTranscript(name), {kCwd, kWork, depfile}, FakeFileSystem(files));
+}
+
+std::vector<const GraphStep*> OfKind(const StepGraph& graph, StepKind kind) {
+  std::vector<const GraphStep*> steps;
+  for (const GraphStep& step : graph.steps) {
+    if (step.kind == kind) steps.push_back(&step);
+  }
+  return steps;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+size_t IndexOf(const StepGraph& graph, const GraphStep* step) { return step - graph.steps.data(); }
+
+bool Waits(const GraphStep& step, size_t index) {
+  return std::find(step.after.begin(), step.after.end(), index) != step.after.end();
+}
+
+std::string Joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += word + " ";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("three -gencode targets: one chain per arch, typed by program and suffix") {
+  StepGraph graph = Graph("multi_gencode");
+  CHECK(OfKind(graph, StepKind::kDevicePreprocess).size() == 3);
+  CHECK(OfKind(graph, StepKind::kHostPreprocess).size() == 1);
+  CHECK(OfKind(graph, StepKind::kCudafe).size() == 1);
+  CHECK(OfKind(graph, StepKind::kCicc).size() == 3);
+  CHECK(OfKind(graph, StepKind::kPtxas).size() == 3);
+  CHECK(OfKind(graph, StepKind::kFatbinary).size() == 1);
+  CHECK(OfKind(graph, StepKind::kHostCompile).size() == 1);
+  CHECK(OfKind(graph, StepKind::kRemove).empty());
+  std::vector<std::string> archs;
+  for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) archs.push_back(cicc->arch);
+  std::sort(archs.begin(), archs.end());
+  CHECK(archs == std::vector<std::string>{"compute_100", "compute_80", "compute_90"});
+  CHECK(graph.final_outputs == std::vector<std::string>{"kernel.o"});
+  CHECK(graph.source == "kernel.cu");
+}
+
+TEST_CASE("no temporary survives renaming; every intermediate is in the work dir") {
+  StepGraph graph = Graph("multi_gencode");
+  for (const GraphStep& step : graph.steps) {
+    std::string line = Joined(step.argv);
+    CHECK_MESSAGE(line.find("tmpxft") == std::string::npos, line);
+    CHECK_MESSAGE(line.find("/tmp/") == std::string::npos, line);
+    for (const std::string& output : step.outputs) {
+      if (output != "kernel.o") CHECK(output.rfind(std::string(kWork) + "/", 0) == 0);
+    }
+  }
+}
+
+TEST_CASE("names are stable: another nvcc process id gives the same graph") {
+  std::string text = TranscriptText("multi_gencode");
+  std::string other = text;
+  RE2::GlobalReplace(&other, R"(tmpxft_[0-9a-f]+_)", "tmpxft_0000beef_");
+  auto lookup = [](std::string_view) { return std::nullopt; };
+  FakeFileSystem fs({{std::string(kCwd) + "/kernel.cu", ""}});
+  StepGraph a = BuildStepGraph(ParseTranscript(text, lookup), {kCwd, kWork, {}}, fs);
+  StepGraph b = BuildStepGraph(ParseTranscript(other, lookup), {kCwd, kWork, {}}, fs);
+  REQUIRE(a.steps.size() == b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) CHECK(a.steps[i].argv == b.steps[i].argv);
+}
+
+TEST_CASE("bare names stay bare basenames beside the generated .cudafe1.cpp") {
+  StepGraph graph = Graph("multi_gencode");
+  const GraphStep* cudafe = OfKind(graph, StepKind::kCudafe).front();
+  std::vector<std::string> stub = FlagValues(cudafe->argv, {"--stub_file_name"});
+  REQUIRE(stub.size() == 1);
+  CHECK(stub[0].find('/') == std::string::npos);
+  std::string gen_c = FlagValues(cudafe->argv, {"--gen_c_file_name"}).front();
+  std::string stub_path = gen_c.substr(0, gen_c.rfind('/') + 1) + stub[0];
+  bool written_by_cicc = false;
+  for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
+    if (Contains(cicc->outputs, stub_path)) written_by_cicc = true;
+    std::string include = FlagValues(cicc->argv, {"--include_file_name"}).front();
+    CHECK(include.find('/') == std::string::npos);
+  }
+  CHECK(written_by_cicc);
+}
+
+TEST_CASE("the host compile waits for the stub.c and fatbin.c it #includes") {
+  StepGraph graph = Graph("multi_gencode");
+  const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
+  const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+  CHECK(Waits(*host, IndexOf(graph, fatbinary)));
+  std::string stub = std::string(kWork) + "/" +
+                     FlagValues(OfKind(graph, StepKind::kCudafe).front()->argv,
+                                {"--stub_file_name"}).front();
+  CHECK(Contains(host->inputs, stub));
+  CHECK(Contains(host->inputs, fatbinary->outputs.front()));
+  for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
+    if (Contains(cicc->outputs, stub)) CHECK(Waits(*host, IndexOf(graph, cicc)));
+  }
+}
+
+TEST_CASE("cicc reads the module id from cudafe++ but not the future fatbin.c") {
+  StepGraph graph = Graph("multi_gencode");
+  const GraphStep* cudafe = OfKind(graph, StepKind::kCudafe).front();
+  std::string module_id = FlagValues(cudafe->argv, {"--module_id_file_name"}).front();
+  CHECK(Contains(cudafe->outputs, module_id));
+  for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
+    CHECK(Contains(cicc->inputs, module_id));
+    CHECK(Waits(*cicc, IndexOf(graph, cudafe)));
+    for (const std::string& input : cicc->inputs) CHECK(input.find(".fatbin.c") == std::string::npos);
+  }
+}
+
+TEST_CASE("every ptxas waits for its own cicc, the fatbinary for every ptxas") {
+  StepGraph graph = Graph("multi_gencode");
+  const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+  for (const GraphStep* ptxas : OfKind(graph, StepKind::kPtxas)) {
+    REQUIRE(ptxas->after.size() == 1);
+    const GraphStep& cicc = graph.steps[ptxas->after[0]];
+    CHECK(cicc.kind == StepKind::kCicc);
+    CHECK(Contains(cicc.outputs, ptxas->inputs.front()));
+    CHECK(ptxas->inputs.front().find(".ptx") != std::string::npos);
+    CHECK(Waits(*fatbinary, IndexOf(graph, ptxas)));
+  }
+}
+
+TEST_CASE("preprocess steps report headers; -MD adds a depfile step after all of them") {
+  StepGraph graph = Graph("depfile", {}, {"obj/kernel.o", true});
+  for (const GraphStep& step : graph.steps) {
+    if (!IsPreprocess(step.kind)) continue;
+    CHECK(step.depfile == step.outputs.front() + ".d");
+    std::vector<std::string> tail(step.argv.end() - 3, step.argv.end());
+    CHECK(tail == std::vector<std::string>{"-MD", "-MF", step.depfile});
+    CHECK_FALSE(step.kept_depfile.empty());
+  }
+  const GraphStep& last = graph.steps.back();
+  REQUIRE(last.kind == StepKind::kFilterDependencies);
+  CHECK(last.outputs == std::vector<std::string>{"obj/kernel.o.d"});
+  CHECK(last.inputs.size() == 2);
+  CHECK(last.after.size() == 2);
+  CHECK(graph.depfile_request.target == "obj/kernel.o");
+}
+
+TEST_CASE("-MMD leaves system headers out of the step depfiles") {
+  StepGraph graph = Graph("depfile", {}, {"", false});
+  for (const GraphStep& step : graph.steps) {
+    if (IsPreprocess(step.kind)) CHECK(Contains(step.argv, "-MMD"));
+  }
+}
+
+TEST_CASE("without -MD no depfile copies are kept") {
+  StepGraph graph = Graph("single_arch");
+  for (const GraphStep& step : graph.steps) {
+    CHECK(step.kept_depfile.empty());
+    CHECK(step.kind != StepKind::kFilterDependencies);
+  }
+}
+
+TEST_CASE("-rdc and -dc compile to an object through the same chain") {
+  for (const char* name : {"rdc", "device_c"}) {
+    StepGraph graph = Graph(name);
+    CHECK(OfKind(graph, StepKind::kCicc).size() == 1);
+    CHECK(OfKind(graph, StepKind::kHostCompile).size() == 1);
+    CHECK(graph.final_outputs == std::vector<std::string>{"kernel.o"});
+  }
+}
+
+TEST_CASE("-dlink: nvlink reads the user's object, the host compile the -D named temporaries") {
+  StepGraph graph = Graph("dlink", {{std::string(kCwd) + "/kernel.o", ""}});
+  const GraphStep* nvlink = OfKind(graph, StepKind::kNvlink).front();
+  CHECK(Contains(nvlink->inputs, "kernel.o"));
+  const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
+  const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+  CHECK(Contains(host->inputs, fatbinary->outputs.front()));
+  CHECK(Waits(*host, IndexOf(graph, nvlink)));  // the .reg.c
+  CHECK(graph.final_outputs == std::vector<std::string>{"dlink.o"});
+}
+
+TEST_CASE("-ptx and -cubin stop early and write the user's file") {
+  StepGraph ptx = Graph("ptx");
+  CHECK(ptx.final_outputs == std::vector<std::string>{"kernel.ptx"});
+  CHECK(OfKind(ptx, StepKind::kHostCompile).empty());
+  StepGraph cubin = Graph("cubin");
+  CHECK(cubin.final_outputs == std::vector<std::string>{"kernel.cubin"});
+  CHECK(OfKind(cubin, StepKind::kPtxas).size() == 1);
+}
+
+TEST_CASE("-G and -x cu split like any compile") {
+  CHECK(OfKind(Graph("debug_G"), StepKind::kCicc).size() == 1);
+  StepGraph x_cu = Graph("x_cu");
+  CHECK(x_cu.final_outputs == std::vector<std::string>{"host.o"});
+  CHECK(x_cu.source == "host.cpp");
+}
+
+TEST_CASE("--threads: nvcc's capture redirections are dropped, the graph is the same") {
+  StepGraph threads = Graph("threads");
+  StepGraph plain = Graph("single_arch");
+  REQUIRE(threads.steps.size() == plain.steps.size());
+  std::multiset<StepKind> a, b;
+  for (const GraphStep& step : threads.steps) {
+    CHECK(step.redirections.empty());
+    a.insert(step.kind);
+  }
+  for (const GraphStep& step : plain.steps) b.insert(step.kind);
+  CHECK(a == b);
+}
+
+TEST_CASE("an unknown program runs alone, after everything before it") {
+  Transcript transcript = ParseTranscript(
+      "#$ gcc -E -x c++ kernel.cu -o /tmp/tmpxft_1_2-3_kernel.cpp4.ii\n"
+      "#$ mystery-tool --flag\n"
+      "#$ gcc -c -x c++ /tmp/tmpxft_1_2-3_kernel.cpp4.ii -o kernel.o\n",
+      [](std::string_view) { return std::nullopt; });
+  StepGraph graph = BuildStepGraph(transcript, {kCwd, kWork, {}},
+                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  REQUIRE(graph.steps.size() == 3);
+  CHECK(graph.steps[1].kind == StepKind::kUnknown);
+  CHECK(graph.steps[1].after == std::vector<size_t>{0});
+  CHECK(Waits(graph.steps[2], 1));
+}
+
+TEST_CASE("a redirection to a real file is not something FastCuda splits") {
+  Transcript transcript = ParseTranscript("#$ gcc -c a.cu -o a.o > log.txt\n",
+                                          [](std::string_view) { return std::nullopt; });
+  CHECK_THROWS_AS(BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem()),
+                  UnsupportedTranscript);
+}
+
+TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
+  Transcript transcript = ParseTranscript(
+      "#$ gcc -E a.cu -o /tmp/tmpxft_1_2-3_x.ii\n"
+      "#$ gcc -E b.cu -o /tmp/tmpxft_1_2-4_x.ii\n",
+      [](std::string_view) { return std::nullopt; });
+  StepGraph graph = BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem());
+  CHECK(graph.steps[0].outputs == std::vector<std::string>{std::string(kWork) + "/3_x.ii"});
+  CHECK(graph.steps[1].outputs == std::vector<std::string>{std::string(kWork) + "/4_x.ii"});
+}

@@ -1,0 +1,43 @@
+// Helpers shared by the unit tests: recorded transcripts and a fake disk.
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "src/file_system.h"
+#include "src/transcript.h"
+
+namespace fastcuda::testing {
+
+/// The text of tests/transcripts/NAME.dryrun.
+inline std::string TranscriptText(const std::string& name) {
+  std::ifstream in(std::string(FASTCUDA_TRANSCRIPTS) + "/" + name + ".dryrun");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A recorded transcript, parsed with an empty ambient environment.
+inline Transcript LoadTranscript(const std::string& name) {
+  return ParseTranscript(TranscriptText(name), [](std::string_view) { return std::nullopt; });
+}
+
+/// A disk holding exactly the files it is given.
+class FakeFileSystem : public FileSystem {
+ public:
+  explicit FakeFileSystem(std::map<std::string, std::string> files = {}) : files_(std::move(files)) {}
+  bool IsFile(const std::string& path) const override { return files_.count(path) > 0; }
+  std::optional<std::string> Read(const std::string& path) const override {
+    auto it = files_.find(path);
+    if (it == files_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, std::string> files_;
+};
+
+}  // namespace fastcuda::testing

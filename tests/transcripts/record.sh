@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Records the nvcc --dryrun transcripts that the unit tests read. Run from any
+# directory; needs nvcc. The transcripts hold this machine's paths, which the
+# tests do not depend on.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+nvcc="${NVCC:-nvcc}"
+# Record outside /tmp so that tests can tell nvcc temporaries from the source path.
+work="$(mktemp -d "$here/.record.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+printf '__global__ void k(int *p) { p[0] = 1; }\n' > kernel.cu
+cp kernel.cu host.cpp
+
+record() {  # NAME ARGS...
+  local name="$1"; shift
+  "$nvcc" --dryrun "$@" 2> "$here/$name.dryrun" >/dev/null || true
+  printf '%s\t%s\n' "$name" "$*" >> "$here/COMMANDS.tsv.new"
+}
+
+: > "$here/COMMANDS.tsv.new"
+record single_arch -c kernel.cu -o kernel.o -arch=sm_80
+record multi_gencode -c kernel.cu -o kernel.o -gencode arch=compute_80,code=sm_80 \
+  -gencode 'arch=compute_90,code=[sm_90,compute_90]' -gencode arch=compute_100,code=sm_100
+record depfile -c kernel.cu -o obj/kernel.o -arch=sm_80 -MD -MT obj/kernel.o -MF obj/kernel.o.d
+record rdc -rdc=true -c kernel.cu -o kernel.o -arch=sm_80
+record device_c -dc kernel.cu -o kernel.o -arch=sm_80
+record dlink -dlink kernel.o -o dlink.o -arch=sm_80
+record debug_G -G -c kernel.cu -o kernel.o -arch=sm_80
+record ptx -ptx kernel.cu -o kernel.ptx -arch=sm_80
+record cubin -cubin kernel.cu -o kernel.cubin -arch=sm_80
+record x_cu -x cu -c host.cpp -o host.o -arch=sm_80
+record threads -c kernel.cu -o kernel.o -arch=sm_80 --threads 2
+mv "$here/COMMANDS.tsv.new" "$here/COMMANDS.tsv"
