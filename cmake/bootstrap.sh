@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sourced by examples/demo.sh and tests/run_all.sh: installs the Debian
+# packages FastCuda needs (as root, or through sudo), finds nvcc, and builds
+# fastcuda into $FASTCUDA_BUILD_DIR (default: build/ in the source tree).
+set -euo pipefail
+
+FASTCUDA_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FASTCUDA_BUILD_DIR="${FASTCUDA_BUILD_DIR:-$FASTCUDA_SOURCE_DIR/build}"
+
+fastcuda_install_packages() {
+  local wanted=(cmake ninja-build g++ pkg-config binutils nlohmann-json3-dev libre2-dev doctest-dev)
+  local missing=()
+  for package in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "fastcuda: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+fastcuda_find_nvcc() {
+  if ! command -v nvcc >/dev/null 2>&1; then
+    [ -x /usr/local/cuda/bin/nvcc ] || { echo "fastcuda: nvcc not found (PATH or /usr/local/cuda)" >&2; return 1; }
+    export PATH="/usr/local/cuda/bin:$PATH"
+  fi
+}
+
+fastcuda_build() {
+  cmake -S "$FASTCUDA_SOURCE_DIR" -B "$FASTCUDA_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$FASTCUDA_BUILD_DIR"
+  FASTCUDA_BINARY="$FASTCUDA_BUILD_DIR/bin/fastcuda"
+}
+
+fastcuda_install_packages
+fastcuda_find_nvcc
+fastcuda_build
