@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sourced by examples/demo.sh and tests/run_all.sh: installs the Debian
-# packages FastCuda needs (as root, or through sudo), finds nvcc, and builds
-# fastcuda into $FASTCUDA_BUILD_DIR (default: build/ in the source tree).
+# Sourced by examples/demo.sh, tests/run_all.sh and bench/: installs the
+# Debian packages FastCuda needs (as root, or through sudo), finds nvcc, and
+# builds fastcuda into $FASTCUDA_BUILD_DIR (default: build/ in the source
+# tree). With FASTCUDA_BINARY set to an existing fastcuda, it uses that one
+# and installs and builds nothing (for machines without a package mirror).
 set -euo pipefail
 
 FASTCUDA_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +36,11 @@ fastcuda_build() {
   FASTCUDA_BINARY="$FASTCUDA_BUILD_DIR/bin/fastcuda"
 }
 
-fastcuda_install_packages
 fastcuda_find_nvcc
-fastcuda_build
+if [ -n "${FASTCUDA_BINARY:-}" ] && [ -x "$FASTCUDA_BINARY" ]; then
+  FASTCUDA_BINARY="$(cd "$(dirname "$FASTCUDA_BINARY")" && pwd)/$(basename "$FASTCUDA_BINARY")"
+  mkdir -p "$FASTCUDA_BUILD_DIR"
+else
+  fastcuda_install_packages
+  fastcuda_build
+fi
