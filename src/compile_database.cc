@@ -1,0 +1,90 @@
+#include "src/compile_database.h"
+
+#include <re2/re2.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "src/shell_words.h"
+#include "src/step.h"
+
+namespace fastcuda {
+namespace {
+
+using nlohmann::json;
+
+/// The words of an entry, from `arguments` or from `command`.
+std::vector<std::string> Words(const json& entry) {
+  if (entry.contains("arguments") && entry["arguments"].is_array()) {
+    return entry["arguments"].get<std::vector<std::string>>();
+  }
+  if (entry.contains("command") && entry["command"].is_string()) {
+    return SplitShellWords(entry["command"].get<std::string>());
+  }
+  return {};
+}
+
+std::string StringField(const json& entry, const char* name) {
+  auto it = entry.find(name);
+  return it != entry.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// The output of an nvcc call: the entry's `output`, else nvcc's `-o`.
+std::string OutputOf(const json& entry, const std::vector<std::string>& nvcc) {
+  std::string output = StringField(entry, "output");
+  if (!output.empty()) return output;
+  std::vector<std::string> values = FlagValues(nvcc, {"-o", "--output-file"});
+  return values.empty() ? "" : values.back();
+}
+
+}  // namespace
+
+bool IsNvcc(std::string_view program) {
+  static const RE2 nvcc(R"re((?:.*/)?nvcc(?:\.exe)?)re");
+  return RE2::FullMatch(program, nvcc);
+}
+
+CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& name,
+                                     const std::string& base_dir) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    // nlohmann's message gives the line and column.
+    throw CompileDatabaseError(name + ": not valid JSON: " + error.what());
+  }
+  if (!document.is_array()) throw CompileDatabaseError(name + ": expected a JSON array of entries");
+  CompileDatabase database;
+  for (size_t index = 0; index < document.size(); ++index) {
+    const json& entry = document[index];
+    std::vector<std::string> words = entry.is_object() ? Words(entry) : std::vector<std::string>{};
+    // The compiler is the last word of the prefix before the first option;
+    // words before it are launchers (ccache, sccache, ...).
+    auto options = std::find_if(words.begin(), words.end(),
+                                [](const std::string& w) { return !w.empty() && w[0] == '-'; });
+    auto nvcc = std::find_if(words.begin(), options, [](const std::string& w) { return IsNvcc(w); });
+    if (nvcc == options) nvcc = words.end();
+    if (nvcc == words.end()) {
+      ++database.skipped;
+      continue;
+    }
+    CompileEntry compile;
+    std::filesystem::path directory(StringField(entry, "directory"));
+    if (directory.empty()) {
+      throw CompileDatabaseError(name + ": entry " + std::to_string(index) + " has no \"directory\"");
+    }
+    compile.directory = (std::filesystem::path(base_dir) / directory).lexically_normal().string();
+    if (compile.directory.size() > 1 && compile.directory.back() == '/') compile.directory.pop_back();
+    compile.file = StringField(entry, "file");
+    compile.nvcc.assign(nvcc, words.end());
+    compile.output = OutputOf(entry, compile.nvcc);
+    if (compile.output.empty()) {
+      throw CompileDatabaseError(name + ": entry " + std::to_string(index) + " (" + compile.file +
+                                 ") names no output");
+    }
+    database.entries.push_back(std::move(compile));
+  }
+  return database;
+}
+
+}  // namespace fastcuda

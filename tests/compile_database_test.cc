@@ -1,0 +1,54 @@
+#include <doctest/doctest.h>
+
+#include "src/compile_database.h"
+
+using namespace fastcuda;
+
+TEST_CASE("command and arguments forms, relative directory, launcher prefix, other compilers") {
+  CompileDatabase db = ParseCompileDatabase(R"([
+    {"directory": "/b", "file": "/s/a.cu", "output": "a.o",
+     "arguments": ["/usr/local/cuda/bin/nvcc", "-c", "/s/a.cu", "-o", "a.o"]},
+    {"directory": "sub", "file": "b.cu",
+     "command": "ccache nvcc -DX=\"a b\" -c b.cu -o obj/b.o"},
+    {"directory": "/b", "file": "c.cpp", "command": "g++ -I/opt/nvcc -c c.cpp -o c.o"},
+    {"directory": "/b", "file": "d.cu"}
+  ])", "db.json", "/base");
+  REQUIRE(db.entries.size() == 2);
+  CHECK(db.skipped == 2);
+  CHECK(db.entries[0].directory == "/b");
+  CHECK(db.entries[0].output == "a.o");
+  CHECK(db.entries[0].nvcc.front() == "/usr/local/cuda/bin/nvcc");
+  CHECK(db.entries[1].directory == "/base/sub");
+  CHECK(db.entries[1].output == "obj/b.o");  // from -o
+  CHECK(db.entries[1].nvcc == std::vector<std::string>{"nvcc", "-DX=a b", "-c", "b.cu", "-o", "obj/b.o"});
+}
+
+TEST_CASE("malformed JSON names the file and the position") {
+  try {
+    ParseCompileDatabase("[{\"directory\": \"/b\",, }]", "broken.json", "/");
+    FAIL("no error");
+  } catch (const CompileDatabaseError& error) {
+    std::string message = error.what();
+    CHECK(message.find("broken.json") == 0);
+    CHECK(message.find("line 1, column 21") != std::string::npos);
+  }
+  CHECK_THROWS_AS(ParseCompileDatabase("{}", "x.json", "/"), CompileDatabaseError);
+  CHECK_THROWS_AS(ParseCompileDatabase("", "x.json", "/"), CompileDatabaseError);
+}
+
+TEST_CASE("missing fields: no directory or no output is an error, no command is skipped") {
+  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"file": "a.cu", "command": "nvcc -c a.cu -o a.o"}])",
+                                       "x.json", "/"),
+                  CompileDatabaseError);
+  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu", "command": "nvcc -c a.cu"}])",
+                                       "x.json", "/"),
+                  CompileDatabaseError);
+  CHECK(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu"}, 7])", "x.json", "/").skipped == 2);
+}
+
+TEST_CASE("IsNvcc") {
+  CHECK(IsNvcc("nvcc"));
+  CHECK(IsNvcc("/usr/local/cuda-13.0/bin/nvcc"));
+  CHECK_FALSE(IsNvcc("nvcc-wrapper"));
+  CHECK_FALSE(IsNvcc("g++"));
+}
