@@ -34,8 +34,7 @@ class PathMapper {
       : cwd_(graph.cwd), same_dir_(graph.cwd == options.ninja_cwd) {}
 
   std::string operator()(const std::string& path) const {
-    if (same_dir_ || std::filesystem::path(path).is_absolute()) return path;
-    return (std::filesystem::path(cwd_) / path).lexically_normal().string();
+    return same_dir_ ? path : NinjaPath(cwd_, path);
   }
 
   std::vector<std::string> operator()(const std::vector<std::string>& paths) const {
@@ -94,6 +93,11 @@ std::vector<std::string> StepCommand(const StepGraph& graph, size_t index,
 }
 
 }  // namespace
+
+std::string NinjaPath(const std::string& step_cwd, const std::string& path) {
+  if (std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(step_cwd) / path).lexically_normal().string();
+}
 
 PoolDepths ParsePoolDepths(const std::string& text) {
   PoolDepths pools;

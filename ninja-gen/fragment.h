@@ -21,6 +21,10 @@ struct FragmentOptions {
 /// Ninja's plain -j limit.
 using PoolDepths = std::map<StepKind, int>;
 
+/// A step's path as Ninja names it when Ninja runs in another directory
+/// than the step: relative paths belong to the step's directory.
+std::string NinjaPath(const std::string& step_cwd, const std::string& path);
+
 /// Reads pool depths from text such as "cicc=4,ptxas=8" (kind names are the
 /// rule names, any case). Throws std::invalid_argument on bad text.
 PoolDepths ParsePoolDepths(const std::string& text);

@@ -12,6 +12,9 @@ int LauncherMain(const std::vector<std::string>& args);
 /// `fastcuda gen --out DIR -- NVCC ARGS...`: writes DIR/build.ninja.
 int GenMain(const std::vector<std::string>& args);
 
+/// `fastcuda build --compdb FILE --out DIR [-j N]`: generates if needed, runs Ninja.
+int BuildMain(const std::vector<std::string>& args);
+
 /// `fastcuda step ...`: runs one sub-step inside a Ninja edge.
 int StepMain(const std::vector<std::string>& args);
 

@@ -1,43 +1,159 @@
-// `fastcuda gen --out DIR -- NVCC ARGS...`: the Ninja manifest of one nvcc call.
+// `fastcuda gen`: Ninja manifests for one nvcc call or a whole compile
+// database, and `fastcuda build`: generate when needed, then run Ninja.
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
 
-#include "ninja-gen/fragment.h"
+#include "ninja-gen/global_manifest.h"
 #include "src/commands.h"
 #include "src/file_system.h"
+#include "src/global_graph.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
 
 namespace fastcuda {
+namespace {
 
-int GenMain(const std::vector<std::string>& args) {
-  std::string out_dir, pools_text;
+constexpr const char* kGenUsage =
+    "usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...\n"
+    "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]";
+
+/// The options of `gen` and `build`.
+struct GenOptions {
+  std::string out_dir;   ///< absolute
+  std::string compdb;    ///< absolute; empty for a single call
+  std::string pools;
+  unsigned jobs = 0;     ///< 0: the core count
+  std::vector<std::string> nvcc_call;  ///< after `--`
+};
+
+GenOptions ParseGenOptions(const std::vector<std::string>& args) {
+  GenOptions options;
   size_t i = 0;
-  for (; i < args.size() && args[i] != "--"; ++i) {
-    if (args[i] == "--out" && i + 1 < args.size()) out_dir = args[++i];
-    else if (args[i] == "--pools" && i + 1 < args.size()) pools_text = args[++i];
-    else throw std::invalid_argument("unknown gen option " + args[i]);
+  auto value = [&]() -> const std::string& {
+    if (i + 1 >= args.size()) throw std::invalid_argument(std::string(kGenUsage));
+    return args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--") {
+      options.nvcc_call.assign(args.begin() + i + 1, args.end());
+      break;
+    }
+    if (flag == "--out") options.out_dir = value();
+    else if (flag == "--compdb") options.compdb = value();
+    else if (flag == "--pools") options.pools = value();
+    else if (flag == "-j") options.jobs = std::stoul(value());
+    else throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
   }
-  if (out_dir.empty() || i + 2 > args.size()) {
-    throw std::invalid_argument("usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...");
+  if (options.out_dir.empty() || options.compdb.empty() == options.nvcc_call.empty()) {
+    throw std::invalid_argument(kGenUsage);
   }
+  auto absolute = [](const std::string& path) {
+    return std::filesystem::absolute(path).lexically_normal().string();
+  };
+  options.out_dir = absolute(options.out_dir);
+  if (!options.compdb.empty()) options.compdb = absolute(options.compdb);
+  return options;
+}
+
+unsigned Jobs(const GenOptions& options) {
+  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
+int GenerateForCall(const GenOptions& options) {
   const std::string cwd = std::filesystem::current_path().string();
-  const std::string root = std::filesystem::absolute(out_dir).lexically_normal().string();
-  std::vector<std::string> nvcc_args(args.begin() + i + 2, args.end());
-  NvccPlan plan = PlanNvccCall(args[i + 1], nvcc_args, cwd, [&](const std::string& output) {
-    return WorkDirFor(root + "/tu", output);
-  });
+  std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
+  NvccPlan plan = PlanNvccCall(options.nvcc_call.front(), nvcc_args, cwd,
+                               [&](const std::string& output) {
+                                 return WorkDirFor(options.out_dir + "/tu", output);
+                               });
   if (!plan.graph) {
     Complain("cannot split this nvcc call: " + plan.fallback_reason);
     return 2;
   }
   std::cerr << plan.dryrun_other_output;
   const StepGraph& graph = *plan.graph;
-  FragmentOptions options{SelfExecutable(), graph.work_dir + "/nvcc.env", root, ""};
-  WriteFileIfChanged(options.env_file, EnvironmentFileText(graph));
-  WriteFileIfChanged(root + "/build.ninja",
-                     SingleGraphManifest(graph, options, ParsePoolDepths(pools_text), ""));
+  FragmentOptions fragment{SelfExecutable(), graph.work_dir + "/nvcc.env", options.out_dir, ""};
+  WriteFileIfChanged(fragment.env_file, EnvironmentFileText(graph));
+  WriteFileIfChanged(options.out_dir + "/build.ninja",
+                     SingleGraphManifest(graph, fragment, ParsePoolDepths(options.pools), ""));
   return 0;
+}
+
+DryrunCache LoadCache(const std::string& path) {
+  std::optional<std::string> text = RealFileSystem().Read(path);
+  if (!text) return {};
+  try {
+    return nlohmann::json::parse(*text).get<DryrunCache>();
+  } catch (const nlohmann::json::exception&) {
+    return {};  // a damaged cache only costs dryruns
+  }
+}
+
+int GenerateForDatabase(const GenOptions& options) {
+  RealFileSystem fs;
+  std::optional<std::string> text = fs.Read(options.compdb);
+  if (!text) throw CompileDatabaseError("cannot read " + options.compdb);
+  CompileDatabase database = ParseCompileDatabase(
+      *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
+
+  const std::string cache_path = options.out_dir + "/dryrun-cache.json";
+  DryrunCache cache = LoadCache(cache_path);
+  GlobalPlan plan = PlanCompileDatabase(database, {options.out_dir, Jobs(options)}, cache,
+                                        NvccDryrunRunner(), fs);
+
+  GlobalManifestOptions manifest;
+  manifest.out_dir = options.out_dir;
+  manifest.fastcuda = SelfExecutable();
+  manifest.regenerate_command = {manifest.fastcuda, "gen", "--compdb", options.compdb,
+                                 "--out", options.out_dir};
+  if (!options.pools.empty()) manifest.regenerate_command.insert(manifest.regenerate_command.end(), {"--pools", options.pools});
+  manifest.regenerate_inputs = {options.compdb, manifest.fastcuda};
+  manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), plan.nvcc_programs.begin(),
+                                    plan.nvcc_programs.end());
+  manifest.pools = ParsePoolDepths(options.pools);
+  manifest.history = ParseNinjaLog(fs.Read(options.out_dir + "/.ninja_log").value_or(""));
+  for (const auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) {
+    // The top manifest is always written: Ninja compares its mtime with the
+    // database's to decide whether to regenerate.
+    if (path == GlobalManifestPath(options.out_dir)) WriteFileAtomically(path, content);
+    else WriteFileIfChanged(path, content);
+  }
+  WriteFileIfChanged(cache_path, nlohmann::json(cache).dump() + "\n");
+
+  std::cerr << "fastcuda: " << database.entries.size() << " CUDA TUs (" << plan.shapes
+            << " command shapes, " << plan.dryruns_run << " dryruns run, " << plan.dryruns_cached
+            << " cached), " << database.skipped << " other entries left out\n";
+  for (const std::string& entry : plan.whole_nvcc_entries) {
+    std::cerr << "fastcuda: nvcc runs whole for " << entry << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int GenMain(const std::vector<std::string>& args) {
+  GenOptions options = ParseGenOptions(args);
+  try {
+    return options.compdb.empty() ? GenerateForCall(options) : GenerateForDatabase(options);
+  } catch (const CompileDatabaseError& error) {
+    Complain(error.what());
+    return 2;
+  }
+}
+
+int BuildMain(const std::vector<std::string>& args) {
+  GenOptions options = ParseGenOptions(args);
+  if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
+  if (!RealFileSystem().IsFile(GlobalManifestPath(options.out_dir))) {
+    if (int status = GenMain(args); status != 0) return status;
+  }
+  ProcessSpec ninja{{std::getenv("FASTCUDA_NINJA") ? std::getenv("FASTCUDA_NINJA") : "ninja",
+                     "-C", options.out_dir, "-j", std::to_string(Jobs(options))},
+                    "", {}, false};
+  return RunProcess(ninja).exit_code;
 }
 
 }  // namespace fastcuda

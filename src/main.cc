@@ -14,6 +14,9 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   fastcuda NVCC ARGS...                   compile like NVCC ARGS..., sub-steps in parallel
   fastcuda gen --out DIR -- NVCC ARGS...  write DIR/build.ninja for one nvcc call
+  fastcuda gen --compdb FILE --out DIR    one graph for every nvcc call of a compile database
+  fastcuda build --compdb FILE --out DIR [-j N]
+                                          generate when needed, then build with Ninja
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself)
 )";
@@ -25,6 +28,7 @@ int Dispatch(const std::vector<std::string>& args) {
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "gen") return GenMain(rest);
+  if (args[0] == "build") return BuildMain(rest);
   if (args[0] == "step") return StepMain(rest);
   if (args[0] == "merge-depfiles") return MergeDepfilesMain(rest);
   return LauncherMain(args);

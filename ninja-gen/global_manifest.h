@@ -1,0 +1,36 @@
+// The manifest of a whole compile database: one graph for all CUDA TUs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ninja-gen/fragment.h"
+#include "src/critical_path.h"
+#include "src/step_graph.h"
+
+namespace fastcuda {
+
+/// What the top-level manifest needs besides the graphs.
+struct GlobalManifestOptions {
+  std::string out_dir;                         ///< absolute; Ninja runs here
+  std::string fastcuda;                        ///< the executable running the steps
+  std::vector<std::string> regenerate_command; ///< the `fastcuda gen` call that wrote this
+  std::vector<std::string> regenerate_inputs;  ///< database, fastcuda, nvcc binaries
+  PoolDepths pools;
+  StepDurations history;                       ///< from the last build's .ninja_log
+};
+
+/// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
+/// the regeneration edge, one `subninja` per TU, `all`), one fragment per
+/// TU in its work dir, and one environment file per distinct environment
+/// under `OUT/env/`. TUs are ordered by their expected critical path, longest
+/// first, so that Ninja versions without critical-path scheduling (before
+/// 1.12) start the long chains first.
+std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
+                                                       const GlobalManifestOptions& options);
+
+/// The path of the top-level manifest in `out_dir`.
+std::string GlobalManifestPath(const std::string& out_dir);
+
+}  // namespace fastcuda

@@ -1,0 +1,60 @@
+#include "src/critical_path.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace fastcuda {
+
+StepDurations ParseNinjaLog(std::string_view text) {
+  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re");
+  StepDurations durations;
+  re2::StringPiece input(text.data(), text.size());
+  int64_t start = 0, end = 0;
+  std::string output;
+  while (!input.empty()) {
+    if (RE2::Consume(&input, record, &start, &end, &output)) {
+      durations[output] = end - start;
+      continue;
+    }
+    size_t newline = input.find('\n');  // a comment, or a line we do not know
+    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
+  }
+  return durations;
+}
+
+int64_t DefaultDuration(StepKind kind) {
+  switch (kind) {
+    case StepKind::kCicc: return 2000;
+    case StepKind::kPtxas: return 1000;
+    case StepKind::kCudafe: return 1000;
+    case StepKind::kHostCompile: return 800;
+    case StepKind::kHostPreprocess:
+    case StepKind::kDevicePreprocess: return 400;
+    case StepKind::kUnknown: return 3000;  // a whole nvcc call
+    default: return 50;
+  }
+}
+
+int64_t CriticalPathMs(const StepGraph& graph, const StepDurations& durations,
+                       const std::function<std::string(const std::string&)>& to_ninja_path) {
+  // Steps are in a topological order, so one pass finds every step's finish.
+  std::vector<int64_t> finish(graph.steps.size(), 0);
+  int64_t longest = 0;
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const GraphStep& step = graph.steps[i];
+    int64_t duration = DefaultDuration(step.kind);
+    if (!step.outputs.empty()) {
+      auto it = durations.find(to_ninja_path(step.outputs.front()));
+      if (it != durations.end()) duration = it->second;
+    }
+    int64_t start = 0;
+    for (size_t before : step.after) start = std::max(start, finish[before]);
+    finish[i] = start + duration;
+    longest = std::max(longest, finish[i]);
+  }
+  return longest;
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,30 @@
+// Step timings from the last build, and the critical path they give.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "src/step_graph.h"
+
+namespace fastcuda {
+
+/// How long the edge writing each output took in the last build (ms), read
+/// from a `.ninja_log`; the latest record of an output wins.
+using StepDurations = std::map<std::string, int64_t>;
+
+/// Parses `.ninja_log` text (format v5 and v6: start, end, mtime, output, hash).
+StepDurations ParseNinjaLog(std::string_view text);
+
+/// A guess for a step with no history, by kind (ms).
+int64_t DefaultDuration(StepKind kind);
+
+/// The longest chain of `graph`'s steps, in ms, with each step's duration
+/// from `durations` (keyed by the step's first output as Ninja names it:
+/// `to_ninja_path` maps it) or DefaultDuration.
+int64_t CriticalPathMs(const StepGraph& graph, const StepDurations& durations,
+                       const std::function<std::string(const std::string&)>& to_ninja_path);
+
+}  // namespace fastcuda

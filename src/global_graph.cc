@@ -1,0 +1,238 @@
+#include "src/global_graph.h"
+
+#include <sys/stat.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <set>
+#include <filesystem>
+#include <thread>
+
+#include "src/nvcc_call.h"
+#include "src/nvcc_options.h"
+#include "src/process.h"
+#include "src/shell_words.h"
+#include "src/stable_hash.h"
+#include "src/transcript_template.h"
+
+namespace fastcuda {
+namespace {
+
+std::string Absolute(const std::string& cwd, const std::string& path) {
+  return (std::filesystem::path(cwd) / path).lexically_normal().string();
+}
+
+std::string EnvOr(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+/// One entry as the planner sees it.
+struct PlannedEntry {
+  const CompileEntry* entry = nullptr;
+  NvccInvocation invocation;
+  TuNames names;
+  std::string program;    ///< the nvcc binary, resolved
+  std::string shape;      ///< entries with equal shapes share a dryrun
+  std::string cache_key;  ///< this entry's own dryrun
+};
+
+/// The arguments with the source and output words replaced by placeholders.
+std::string ShapeOf(const CompileEntry& entry, const TuNames& names, const std::string& identity) {
+  std::vector<std::string> words{identity, entry.directory};
+  for (size_t i = 1; i < entry.nvcc.size(); ++i) {
+    const std::string& word = entry.nvcc[i];
+    words.push_back(word == names.source ? "\x01SRC" : word == names.output ? "\x01OUT" : word);
+  }
+  return JoinShellWords(words);
+}
+
+PlannedEntry Plan(const CompileEntry& entry, const DryrunRunner& runner, const FileSystem& fs) {
+  PlannedEntry planned;
+  planned.entry = &entry;
+  std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
+  planned.invocation = ScanNvccArgs(EffectiveNvccArgs(args, EnvOr("NVCC_PREPEND_FLAGS"),
+                                                      EnvOr("NVCC_APPEND_FLAGS"), entry.directory, fs));
+  std::string source_abs = Absolute(entry.directory, entry.file);
+  for (const std::string& word : args) {
+    if (word == entry.file || (!word.empty() && word[0] != '-' &&
+                               Absolute(entry.directory, word) == source_abs)) {
+      planned.names.source = word;
+    }
+  }
+  planned.names.absolute_source = source_abs;
+  planned.names.output = entry.output;
+  ProgramIdentity nvcc = runner.Identify(entry.nvcc.front());
+  planned.program = nvcc.path;
+  std::string identity = nvcc.path + "\n" + nvcc.stamp;
+  std::string environment = EnvOr("PATH") + "\n" + EnvOr("NVCC_PREPEND_FLAGS") + "\n" +
+                            EnvOr("NVCC_APPEND_FLAGS");
+  planned.shape = ShapeOf(entry, planned.names, identity) + "\n" + environment;
+  planned.cache_key = StableHashHex(
+      identity + "\n" + entry.directory + "\n" + JoinShellWords(entry.nvcc) + "\n" + environment, 16);
+  return planned;
+}
+
+/// Runs the dryruns of `wanted` entries that the cache lacks, `jobs` at a time.
+void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, DryrunCache& cache,
+                const DryrunRunner& runner, GlobalPlan& plan) {
+  std::vector<const PlannedEntry*> missing;
+  for (const PlannedEntry* entry : wanted) {
+    if (cache.count(entry->cache_key)) ++plan.dryruns_cached;
+    else missing.push_back(entry);
+  }
+  std::vector<std::optional<std::string>> texts(missing.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < missing.size(); i = next++) {
+      texts[i] = runner.Dryrun(missing[i]->entry->nvcc, missing[i]->entry->directory);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, jobs) && t < missing.size(); ++t) threads.emplace_back(worker);
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < missing.size(); ++i) {
+    if (texts[i]) cache[missing[i]->cache_key] = *texts[i];
+  }
+  plan.dryruns_run += missing.size();
+}
+
+Transcript Parse(const std::string& text) {
+  std::map<std::string, std::string> ambient = CurrentEnvironment();
+  return ParseTranscript(text, [&](std::string_view name) -> std::optional<std::string> {
+    auto it = ambient.find(std::string(name));
+    if (it == ambient.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+/// A graph of one step that runs the entry's nvcc command as it is.
+StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_dir) {
+  StepGraph graph;
+  GraphStep step;
+  step.kind = StepKind::kUnknown;
+  step.argv = planned.entry->nvcc;
+  step.outputs = {planned.entry->output};
+  graph.steps.push_back(step);
+  graph.cwd = planned.entry->directory;
+  graph.work_dir = work_dir;
+  graph.source = planned.entry->file;
+  graph.final_outputs = step.outputs;
+  return graph;
+}
+
+}  // namespace
+
+std::optional<std::string> NvccDryrunRunner::Dryrun(const std::vector<std::string>& nvcc_and_args,
+                                                    const std::string& cwd) const {
+  ProcessSpec spec{{nvcc_and_args.front(), "--dryrun"}, cwd, {}, true};
+  spec.argv.insert(spec.argv.end(), nvcc_and_args.begin() + 1, nvcc_and_args.end());
+  ProcessResult result = RunProcess(spec);
+  if (result.exit_code != 0) return std::nullopt;
+  return result.stderr_text + result.stdout_text;
+}
+
+ProgramIdentity NvccDryrunRunner::Identify(const std::string& program) const {
+  std::string path = program;
+  if (path.find('/') == std::string::npos) {
+    std::string search = EnvOr("PATH");
+    for (size_t start = 0; start <= search.size();) {
+      size_t end = std::min(search.find(':', start), search.size());
+      std::string candidate = search.substr(start, end - start) + "/" + program;
+      if (access(candidate.c_str(), X_OK) == 0) {
+        path = candidate;
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  std::error_code error;
+  std::string real = std::filesystem::canonical(path, error).string();
+  struct stat info {};
+  if (error || stat(real.c_str(), &info) != 0) return {program, ""};
+  return {real, std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
+                    std::to_string(info.st_mtim.tv_nsec)};
+}
+
+GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlanOptions& options,
+                               DryrunCache& cache, const DryrunRunner& runner,
+                               const FileSystem& fs) {
+  GlobalPlan plan;
+  std::vector<PlannedEntry> entries;
+  std::map<std::string, std::vector<size_t>> shapes;  // shape -> entry indexes
+  std::set<std::string> programs;
+  for (const CompileEntry& entry : database.entries) {
+    entries.push_back(Plan(entry, runner, fs));
+    if (!entries.back().invocation.fallback_reason) {
+      shapes[entries.back().shape].push_back(entries.size() - 1);
+    }
+    programs.insert(entries.back().program);
+  }
+  plan.nvcc_programs.assign(programs.begin(), programs.end());
+  plan.shapes = shapes.size();
+
+  // Phase 1: two representatives of each shape; phase 2: every entry of a
+  // shape whose substitution the representatives did not confirm.
+  std::vector<const PlannedEntry*> wanted;
+  for (const auto& [shape, members] : shapes) {
+    for (size_t i = 0; i < members.size() && i < 2; ++i) wanted.push_back(&entries[members[i]]);
+  }
+  RunDryruns(wanted, options.jobs, cache, runner, plan);
+  std::map<std::string, std::optional<Transcript>> templates;  // shape -> verified template
+  wanted.clear();
+  for (const auto& [shape, members] : shapes) {
+    const PlannedEntry& first = entries[members.front()];
+    std::optional<Transcript> verified;
+    if (members.size() >= 2 && cache.count(first.cache_key) &&
+        cache.count(entries[members[1]].cache_key)) {
+      const PlannedEntry& second = entries[members[1]];
+      Transcript base = Parse(cache.at(first.cache_key));
+      if (SameCommands(InstantiateTranscript(base, first.names, second.names),
+                       Parse(cache.at(second.cache_key)))) {
+        verified = base;
+      }
+    }
+    if (!verified) {
+      for (size_t index : members) wanted.push_back(&entries[index]);
+    }
+    templates[shape] = verified;
+  }
+  RunDryruns(wanted, options.jobs, cache, runner, plan);
+
+  std::set<std::string> used_keys;
+  for (const PlannedEntry& planned : entries) {
+    std::string work_dir = WorkDirFor(options.out_dir + "/tu", Absolute(planned.entry->directory,
+                                                                       planned.entry->output));
+    std::string why = planned.invocation.fallback_reason.value_or("");
+    if (why.empty()) {
+      const std::optional<Transcript>& base = templates.at(planned.shape);
+      const PlannedEntry& first = entries[shapes.at(planned.shape).front()];
+      used_keys.insert(first.cache_key);
+      std::optional<Transcript> transcript;
+      if (base) {
+        transcript = InstantiateTranscript(*base, first.names, planned.names);
+      } else if (cache.count(planned.cache_key)) {
+        used_keys.insert(planned.cache_key);
+        transcript = Parse(cache.at(planned.cache_key));
+      }
+      try {
+        if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
+        plan.graphs.push_back(BuildStepGraph(
+            *transcript, {planned.entry->directory, work_dir, planned.invocation.depfile}, fs));
+        continue;
+      } catch (const UnsupportedTranscript& unsupported) {
+        why = unsupported.what();
+      }
+    }
+    plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + why);
+    plan.graphs.push_back(WholeNvccGraph(planned, work_dir));
+  }
+  for (const auto& [shape, members] : shapes) {
+    if (members.size() >= 2) used_keys.insert(entries[members[1]].cache_key);
+  }
+  std::erase_if(cache, [&](const auto& item) { return !used_keys.count(item.first); });
+  return plan;
+}
+
+}  // namespace fastcuda

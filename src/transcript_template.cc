@@ -1,0 +1,85 @@
+#include "src/transcript_template.h"
+
+#include <re2/re2.h>
+
+#include <filesystem>
+
+namespace fastcuda {
+namespace {
+
+/// The name nvcc gives a TU's temporaries: the source's file name without
+/// its last extension.
+std::string Stem(const std::string& source) { return std::filesystem::path(source).stem().string(); }
+
+/// Replaces `from`'s names with `to`'s in one word.
+class WordRewriter {
+ public:
+  WordRewriter(const TuNames& from, const TuNames& to)
+      : from_(from),
+        to_(to),
+        temp_stem_("(tmpxft_[0-9a-f]+_[0-9a-f]+-[0-9]+_)" + RE2::QuoteMeta(Stem(from.source)) + "\\."),
+        temp_stem_rewrite_("\\1" + EscapeRewrite(Stem(to.source)) + ".") {}
+
+  std::string operator()(const std::string& word) const {
+    if (word == from_.source) return to_.source;
+    if (word == from_.absolute_source) return to_.absolute_source;
+    if (word == from_.output) return to_.output;
+    std::string rewritten = word;
+    RE2::GlobalReplace(&rewritten, temp_stem_, temp_stem_rewrite_);
+    return rewritten;
+  }
+
+ private:
+  static std::string EscapeRewrite(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '\\') out += '\\';
+      out += c;
+    }
+    return out;
+  }
+
+  const TuNames& from_;
+  const TuNames& to_;
+  RE2 temp_stem_;
+  std::string temp_stem_rewrite_;
+};
+
+std::string WithoutProcessId(const std::string& word) {
+  static const RE2 process_id(R"re(tmpxft_[0-9a-f]+_[0-9a-f]+-)re");
+  std::string normal = word;
+  RE2::GlobalReplace(&normal, process_id, "tmpxft_-");
+  return normal;
+}
+
+}  // namespace
+
+Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from,
+                                 const TuNames& to) {
+  WordRewriter rewrite(from, to);
+  Transcript instance = representative;
+  for (TranscriptCommand& command : instance.commands) {
+    for (std::string& word : command.argv) word = rewrite(word);
+    for (Redirection& redirection : command.redirections) redirection.file = rewrite(redirection.file);
+    if (!command.depfile.empty()) command.depfile = rewrite(command.depfile);
+  }
+  return instance;
+}
+
+bool SameCommands(const Transcript& a, const Transcript& b) {
+  if (a.commands.size() != b.commands.size() || a.variables != b.variables) return false;
+  for (size_t i = 0; i < a.commands.size(); ++i) {
+    const TranscriptCommand& x = a.commands[i];
+    const TranscriptCommand& y = b.commands[i];
+    if (x.kind != y.kind || x.argv.size() != y.argv.size() || x.depfile != y.depfile ||
+        x.redirections.size() != y.redirections.size()) {
+      return false;
+    }
+    for (size_t w = 0; w < x.argv.size(); ++w) {
+      if (WithoutProcessId(x.argv[w]) != WithoutProcessId(y.argv[w])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace fastcuda
