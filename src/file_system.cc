@@ -22,6 +22,12 @@ std::optional<std::string> RealFileSystem::Read(const std::string& path) const {
   return content.str();
 }
 
+bool CachingFileSystem::IsFile(const std::string& path) const {
+  auto [it, inserted] = is_file_.emplace(path, false);
+  if (inserted) it->second = inner_.IsFile(path);
+  return it->second;
+}
+
 void WriteFileIfChanged(const std::string& path, const std::string& content) {
   if (RealFileSystem().Read(path) != content) WriteFileAtomically(path, content);
 }

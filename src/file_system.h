@@ -1,6 +1,7 @@
 // File access behind a small interface, so the pure core can be tested with a fake.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,19 @@ class RealFileSystem : public FileSystem {
  public:
   bool IsFile(const std::string& path) const override;
   std::optional<std::string> Read(const std::string& path) const override;
+};
+
+/// Remembers the answers of another FileSystem's IsFile, for planning many
+/// TUs that name the same files. Not thread-safe.
+class CachingFileSystem : public FileSystem {
+ public:
+  explicit CachingFileSystem(const FileSystem& inner) : inner_(inner) {}
+  bool IsFile(const std::string& path) const override;
+  std::optional<std::string> Read(const std::string& path) const override { return inner_.Read(path); }
+
+ private:
+  const FileSystem& inner_;
+  mutable std::map<std::string, bool> is_file_;
 };
 
 /// Writes `content` to `path` through a temporary file and an atomic rename,

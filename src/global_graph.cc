@@ -48,7 +48,7 @@ std::string ShapeOf(const CompileEntry& entry, const TuNames& names, const std::
   return JoinShellWords(words);
 }
 
-PlannedEntry Plan(const CompileEntry& entry, const DryrunRunner& runner, const FileSystem& fs) {
+PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const FileSystem& fs) {
   PlannedEntry planned;
   planned.entry = &entry;
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
@@ -63,7 +63,6 @@ PlannedEntry Plan(const CompileEntry& entry, const DryrunRunner& runner, const F
   }
   planned.names.absolute_source = source_abs;
   planned.names.output = entry.output;
-  ProgramIdentity nvcc = runner.Identify(entry.nvcc.front());
   planned.program = nvcc.path;
   std::string identity = nvcc.path + "\n" + nvcc.stamp;
   std::string environment = EnvOr("PATH") + "\n" + EnvOr("NVCC_PREPEND_FLAGS") + "\n" +
@@ -157,13 +156,19 @@ ProgramIdentity NvccDryrunRunner::Identify(const std::string& program) const {
 
 GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlanOptions& options,
                                DryrunCache& cache, const DryrunRunner& runner,
-                               const FileSystem& fs) {
+                               const FileSystem& disk) {
   GlobalPlan plan;
+  CachingFileSystem fs(disk);
+  std::map<std::string, ProgramIdentity> identities;  // nvcc as written -> identity
   std::vector<PlannedEntry> entries;
   std::map<std::string, std::vector<size_t>> shapes;  // shape -> entry indexes
   std::set<std::string> programs;
   for (const CompileEntry& entry : database.entries) {
-    entries.push_back(Plan(entry, runner, fs));
+    auto identity = identities.find(entry.nvcc.front());
+    if (identity == identities.end()) {
+      identity = identities.emplace(entry.nvcc.front(), runner.Identify(entry.nvcc.front())).first;
+    }
+    entries.push_back(Plan(entry, identity->second, fs));
     if (!entries.back().invocation.fallback_reason) {
       shapes[entries.back().shape].push_back(entries.size() - 1);
     }

@@ -43,6 +43,13 @@ std::set<std::string> NotInputs(const Step& step) {
   return {names.begin(), names.end()};
 }
 
+/// Options and bare words (numbers, names) are not worth a stat: an input
+/// file has a directory or an extension.
+bool MayBePath(const std::string& candidate) {
+  return !candidate.empty() && candidate[0] != '-' &&
+         candidate.find_first_of("./") != std::string::npos;
+}
+
 std::string Absolute(const std::string& cwd, const std::string& path) {
   return (std::filesystem::path(cwd) / path).lexically_normal().string();
 }
@@ -96,7 +103,7 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
   std::set<std::string> seen;
   for (size_t i = 1; i < step.argv.size(); ++i) {
     for (const std::string& candidate : PathCandidates(step.argv[i])) {
-      if (skip.count(candidate) || seen.count(candidate)) continue;
+      if (skip.count(candidate) || seen.count(candidate) || !MayBePath(candidate)) continue;
       bool produced = producer_.count(candidate) > 0;
       bool is_work_file = candidate.rfind(options_.work_dir + "/", 0) == 0;
       if (produced || (!is_work_file && fs_.IsFile(Absolute(options_.cwd, candidate)))) {
