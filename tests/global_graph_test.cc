@@ -1,0 +1,172 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "ninja-gen/global_manifest.h"
+#include "src/global_graph.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+
+namespace {
+
+/// Writes the dryrun nvcc would for `nvcc -c SRC -o OUT [flags]`, with a
+/// fresh process id each time. With `quirky`, every transcript also holds a
+/// number that changes from call to call, which no substitution reproduces.
+class FakeRunner : public DryrunRunner {
+ public:
+  explicit FakeRunner(bool quirky = false) : quirky_(quirky) {}
+
+  std::optional<std::string> Dryrun(const std::vector<std::string>& argv,
+                                    const std::string& cwd) const override {
+    ++calls;
+    std::string source, output, flags;
+    for (size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i] == "-o") output = argv[++i];
+      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu") source = argv[i];
+      else if (argv[i] != "-c") flags += " " + argv[i];
+    }
+    if (quirky_) flags += " -DCALL=" + std::to_string(calls.load());
+    std::string stem = std::filesystem::path(source).stem().string();
+    std::string tmp = "/tmp/tmpxft_" + std::to_string(1000 + calls) + "_00000000-";
+    std::string abs = (std::filesystem::path(cwd) / source).lexically_normal().string();
+    return "#$ PATH=/cuda/bin\n"
+           "#$ gcc -E -x c++" + flags + " \"" + source + "\" -o \"" + tmp + "5_" + stem + ".cpp4.ii\"\n"
+           "#$ cudafe++ --orig_src_file_name \"" + source + "\" --orig_src_path_name \"" + abs +
+           "\" --gen_c_file_name \"" + tmp + "6_" + stem + ".cudafe1.cpp\" --stub_file_name \"tmpxft_" +
+           std::to_string(1000 + calls) + "_00000000-6_" + stem + ".cudafe1.stub.c\" \"" + tmp + "5_" +
+           stem + ".cpp4.ii\"\n"
+           "#$ gcc -c -x c++ \"" + tmp + "6_" + stem + ".cudafe1.cpp\" -o \"" + output + "\"\n";
+  }
+
+  ProgramIdentity Identify(const std::string& program) const override {
+    return {"/cuda/bin/" + program, "1"};
+  }
+
+  mutable std::atomic<int> calls{0};
+
+ private:
+  bool quirky_;
+};
+
+CompileDatabase Database(const std::string& extra_flag_for_last = "") {
+  CompileDatabase database;
+  for (std::string name : {"a", "b", "sub/c", "d"}) {
+    CompileEntry entry{"/build", "/src/" + name + ".cu", "obj/" + name + ".o",
+                       {"nvcc", "-DX=1", "-c", "/src/" + name + ".cu", "-o", "obj/" + name + ".o"}};
+    database.entries.push_back(entry);
+  }
+  if (!extra_flag_for_last.empty()) {
+    database.entries.back().nvcc.insert(database.entries.back().nvcc.begin() + 1, extra_flag_for_last);
+  }
+  return database;
+}
+
+const GraphStep& HostCompile(const StepGraph& graph) {
+  for (const GraphStep& step : graph.steps) {
+    if (step.kind == StepKind::kHostCompile) return step;
+  }
+  throw std::logic_error("no host compile");
+}
+
+}  // namespace
+
+TEST_CASE("one dryrun per command shape, confirmed by a second TU, instantiated for the rest") {
+  FakeRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
+  CHECK(plan.shapes == 1);
+  CHECK(plan.dryruns_run == 2);
+  CHECK(runner.calls == 2);
+  CHECK(cache.size() == 2);
+  REQUIRE(plan.graphs.size() == 4);
+  CHECK(plan.whole_nvcc_entries.empty());
+  CHECK(plan.nvcc_programs == std::vector<std::string>{"/cuda/bin/nvcc"});
+  for (size_t i = 0; i < 4; ++i) {
+    const StepGraph& graph = plan.graphs[i];
+    CHECK(graph.final_outputs == std::vector<std::string>{Database().entries[i].output});
+    CHECK(graph.cwd == "/build");
+    CHECK(graph.work_dir.rfind("/out/tu/", 0) == 0);
+    std::string stem = std::filesystem::path(Database().entries[i].file).stem().string();
+    CHECK(HostCompile(graph).argv[4] == graph.work_dir + "/" + stem + ".cudafe1.cpp");
+  }
+  // The instantiated graph equals the one a real dryrun of that TU gives.
+  FakeRunner direct;
+  DryrunCache fresh;
+  CompileDatabase only_c;
+  only_c.entries = {Database().entries[2]};
+  StepGraph real = PlanCompileDatabase(only_c, {"/out", 1}, fresh, direct, FakeFileSystem()).graphs[0];
+  REQUIRE(real.steps.size() == plan.graphs[2].steps.size());
+  for (size_t i = 0; i < real.steps.size(); ++i) CHECK(real.steps[i].argv == plan.graphs[2].steps[i].argv);
+}
+
+TEST_CASE("regeneration takes dryruns from the cache; unused entries are dropped") {
+  FakeRunner runner;
+  DryrunCache cache{{"stale", "#$ old\n"}};
+  PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
+  CHECK_FALSE(cache.count("stale"));
+  GlobalPlan again = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
+  CHECK(again.dryruns_run == 0);
+  CHECK(again.dryruns_cached == 2);
+  CHECK(runner.calls == 2);
+  // One entry's flags change: one new shape, one more dryrun.
+  GlobalPlan changed =
+      PlanCompileDatabase(Database("-DCHANGED"), {"/out", 2}, cache, runner, FakeFileSystem());
+  CHECK(changed.shapes == 2);
+  CHECK(changed.dryruns_run == 1);
+}
+
+TEST_CASE("a shape whose substitution is not exact gets one dryrun per TU") {
+  FakeRunner runner(/*quirky=*/true);
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
+  CHECK(plan.dryruns_run == 4);  // 2 representatives, then the 2 others
+  CHECK(runner.calls == 4);
+  CHECK(HostCompile(plan.graphs[2]).argv.back() == "obj/sub/c.o");
+}
+
+TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph") {
+  CompileDatabase database = Database();
+  database.entries[1].nvcc.push_back("-E");
+  FakeRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+  REQUIRE(plan.whole_nvcc_entries.size() == 1);
+  CHECK(plan.whole_nvcc_entries[0].find("/src/b.cu: nvcc option -E") == 0);
+  REQUIRE(plan.graphs[1].steps.size() == 1);
+  CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
+  CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.o"});
+}
+
+TEST_CASE("the global manifest: regeneration edge, one subninja per TU, longest first") {
+  FakeRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options;
+  options.out_dir = "/out";
+  options.fastcuda = "/bin/fastcuda";
+  options.regenerate_command = {"/bin/fastcuda", "gen", "--compdb", "/build/db.json", "--out", "/out"};
+  options.regenerate_inputs = {"/build/db.json", "/bin/fastcuda", "/cuda/bin/nvcc"};
+  // History says d.cu's chain is the longest.
+  options.history = {{"/build/obj/d.o", 90000}};
+  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
+  const std::string& top = files.at("/out/build.ninja");
+  CHECK(top.find("build /out/build.ninja: FASTCUDA_REGENERATE | /build/db.json /bin/fastcuda /cuda/bin/nvcc\n") !=
+        std::string::npos);
+  CHECK(top.find("  generator = 1\n") != std::string::npos);
+  CHECK(top.find("build all: phony /build/obj/") != std::string::npos);
+  CHECK(top.find("default all\n") != std::string::npos);
+  size_t first_subninja = top.find("subninja ");
+  REQUIRE(first_subninja != std::string::npos);
+  CHECK(top.substr(first_subninja, top.find('\n', first_subninja) - first_subninja).find("d.o-") !=
+        std::string::npos);
+  int fragments = 0, env_files = 0;
+  for (const auto& [path, text] : files) {
+    if (path.size() > 15 && path.substr(path.size() - 15) == "/fragment.ninja") ++fragments;
+    if (path.rfind("/out/env/", 0) == 0) ++env_files;
+  }
+  CHECK(fragments == 4);
+  CHECK(env_files == 1);  // all TUs share one environment
+}
