@@ -32,7 +32,9 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
                 {"description", "Regenerating the FastCuda graph"},
                 {"generator", "1"}}});
   NinjaBuild build;
-  build.outputs = {GlobalManifestPath(options.out_dir)};
+  // Ninja rebuilds its manifest only through an edge that names it as Ninja
+  // does: relative to the directory it runs in.
+  build.outputs = {"build.ninja"};
   build.rule = "FASTCUDA_REGENERATE";
   build.implicit_inputs = options.regenerate_inputs;
   writer.Build(build);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The global graph against real nvcc: a compile database of several TUs
+# (two with the same basename, one header shared, one included by one TU)
+# built with `fastcuda build --compdb`. Checks: device code equal to nvcc's,
+# sub-steps of different TUs interleaved in .ninja_log, a second build has
+# no work, a header touch rebuilds only the TUs that include it, a flags
+# change regenerates the graph, and a compile error gives ninja's failure.
+#
+# usage: global_graph.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+FASTCUDA=$(realpath "$1")
+NVCC=${2:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/global_graph.XXXXXX")
+passed=0; failed=0
+check() {  # NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then echo "PASS $name"; passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
+}
+
+project=$scratch/project
+mkdir -p "$project/src/sub" "$project/include" "$project/build"
+cat > "$project/include/common.h" <<'H'
+#pragma once
+__device__ inline float twice(float x) { return 2.f * x; }
+H
+cat > "$project/include/only_b.h" <<'H'
+#pragma once
+#define B_SCALE 3.f
+H
+cat > "$project/src/a.cu" <<'C'
+#include "common.h"
+__global__ void ka(float *x) { x[threadIdx.x] = twice(x[threadIdx.x]); }
+void launch_a(float *x) { ka<<<1, 32>>>(x); }
+C
+cat > "$project/src/b.cu" <<'C'
+#include "common.h"
+#include "only_b.h"
+__global__ void kb(float *x) { x[threadIdx.x] = B_SCALE * twice(x[threadIdx.x]); }
+void launch_b(float *x) { kb<<<1, 32>>>(x); }
+C
+cat > "$project/src/sub/a.cu" <<'C'
+__global__ void ksub(int *x) { x[threadIdx.x] += 1; }
+void launch_sub(int *x) { ksub<<<1, 32>>>(x); }
+C
+
+archs=(-gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]")
+write_db() {  # extra flag for b.cu (may be empty)
+  local extra=$1
+  {
+    echo "["
+    local first=1
+    for src in src/a.cu src/b.cu src/sub/a.cu; do
+      local obj="obj/${src//\//_}.o" flags=""
+      [[ $src == src/b.cu && -n $extra ]] && flags="$extra "
+      [[ $first -eq 1 ]] || echo ","
+      first=0
+      printf '{"directory": "%s", "file": "%s", "output": "%s",\n "command": "%s %s-I../include %s -c ../%s -o %s"}' \
+        "$project/build" "$project/$src" "$obj" "$NVCC" "$flags" "${archs[*]}" "$src" "$obj"
+    done
+    echo "]"
+  } > "$project/build/compile_commands.json"
+}
+write_db ""
+# The same TUs built by nvcc itself, for comparison.
+mkdir -p "$project/build/obj" "$scratch/ref"
+reference() {  # SRC EXTRA: nvcc's object for the TU in $scratch/ref
+  local src=$1 extra=$2
+  (cd "$project/build" && "$NVCC" $extra -I../include "${archs[@]}" -c "../$src" -o "$scratch/ref/${src//\//_}.o")
+}
+for src in src/a.cu src/b.cu src/sub/a.cu; do reference "$src" ""; done
+
+same_device_code() {  # OBJECT-NAME
+  objcopy -O binary --only-section=.nv_fatbin "$project/build/obj/$1" "$scratch/x.fb"
+  objcopy -O binary --only-section=.nv_fatbin "$scratch/ref/$1" "$scratch/y.fb"
+  cmp -s "$scratch/x.fb" "$scratch/y.fb" && [ -s "$scratch/x.fb" ]
+}
+all_same_device_code() {
+  same_device_code src_a.cu.o && same_device_code src_b.cu.o && same_device_code src_sub_a.cu.o
+}
+
+graph=$scratch/graph
+"$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 > "$scratch/build1.log" 2>&1
+check "clean build: device code equals nvcc's for every TU" all_same_device_code
+
+interleaved() {  # some TU's steps start before and after another TU's step
+  grep -v '^#' "$graph/.ninja_log" | sort -n -k1,1 | awk -F'\t' '{ split($4, p, "/tu/"); split(p[2], q, "/"); print q[1] }' |
+    awk '{ if ($0 != last) { runs[$0]++; last = $0 } } END { for (tu in runs) if (runs[tu] > 1) found = 1; exit !found }'
+}
+check ".ninja_log: sub-steps of different TUs interleave" interleaved
+
+no_work() { ninja -C "$graph" -n | grep -q "no work to do"; }
+check "second build: no work" no_work
+
+touch "$project/include/only_b.h"
+only_b_rebuilds() {
+  local plan; plan=$(ninja -C "$graph" -n | grep '^\[')
+  [ -n "$plan" ] && ! grep -v '/b\.cu$' <<<"$plan" | grep -q . && grep -q 'HOST_CC .*/b\.cu$' <<<"$plan"
+}
+check "touching a header rebuilds only the steps of the TU that includes it" only_b_rebuilds
+ninja -C "$graph" >/dev/null
+
+sleep 1  # a coarse-mtime file system must see the database as newer
+write_db "-DCHANGED_FLAG"
+reference src/b.cu "-DCHANGED_FLAG"
+regenerates() {
+  ninja -C "$graph" > "$scratch/build2.log" 2>&1 && grep -q "Regenerating the FastCuda graph" "$scratch/build2.log" &&
+    grep -q "HOST_CC .*/b.cu" "$scratch/build2.log" && ! grep -q "HOST_CC .*/a.cu" "$scratch/build2.log"
+}
+check "a flags change regenerates the graph and rebuilds that TU only" regenerates
+check "after the flags change: device code equals nvcc's" all_same_device_code
+
+echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
+fails_like_ninja() {
+  ! "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/build3.log" 2>&1 &&
+    grep -q "sub/a.cu(1): error" "$scratch/build3.log" &&
+    ninja -C "$graph" -n | grep -q 'HOST_CC .*/sub/a\.cu$'  # nothing of the failed TU is trusted
+}
+check "a compile error fails the build with the compiler's message, and is retried" fails_like_ninja
+
+echo "$passed passed, $failed failed"
+if [ "$failed" -eq 0 ]; then rm -rf "$scratch"; else echo "scratch kept: $scratch"; exit 1; fi
