@@ -58,12 +58,9 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     std::string environment = EnvironmentFileText(graph);
     std::string env_file = options.out_dir + "/env/" + StableHashHex(environment, 16) + ".env";
     files[env_file] = environment;
-    NinjaWriter fragment;
-    fragment.Comment("FastCuda steps of " + graph.source);
-    WriteStepEdges(fragment, graph, {options.fastcuda, env_file, options.out_dir, ""});
-    std::string fragment_path = graph.work_dir + "/fragment.ninja";
-    files[fragment_path] = fragment.text();
-    top.Subninja(fragment_path);
+    // One file, not a subninja per TU: Ninja parses it in half the time.
+    top.Comment("steps of " + graph.source);
+    WriteStepEdges(top, graph, {options.fastcuda, env_file, options.out_dir, ""});
     for (const std::string& output : graph.final_outputs) objects.push_back(NinjaPath(graph.cwd, output));
   }
   top.Build({{"all"}, {}, "phony", objects, {}, {}, {}});

@@ -22,9 +22,8 @@ struct GlobalManifestOptions {
 };
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
-/// the regeneration edge, one `subninja` per TU, `all`), one fragment per
-/// TU in its work dir, and one environment file per distinct environment
-/// under `OUT/env/`. TUs are ordered by their expected critical path, longest
+/// the regeneration edge, the edges of every TU, `all`) and one environment
+/// file per distinct environment under `OUT/env/`. TUs are ordered by their expected critical path, longest
 /// first, so that Ninja versions without critical-path scheduling (before
 /// 1.12) start the long chains first.
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,

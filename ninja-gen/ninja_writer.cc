@@ -63,12 +63,5 @@ void NinjaWriter::Default(const std::vector<std::string>& targets) {
   text_.append("\n");
 }
 
-void NinjaWriter::Include(std::string_view path) {
-  text_.append("include ").append(EscapeNinjaPath(path)).append("\n");
-}
-
-void NinjaWriter::Subninja(std::string_view path) {
-  text_.append("subninja ").append(EscapeNinjaPath(path)).append("\n");
-}
 
 }  // namespace fastcuda

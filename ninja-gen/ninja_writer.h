@@ -40,8 +40,6 @@ class NinjaWriter {
   void Rule(const NinjaRule& rule);
   void Build(const NinjaBuild& build);
   void Default(const std::vector<std::string>& targets);
-  void Include(std::string_view path);
-  void Subninja(std::string_view path);
 
   const std::string& text() const { return text_; }
 
