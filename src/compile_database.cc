@@ -77,6 +77,7 @@ CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& n
     if (compile.directory.size() > 1 && compile.directory.back() == '/') compile.directory.pop_back();
     compile.file = StringField(entry, "file");
     compile.nvcc.assign(nvcc, words.end());
+    compile.launcher.assign(words.begin(), nvcc);
     compile.output = OutputOf(entry, compile.nvcc);
     if (compile.output.empty()) {
       throw CompileDatabaseError(name + ": entry " + std::to_string(index) + " (" + compile.file +

@@ -20,6 +20,7 @@ struct CompileEntry {
   std::string file;                ///< the source, as the entry names it
   std::string output;              ///< the object, relative to `directory` or absolute
   std::vector<std::string> nvcc;   ///< nvcc and its arguments, any launcher prefix removed
+  std::vector<std::string> launcher;  ///< the launcher prefix (ccache, sccache, ...), if any
 };
 
 /// The nvcc calls of a database, and how many other entries it held.

@@ -111,7 +111,8 @@ StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_di
   StepGraph graph;
   GraphStep step;
   step.kind = StepKind::kUnknown;
-  step.argv = planned.entry->nvcc;
+  step.argv = planned.entry->launcher;
+  step.argv.insert(step.argv.end(), planned.entry->nvcc.begin(), planned.entry->nvcc.end());
   step.outputs = {planned.entry->output};
   graph.steps.push_back(step);
   graph.cwd = planned.entry->directory;
@@ -224,7 +225,10 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
       try {
         if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
         plan.graphs.push_back(BuildStepGraph(
-            *transcript, {planned.entry->directory, work_dir, planned.invocation.depfile}, fs));
+            *transcript,
+            {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles,
+             planned.entry->launcher},
+            fs));
         continue;
       } catch (const UnsupportedTranscript& unsupported) {
         why = unsupported.what();

@@ -45,6 +45,7 @@ using DryrunCache = std::map<std::string, std::string>;
 struct GlobalPlanOptions {
   std::string out_dir;   ///< absolute; work dirs go to OUT/tu/
   unsigned jobs = 1;     ///< dryruns run at once
+  bool keep_depfiles = false;  ///< keep every TU's header depfiles (for the launcher)
 };
 
 /// Every entry's graph, and what it took.

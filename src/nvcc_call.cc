@@ -28,7 +28,8 @@ std::string WorkDirFor(const std::string& root, const std::string& absolute_outp
 }
 
 NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
-                      const std::string& cwd, const WorkDirChooser& work_dir_for) {
+                      const std::string& cwd, const WorkDirChooser& work_dir_for,
+                      const std::vector<std::string>& host_launcher) {
   NvccPlan plan;
   RealFileSystem fs;
   NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgs(
@@ -55,7 +56,8 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
-    StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile};
+    StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile, false,
+                             host_launcher};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     options.work_dir = work_dir_for(Absolute(cwd, draft.final_outputs.front()));

@@ -25,7 +25,8 @@ using WorkDirChooser = std::function<std::string(const std::string& absolute_out
 /// this process's environment and builds the graph in the work directory
 /// that `work_dir_for` gives for the call's first output.
 NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
-                      const std::string& cwd, const WorkDirChooser& work_dir_for);
+                      const std::string& cwd, const WorkDirChooser& work_dir_for,
+                      const std::vector<std::string>& host_launcher = {});
 
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
 /// distinct for distinct absolute output paths.

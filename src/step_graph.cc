@@ -172,7 +172,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
       user_depfile = command.depfile;
     }
   }
-  user_wants_depfile_ = user_depfile.has_value();
+  user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
   for (const TranscriptCommand& command : transcript.commands) {
     GraphStep step{Rename(command)};
     // rm: keep intermediates for the next build. The depfile is written last,
@@ -180,6 +180,9 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;
     FindInputs(step);
     AddHeaderDepfile(step);
+    if (step.kind == StepKind::kHostCompile) {
+      step.argv.insert(step.argv.begin(), options_.host_launcher.begin(), options_.host_launcher.end());
+    }
     if (!Add(graph, std::move(step))) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));

@@ -38,6 +38,8 @@ struct StepGraphOptions {
   std::string cwd;       ///< absolute directory nvcc ran in (and the steps run in)
   std::string work_dir;  ///< absolute directory for the temporaries
   DepfileRequest depfile;
+  bool keep_depfiles = false;  ///< keep every preprocess depfile even without -MD
+  std::vector<std::string> host_launcher;  ///< e.g. ccache: runs the host compile steps
 };
 
 /// All sub-steps of one nvcc call, in nvcc's order (a topological order).

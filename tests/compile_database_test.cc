@@ -21,6 +21,8 @@ TEST_CASE("command and arguments forms, relative directory, launcher prefix, oth
   CHECK(db.entries[1].directory == "/base/sub");
   CHECK(db.entries[1].output == "obj/b.o");  // from -o
   CHECK(db.entries[1].nvcc == std::vector<std::string>{"nvcc", "-DX=a b", "-c", "b.cu", "-o", "obj/b.o"});
+  CHECK(db.entries[1].launcher == std::vector<std::string>{"ccache"});
+  CHECK(db.entries[0].launcher.empty());
 }
 
 TEST_CASE("malformed JSON names the file and the position") {

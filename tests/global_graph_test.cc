@@ -55,7 +55,7 @@ CompileDatabase Database(const std::string& extra_flag_for_last = "") {
   CompileDatabase database;
   for (std::string name : {"a", "b", "sub/c", "d"}) {
     CompileEntry entry{"/build", "/src/" + name + ".cu", "obj/" + name + ".o",
-                       {"nvcc", "-DX=1", "-c", "/src/" + name + ".cu", "-o", "obj/" + name + ".o"}};
+                       {"nvcc", "-DX=1", "-c", "/src/" + name + ".cu", "-o", "obj/" + name + ".o"}, {}};
     database.entries.push_back(entry);
   }
   if (!extra_flag_for_last.empty()) {

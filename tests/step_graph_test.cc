@@ -259,3 +259,24 @@ TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
   CHECK(graph.steps[0].outputs == std::vector<std::string>{std::string(kWork) + "/3_x.ii"});
   CHECK(graph.steps[1].outputs == std::vector<std::string>{std::string(kWork) + "/4_x.ii"});
 }
+
+TEST_CASE("a host launcher (ccache) runs the host compile, nothing else") {
+  StepGraphOptions options{kCwd, kWork};
+  options.host_launcher = {"ccache"};
+  StepGraph graph = BuildStepGraph(LoadTranscript("single_arch"), options,
+                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  for (const GraphStep& step : graph.steps) {
+    CHECK((step.argv.front() == "ccache") == (step.kind == StepKind::kHostCompile));
+  }
+}
+
+TEST_CASE("keep_depfiles keeps every preprocess depfile without -MD, for the launcher") {
+  StepGraphOptions options{kCwd, kWork};
+  options.keep_depfiles = true;
+  StepGraph graph = BuildStepGraph(LoadTranscript("single_arch"), options,
+                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  for (const GraphStep& step : graph.steps) {
+    CHECK(step.kept_depfile.empty() != IsPreprocess(step.kind));
+    CHECK(step.kind != StepKind::kFilterDependencies);
+  }
+}
