@@ -11,13 +11,16 @@
 #include "src/global_graph.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
+#include "src/shell_words.h"
+#include "src/tu_record.h"
 
 namespace fastcuda {
 namespace {
 
 constexpr const char* kGenUsage =
     "usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...\n"
-    "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]";
+    "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]\n"
+    "                    [--exclude TEXT]... [--launcher-records]";
 
 /// The options of `gen` and `build`.
 struct GenOptions {
@@ -25,6 +28,8 @@ struct GenOptions {
   std::string compdb;    ///< absolute; empty for a single call
   std::string pools;
   unsigned jobs = 0;     ///< 0: the core count
+  std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
+  bool launcher_records = false;      ///< write what `fastcuda --graph` reads
   std::vector<std::string> nvcc_call;  ///< after `--`
 };
 
@@ -45,6 +50,8 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--compdb") options.compdb = value();
     else if (flag == "--pools") options.pools = value();
     else if (flag == "-j") options.jobs = std::stoul(value());
+    else if (flag == "--exclude") options.excludes.push_back(value());
+    else if (flag == "--launcher-records") options.launcher_records = true;
     else throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
   }
   if (options.out_dir.empty() || options.compdb.empty() == options.nvcc_call.empty()) {
@@ -82,6 +89,47 @@ int GenerateForCall(const GenOptions& options) {
   return 0;
 }
 
+/// The `fastcuda gen` call that regenerates with the same options.
+std::vector<std::string> GenCommandLine(const GenOptions& options) {
+  std::vector<std::string> command = {SelfExecutable(), "gen", "--compdb", options.compdb,
+                                      "--out", options.out_dir};
+  if (!options.pools.empty()) command.insert(command.end(), {"--pools", options.pools});
+  if (options.jobs) command.insert(command.end(), {"-j", std::to_string(options.jobs)});
+  for (const std::string& text : options.excludes) command.insert(command.end(), {"--exclude", text});
+  if (options.launcher_records) command.push_back("--launcher-records");
+  return command;
+}
+
+/// Where `gen` notes the command line it ran with, so that `build` knows
+/// when options changed.
+std::string GenCommandPath(const GenOptions& options) { return options.out_dir + "/gen-command.txt"; }
+
+/// Drops the entries whose absolute output contains one of `excludes`;
+/// returns how many.
+size_t LeaveOutExcluded(CompileDatabase& database, const std::vector<std::string>& excludes) {
+  return std::erase_if(database.entries, [&](const CompileEntry& entry) {
+    std::string output = (std::filesystem::path(entry.directory) / entry.output).string();
+    return std::any_of(excludes.begin(), excludes.end(), [&](const std::string& text) {
+      return output.find(text) != std::string::npos;
+    });
+  });
+}
+
+/// Tells `fastcuda --graph` how each split TU is built (entries nvcc runs
+/// whole have no header depfiles, so the launcher builds those itself).
+void WriteTuRecords(const CompileDatabase& database, const GlobalPlan& plan) {
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    const StepGraph& graph = plan.graphs[i];
+    TuRecord record{graph.cwd, database.entries[i].nvcc, {}};
+    for (const GraphStep& step : graph.steps) {
+      if (!step.kept_depfile.empty()) record.depfiles.push_back(step.kept_depfile);
+    }
+    std::string path = TuRecordPath(graph.work_dir);
+    if (record.depfiles.empty()) std::filesystem::remove(path);
+    else WriteFileIfChanged(path, FormatTuRecord(record));
+  }
+}
+
 DryrunCache LoadCache(const std::string& path) {
   std::optional<std::string> text = RealFileSystem().Read(path);
   if (!text) return {};
@@ -99,17 +147,19 @@ int GenerateForDatabase(const GenOptions& options) {
   CompileDatabase database = ParseCompileDatabase(
       *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
 
+  size_t excluded = LeaveOutExcluded(database, options.excludes);
+
   const std::string cache_path = options.out_dir + "/dryrun-cache.json";
   DryrunCache cache = LoadCache(cache_path);
-  GlobalPlan plan = PlanCompileDatabase(database, {options.out_dir, Jobs(options)}, cache,
-                                        NvccDryrunRunner(), fs);
+  GlobalPlan plan = PlanCompileDatabase(
+      database, {options.out_dir, Jobs(options), options.launcher_records}, cache,
+      NvccDryrunRunner(), fs);
+  if (options.launcher_records) WriteTuRecords(database, plan);
 
   GlobalManifestOptions manifest;
   manifest.out_dir = options.out_dir;
   manifest.fastcuda = SelfExecutable();
-  manifest.regenerate_command = {manifest.fastcuda, "gen", "--compdb", options.compdb,
-                                 "--out", options.out_dir};
-  if (!options.pools.empty()) manifest.regenerate_command.insert(manifest.regenerate_command.end(), {"--pools", options.pools});
+  manifest.regenerate_command = GenCommandLine(options);
   manifest.regenerate_inputs = {options.compdb, manifest.fastcuda};
   manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), plan.nvcc_programs.begin(),
                                     plan.nvcc_programs.end());
@@ -122,10 +172,12 @@ int GenerateForDatabase(const GenOptions& options) {
     else WriteFileIfChanged(path, content);
   }
   WriteFileIfChanged(cache_path, nlohmann::json(cache).dump() + "\n");
+  WriteFileIfChanged(GenCommandPath(options), JoinShellWords(GenCommandLine(options)) + "\n");
 
   std::cerr << "fastcuda: " << database.entries.size() << " CUDA TUs (" << plan.shapes
             << " command shapes, " << plan.dryruns_run << " dryruns run, " << plan.dryruns_cached
-            << " cached), " << database.skipped << " other entries left out\n";
+            << " cached), " << database.skipped << " other entries left out"
+            << (excluded ? ", " + std::to_string(excluded) + " excluded" : "") << "\n";
   for (const std::string& entry : plan.whole_nvcc_entries) {
     std::cerr << "fastcuda: nvcc runs whole for " << entry << "\n";
   }
@@ -147,7 +199,9 @@ int GenMain(const std::vector<std::string>& args) {
 int BuildMain(const std::vector<std::string>& args) {
   GenOptions options = ParseGenOptions(args);
   if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
-  if (!RealFileSystem().IsFile(GlobalManifestPath(options.out_dir))) {
+  RealFileSystem fs;
+  if (!fs.IsFile(GlobalManifestPath(options.out_dir)) ||
+      fs.Read(GenCommandPath(options)) != JoinShellWords(GenCommandLine(options)) + "\n") {
     if (int status = GenMain(args); status != 0) return status;
   }
   ProcessSpec ninja{{std::getenv("FASTCUDA_NINJA") ? std::getenv("FASTCUDA_NINJA") : "ninja",

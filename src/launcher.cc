@@ -8,9 +8,13 @@
 
 #include "ninja-gen/fragment.h"
 #include "src/commands.h"
+#include "src/compile_database.h"
+#include "src/depfile.h"
 #include "src/file_system.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
+#include "src/step.h"
+#include "src/tu_record.h"
 
 namespace fastcuda {
 namespace {
@@ -50,6 +54,91 @@ int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options) {
   return 0;
 }
 
+/// `fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...`, taken apart.
+struct LauncherCall {
+  std::string graph_dir;                   ///< the global graph that may have built the object
+  std::vector<std::string> host_launcher;  ///< ccache, sccache... before nvcc
+  std::vector<std::string> nvcc;           ///< nvcc and its arguments
+};
+
+LauncherCall ParseLauncherCall(const std::vector<std::string>& args) {
+  LauncherCall call;
+  size_t start = 0;
+  if (args.size() > 2 && args[0] == "--graph") {
+    call.graph_dir = args[1];
+    start = 2;
+  }
+  // Words before the first one that is nvcc are launchers, if nvcc is there
+  // at all (NVCC may be a path to an nvcc of another name).
+  size_t nvcc = start;
+  for (size_t i = start; i < args.size() && args[i].rfind('-', 0) != 0; ++i) {
+    if (IsNvcc(args[i])) {
+      nvcc = i;
+      break;
+    }
+  }
+  if (nvcc >= args.size()) throw std::invalid_argument("no nvcc command given");
+  call.host_launcher.assign(args.begin() + start, args.begin() + nvcc);
+  call.nvcc.assign(args.begin() + nvcc, args.end());
+  return call;
+}
+
+std::optional<std::filesystem::file_time_type> ModificationTime(const std::string& path) {
+  std::error_code error;
+  auto time = std::filesystem::last_write_time(path, error);
+  if (error) return std::nullopt;
+  return time;
+}
+
+/// The depfile nvcc would write for this call, if it asks for one.
+std::optional<std::string> RequestedDepfile(const std::vector<std::string>& nvcc,
+                                            const std::string& output) {
+  std::vector<std::string> named = FlagValues(nvcc, {"-MF", "--dependency-output"});
+  if (!named.empty()) return named.back();
+  for (const char* flag : {"-MD", "-MMD", "--generate-dependencies-with-compile",
+                           "--generate-nonsystem-dependencies-with-compile"}) {
+    if (HasFlag(nvcc, flag)) return std::filesystem::path(output).replace_extension(".d").string();
+  }
+  return std::nullopt;
+}
+
+/// With `--graph DIR`: when the global graph has built this object from the
+/// same command and nothing it depends on is newer, writes the depfile the
+/// caller asked for and returns true. Never trusts a stale object.
+bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
+  std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
+  if (outputs.empty()) return false;
+  const std::string& output = outputs.back();
+  std::string object = (std::filesystem::path(cwd) / output).lexically_normal().string();
+  RealFileSystem fs;
+  std::optional<TuRecord> record = ParseTuRecord(
+      fs.Read(TuRecordPath(WorkDirFor(call.graph_dir + "/tu", object))).value_or(""));
+  if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
+    return false;
+  }
+  std::optional<std::filesystem::file_time_type> built = ModificationTime(object);
+  if (!built) return false;
+  std::vector<Depfile> parts;
+  for (const std::string& path : record->depfiles) {
+    std::optional<std::string> text = fs.Read(path);
+    std::optional<std::filesystem::file_time_type> time = ModificationTime(path);
+    if (!text || !time || *time > *built) return false;
+    parts.push_back(ParseDepfile(*text));
+  }
+  std::vector<std::string> dependencies = UnionOfDependencies(parts);
+  for (const std::string& dependency : dependencies) {
+    std::optional<std::filesystem::file_time_type> time =
+        ModificationTime((std::filesystem::path(cwd) / dependency).string());
+    if (!time || *time > *built) return false;
+  }
+  if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
+    std::vector<std::string> targets = FlagValues(call.nvcc, {"-MT", "--dependency-target-name"});
+    WriteFileAtomically((std::filesystem::path(cwd) / *depfile).string(),
+                        FormatDepfile({{targets.empty() ? output : targets.back()}, dependencies}));
+  }
+  return true;
+}
+
 void RemoveOutputs(const StepGraph& graph) {
   for (const std::string& output : graph.final_outputs) {
     std::filesystem::remove(std::filesystem::path(graph.cwd) / output);
@@ -58,11 +147,18 @@ void RemoveOutputs(const StepGraph& graph) {
 
 }  // namespace
 
-int LauncherMain(const std::vector<std::string>& args) {
+int LauncherMain(const std::vector<std::string>& all_args) {
   const std::string cwd = std::filesystem::current_path().string();
+  LauncherCall call = ParseLauncherCall(all_args);
+  if (!call.graph_dir.empty() && UseGraphResult(call, cwd)) return 0;
+  const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
-  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir);
-  if (!plan.graph) RunNvccItself(args, plan.fallback_reason);
+  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, call.host_launcher);
+  if (!plan.graph) {
+    std::vector<std::string> whole = call.host_launcher;
+    whole.insert(whole.end(), args.begin(), args.end());
+    RunNvccItself(whole, plan.fallback_reason);
+  }
   const StepGraph& graph = *plan.graph;
   std::cerr << plan.dryrun_other_output << std::flush;
 

@@ -12,7 +12,10 @@ void Complain(const std::string& message) { std::cerr << "fastcuda: " << message
 namespace {
 
 constexpr const char* kUsage = R"(usage:
-  fastcuda NVCC ARGS...                   compile like NVCC ARGS..., sub-steps in parallel
+  fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...
+                                          compile like NVCC ARGS..., sub-steps in parallel;
+                                          LAUNCHER (ccache...) runs the host compile;
+                                          DIR: a global graph that may have built it already
   fastcuda gen --out DIR -- NVCC ARGS...  write DIR/build.ninja for one nvcc call
   fastcuda gen --compdb FILE --out DIR    one graph for every nvcc call of a compile database
   fastcuda build --compdb FILE --out DIR [-j N]

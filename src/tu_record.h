@@ -1,0 +1,32 @@
+// What the global graph tells the launcher about each TU it builds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fastcuda {
+
+/// The command the global graph builds a TU's object with, and the header
+/// depfiles of its preprocess steps, so that the launcher, called by CMake
+/// for the same object, can tell whether the graph's object is current.
+struct TuRecord {
+  std::string cwd;                    ///< where the command runs
+  std::vector<std::string> command;   ///< nvcc and its arguments, without depfile options
+  std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
+};
+
+/// The record's file in a TU's work directory.
+std::string TuRecordPath(const std::string& work_dir);
+
+std::string FormatTuRecord(const TuRecord& record);
+
+/// nullopt if the text is not a record.
+std::optional<TuRecord> ParseTuRecord(const std::string& text);
+
+/// nvcc arguments without the options that ask for a depfile (-MD, -MMD,
+/// -MT, -MF and their long forms): CMake adds them to the command it runs
+/// but leaves them out of compile_commands.json.
+std::vector<std::string> WithoutDepfileOptions(const std::vector<std::string>& args);
+
+}  // namespace fastcuda
