@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The main demo: builds examples/particles (two libraries and an executable,
-# three GPU targets) once with plain nvcc and once with fastcuda as CMake's
-# CUDA compiler launcher, prints both wall times, checks that every object
-# carries the same device code (.nv_fatbin bytes), and, where a GPU is
-# present, runs both programs and compares their output.
+# The main demo: builds examples/particles (static, shared and rdc libraries,
+# an executable, three GPU targets) once with plain CMake + nvcc and once
+# with FastCuda injected into the unmodified project
+# (-DCMAKE_PROJECT_INCLUDE=cmake/FastCuda.cmake: every CUDA sub-step of the
+# project in one Ninja graph), prints both wall times, checks that every
+# object carries the same device code, and, where a GPU is present, runs both
+# programs and compares their output.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
 
@@ -23,20 +25,23 @@ build_example() {  # NAME [CMAKE ARGS...]; prints the clean build's wall time in
 }
 
 plain=$(build_example plain)
-fast=$(build_example fastcuda -DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY")
+fast=$(build_example fastcuda -DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake" \
+  -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY")
 awk -v j="$jobs" -v p="$plain" -v f="$fast" \
   'BEGIN { printf "clean build, %s jobs: plain nvcc %.2f s, fastcuda %.2f s (speed-up %.2fx)\n", j, p, f, p / f }'
 
 mismatches=0
 while IFS= read -r object; do
   relative="${object#"$demo_dir/plain/"}"
-  objcopy -O binary --only-section=.nv_fatbin "$object" "$demo_dir/a.fatbin"
-  objcopy -O binary --only-section=.nv_fatbin "$demo_dir/fastcuda/$relative" "$demo_dir/b.fatbin"
+  # Device code: .nv_fatbin, or __nv_relfatbin for relocatable device code.
+  objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$object" "$demo_dir/a.fatbin"
+  objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin \
+    "$demo_dir/fastcuda/$relative" "$demo_dir/b.fatbin"
   if ! cmp -s "$demo_dir/a.fatbin" "$demo_dir/b.fatbin"; then
     echo "device code differs: $relative"
     mismatches=$((mismatches + 1))
   fi
-done < <(find "$demo_dir/plain" -name '*.cu.o' -not -path '*/.fastcuda/*')
+done < <(find "$demo_dir/plain" -name '*.cu.o')
 [ "$mismatches" -eq 0 ] && echo "device code: every object identical to nvcc's"
 
 if nvidia-smi -L >/dev/null 2>&1; then

@@ -199,8 +199,8 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         verified = base;
       }
     }
-    if (!verified) {
-      for (size_t index : members) wanted.push_back(&entries[index]);
+    if (!verified) {  // the representatives have had their dryruns already
+      for (size_t i = 2; i < members.size(); ++i) wanted.push_back(&entries[members[i]]);
     }
     templates[shape] = verified;
   }

@@ -3,9 +3,13 @@
 #include <vector>
 
 #include "check.h"
+#include "field.h"
 #include "particles.h"
 
+void PrintBuildInfo();
+
 int main() {
+  PrintBuildInfo();
   constexpr std::size_t kCount = 4096;
   std::vector<float> hx(kCount), hy(kCount), zero(kCount, 0.f);
   for (std::size_t i = 0; i < kCount; ++i) {
@@ -26,6 +30,8 @@ int main() {
     Integrate(p, fx, fy, 1e-4f);
     if (step % 5 == 0) std::printf("step %2d kinetic energy %.6e\n", step, KineticEnergy(p));
   }
+  float2 mean = MeanExternalForce(p.x, p.y, p.count);
+  std::printf("mean external force %.6e %.6e\n", mean.x, mean.y);
   CHECK_CUDA(cudaDeviceSynchronize());
   return 0;
 }
