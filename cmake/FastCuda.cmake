@@ -149,6 +149,11 @@ function(_fastcuda_finalize)
   set(graph_dir "${CMAKE_BINARY_DIR}/fastcuda")
   set(command "${tool}" build --compdb "${CMAKE_BINARY_DIR}/compile_commands.json"
               --out "${graph_dir}" -j "${FASTCUDA_JOBS}" --launcher-records)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    # The database holds every configuration's objects: build the one being built.
+    list(APPEND command --only ".dir/$<CONFIG>/")
+  endif()
 
   _fastcuda_cuda_targets(targets "${CMAKE_SOURCE_DIR}")
   set(graph_targets "")

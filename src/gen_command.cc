@@ -20,7 +20,7 @@ namespace {
 constexpr const char* kGenUsage =
     "usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...\n"
     "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]\n"
-    "                    [--exclude TEXT]... [--launcher-records]";
+    "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]";
 
 /// The options of `gen` and `build`.
 struct GenOptions {
@@ -28,6 +28,7 @@ struct GenOptions {
   std::string compdb;    ///< absolute; empty for a single call
   std::string pools;
   unsigned jobs = 0;     ///< 0: the core count
+  std::vector<std::string> only;      ///< keep only entries whose output path contains one
   std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
   bool launcher_records = false;      ///< write what `fastcuda --graph` reads
   std::vector<std::string> nvcc_call;  ///< after `--`
@@ -51,6 +52,7 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--pools") options.pools = value();
     else if (flag == "-j") options.jobs = std::stoul(value());
     else if (flag == "--exclude") options.excludes.push_back(value());
+    else if (flag == "--only") options.only.push_back(value());
     else if (flag == "--launcher-records") options.launcher_records = true;
     else throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
   }
@@ -95,6 +97,7 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
                                       "--out", options.out_dir};
   if (!options.pools.empty()) command.insert(command.end(), {"--pools", options.pools});
   if (options.jobs) command.insert(command.end(), {"-j", std::to_string(options.jobs)});
+  for (const std::string& text : options.only) command.insert(command.end(), {"--only", text});
   for (const std::string& text : options.excludes) command.insert(command.end(), {"--exclude", text});
   if (options.launcher_records) command.push_back("--launcher-records");
   return command;
@@ -104,14 +107,18 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
 /// when options changed.
 std::string GenCommandPath(const GenOptions& options) { return options.out_dir + "/gen-command.txt"; }
 
-/// Drops the entries whose absolute output contains one of `excludes`;
-/// returns how many.
-size_t LeaveOutExcluded(CompileDatabase& database, const std::vector<std::string>& excludes) {
-  return std::erase_if(database.entries, [&](const CompileEntry& entry) {
-    std::string output = (std::filesystem::path(entry.directory) / entry.output).string();
-    return std::any_of(excludes.begin(), excludes.end(), [&](const std::string& text) {
+/// Drops the entries whose absolute output contains one of `excludes`, or
+/// none of `only` (when given); returns how many.
+size_t LeaveOutExcluded(CompileDatabase& database, const GenOptions& options) {
+  auto contains_any = [](const std::string& output, const std::vector<std::string>& texts) {
+    return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) {
       return output.find(text) != std::string::npos;
     });
+  };
+  return std::erase_if(database.entries, [&](const CompileEntry& entry) {
+    std::string output = (std::filesystem::path(entry.directory) / entry.output).string();
+    return contains_any(output, options.excludes) ||
+           (!options.only.empty() && !contains_any(output, options.only));
   });
 }
 
@@ -147,7 +154,7 @@ int GenerateForDatabase(const GenOptions& options) {
   CompileDatabase database = ParseCompileDatabase(
       *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
 
-  size_t excluded = LeaveOutExcluded(database, options.excludes);
+  size_t excluded = LeaveOutExcluded(database, options);
 
   const std::string cache_path = options.out_dir + "/dryrun-cache.json";
   DryrunCache cache = LoadCache(cache_path);

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# cmake/FastCuda.cmake against real CMake and nvcc, on a scratch copy of
+# examples/particles: the generators (Ninja, Unix Makefiles, Ninja
+# Multi-Config), device code equal to a plain build's, the launcher's fast
+# path, no work on a second build, edits (header touch, flags change, new
+# source), fastcuda_exclude, injection into an unmodified project that
+# enables CUDA after project(), add_subdirectory of the FastCuda source tree,
+# and find_package of an installed FastCuda.
+#
+# usage: cmake_integration.sh FASTCUDA_SOURCE_DIR FASTCUDA_BUILD_DIR
+set -euo pipefail
+source_dir=$(realpath "$1"); build_dir=$(realpath "$2")
+tool="$build_dir/bin/fastcuda"
+scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/cmake_integration.XXXXXX")
+archs="80-real;90-virtual"
+passed=0; failed=0
+check() {  # NAME COMMAND...
+  local name=$1; shift
+  if "$@"; then echo "PASS $name"; passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
+}
+
+example="$scratch/particles"
+cp -r "$source_dir/examples/particles" "$example"
+
+configure() {  # BUILD-DIR GENERATOR [ARGS...]
+  local dir=$1 generator=$2; shift 2
+  cmake -S "$example" -B "$dir" -G "$generator" -DCMAKE_CUDA_ARCHITECTURES="$archs" "$@" > "$dir.configure.log" 2>&1
+}
+build() {  # BUILD-DIR [ARGS...]: logs to BUILD-DIR.log
+  local dir=$1; shift
+  cmake --build "$dir" -j 2 "$@" > "$dir.log" 2>&1
+}
+with_fastcuda=(-DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$tool")
+
+device_code() {  # OBJECT: prints the device code sections' bytes as hex
+  objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$1" "$scratch/section"
+  od -An -tx1 "$scratch/section" | tr -d ' \n'
+}
+same_objects() {  # DIR-A DIR-B [CONFIG]: every CUDA object of A has B's device code
+  local a=$1 b=$2 config=${3:-} count=0 object other
+  while IFS= read -r object; do
+    other="${object#"$a/"}"
+    [ -z "$config" ] || other="${other/.dir\//.dir/$config/}"
+    [ "$(device_code "$object")" = "$(device_code "$b/$other")" ] || { echo "  differs: $other"; return 1; }
+    count=$((count + 1))
+  done < <(find "$a" -name '*.cu.o' -not -path '*/fastcuda/*')
+  [ "$count" -ge 6 ]
+}
+no_private_work_dirs() { ! find "$1" -name .fastcuda -type d | grep -q .; }
+graph_built_everything() { grep -q 'HOST_CC .*main.cu' "$1.log" && grep -q 'HOST_CC .*build_info.cu' "$1.log"; }
+
+configure "$scratch/plain" Ninja
+build "$scratch/plain"
+
+for generator in "Ninja" "Unix Makefiles" "Ninja Multi-Config"; do
+  dir="$scratch/fc-${generator// /-}"
+  configure "$dir" "$generator" "${with_fastcuda[@]}"
+  build "$dir"
+  config=""
+  [ "$generator" != "Ninja Multi-Config" ] || config=Debug
+  check "$generator: the graph builds every TU" graph_built_everything "$dir"
+  check "$generator: device code equals the plain build's" same_objects "$scratch/plain" "$dir" $config
+  check "$generator: the launcher used the graph's objects" no_private_work_dirs "$dir"
+  check "$generator: the program links" test -x "$(find "$dir" -name particles -type f -perm -u+x | head -1)"
+done
+only_debug_built() { ! find "$scratch/fc-Ninja-Multi-Config" -path '*/Release/*' -name '*.cu.o' | grep -q .; }
+check "Ninja Multi-Config: the graph builds only the configuration being built" only_debug_built
+
+ninja_dir="$scratch/fc-Ninja"
+interleaved() {
+  grep -v '^#' "$ninja_dir/fastcuda/.ninja_log" | sort -n -k1,1 | awk -F'\t' '{ split($4, p, "/tu/"); split(p[2], q, "/"); print q[1] }' |
+    awk '{ if ($0 != last) { runs[$0]++; last = $0 } } END { for (tu in runs) if (runs[tu] > 1) found = 1; exit !found }'
+}
+check "Ninja: sub-steps of different TUs interleave in the graph's log" interleaved
+second_build_idle() {
+  build "$ninja_dir" && grep -q "no work to do" "$ninja_dir.log" && ! grep -q "Building CUDA object" "$ninja_dir.log"
+}
+check "Ninja: a second build does no work" second_build_idle
+
+touch "$example/include/field.h"
+header_touch() {
+  build "$ninja_dir" && grep -q 'HOST_CC .*rdc/stats.cu' "$ninja_dir.log" &&
+    ! grep -q 'HOST_CC .*src/forces.cu' "$ninja_dir.log" && no_private_work_dirs "$ninja_dir"
+}
+check "header touch: only the TUs that include it are rebuilt, through the graph" header_touch
+
+printf '\n#ifdef FASTCUDA_TEST_FLAG\n__global__ void FlagSeen() {}\n#endif\n' >> "$example/src/forces.cu"
+flags_change() {
+  configure "$ninja_dir" Ninja "${with_fastcuda[@]}" -DCMAKE_CUDA_FLAGS=-DFASTCUDA_TEST_FLAG && build "$ninja_dir" &&
+    grep -q "Regenerating the FastCuda graph\|CUDA TUs" "$ninja_dir.log" &&
+    nm -C "$ninja_dir/CMakeFiles/particles_physics.dir/src/forces.cu.o" | grep -q FlagSeen && no_private_work_dirs "$ninja_dir"
+}
+check "flags change: the graph regenerates and compiles with the new flag" flags_change
+
+printf '__global__ void Extra(float *x) { x[0] = 1.f; }\n' > "$example/src/extra.cu"
+sed -i 's|src/integrate.cu src/forces.cu|src/integrate.cu src/forces.cu src/extra.cu|' "$example/CMakeLists.txt"
+new_source() {
+  build "$ninja_dir" && grep -q 'HOST_CC .*src/extra.cu' "$ninja_dir.log" &&
+    [ -f "$ninja_dir/CMakeFiles/particles_physics.dir/src/extra.cu.o" ] && no_private_work_dirs "$ninja_dir"
+}
+check "new source: built through the graph after CMake re-runs" new_source
+
+sed -i 's|^add_subdirectory(stats)|add_subdirectory(stats)\ninclude(FastCuda)\nfastcuda_exclude(particles_stats)|' "$example/CMakeLists.txt"
+excluded() {
+  local dir="$scratch/exclude"
+  configure "$dir" Ninja -DCMAKE_MODULE_PATH="$source_dir/cmake" -DFASTCUDA_EXECUTABLE="$tool" && build "$dir" &&
+    ! grep -q 'stats/stats.cu' "$dir/fastcuda/build.ninja" && grep -q 'rdc/stats.cu' "$dir/fastcuda/build.ninja" &&
+    [ -f "$dir/stats/CMakeFiles/particles_stats.dir/stats.cu.o" ]
+}
+check "fastcuda_exclude: the target's sources stay out of the graph and still build" excluded
+
+late="$scratch/late_cuda"
+mkdir -p "$late"
+cat > "$late/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(LateCuda LANGUAGES CXX)
+enable_language(CUDA)
+add_executable(late main.cu)
+CMAKE
+printf '#include <cstdio>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); std::puts("late"); }\n' > "$late/main.cu"
+late_cuda() {
+  cmake -S "$late" -B "$late/build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real "${with_fastcuda[@]}" >/dev/null &&
+    build "$late/build" && grep -q 'HOST_CC .*main.cu' "$late/build.log" && no_private_work_dirs "$late/build"
+}
+check "injection into a project that enables CUDA after project()" late_cuda
+
+subproject="$scratch/subproject"
+mkdir -p "$subproject"
+cat > "$subproject/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(WithFastCudaSource LANGUAGES CXX CUDA)
+add_subdirectory("$source_dir" fastcuda-tool)
+include("$source_dir/cmake/FastCuda.cmake")
+add_executable(late "$late/main.cu")
+CMAKE
+add_subdirectory_build() {
+  cmake -S "$subproject" -B "$subproject/build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real >/dev/null &&
+    build "$subproject/build" && [ -x "$subproject/build/bin/fastcuda" ] &&
+    grep -q 'HOST_CC .*main.cu' "$subproject/build.log"
+}
+check "add_subdirectory of the FastCuda source tree builds the tool and uses it" add_subdirectory_build
+
+consumer="$scratch/consumer"
+mkdir -p "$consumer"
+cat > "$consumer/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(Consumer LANGUAGES CXX CUDA)
+find_package(FastCuda REQUIRED)
+include(FastCuda)
+add_executable(late "$late/main.cu")
+CMAKE
+installed_package() {
+  cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null &&
+    cmake -S "$consumer" -B "$consumer/build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real \
+      -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null &&
+    grep -q "$scratch/prefix/bin/fastcuda" "$consumer/build/build.ninja" &&
+    build "$consumer/build" && grep -q 'HOST_CC .*main.cu' "$consumer/build.log"
+}
+check "cmake --install, then find_package(FastCuda) and include(FastCuda)" installed_package
+
+echo "$passed passed, $failed failed"
+if [ "$failed" -eq 0 ]; then rm -rf "$scratch"; else echo "scratch kept: $scratch"; exit 1; fi
