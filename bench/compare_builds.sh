@@ -5,6 +5,9 @@
 #   launcher  CMake + Ninja, CMAKE_CUDA_COMPILER_LAUNCHER=fastcuda (per TU)
 #   graph     fastcuda build --compdb on CMake's compile_commands.json
 #             (every sub-step of every TU in one Ninja graph)
+#   module    CMake + Ninja with FastCuda injected into the unmodified
+#             project (-DCMAKE_PROJECT_INCLUDE=cmake/FastCuda.cmake)
+# VARIANTS="plain graph" (environment) picks some; default: all.
 # Each is repeated; prints medians of wall and CPU time, ratios to the best
 # of plain and threads0, and checks the graph's objects carry nvcc's device
 # code. Usage: bench/compare_builds.sh N ARCHS [REPEATS] [MIX] [SEED]
@@ -39,13 +42,16 @@ run_variant() {  # NAME
               timed "$work/threads0.times" cmake --build "$work/threads0" -j "$jobs" ;;
     launcher) configure launcher -DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY"
               timed "$work/launcher.times" cmake --build "$work/launcher" -j "$jobs" ;;
+    module) configure module -DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake" \
+              -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY"
+            timed "$work/module.times" cmake --build "$work/module" -j "$jobs" ;;
     graph) configure graph
            timed "$work/graph.times" "$FASTCUDA_BINARY" build --compdb "$work/graph/compile_commands.json" \
              --out "$work/graph/fastcuda" -j "$jobs" ;;
   esac
 }
 
-variants=(plain threads0 launcher graph)
+read -r -a variants <<< "${VARIANTS:-plain threads0 launcher graph module}"
 for _ in $(seq "$repeats"); do
   for variant in "${variants[@]}"; do run_variant "$variant"; done
 done
@@ -53,7 +59,9 @@ done
 median() {  # FILE COLUMN
   awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
-best=$(printf '%s\n%s\n' "$(median "$work/plain.times" 1)" "$(median "$work/threads0.times" 1)" | sort -n | head -1)
+best=$(for peer in plain threads0; do
+  if [ -f "$work/$peer.times" ]; then median "$work/$peer.times" 1; fi
+done | sort -n | head -1)
 echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jobs, $repeats runs each (medians)"
 printf '%-10s %9s %9s %12s\n' variant wall_s cpu_s vs_best_peer
 for variant in "${variants[@]}"; do
@@ -61,11 +69,15 @@ for variant in "${variants[@]}"; do
   awk -v n="$variant" -v w="$wall" -v c="$cpu" -v b="$best" 'BEGIN { printf "%-10s %9.2f %9.2f %12.3f\n", n, w, c, w / b }'
 done
 
-mismatches=0
-while IFS= read -r object; do
-  relative="${object#"$work/plain/"}"
-  objcopy -O binary --only-section=.nv_fatbin "$object" "$work/a.fb"
-  objcopy -O binary --only-section=.nv_fatbin "$work/graph/$relative" "$work/b.fb"
-  cmp -s "$work/a.fb" "$work/b.fb" || mismatches=$((mismatches + 1))
-done < <(find "$work/plain" -name '*.cu.o' -not -path '*/.fastcuda/*')
-echo "graph objects whose device code differs from nvcc's: $mismatches (CUB objects may differ: nvcc itself leaks temporary names into them)"
+for variant in graph module; do
+  if [ ! -d "$work/$variant" ] || [ ! -d "$work/plain" ]; then continue; fi
+  mismatches=0
+  while IFS= read -r object; do
+    relative="${object#"$work/plain/"}"
+    objcopy -O binary --only-section=.nv_fatbin "$object" "$work/a.fb"
+    objcopy -O binary --only-section=.nv_fatbin "$work/$variant/$relative" "$work/b.fb"
+    cmp -s "$work/a.fb" "$work/b.fb" || mismatches=$((mismatches + 1))
+  done < <(find "$work/plain" -name '*.cu.o')
+  echo "$variant: objects whose device code differs from nvcc's: $mismatches" \
+       "(CUB objects may: cudafe++ puts a number that changes on every run into their module id)"
+done
