@@ -568,10 +568,17 @@ compile_checks() {
   for o in "$@"; do same_object "$o"; done
 }
 
-# run_case NAME FUNCTION: runs FUNCTION in a subshell (with errexit, so that
+# c_kernel_with FLAGS...: compiles the kernel with FLAGS for $ARCH, the usual checks.
+c_kernel_with() {
+  run_pair -c "$@" $ARCH $SRC/kernel.cu -o kernel.o
+  compile_checks kernel.o
+}
+
+# run_case NAME FUNCTION [ARGS...]: runs FUNCTION ARGS in a subshell (with errexit, so that
 # an unexpected failure fails the case), logs to $S/logs/NAME.log.
 run_case() {
   local name=$1 fn=$2
+  shift 2
   if [[ -n ${FASTCUDA_TEST_ONLY:-} && ! $name =~ $FASTCUDA_TEST_ONLY ]]; then return; fi
   mkdir -p "$S/logs"
   local log="$S/logs/$name.log" rc=0 t0=$SECONDS
@@ -580,7 +587,7 @@ run_case() {
     set -euo pipefail
     CASE_ERRORS=0
     case_dirs "$name"
-    "$fn"
+    "$fn" "$@"
     if [[ $CASE_ERRORS -ne 0 ]]; then exit 1; fi
   ) >"$log" 2>&1
   rc=$?
@@ -648,25 +655,9 @@ c_G() {
   same_symbols kernel.o
 }
 
-c_g() {
-  run_pair -c -g $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
-}
 
-c_lineinfo() {
-  run_pair -c -lineinfo $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
-}
 
-c_O0() {
-  run_pair -c -O0 $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
-}
 
-c_O3() {
-  run_pair -c -O3 $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
-}
 
 c_Xptxas_v() {
   run_pair -c -Xptxas -v $ARCH $SRC/kernel.cu -o kernel.o
@@ -719,10 +710,6 @@ c_threads_2() {
   compile_checks kernel.o
 }
 
-c_use_fast_math() {
-  run_pair -c --use_fast_math $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
-}
 
 c_ptx() {
   run_pair -ptx $ARCH $SRC/kernel.cu -o kernel.ptx
@@ -1087,10 +1074,10 @@ run_case rdc_true_c c_rdc_true
 run_case dc c_dc
 run_case dlink_two_dc_objects c_dlink
 run_case G_device_debug c_G
-run_case g_host_debug c_g
-run_case lineinfo c_lineinfo
-run_case O0 c_O0
-run_case O3 c_O3
+run_case g_host_debug c_kernel_with -g
+run_case lineinfo c_kernel_with -lineinfo
+run_case O0 c_kernel_with -O0
+run_case O3 c_kernel_with -O3
 run_case Xptxas_v c_Xptxas_v
 run_case Xcompiler_fPIC c_Xcompiler_fPIC
 run_case forward_unknown_fno_strict_aliasing c_forward_unknown
@@ -1099,7 +1086,7 @@ run_case std_cxx20 c_std_cxx20
 run_case x_cu_on_cpp c_x_cu_cpp
 run_case ccbin_gxx c_ccbin
 run_case threads_2 c_threads_2
-run_case use_fast_math c_use_fast_math
+run_case use_fast_math c_kernel_with --use_fast_math
 run_case ptx c_ptx
 run_case cubin_sm80 c_cubin
 run_case fatbin c_fatbin
