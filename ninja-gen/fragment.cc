@@ -124,7 +124,10 @@ PoolDepths ParsePoolDepths(const std::string& text) {
 void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools) {
   for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
   for (StepKind kind : kAllKinds) {
-    NinjaRule rule{std::string(StepKindName(kind)), {{"command", "$cmd"}, {"description", "$desc"}}};
+    // restat: `fastcuda step` keeps an output that came out unchanged, with
+    // its old mtime, and Ninja then skips the steps that depend on it.
+    NinjaRule rule{std::string(StepKindName(kind)),
+                   {{"command", "$cmd"}, {"description", "$desc"}, {"restat", "1"}}};
     if (IsPreprocess(kind)) {
       rule.variables.push_back({"depfile", "$depfile"});
       rule.variables.push_back({"deps", "gcc"});

@@ -21,7 +21,7 @@ struct StepOptions {
   std::string depfile;       ///< the program writes this header depfile
   bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
   std::string kept_depfile;  ///< copy of the depfile as the program wrote it
-  std::vector<std::string> outputs;  ///< removed when the program fails
+  std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
   std::string stamp;         ///< touched when the program succeeds
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
   std::vector<std::string> argv;
@@ -74,6 +74,35 @@ void MakeDepfileAbsolute(const std::string& path, const std::string& cwd) {
   WriteFileAtomically(path, FormatDepfile(depfile));
 }
 
+/// Where an output waits while its step runs, so that an unchanged result
+/// can get its old file (and mtime) back.
+std::string PreviousPath(const std::string& output) { return output + ".fastcuda-prev"; }
+
+bool SameContent(const std::string& a, const std::string& b) {
+  RealFileSystem fs;
+  std::optional<std::string> x = fs.Read(a);
+  return x && x == fs.Read(b);
+}
+
+/// Moves existing outputs aside before the step writes new ones.
+void SetOutputsAside(const std::vector<std::string>& outputs) {
+  for (const std::string& output : outputs) {
+    std::error_code ignored;  // a missing output has nothing to set aside
+    std::filesystem::rename(output, PreviousPath(output), ignored);
+  }
+}
+
+/// After a successful step: where an output came out the same as before,
+/// puts the old file back, so Ninja (restat = 1) skips what depends on it.
+void KeepUnchangedOutputs(const std::vector<std::string>& outputs) {
+  for (const std::string& output : outputs) {
+    std::string previous = PreviousPath(output);
+    if (!std::filesystem::exists(previous)) continue;
+    if (SameContent(output, previous)) std::filesystem::rename(previous, output);
+    else std::filesystem::remove(previous);
+  }
+}
+
 void WriteCapture(const std::string& prefix, const ProcessResult& result) {
   WriteFileAtomically(prefix + ".out", result.stdout_text);
   WriteFileAtomically(prefix + ".err", result.stderr_text);
@@ -86,15 +115,20 @@ int StepMain(const std::vector<std::string>& args) {
   StepOptions options = ParseStepOptions(args);
   ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),
                    !options.capture.empty()};
+  std::vector<std::string> outputs;
+  for (const std::string& output : options.outputs) outputs.push_back(InDir(options.cwd, output));
+  SetOutputsAside(outputs);
   ProcessResult result = RunProcess(spec);
   if (!options.capture.empty()) WriteCapture(options.capture, result);
   if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.
-    for (const std::string& output : options.outputs) {
-      std::filesystem::remove(InDir(options.cwd, output));
+    for (const std::string& output : outputs) {
+      std::filesystem::remove(output);
+      std::filesystem::remove(PreviousPath(output));
     }
     return result.exit_code;
   }
+  KeepUnchangedOutputs(outputs);
   std::string depfile = InDir(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {
     std::filesystem::copy_file(depfile, InDir(options.cwd, options.kept_depfile),

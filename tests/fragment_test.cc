@@ -77,7 +77,8 @@ TEST_CASE("pool depths: parsed from text, written as pools the rules use") {
   NinjaWriter writer;
   WriteStepRules(writer, pools);
   CHECK(writer.text().find("pool fastcuda_cicc\n  depth = 4\n") != std::string::npos);
-  CHECK(writer.text().find("rule CICC\n  command = $cmd\n  description = $desc\n  pool = fastcuda_cicc\n") !=
+  CHECK(writer.text().find(
+            "rule CICC\n  command = $cmd\n  description = $desc\n  restat = 1\n  pool = fastcuda_cicc\n") !=
         std::string::npos);
 }
 
