@@ -9,6 +9,7 @@
 #include "src/commands.h"
 #include "src/file_system.h"
 #include "src/global_graph.h"
+#include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
 #include "src/shell_words.h"
@@ -211,9 +212,10 @@ int BuildMain(const std::vector<std::string>& args) {
       fs.Read(GenCommandPath(options)) != JoinShellWords(GenCommandLine(options)) + "\n") {
     if (int status = GenMain(args); status != 0) return status;
   }
-  ProcessSpec ninja{{std::getenv("FASTCUDA_NINJA") ? std::getenv("FASTCUDA_NINJA") : "ninja",
-                     "-C", options.out_dir, "-j", std::to_string(Jobs(options))},
-                    "", {}, false};
+  ProcessSpec ninja{{NinjaProgram(), "-C", options.out_dir}, "", {}, false};
+  for (const std::string& argument : NinjaJobArgumentsHere(options.jobs, NinjaProgram())) {
+    ninja.argv.push_back(argument);
+  }
   return RunProcess(ninja).exit_code;
 }
 

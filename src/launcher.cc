@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include "ninja-gen/fragment.h"
 #include "src/commands.h"
 #include "src/compile_database.h"
 #include "src/depfile.h"
 #include "src/file_system.h"
+#include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
 #include "src/step.h"
@@ -169,9 +169,11 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   WriteFileIfChanged(options.env_file, EnvironmentFileText(graph));
   WriteFileIfChanged(manifest, SingleGraphManifest(graph, options, pools, graph.work_dir));
 
-  std::string jobs = EnvOr("FASTCUDA_JOBS", std::to_string(std::thread::hardware_concurrency()));
-  ProcessSpec ninja{{EnvOr("FASTCUDA_NINJA", "ninja"), "-f", manifest, "-j", jobs, "--quiet"},
-                    cwd, {}, true};
+  ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true};
+  for (const std::string& argument :
+       NinjaJobArgumentsHere(std::stoul(EnvOr("FASTCUDA_JOBS", "0")), NinjaProgram())) {
+    ninja.argv.push_back(argument);
+  }
   ProcessResult result = RunProcess(ninja);
   int step_failure = ReplayStepOutput(graph, options);
   if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph);

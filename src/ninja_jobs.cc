@@ -1,0 +1,48 @@
+#include "src/ninja_jobs.h"
+
+#include <re2/re2.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "src/process.h"
+
+namespace fastcuda {
+
+std::vector<std::string> NinjaJobArguments(const JobContext& context) {
+  if (context.requested) return {"-j", std::to_string(context.requested)};
+  if (context.ninja_minor >= 13 && RE2::PartialMatch(context.makeflags, R"re(--jobserver-auth=fifo:)re")) {
+    return {};
+  }
+  std::string make_jobs;
+  if (RE2::PartialMatch(context.makeflags, R"re((?:^|\s)-j\s*(\d+))re", &make_jobs)) {
+    return {"-j", make_jobs};
+  }
+  return {"-j", std::to_string(std::max(1u, context.cores))};
+}
+
+std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja) {
+  const char* makeflags = std::getenv("MAKEFLAGS");
+  JobContext context{requested, makeflags ? makeflags : "", 11, std::thread::hardware_concurrency()};
+  // Only a jobserver makes the version matter; do not spawn Ninja otherwise.
+  if (!context.makeflags.empty()) context.ninja_minor = NinjaMinorVersion(ninja);
+  return NinjaJobArguments(context);
+}
+
+std::string NinjaProgram() {
+  const char* ninja = std::getenv("FASTCUDA_NINJA");
+  return ninja && *ninja ? ninja : "ninja";
+}
+
+int NinjaMinorVersion(const std::string& ninja) {
+  try {
+    ProcessResult result = RunProcess({{ninja, "--version"}, "", {}, true});
+    int minor = 11;
+    if (RE2::PartialMatch(result.stdout_text, R"re(^1\.(\d+))re", &minor)) return minor;
+  } catch (const std::exception&) {
+    // No Ninja: the build reports it when it runs one.
+  }
+  return 11;
+}
+
+}  // namespace fastcuda

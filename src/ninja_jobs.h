@@ -1,0 +1,32 @@
+// How many jobs FastCuda's Ninja may run, inside or outside a jobserver.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fastcuda {
+
+/// What decides the Ninja job count.
+struct JobContext {
+  unsigned requested = 0;     ///< -j / FASTCUDA_JOBS; 0 when not given
+  std::string makeflags;      ///< MAKEFLAGS of the environment (a parent make's)
+  int ninja_minor = 11;       ///< Ninja's version 1.x
+  unsigned cores = 1;
+};
+
+/// Ninja's job arguments: `-j N`, or none where Ninja (1.13 and later) joins
+/// a parent make's FIFO jobserver by itself. Under an older Ninja or a
+/// pipe-style jobserver FastCuda limits itself to make's own -jN.
+std::vector<std::string> NinjaJobArguments(const JobContext& context);
+
+/// The minor version of the Ninja at `ninja` (`ninja --version`), or 11.
+int NinjaMinorVersion(const std::string& ninja);
+
+/// NinjaJobArguments for this process: its MAKEFLAGS, the Ninja `ninja`
+/// and the machine's cores.
+std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja);
+
+/// The Ninja to run: FASTCUDA_NINJA, else `ninja` on PATH.
+std::string NinjaProgram();
+
+}  // namespace fastcuda
