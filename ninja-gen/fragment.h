@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ninja-gen/ninja_writer.h"
+#include "src/memory_budget.h"
 #include "src/step_graph.h"
 
 namespace fastcuda {
@@ -15,6 +16,9 @@ struct FragmentOptions {
   std::string env_file;   ///< holds the graph's environment (see WriteEnvironmentFile)
   std::string ninja_cwd;  ///< directory Ninja runs in; other relative paths are made absolute
   std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
+  std::string memory_log;   ///< non-empty: steps append their peak memory there
+  /// Memory pools by first output (Ninja path); may be null.
+  const std::map<std::string, std::string>* memory_pools = nullptr;
 };
 
 /// Configured depth of the pool of each step kind; kinds not listed share
@@ -45,7 +49,11 @@ std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
 /// A complete manifest for one graph: rules, edges, and its outputs as the
 /// default targets. `builddir` (may be empty) is where Ninja keeps its logs.
 std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& options,
-                                const PoolDepths& pools, const std::string& builddir);
+                                const PoolDepths& pools, const std::string& builddir,
+                                const MemoryPlan& memory = {});
+
+/// Declares the memory plan's pools (once per manifest).
+void WriteMemoryPools(NinjaWriter& writer, const MemoryPlan& memory);
 
 /// The target a graph's user depfile names: -MT, else the first object.
 std::string DepfileTarget(const StepGraph& graph);

@@ -44,6 +44,8 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
 
 std::string GlobalManifestPath(const std::string& out_dir) { return out_dir + "/build.ninja"; }
 
+std::string StepMemoryLogPath(const std::string& out_dir) { return out_dir + "/step-memory.tsv"; }
+
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options) {
   std::map<std::string, std::string> files;
@@ -52,6 +54,14 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   top.Variable("ninja_required_version", "1.10");
   WriteRegeneration(top, options);
   WriteStepRules(top, options.pools);
+  MemoryPlan memory;
+  if (options.memory_budget_kib > 0) {
+    memory = PlanMemory(graphs, options.memory_history, options.memory_budget_kib, options.jobs,
+                        [](const StepGraph& graph, const std::string& path) {
+                          return NinjaPath(graph.cwd, path);
+                        });
+    WriteMemoryPools(top, memory);
+  }
   std::vector<std::string> objects;
   for (size_t index : ScheduleOrder(graphs, options)) {
     const StepGraph& graph = graphs[index];
@@ -60,7 +70,13 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     files[env_file] = environment;
     // One file, not a subninja per TU: Ninja parses it in half the time.
     top.Comment("steps of " + graph.source);
-    WriteStepEdges(top, graph, {options.fastcuda, env_file, options.out_dir, ""});
+    FragmentOptions fragment;
+    fragment.fastcuda = options.fastcuda;
+    fragment.env_file = env_file;
+    fragment.ninja_cwd = options.out_dir;
+    fragment.memory_log = StepMemoryLogPath(options.out_dir);
+    fragment.memory_pools = &memory.pool_of_output;
+    WriteStepEdges(top, graph, fragment);
     for (const std::string& output : graph.final_outputs) objects.push_back(NinjaPath(graph.cwd, output));
   }
   top.Build({{"all"}, {}, "phony", objects, {}, {}, {}});

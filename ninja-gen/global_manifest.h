@@ -7,6 +7,7 @@
 
 #include "ninja-gen/fragment.h"
 #include "src/critical_path.h"
+#include "src/memory_budget.h"
 #include "src/step_graph.h"
 
 namespace fastcuda {
@@ -19,7 +20,13 @@ struct GlobalManifestOptions {
   std::vector<std::string> regenerate_inputs;  ///< database, fastcuda, nvcc binaries
   PoolDepths pools;
   StepDurations history;                       ///< from the last build's .ninja_log
+  StepMemory memory_history;                   ///< peak memory of steps in earlier builds
+  int64_t memory_budget_kib = 0;               ///< 0: no memory pools
+  unsigned jobs = 1;                           ///< Ninja's job count, for the memory plan
 };
+
+/// Where the steps of a global graph record their peak memory.
+std::string StepMemoryLogPath(const std::string& out_dir);
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
 /// the regeneration edge, the edges of every TU, `all`) and one environment

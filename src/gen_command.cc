@@ -85,10 +85,12 @@ int GenerateForCall(const GenOptions& options) {
   }
   std::cerr << plan.dryrun_other_output;
   const StepGraph& graph = *plan.graph;
-  FragmentOptions fragment{SelfExecutable(), graph.work_dir + "/nvcc.env", options.out_dir, ""};
-  WriteFileIfChanged(fragment.env_file, EnvironmentFileText(graph));
-  WriteFileIfChanged(options.out_dir + "/build.ninja",
-                     SingleGraphManifest(graph, fragment, ParsePoolDepths(options.pools), ""));
+  FragmentOptions fragment;
+  fragment.fastcuda = SelfExecutable();
+  fragment.env_file = graph.work_dir + "/nvcc.env";
+  fragment.ninja_cwd = options.out_dir;
+  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), "",
+                    options.out_dir + "/build.ninja", Jobs(options));
   return 0;
 }
 
@@ -173,6 +175,10 @@ int GenerateForDatabase(const GenOptions& options) {
                                     plan.nvcc_programs.end());
   manifest.pools = ParsePoolDepths(options.pools);
   manifest.history = ParseNinjaLog(fs.Read(options.out_dir + "/.ninja_log").value_or(""));
+  manifest.memory_history =
+      ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
+  manifest.memory_budget_kib = DefaultMemoryBudgetKib();
+  manifest.jobs = Jobs(options);
   for (const auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) {
     // The top manifest is always written: Ninja compares its mtime with the
     // database's to decide whether to regenerate.

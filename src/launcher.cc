@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "ninja-gen/fragment.h"
+#include <thread>
+
 #include "src/commands.h"
 #include "src/compile_database.h"
 #include "src/depfile.h"
@@ -162,12 +164,15 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   const StepGraph& graph = *plan.graph;
   std::cerr << plan.dryrun_other_output << std::flush;
 
-  FragmentOptions options{SelfExecutable(), graph.work_dir + "/nvcc.env", cwd,
-                          graph.work_dir + "/capture"};
-  PoolDepths pools = ParsePoolDepths(EnvOr("FASTCUDA_POOLS", ""));
+  FragmentOptions options;
+  options.fastcuda = SelfExecutable();
+  options.env_file = graph.work_dir + "/nvcc.env";
+  options.ninja_cwd = cwd;
+  options.capture_dir = graph.work_dir + "/capture";
   std::string manifest = graph.work_dir + "/build.ninja";
-  WriteFileIfChanged(options.env_file, EnvironmentFileText(graph));
-  WriteFileIfChanged(manifest, SingleGraphManifest(graph, options, pools, graph.work_dir));
+  unsigned jobs = std::stoul(EnvOr("FASTCUDA_JOBS", "0"));
+  WriteCallManifest(graph, options, ParsePoolDepths(EnvOr("FASTCUDA_POOLS", "")), graph.work_dir,
+                    manifest, jobs ? jobs : std::thread::hardware_concurrency());
 
   ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true};
   for (const std::string& argument :

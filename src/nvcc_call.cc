@@ -68,6 +68,21 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
   return plan;
 }
 
+void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
+                       const PoolDepths& pools, const std::string& builddir,
+                       const std::string& manifest_path, unsigned jobs) {
+  FragmentOptions options = fragment;
+  options.memory_log = graph.work_dir + "/step-memory.tsv";
+  StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
+  MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs,
+                                 [&](const StepGraph&, const std::string& path) {
+                                   return options.ninja_cwd == graph.cwd ? path : NinjaPath(graph.cwd, path);
+                                 });
+  options.memory_pools = &memory.pool_of_output;
+  WriteFileIfChanged(options.env_file, EnvironmentFileText(graph));
+  WriteFileIfChanged(manifest_path, SingleGraphManifest(graph, options, pools, builddir, memory));
+}
+
 std::string EnvironmentFileText(const StepGraph& graph) {
   return nlohmann::json(graph.environment).dump(1) + "\n";
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ninja-gen/fragment.h"
 #include "src/nvcc_options.h"
 #include "src/step_graph.h"
 
@@ -34,5 +35,12 @@ std::string WorkDirFor(const std::string& root, const std::string& absolute_outp
 
 /// Writes the graph's environment as JSON for `fastcuda step --env-file`.
 std::string EnvironmentFileText(const StepGraph& graph);
+
+/// Writes the manifest of one call's graph (and its environment file) into
+/// `manifest_path`: steps record their peak memory in the work dir, and the
+/// memory of earlier builds sizes the memory pools for `jobs` jobs.
+void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options,
+                       const PoolDepths& pools, const std::string& builddir,
+                       const std::string& manifest_path, unsigned jobs);
 
 }  // namespace fastcuda

@@ -1,5 +1,8 @@
 // `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge, and
 // `fastcuda merge-depfiles`: writes the depfile nvcc was asked for.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +27,7 @@ struct StepOptions {
   std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
   std::string stamp;         ///< touched when the program succeeds
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
+  std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   std::vector<std::string> argv;
 };
 
@@ -48,6 +52,7 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--output") options.outputs.push_back(value(flag));
     else if (flag == "--stamp") options.stamp = value(flag);
     else if (flag == "--capture") options.capture = value(flag);
+    else if (flag == "--rss-log") options.rss_log = value(flag);
     else throw std::invalid_argument("unknown step option " + flag);
   }
   if (options.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
@@ -103,6 +108,17 @@ void KeepUnchangedOutputs(const std::vector<std::string>& outputs) {
   }
 }
 
+/// Appends one line in a single write, so that concurrent steps' lines do
+/// not interleave.
+void AppendLine(const std::string& path, const std::string& line) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // the history is a hint; a step does not fail for it
+  std::string text = line + "\n";
+  ssize_t ignored = write(fd, text.data(), text.size());
+  (void)ignored;
+  close(fd);
+}
+
 void WriteCapture(const std::string& prefix, const ProcessResult& result) {
   WriteFileAtomically(prefix + ".out", result.stdout_text);
   WriteFileAtomically(prefix + ".err", result.stderr_text);
@@ -129,6 +145,9 @@ int StepMain(const std::vector<std::string>& args) {
     return result.exit_code;
   }
   KeepUnchangedOutputs(outputs);
+  if (!options.rss_log.empty() && !outputs.empty()) {
+    AppendLine(options.rss_log, outputs.front() + "\t" + std::to_string(result.max_rss_kb));
+  }
   std::string depfile = InDir(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {
     std::filesystem::copy_file(depfile, InDir(options.cwd, options.kept_depfile),

@@ -1,0 +1,48 @@
+// Memory-aware scheduling: how many memory-heavy steps may run at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/step_graph.h"
+
+namespace fastcuda {
+
+/// Peak resident memory (KiB) of the step writing each output, from earlier
+/// builds: the largest seen.
+using StepMemory = std::map<std::string, int64_t>;
+
+/// Reads the lines `fastcuda step --rss-log` appends: OUTPUT, tab, KiB.
+StepMemory ParseStepMemoryLog(std::string_view text);
+
+/// A guess of a step's peak memory (KiB) when it has no history.
+int64_t DefaultStepMemory(StepKind kind);
+
+/// Parses a budget such as "8G", "512M", "1048576K" or bytes; nullopt if malformed.
+std::optional<int64_t> ParseMemorySize(std::string_view text);
+
+/// Pools that keep the steps' summed peak memory under a budget.
+struct MemoryPlan {
+  std::map<std::string, int> pool_depths;              ///< pool name -> depth
+  std::map<std::string, std::string> pool_of_output;   ///< first output (Ninja path) -> pool
+};
+
+/// Sorts steps into classes by peak memory (powers of two from 256 MiB) and
+/// gives each class an equal share of the budget: a class whose share holds
+/// `jobs` of its steps needs no pool; otherwise its pool admits as many as
+/// the share holds (at least one). The classes together stay under the
+/// budget, and light steps are never held back by heavy ones.
+MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history,
+                      int64_t budget_kib, unsigned jobs,
+                      const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
+
+/// The default budget: FASTCUDA_MEMORY_BUDGET, else three quarters of the
+/// memory available now (/proc/meminfo).
+int64_t DefaultMemoryBudgetKib();
+
+}  // namespace fastcuda
