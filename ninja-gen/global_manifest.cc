@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "src/build_timeline.h"
 #include "src/nvcc_call.h"
 #include "src/shell_words.h"
 #include "src/stable_hash.h"
@@ -44,7 +45,6 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
 
 std::string GlobalManifestPath(const std::string& out_dir) { return out_dir + "/build.ninja"; }
 
-std::string StepMemoryLogPath(const std::string& out_dir) { return out_dir + "/step-memory.tsv"; }
 
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options) {
@@ -82,6 +82,9 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   top.Build({{"all"}, {}, "phony", objects, {}, {}, {}});
   top.Default({"all"});
   files[GlobalManifestPath(options.out_dir)] = top.text();
+  files[StepsFilePath(options.out_dir)] = StepsFileText(graphs, [](const StepGraph& graph, const std::string& path) {
+    return NinjaPath(graph.cwd, path);
+  });
   return files;
 }
 

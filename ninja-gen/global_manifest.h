@@ -25,8 +25,6 @@ struct GlobalManifestOptions {
   unsigned jobs = 1;                           ///< Ninja's job count, for the memory plan
 };
 
-/// Where the steps of a global graph record their peak memory.
-std::string StepMemoryLogPath(const std::string& out_dir);
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
 /// the regeneration edge, the edges of every TU, `all`) and one environment

@@ -21,6 +21,9 @@ int StepMain(const std::vector<std::string>& args);
 /// `fastcuda merge-depfiles ...`: writes the depfile nvcc was asked for.
 int MergeDepfilesMain(const std::vector<std::string>& args);
 
+/// `fastcuda trace|report|table|graph DIR`: views of the last build.
+int ViewMain(const std::string& view, const std::vector<std::string>& args);
+
 /// Prints `fastcuda: MESSAGE` on stderr.
 void Complain(const std::string& message);
 

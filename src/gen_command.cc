@@ -89,8 +89,7 @@ int GenerateForCall(const GenOptions& options) {
   fragment.fastcuda = SelfExecutable();
   fragment.env_file = graph.work_dir + "/nvcc.env";
   fragment.ninja_cwd = options.out_dir;
-  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), "",
-                    options.out_dir + "/build.ninja", Jobs(options));
+  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options));
   return 0;
 }
 
@@ -177,6 +176,7 @@ int GenerateForDatabase(const GenOptions& options) {
   manifest.history = ParseNinjaLog(fs.Read(options.out_dir + "/.ninja_log").value_or(""));
   manifest.memory_history =
       ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
+
   manifest.memory_budget_kib = DefaultMemoryBudgetKib();
   manifest.jobs = Jobs(options);
   for (const auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) {

@@ -172,7 +172,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   std::string manifest = graph.work_dir + "/build.ninja";
   unsigned jobs = std::stoul(EnvOr("FASTCUDA_JOBS", "0"));
   WriteCallManifest(graph, options, ParsePoolDepths(EnvOr("FASTCUDA_POOLS", "")), graph.work_dir,
-                    manifest, jobs ? jobs : std::thread::hardware_concurrency());
+                    jobs ? jobs : std::thread::hardware_concurrency());
 
   ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true};
   for (const std::string& argument :

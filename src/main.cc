@@ -20,6 +20,11 @@ constexpr const char* kUsage = R"(usage:
   fastcuda gen --compdb FILE --out DIR    one graph for every nvcc call of a compile database
   fastcuda build --compdb FILE --out DIR [-j N]
                                           generate when needed, then build with Ninja
+  fastcuda trace [--svg] DIR [-o FILE]    the last build: Chrome/Perfetto JSON, or an SVG timeline
+  fastcuda report DIR [-j N]              why the build took as long as it did
+  fastcuda table DIR [-o FILE]            CSV of step times, output sizes, peak memory
+  fastcuda graph DIR [-o FILE]            DOT of the step graph
+  (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself)
 )";
@@ -32,6 +37,9 @@ int Dispatch(const std::vector<std::string>& args) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "gen") return GenMain(rest);
   if (args[0] == "build") return BuildMain(rest);
+  for (const char* view : {"trace", "report", "table", "graph"}) {
+    if (args[0] == view) return ViewMain(view, rest);
+  }
   if (args[0] == "step") return StepMain(rest);
   if (args[0] == "merge-depfiles") return MergeDepfilesMain(rest);
   return LauncherMain(args);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "src/build_timeline.h"
 #include "src/process.h"
 #include "src/stable_hash.h"
 #include "src/transcript.h"
@@ -68,19 +69,24 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
   return plan;
 }
 
+std::string StepMemoryLogPath(const std::string& log_dir) { return log_dir + "/step-memory.tsv"; }
+
+std::string StepsFilePath(const std::string& log_dir) { return log_dir + "/steps.json"; }
+
 void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
-                       const PoolDepths& pools, const std::string& builddir,
-                       const std::string& manifest_path, unsigned jobs) {
+                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs) {
   FragmentOptions options = fragment;
-  options.memory_log = graph.work_dir + "/step-memory.tsv";
+  options.memory_log = StepMemoryLogPath(log_dir);
+  auto ninja_path = [&](const StepGraph&, const std::string& path) {
+    return options.ninja_cwd == graph.cwd ? path : NinjaPath(graph.cwd, path);
+  };
   StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
-  MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs,
-                                 [&](const StepGraph&, const std::string& path) {
-                                   return options.ninja_cwd == graph.cwd ? path : NinjaPath(graph.cwd, path);
-                                 });
+  MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs, ninja_path);
   options.memory_pools = &memory.pool_of_output;
   WriteFileIfChanged(options.env_file, EnvironmentFileText(graph));
-  WriteFileIfChanged(manifest_path, SingleGraphManifest(graph, options, pools, builddir, memory));
+  WriteFileIfChanged(StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
+  std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;
+  WriteFileIfChanged(log_dir + "/build.ninja", SingleGraphManifest(graph, options, pools, builddir, memory));
 }
 
 std::string EnvironmentFileText(const StepGraph& graph) {

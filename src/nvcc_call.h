@@ -36,11 +36,17 @@ std::string WorkDirFor(const std::string& root, const std::string& absolute_outp
 /// Writes the graph's environment as JSON for `fastcuda step --env-file`.
 std::string EnvironmentFileText(const StepGraph& graph);
 
-/// Writes the manifest of one call's graph (and its environment file) into
-/// `manifest_path`: steps record their peak memory in the work dir, and the
-/// memory of earlier builds sizes the memory pools for `jobs` jobs.
+/// Writes the manifest of one call's graph into `log_dir`/build.ninja, with
+/// its environment file and `steps.json`. `log_dir` is where Ninja keeps
+/// its log (it is the manifest's `builddir` when Ninja runs elsewhere);
+/// steps record their peak memory there, and the memory of earlier builds
+/// sizes the memory pools for `jobs` jobs.
 void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options,
-                       const PoolDepths& pools, const std::string& builddir,
-                       const std::string& manifest_path, unsigned jobs);
+                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs);
+
+/// Where the steps of a graph whose Ninja log is in `log_dir` record their
+/// peak memory, and where the generator lists the steps.
+std::string StepMemoryLogPath(const std::string& log_dir);
+std::string StepsFilePath(const std::string& log_dir);
 
 }  // namespace fastcuda

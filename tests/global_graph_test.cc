@@ -162,6 +162,8 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   REQUIRE(first_tu != std::string::npos);
   CHECK(top.substr(first_tu, top.find('\n', first_tu) - first_tu) == "# steps of /src/d.cu");
   CHECK(top.find("CPP_HOST /src/a.cu") != std::string::npos);
-  REQUIRE(files.size() == 2);  // build.ninja and the one environment all TUs share
-  CHECK(files.rbegin()->first.rfind("/out/env/", 0) == 0);
+  // build.ninja, steps.json and the one environment all TUs share
+  REQUIRE(files.size() == 3);
+  CHECK(files.count("/out/steps.json"));
+  CHECK(std::next(files.begin())->first.rfind("/out/env/", 0) == 0);
 }

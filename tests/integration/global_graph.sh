@@ -109,6 +109,15 @@ regenerates() {
 check "a flags change regenerates the graph and rebuilds that TU only" regenerates
 check "after the flags change: device code equals nvcc's" all_same_device_code
 
+views_are_well_formed() {
+  "$FASTCUDA" trace "$graph" | jq -e '[.traceEvents[] | select(.ph == "X")] | length > 10' >/dev/null &&
+    "$FASTCUDA" trace --svg "$graph" -o "$scratch/trace.svg" && xmllint --noout "$scratch/trace.svg" &&
+    "$FASTCUDA" report "$graph" | grep -q "lower bound" &&
+    [ "$("$FASTCUDA" table "$graph" | awk -F, 'NR > 1 && NF != 10' | wc -l)" -eq 0 ] &&
+    "$FASTCUDA" graph "$graph" | grep -q "subgraph cluster_2"
+}
+check "trace (JSON and SVG), report, table and graph of the last build" views_are_well_formed
+
 echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
 fails_like_ninja() {
   ! "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/build3.log" 2>&1 &&

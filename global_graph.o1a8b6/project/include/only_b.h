@@ -1,0 +1,2 @@
+#pragma once
+#define B_SCALE 3.f

@@ -1,0 +1,169 @@
+#include "src/build_timeline.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "src/critical_path.h"
+#include "src/memory_budget.h"
+
+namespace fastcuda {
+namespace {
+
+using nlohmann::json;
+
+/// The records of the last build: Ninja appends a record when a step ends,
+/// with times counted from the build's start, so end times only grow within
+/// one build and drop when the next begins.
+std::vector<std::tuple<int64_t, int64_t, std::string>> LastBuildRecords(std::string_view text) {
+  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re");
+  std::vector<std::tuple<int64_t, int64_t, std::string>> records;
+  re2::StringPiece input(text.data(), text.size());
+  int64_t start = 0, end = 0, last_end = -1;
+  std::string output;
+  while (!input.empty()) {
+    if (RE2::Consume(&input, record, &start, &end, &output)) {
+      if (end < last_end) records.clear();
+      last_end = end;
+      records.emplace_back(start, end, output);
+      continue;
+    }
+    size_t newline = input.find('\n');
+    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
+  }
+  return records;
+}
+
+}  // namespace
+
+std::string StepsFileText(const std::vector<StepGraph>& graphs,
+                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
+  json tus = json::array();
+  for (const StepGraph& graph : graphs) {
+    json steps = json::array();
+    for (const GraphStep& step : graph.steps) {
+      std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
+      steps.push_back({{"kind", StepKindName(step.kind)}, {"arch", step.arch}, {"output", output},
+                       {"after", step.after}});
+    }
+    tus.push_back({{"source", graph.source}, {"steps", steps}});
+  }
+  return json{{"tus", tus}}.dump() + "\n";
+}
+
+std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
+  try {
+    std::vector<RecordedTu> tus;
+    const json document = json::parse(text);  // kept alive: the loop refers into it
+    for (const json& tu : document.at("tus")) {
+      RecordedTu recorded{tu.at("source").get<std::string>(), {}};
+      for (const json& step : tu.at("steps")) {
+        recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
+                                  step.at("output").get<std::string>(),
+                                  step.at("after").get<std::vector<size_t>>()});
+      }
+      tus.push_back(std::move(recorded));
+    }
+    return tus;
+  } catch (const json::exception& error) {
+    throw std::runtime_error(std::string("not a steps.json: ") + error.what());
+  }
+}
+
+std::string Timeline::Name(const TimedStep& timed) const {
+  const RecordedStep& step = Step(timed);
+  std::string name = step.kind;
+  if (!step.arch.empty()) name += " " + step.arch;
+  return name + " " + std::filesystem::path(tus[timed.tu].source).filename().string();
+}
+
+Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log,
+                       std::string_view memory_log,
+                       const std::function<int64_t(const std::string&)>& file_size) {
+  Timeline timeline;
+  timeline.tus = std::move(tus);
+  std::map<std::string, std::pair<size_t, size_t>> by_output;
+  for (size_t t = 0; t < timeline.tus.size(); ++t) {
+    for (size_t s = 0; s < timeline.tus[t].steps.size(); ++s) {
+      by_output[timeline.tus[t].steps[s].output] = {t, s};
+    }
+  }
+  StepMemory memory = ParseStepMemoryLog(memory_log);
+  for (const auto& [start, end, output] : LastBuildRecords(ninja_log)) {
+    auto step = by_output.find(output);
+    if (step == by_output.end()) continue;  // the regeneration edge, or an old step
+    auto peak = memory.find(output);
+    timeline.steps.push_back({step->second.first, step->second.second, start, end,
+                              peak == memory.end() ? 0 : peak->second, file_size(output)});
+    timeline.wall_ms = std::max(timeline.wall_ms, end);
+  }
+  std::stable_sort(timeline.steps.begin(), timeline.steps.end(),
+                   [](const TimedStep& a, const TimedStep& b) { return a.start_ms < b.start_ms; });
+  return timeline;
+}
+
+std::vector<size_t> CriticalChain(const Timeline& timeline) {
+  std::map<std::pair<size_t, size_t>, size_t> ran;  // (tu, index) -> position in steps
+  for (size_t i = 0; i < timeline.steps.size(); ++i) {
+    ran[{timeline.steps[i].tu, timeline.steps[i].index}] = i;
+  }
+  std::vector<size_t> chain;
+  if (timeline.steps.empty()) return chain;
+  size_t current = 0;
+  for (size_t i = 1; i < timeline.steps.size(); ++i) {
+    if (timeline.steps[i].end_ms > timeline.steps[current].end_ms) current = i;
+  }
+  while (true) {
+    chain.push_back(current);
+    const TimedStep& step = timeline.steps[current];
+    std::optional<size_t> latest;
+    for (size_t before : timeline.Step(step).after) {
+      auto it = ran.find({step.tu, before});
+      if (it == ran.end()) continue;
+      if (!latest || timeline.steps[it->second].end_ms > timeline.steps[*latest].end_ms) {
+        latest = it->second;
+      }
+    }
+    if (!latest) break;
+    current = *latest;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+std::vector<int64_t> LongestChainPerTu(const Timeline& timeline) {
+  std::vector<std::map<size_t, int64_t>> duration(timeline.tus.size());
+  for (const TimedStep& step : timeline.steps) duration[step.tu][step.index] = step.end_ms - step.start_ms;
+  std::vector<int64_t> longest(timeline.tus.size(), 0);
+  for (size_t t = 0; t < timeline.tus.size(); ++t) {
+    const std::vector<RecordedStep>& steps = timeline.tus[t].steps;
+    std::vector<int64_t> finish(steps.size(), 0);  // steps are in a topological order
+    for (size_t s = 0; s < steps.size(); ++s) {
+      int64_t start = 0;
+      for (size_t before : steps[s].after) start = std::max(start, finish[before]);
+      auto it = duration[t].find(s);
+      finish[s] = start + (it == duration[t].end() ? 0 : it->second);
+      longest[t] = std::max(longest[t], finish[s]);
+    }
+  }
+  return longest;
+}
+
+std::vector<size_t> JobSlots(const Timeline& timeline) {
+  std::vector<int64_t> busy_until;  // per slot
+  std::vector<size_t> slots;
+  for (const TimedStep& step : timeline.steps) {
+    size_t slot = 0;
+    while (slot < busy_until.size() && busy_until[slot] > step.start_ms) ++slot;
+    if (slot == busy_until.size()) busy_until.push_back(0);
+    busy_until[slot] = step.end_ms;
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,74 @@
+// `fastcuda trace|report|table|graph DIR`: looking at the last build of a
+// graph directory (a `fastcuda gen`/`build` output, or a launcher work dir).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "src/build_views.h"
+#include "src/commands.h"
+#include "src/file_system.h"
+#include "src/nvcc_call.h"
+
+namespace fastcuda {
+namespace {
+
+/// The options of the four views.
+struct ViewOptions {
+  std::string dir;
+  std::string output;  ///< -o; empty: stdout
+  bool svg = false;
+  unsigned jobs = 0;
+};
+
+ViewOptions ParseViewOptions(const std::string& view, const std::vector<std::string>& args) {
+  ViewOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool has_value = i + 1 < args.size();
+    if (args[i] == "-o" && has_value) options.output = args[++i];
+    else if (args[i] == "-j" && has_value) options.jobs = std::stoul(args[++i]);
+    else if (args[i] == "--svg" && view == "trace") options.svg = true;
+    else if (options.dir.empty() && args[i][0] != '-') options.dir = args[i];
+    else throw std::invalid_argument("usage: fastcuda " + view + " [--svg] DIR [-o FILE] [-j N]");
+  }
+  if (options.dir.empty()) throw std::invalid_argument("usage: fastcuda " + view + " DIR");
+  return options;
+}
+
+Timeline LoadTimeline(const std::string& dir) {
+  RealFileSystem fs;
+  std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
+  if (!steps) throw std::runtime_error(dir + " holds no steps.json: not a FastCuda graph directory");
+  return BuildTimeline(ParseStepsFile(*steps), fs.Read(dir + "/.ninja_log").value_or(""),
+                       fs.Read(StepMemoryLogPath(dir)).value_or(""), [&](const std::string& path) {
+                         std::error_code error;
+                         auto size = std::filesystem::file_size(std::filesystem::path(dir) / path, error);
+                         return error ? int64_t{-1} : static_cast<int64_t>(size);
+                       });
+}
+
+void Emit(const ViewOptions& options, const std::string& text) {
+  if (options.output.empty()) {
+    std::cout << text;
+    return;
+  }
+  WriteFileAtomically(options.output, text);
+}
+
+}  // namespace
+
+int ViewMain(const std::string& view, const std::vector<std::string>& args) {
+  ViewOptions options = ParseViewOptions(view, args);
+  if (view == "graph") {
+    std::optional<std::string> steps = RealFileSystem().Read(StepsFilePath(options.dir));
+    if (!steps) throw std::runtime_error(options.dir + " holds no steps.json");
+    Emit(options, StepGraphDot(ParseStepsFile(*steps)));
+    return 0;
+  }
+  Timeline timeline = LoadTimeline(options.dir);
+  if (view == "trace") Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline));
+  else if (view == "report") Emit(options, BuildReport(timeline, options.jobs));
+  else Emit(options, StepTableCsv(timeline));
+  return 0;
+}
+
+}  // namespace fastcuda

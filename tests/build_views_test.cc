@@ -1,0 +1,114 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
+
+#include "src/build_views.h"
+
+using namespace fastcuda;
+
+namespace {
+
+// One TU: preprocess -> cicc -> ptxas, and a host preprocess beside them.
+std::vector<RecordedTu> Tus() {
+  return {{"src/k.cu",
+           {{"CPP_DEVICE", "compute_90", "/w/k.cpp1.ii", {}},
+            {"CICC", "compute_90", "/w/k.ptx", {0}},
+            {"PTXAS", "sm_90", "/w/k.cubin", {1}},
+            {"CPP_HOST", "", "/w/k.cpp4.ii", {}}}}};
+}
+
+// An older build, then the last one (Ninja's clock restarts at 0).
+const char kLog[] =
+    "# ninja log v5\n"
+    "0\t900\t1\t/w/k.cpp1.ii\tab\n"
+    "0\t100\t1\t/w/k.cpp1.ii\tab\n"
+    "0\t150\t1\t/w/k.cpp4.ii\tab\n"
+    "100\t600\t1\t/w/k.ptx\tab\n"
+    "600\t700\t1\t/w/k.cubin\tab\n";
+
+Timeline Sample() {
+  return BuildTimeline(Tus(), kLog, "/w/k.ptx\t2048\n",
+                       [](const std::string& path) { return path == "/w/k.ptx" ? 42 : -1; });
+}
+
+int Count(const std::string& text, const std::string& pattern) {
+  re2::StringPiece input(text);
+  int count = 0;
+  RE2 re(pattern);
+  while (RE2::FindAndConsume(&input, re)) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("the timeline holds the last build only, in start order, with memory and sizes") {
+  Timeline timeline = Sample();
+  REQUIRE(timeline.steps.size() == 4);
+  CHECK(timeline.wall_ms == 700);
+  CHECK(timeline.Name(timeline.steps[0]) == "CPP_DEVICE compute_90 k.cu");
+  CHECK(timeline.steps[0].end_ms == 100);  // not the older build's 900
+  const TimedStep& cicc = timeline.steps[2];
+  CHECK(timeline.Step(cicc).kind == "CICC");
+  CHECK(cicc.peak_kib == 2048);
+  CHECK(cicc.output_bytes == 42);
+}
+
+TEST_CASE("critical chain, longest chain per TU, job slots") {
+  Timeline timeline = Sample();
+  std::vector<std::string> chain;
+  for (size_t i : CriticalChain(timeline)) chain.push_back(timeline.Step(timeline.steps[i]).kind);
+  CHECK(chain == std::vector<std::string>{"CPP_DEVICE", "CICC", "PTXAS"});
+  CHECK(LongestChainPerTu(timeline) == std::vector<int64_t>{700});
+  CHECK(JobSlots(timeline) == std::vector<size_t>{0, 1, 0, 0});
+}
+
+TEST_CASE("trace JSON: valid, one complete event per step, a named process per TU") {
+  nlohmann::json trace = nlohmann::json::parse(TraceJson(Sample()));
+  int complete = 0;
+  for (const auto& event : trace.at("traceEvents")) {
+    if (event.at("ph") == "M") CHECK(event.at("args").at("name") == "src/k.cu");
+    if (event.at("ph") != "X") continue;
+    ++complete;
+    CHECK(event.at("dur").get<int64_t>() >= 0);
+    if (event.at("name") == "CICC compute_90 k.cu") {
+      CHECK(event.at("ts") == 100000);
+      CHECK(event.at("dur") == 500000);
+      CHECK(event.at("args").at("peak_rss_kib") == 2048);
+    }
+  }
+  CHECK(complete == 4);
+}
+
+TEST_CASE("SVG: a rectangle per step, the critical chain outlined, balanced tags") {
+  std::string svg = TimelineSvg(Sample());
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
+  CHECK(Count(svg, R"(<title>)") == 4);
+  CHECK(Count(svg, R"(stroke="black")") == 3);
+  CHECK(Count(svg, R"(<rect )") == Count(svg, R"(</rect>|/>)") );
+}
+
+TEST_CASE("report: lower bound, time per kind, chains") {
+  std::string report = BuildReport(Sample(), 2);
+  CHECK(report.find("wall 0.70 s; 4 steps took 0.85 s in all") != std::string::npos);
+  CHECK(report.find("lower bound max(longest chain 0.70 s, step time / jobs 0.42 s) = 0.70 s") !=
+        std::string::npos);
+  CHECK(report.find("CICC           0.50 s  58.8%") != std::string::npos);
+  CHECK(report.find("0.70 s  src/k.cu") != std::string::npos);
+}
+
+TEST_CASE("CSV: a header and one row per step, ten columns each") {
+  std::string csv = StepTableCsv(Sample());
+  CHECK(csv.rfind("tu,source,kind,arch,output,start_ms,end_ms,duration_ms,output_bytes,peak_rss_kib\n", 0) == 0);
+  CHECK(Count(csv, "\n") == 5);
+  CHECK(csv.find("0,\"src/k.cu\",CICC,compute_90,\"/w/k.ptx\",100,600,500,42,2048\n") != std::string::npos);
+}
+
+TEST_CASE("DOT: a cluster per TU, an edge per dependency") {
+  std::string dot = StepGraphDot(Tus());
+  CHECK(Count(dot, "subgraph cluster_") == 1);
+  CHECK(Count(dot, " -> ") == 2);
+  CHECK(dot.find("s0_1 -> s0_2;") != std::string::npos);
+  CHECK(dot.substr(dot.size() - 2) == "}\n");
+}
