@@ -1,2 +1,0 @@
-#pragma once
-#define B_SCALE 3.f
