@@ -62,35 +62,50 @@ std::string Landmark(const StepGraph& graph, size_t index) {
   return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
 }
 
-std::vector<std::string> StepCommand(const StepGraph& graph, size_t index,
-                                     const FragmentOptions& options, const PathMapper& paths) {
+/// Replaces every occurrence of `text` in `value` (both in Ninja syntax)
+/// with a reference to `variable`.
+std::string Abbreviate(std::string value, const std::string& text, const std::string& variable) {
+  if (text.empty()) return value;
+  for (size_t at = value.find(text); at != std::string::npos; at = value.find(text, at)) {
+    value.replace(at, text.size(), variable);
+    at += variable.size();
+  }
+  return value;
+}
+
+/// The edge variables the rules' command template fills in: `flags` (the
+/// step's own options) and `argv` (its command after `--`), with the work
+/// dir abbreviated to `${w}`. Ninja expands an edge's variables when it
+/// parses the edge, in the file's scope, so `w` is a file-level variable
+/// bound again before each graph's edges (see WriteStepEdges). Files shared
+/// by every edge (the tool, the environment, the memory log) are file-level
+/// variables the rule's command refers to; the outputs come from `$out`.
+/// Keeping repeated text out of the manifest halves Ninja's parse time.
+std::vector<std::pair<std::string, std::string>> CommandVariables(
+    const StepGraph& graph, size_t index, const FragmentOptions& options, const PathMapper& paths) {
   const GraphStep& step = graph.steps[index];
-  std::vector<std::string> command = {options.fastcuda};
+  auto ninja = [](const std::vector<std::string>& words) { return EscapeNinjaValue(JoinShellWords(words)); };
+  std::string flags, argv;
   if (step.kind == StepKind::kFilterDependencies) {
-    command.insert(command.end(), {"merge-depfiles", "--cwd", graph.cwd, "--target",
-                                   DepfileTarget(graph), "-o", step.outputs.front()});
-    command.insert(command.end(), step.inputs.begin(), step.inputs.end());
-    return command;
+    flags = ninja({"merge-depfiles", "--cwd", graph.cwd, "--target", DepfileTarget(graph), "-o"});
+    argv = ninja(step.inputs);
+  } else {
+    std::vector<std::string> words;
+    if (!paths.same_dir()) words.insert(words.end(), {"--cwd", graph.cwd});
+    if (!step.depfile.empty()) {
+      words.insert(words.end(), {"--depfile", step.depfile});
+      if (!paths.same_dir()) words.push_back("--absolute-depfile");
+      if (!step.kept_depfile.empty()) words.insert(words.end(), {"--keep-depfile", step.kept_depfile});
+    }
+    if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
+    if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
+    flags = ninja(words);
+    std::vector<std::string> command = {"--"};
+    command.insert(command.end(), step.argv.begin(), step.argv.end());
+    argv = ninja(command);
   }
-  command.push_back("step");
-  if (!paths.same_dir()) command.insert(command.end(), {"--cwd", graph.cwd});
-  command.insert(command.end(), {"--env-file", options.env_file});
-  if (!step.depfile.empty()) {
-    command.insert(command.end(), {"--depfile", step.depfile});
-    if (!paths.same_dir()) command.push_back("--absolute-depfile");
-    if (!step.kept_depfile.empty()) command.insert(command.end(), {"--keep-depfile", step.kept_depfile});
-  }
-  for (const std::string& output : step.outputs) {
-    command.insert(command.end(), {"--output", output});
-  }
-  if (step.outputs.empty()) command.insert(command.end(), {"--stamp", StampPath(graph, index)});
-  if (!options.capture_dir.empty()) {
-    command.insert(command.end(), {"--capture", CapturePath(options, graph, index)});
-  }
-  if (!options.memory_log.empty()) command.insert(command.end(), {"--rss-log", options.memory_log});
-  command.push_back("--");
-  command.insert(command.end(), step.argv.begin(), step.argv.end());
-  return command;
+  std::string work = EscapeNinjaValue(graph.work_dir);
+  return {{"flags", Abbreviate(flags, work, "${w}")}, {"argv", Abbreviate(argv, work, "${w}")}};
 }
 
 }  // namespace
@@ -122,13 +137,20 @@ PoolDepths ParsePoolDepths(const std::string& text) {
   return pools;
 }
 
-void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools) {
+void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const FragmentOptions& shared) {
+  writer.Variable("fastcuda", QuoteShellWord(shared.fastcuda));
+  writer.Variable("env", QuoteShellWord(shared.env_file));
+  writer.Variable("step_options", shared.memory_log.empty() ? "" : "--rss-log " + QuoteShellWord(shared.memory_log));
   for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
   for (StepKind kind : kAllKinds) {
     // restat: `fastcuda step` keeps an output that came out unchanged, with
     // its old mtime, and Ninja then skips the steps that depend on it.
+    // `env` is looked up when the command runs: an edge may bind another.
+    std::string command = kind == StepKind::kFilterDependencies
+                              ? "$fastcuda $flags $out $argv"
+                              : "$fastcuda step --env-file $env $step_options $flags $out $argv";
     NinjaRule rule{std::string(StepKindName(kind)),
-                   {{"command", "$cmd"}, {"description", "$desc"}, {"restat", "1"}}};
+                   {{"command", command}, {"description", "$desc"}, {"restat", "1"}}};
     if (IsPreprocess(kind)) {
       rule.variables.push_back({"depfile", "$depfile"});
       rule.variables.push_back({"deps", "gcc"});
@@ -138,8 +160,10 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools) {
   }
 }
 
-void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options) {
+void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
+                    const std::string& shared_env_file) {
   PathMapper paths(graph, options);
+  writer.Variable("w", graph.work_dir);
   for (size_t i = 0; i < graph.steps.size(); ++i) {
     const GraphStep& step = graph.steps[i];
     NinjaBuild build;
@@ -157,8 +181,11 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (!linked && listed.insert(landmark).second) build.implicit_inputs.push_back(landmark);
     }
     build.implicit_inputs.push_back(options.env_file);
-    build.variables.push_back({"cmd", JoinShellWords(StepCommand(graph, i, options, paths))});
     build.variables.push_back({"desc", Description(graph, step)});
+    if (options.env_file != shared_env_file) {
+      build.variables.push_back({"env", QuoteShellWord(options.env_file)});
+    }
+    build.raw_variables = CommandVariables(graph, i, options, paths);
     if (!step.depfile.empty()) build.variables.push_back({"depfile", step.depfile});
     if (options.memory_pools) {
       auto pool = options.memory_pools->find(build.outputs.front());
@@ -191,9 +218,9 @@ std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& o
   writer.Comment("Generated by fastcuda for " + graph.source + "; do not edit.");
   writer.Variable("ninja_required_version", "1.10");
   if (!builddir.empty()) writer.Variable("builddir", builddir);
-  WriteStepRules(writer, pools);
+  WriteStepRules(writer, pools, options);
   WriteMemoryPools(writer, memory);
-  WriteStepEdges(writer, graph, options);
+  WriteStepEdges(writer, graph, options, options.env_file);
   std::vector<std::string> defaults;
   for (const std::string& output : graph.final_outputs) {
     defaults.push_back(PathMapper(graph, options)(output));

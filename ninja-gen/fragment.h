@@ -33,11 +33,16 @@ std::string NinjaPath(const std::string& step_cwd, const std::string& path);
 /// rule names, any case). Throws std::invalid_argument on bad text.
 PoolDepths ParsePoolDepths(const std::string& text);
 
-/// Writes the rules and pools that every fragment uses, once per manifest.
-void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools);
+/// Writes the rules, pools and top-level variables that every edge uses,
+/// once per manifest: the tool, the environment file and the memory log of
+/// `shared` become `$fastcuda`, `$env` and `$step_options`.
+void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const FragmentOptions& shared);
 
-/// Writes one build edge per step of `graph`.
-void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options);
+/// Writes one build edge per step of `graph`, after binding the file-level
+/// `w` to its work dir; an environment file other than `shared_env_file`
+/// (the top-level `$env`) is bound on the edge.
+void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
+                    const std::string& shared_env_file);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);

@@ -55,6 +55,9 @@ void NinjaWriter::Build(const NinjaBuild& build) {
   for (const auto& [name, value] : build.variables) {
     text_.append("  ").append(name).append(" = ").append(EscapeNinjaValue(value)).append("\n");
   }
+  for (const auto& [name, value] : build.raw_variables) {
+    text_.append("  ").append(name).append(" = ").append(value).append("\n");
+  }
 }
 
 void NinjaWriter::Default(const std::vector<std::string>& targets) {

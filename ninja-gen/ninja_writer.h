@@ -22,6 +22,8 @@ struct NinjaBuild {
   std::vector<std::string> implicit_inputs;
   std::vector<std::string> order_only_inputs;
   std::vector<std::pair<std::string, std::string>> variables;  ///< values unescaped
+  /// Values already in Ninja syntax: they may refer to variables.
+  std::vector<std::pair<std::string, std::string>> raw_variables;
 };
 
 /// A `rule` statement; variables are written as given (they may refer to

@@ -105,8 +105,12 @@ std::optional<std::string> RequestedDepfile(const std::vector<std::string>& nvcc
 }
 
 /// With `--graph DIR`: when the global graph has built this object from the
-/// same command and nothing it depends on is newer, writes the depfile the
-/// caller asked for and returns true. Never trusts a stale object.
+/// same command and has seen the current version of every file it depends
+/// on, writes the depfile the caller asked for and returns true. The graph's
+/// preprocessing rewrites its kept depfiles each time it runs, so a source
+/// or header newer than the depfile that lists it means the graph has not
+/// caught up (the object's own mtime says nothing: restat keeps an unchanged
+/// object's old one). Never trusts a stale object.
 bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
   if (outputs.empty()) return false;
@@ -118,21 +122,20 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
     return false;
   }
-  std::optional<std::filesystem::file_time_type> built = ModificationTime(object);
-  if (!built) return false;
+  if (!ModificationTime(object)) return false;
   std::vector<Depfile> parts;
   for (const std::string& path : record->depfiles) {
     std::optional<std::string> text = fs.Read(path);
-    std::optional<std::filesystem::file_time_type> time = ModificationTime(path);
-    if (!text || !time || *time > *built) return false;
+    std::optional<std::filesystem::file_time_type> seen = ModificationTime(path);
+    if (!text || !seen) return false;
     parts.push_back(ParseDepfile(*text));
+    for (const std::string& dependency : parts.back().dependencies) {
+      std::optional<std::filesystem::file_time_type> time =
+          ModificationTime((std::filesystem::path(cwd) / dependency).string());
+      if (!time || *time > *seen) return false;
+    }
   }
   std::vector<std::string> dependencies = UnionOfDependencies(parts);
-  for (const std::string& dependency : dependencies) {
-    std::optional<std::filesystem::file_time_type> time =
-        ModificationTime((std::filesystem::path(cwd) / dependency).string());
-    if (!time || *time > *built) return false;
-  }
   if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
     std::vector<std::string> targets = FlagValues(call.nvcc, {"-MT", "--dependency-target-name"});
     WriteFileAtomically((std::filesystem::path(cwd) / *depfile).string(),

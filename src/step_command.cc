@@ -25,7 +25,8 @@ struct StepOptions {
   bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
   std::string kept_depfile;  ///< copy of the depfile as the program wrote it
   std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
-  std::string stamp;         ///< touched when the program succeeds
+                                     ///< (the words before `--` that are no option)
+  std::string stamp;         ///< touched when the program succeeds; it is no output to keep
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
   std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   std::vector<std::string> argv;
@@ -44,12 +45,15 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
       options.argv.assign(args.begin() + i + 1, args.end());
       break;
     }
+    if (flag.rfind("--", 0) != 0) {
+      options.outputs.push_back(flag);  // Ninja's $out: the step's outputs
+      continue;
+    }
     if (flag == "--cwd") options.cwd = value(flag);
     else if (flag == "--env-file") options.env_file = value(flag);
     else if (flag == "--depfile") options.depfile = value(flag);
     else if (flag == "--absolute-depfile") options.absolute_depfile = true;
     else if (flag == "--keep-depfile") options.kept_depfile = value(flag);
-    else if (flag == "--output") options.outputs.push_back(value(flag));
     else if (flag == "--stamp") options.stamp = value(flag);
     else if (flag == "--capture") options.capture = value(flag);
     else if (flag == "--rss-log") options.rss_log = value(flag);
@@ -132,7 +136,9 @@ int StepMain(const std::vector<std::string>& args) {
   ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),
                    !options.capture.empty()};
   std::vector<std::string> outputs;
-  for (const std::string& output : options.outputs) outputs.push_back(InDir(options.cwd, output));
+  for (const std::string& output : options.outputs) {
+    if (output != options.stamp) outputs.push_back(InDir(options.cwd, output));
+  }
   SetOutputsAside(outputs);
   ProcessResult result = RunProcess(spec);
   if (!options.capture.empty()) WriteCapture(options.capture, result);

@@ -3,7 +3,11 @@
 #include <re2/re2.h>
 
 #include "ninja-gen/fragment.h"
+#include "src/process.h"
 #include "src/shell_words.h"
+
+#include <algorithm>
+#include <filesystem>
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -41,18 +45,38 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   CHECK(Count(manifest, R"((?m)^  deps = gcc$)") == 2);  // the two preprocess rules
 }
 
-TEST_CASE("steps run through `fastcuda step` with their environment; quoting survives") {
-  StepGraph graph = Graph("single_arch", "/src");
-  FragmentOptions options{"/bin/fast cuda", "/b/w dir/nvcc.env", "/src", ""};
-  NinjaWriter writer;
-  WriteStepEdges(writer, graph, options);
-  std::string cmd_line;
-  REQUIRE(RE2::PartialMatch(writer.text(), R"((?m)^  cmd = (.*PTXAS.*|.*ptxas.*)$)", &cmd_line));
-  std::vector<std::string> words = SplitShellWords(cmd_line);
-  CHECK(words[0] == "/bin/fast cuda");
-  CHECK(words[1] == "step");
-  CHECK(words[2] == "--env-file");
-  CHECK(words[3] == "/b/w dir/nvcc.env");
+TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the step's own argv") {
+  // Hostile names: spaces, $, quotes, a colon, in the tool, the work dir and the source.
+  const std::string work = "/tmp/fastcuda fragment $test's:dir";
+  std::string text = fastcuda::testing::TranscriptText("single_arch");
+  StepGraph graph = BuildStepGraph(
+      ParseTranscript(text, [](std::string_view) { return std::nullopt; }), {"/src", work, {}},
+      FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
+  FragmentOptions options;
+  options.fastcuda = "/bin/fast cuda$";
+  options.env_file = work + "/nvcc.env";
+  options.ninja_cwd = "/src";
+  options.memory_log = work + "/memory log";
+  std::filesystem::create_directories(work);
+  std::string manifest = work + "/build.ninja";
+  WriteFileAtomically(manifest, SingleGraphManifest(graph, options, {}, work));
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const GraphStep& step = graph.steps[i];
+    ProcessResult commands = RunProcess({{"ninja", "-f", manifest, "-t", "commands", "-s",
+                                          step.outputs.front()}, work, {}, true});
+    REQUIRE(commands.exit_code == 0);
+    std::vector<std::string> words = SplitShellWords(commands.stdout_text);
+    std::vector<std::string> expected = {"/bin/fast cuda$", "step", "--env-file", work + "/nvcc.env",
+                                         "--rss-log", work + "/memory log"};
+    if (!step.depfile.empty()) expected.insert(expected.end(), {"--depfile", step.depfile});
+    CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
+    auto dashes = std::find(words.begin(), words.end(), "--");
+    REQUIRE(dashes != words.end());
+    CHECK(std::vector<std::string>(words.begin() + expected.size(), dashes) == step.outputs);
+    CHECK(std::vector<std::string>(dashes + 1, words.end()) == step.argv);
+    CHECK(std::any_of(dashes, words.end(), [&](const std::string& w) { return w.find(work) != std::string::npos; }));
+  }
+  std::filesystem::remove_all(work);
 }
 
 TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps chdir") {
@@ -63,8 +87,7 @@ TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps c
   CHECK(manifest.find("--cwd /src") != std::string::npos);
   CHECK(manifest.find("--absolute-depfile") != std::string::npos);
   CHECK(manifest.find("build /src/obj/kernel.o.d: DEPFILE") != std::string::npos);
-  CHECK(manifest.find("merge-depfiles --cwd /src --target obj/kernel.o -o obj/kernel.o.d") !=
-        std::string::npos);
+  CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o -o\n") != std::string::npos);
 }
 
 TEST_CASE("pool depths: parsed from text, written as pools the rules use") {
@@ -75,10 +98,14 @@ TEST_CASE("pool depths: parsed from text, written as pools the rules use") {
   CHECK_THROWS(ParsePoolDepths("cicc"));
   CHECK_THROWS(ParsePoolDepths("cicc=0"));
   NinjaWriter writer;
-  WriteStepRules(writer, pools);
+  FragmentOptions shared;
+  shared.fastcuda = "/bin/fastcuda";
+  shared.env_file = "/b/env";
+  WriteStepRules(writer, pools, shared);
+  CHECK(writer.text().find("fastcuda = /bin/fastcuda\nenv = /b/env\n") == 0);
   CHECK(writer.text().find("pool fastcuda_cicc\n  depth = 4\n") != std::string::npos);
-  CHECK(writer.text().find(
-            "rule CICC\n  command = $cmd\n  description = $desc\n  restat = 1\n  pool = fastcuda_cicc\n") !=
+  CHECK(writer.text().find("rule CICC\n  command = $fastcuda step --env-file $env $step_options $flags $out "
+                           "$argv\n  description = $desc\n  restat = 1\n  pool = fastcuda_cicc\n") !=
         std::string::npos);
 }
 

@@ -11,10 +11,12 @@ TEST_CASE("paths escape $, space and colon; values escape $ only") {
 
 TEST_CASE("a build statement with every kind of input and output") {
   NinjaWriter writer;
-  writer.Build({{"out 1"}, {"imp.out"}, "CICC", {"in:1"}, {"imp.in"}, {"oo"}, {{"cmd", "echo $x"}}});
+  writer.Build({{"out 1"}, {"imp.out"}, "CICC", {"in:1"}, {"imp.in"}, {"oo"}, {{"cmd", "echo $x"}},
+                {{"argv", "${w}/x"}}});
   CHECK(writer.text() ==
         "build out$ 1 | imp.out: CICC in$:1 | imp.in || oo\n"
-        "  cmd = echo $$x\n");
+        "  cmd = echo $$x\n"
+        "  argv = ${w}/x\n");
 }
 
 TEST_CASE("rules, pools, variables, defaults") {
