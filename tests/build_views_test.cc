@@ -4,8 +4,10 @@
 #include <re2/re2.h>
 
 #include "src/build_views.h"
+#include "tests/test_support.h"
 
 using namespace fastcuda;
+using fastcuda::testing::CountMatches;
 
 namespace {
 
@@ -32,13 +34,6 @@ Timeline Sample() {
                        [](const std::string& path) { return path == "/w/k.ptx" ? 42 : -1; });
 }
 
-int Count(const std::string& text, const std::string& pattern) {
-  re2::StringPiece input(text);
-  int count = 0;
-  RE2 re(pattern);
-  while (RE2::FindAndConsume(&input, re)) ++count;
-  return count;
-}
 
 }  // namespace
 
@@ -84,9 +79,9 @@ TEST_CASE("SVG: a rectangle per step, the critical chain outlined, balanced tags
   std::string svg = TimelineSvg(Sample());
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
-  CHECK(Count(svg, R"(<title>)") == 4);
-  CHECK(Count(svg, R"(stroke="black")") == 3);
-  CHECK(Count(svg, R"(<rect )") == Count(svg, R"(</rect>|/>)") );
+  CHECK(CountMatches(svg, R"(<title>)") == 4);
+  CHECK(CountMatches(svg, R"(stroke="black")") == 3);
+  CHECK(CountMatches(svg, R"(<rect )") == CountMatches(svg, R"(</rect>|/>)") );
 }
 
 TEST_CASE("report: lower bound, time per kind, chains") {
@@ -101,14 +96,14 @@ TEST_CASE("report: lower bound, time per kind, chains") {
 TEST_CASE("CSV: a header and one row per step, ten columns each") {
   std::string csv = StepTableCsv(Sample());
   CHECK(csv.rfind("tu,source,kind,arch,output,start_ms,end_ms,duration_ms,output_bytes,peak_rss_kib\n", 0) == 0);
-  CHECK(Count(csv, "\n") == 5);
+  CHECK(CountMatches(csv, "\n") == 5);
   CHECK(csv.find("0,\"src/k.cu\",CICC,compute_90,\"/w/k.ptx\",100,600,500,42,2048\n") != std::string::npos);
 }
 
 TEST_CASE("DOT: a cluster per TU, an edge per dependency") {
   std::string dot = StepGraphDot(Tus());
-  CHECK(Count(dot, "subgraph cluster_") == 1);
-  CHECK(Count(dot, " -> ") == 2);
+  CHECK(CountMatches(dot, "subgraph cluster_") == 1);
+  CHECK(CountMatches(dot, " -> ") == 2);
   CHECK(dot.find("s0_1 -> s0_2;") != std::string::npos);
   CHECK(dot.substr(dot.size() - 2) == "}\n");
 }

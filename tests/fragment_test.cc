@@ -11,6 +11,7 @@
 #include "tests/test_support.h"
 
 using namespace fastcuda;
+using fastcuda::testing::CountMatches;
 using fastcuda::testing::FakeFileSystem;
 using fastcuda::testing::LoadTranscript;
 
@@ -21,13 +22,6 @@ StepGraph Graph(const std::string& name, const std::string& cwd, DepfileRequest 
                         FakeFileSystem({{cwd + "/kernel.cu", ""}}));
 }
 
-int Count(const std::string& text, const std::string& pattern) {
-  re2::StringPiece input(text);
-  int count = 0;
-  RE2 re(pattern);
-  while (RE2::FindAndConsume(&input, re)) ++count;
-  return count;
-}
 
 }  // namespace
 
@@ -35,14 +29,14 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   StepGraph graph = Graph("multi_gencode", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(Count(manifest, R"((?m)^build )") == static_cast<int>(graph.steps.size()));
-  CHECK(Count(manifest, R"(desc = CICC compute_\d+ kernel\.cu)") == 3);
-  CHECK(Count(manifest, R"(desc = PTXAS sm_\d+ kernel\.cu)") == 3);
-  CHECK(Count(manifest, R"(desc = CPP_DEVICE compute_\d+ kernel\.cu)") == 3);
+  CHECK(CountMatches(manifest, R"((?m)^build )") == static_cast<int>(graph.steps.size()));
+  CHECK(CountMatches(manifest, R"(desc = CICC compute_\d+ kernel\.cu)") == 3);
+  CHECK(CountMatches(manifest, R"(desc = PTXAS sm_\d+ kernel\.cu)") == 3);
+  CHECK(CountMatches(manifest, R"(desc = CPP_DEVICE compute_\d+ kernel\.cu)") == 3);
   CHECK(manifest.find("/tmp/") == std::string::npos);
   CHECK(manifest.find("default kernel.o\n") != std::string::npos);
   CHECK(manifest.find("build /b/w$ dir/") != std::string::npos);  // escaped space
-  CHECK(Count(manifest, R"((?m)^  deps = gcc$)") == 2);  // the two preprocess rules
+  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 2);  // the two preprocess rules
 }
 
 TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the step's own argv") {

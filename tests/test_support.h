@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include <re2/re2.h>
+
 #include "src/file_system.h"
 #include "src/transcript.h"
 
@@ -39,5 +41,14 @@ class FakeFileSystem : public FileSystem {
  private:
   std::map<std::string, std::string> files_;
 };
+
+/// How many times `pattern` (RE2) matches in `text`.
+inline int CountMatches(const std::string& text, const std::string& pattern) {
+  re2::StringPiece input(text);
+  int count = 0;
+  RE2 re(pattern);
+  while (RE2::FindAndConsume(&input, re)) ++count;
+  return count;
+}
 
 }  // namespace fastcuda::testing

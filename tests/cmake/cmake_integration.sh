@@ -10,14 +10,9 @@
 # usage: cmake_integration.sh FASTCUDA_SOURCE_DIR FASTCUDA_BUILD_DIR
 set -euo pipefail
 source_dir=$(realpath "$1"); build_dir=$(realpath "$2")
-tool="$build_dir/bin/fastcuda"
-scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/cmake_integration.XXXXXX")
+source "$source_dir/tests/integration/checks.sh" cmake_integration "$build_dir/bin/fastcuda"
+tool=$FASTCUDA
 archs="80-real;90-virtual"
-passed=0; failed=0
-check() {  # NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "PASS $name"; passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
-}
 
 example="$scratch/particles"
 cp -r "$source_dir/examples/particles" "$example"
@@ -159,5 +154,4 @@ installed_package() {
 }
 check "cmake --install, then find_package(FastCuda) and include(FastCuda)" installed_package
 
-echo "$passed passed, $failed failed"
-if [ "$failed" -eq 0 ]; then rm -rf "$scratch"; else echo "scratch kept: $scratch"; exit 1; fi
+finish

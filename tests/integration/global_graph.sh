@@ -8,14 +8,7 @@
 #
 # usage: global_graph.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
-FASTCUDA=$(realpath "$1")
-NVCC=${2:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/global_graph.XXXXXX")
-passed=0; failed=0
-check() {  # NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "PASS $name"; passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" global_graph "$@"
 
 project=$scratch/project
 mkdir -p "$project/src/sub" "$project/include" "$project/build"
@@ -127,5 +120,4 @@ fails_like_ninja() {
 }
 check "a compile error fails the build with the compiler's message, and is retried" fails_like_ninja
 
-echo "$passed passed, $failed failed"
-if [ "$failed" -eq 0 ]; then rm -rf "$scratch"; else echo "scratch kept: $scratch"; exit 1; fi
+finish

@@ -6,14 +6,7 @@
 #
 # usage: memory.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
-FASTCUDA=$(realpath "$1")
-NVCC=${2:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/memory.XXXXXX")
-passed=0; failed=0
-check() {  # NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "PASS $name"; passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" memory "$@"
 cd "$scratch"
 printf '__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n' > tu.cu
 args=(-c tu.cu -o tu.o -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86
@@ -35,6 +28,4 @@ check "with the measured history the same budget needs no pool" no_pools_with_hi
 nothing_rebuilt() { ninja -C graph -n | grep -q 'no work to do'; }
 check "changing pools rebuilds nothing" nothing_rebuilt
 
-echo "$passed passed, $failed failed"
-cd /
-if [ "$failed" -eq 0 ]; then rm -rf "$scratch"; else echo "scratch kept: $scratch"; exit 1; fi
+finish

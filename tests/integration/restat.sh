@@ -6,14 +6,7 @@
 #
 # usage: restat.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
-FASTCUDA=$(realpath "$1")
-NVCC=${2:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/restat.XXXXXX")
-passed=0; failed=0
-check() {  # NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "PASS $name"; passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" restat "$@"
 cd "$scratch"
 cat > tu.cu <<'C'
 #include <cstdio>
@@ -55,6 +48,4 @@ device_edit_rebuilds() { [ "$(grep -c 'PTXAS' device_edit.log)" -eq 3 ] && grep 
 check "device edit: every ptxas and the fatbinary rerun" device_edit_rebuilds
 check "device edit: the object equals nvcc's" same_as_nvcc
 
-echo "$passed passed, $failed failed"
-cd /
-if [ "$failed" -eq 0 ]; then rm -rf "$scratch"; else echo "scratch kept: $scratch"; exit 1; fi
+finish
