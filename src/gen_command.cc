@@ -1,5 +1,9 @@
 // `fastcuda gen`: Ninja manifests for one nvcc call or a whole compile
 // database, and `fastcuda build`: generate when needed, then run Ninja.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -210,9 +214,33 @@ int GenMain(const std::vector<std::string>& args) {
   }
 }
 
+/// Holds an exclusive lock on DIR/build.lock while it lives, so that two
+/// `fastcuda build`s of one directory run one after the other instead of
+/// both writing the same files; says so when it has to wait.
+class BuildLock {
+ public:
+  explicit BuildLock(const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    std::string path = dir + "/build.lock";
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path);
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      Complain("another fastcuda build is running in " + dir + "; waiting for it to finish");
+      flock(fd_, LOCK_EX);
+    }
+  }
+  ~BuildLock() { close(fd_); }
+  BuildLock(const BuildLock&) = delete;
+  BuildLock& operator=(const BuildLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 int BuildMain(const std::vector<std::string>& args) {
   GenOptions options = ParseGenOptions(args);
   if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
+  BuildLock lock(options.out_dir);
   RealFileSystem fs;
   if (!fs.IsFile(GlobalManifestPath(options.out_dir)) ||
       fs.Read(GenCommandPath(options)) != JoinShellWords(GenCommandLine(options)) + "\n") {

@@ -112,6 +112,14 @@ check "a flags change regenerates the graph and reruns that TU's steps only" reg
 check "after the flags change: device code equals nvcc's" all_same_device_code
 
 
+waits_for_other_build() {
+  flock "$graph/build.lock" sleep 2 &
+  sleep 0.5
+  "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/locked.log" 2>&1 &&
+    grep -q "another fastcuda build is running in $graph; waiting" "$scratch/locked.log"
+}
+check "a second fastcuda build of one directory waits for the first, and says so" waits_for_other_build
+
 echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
 fails_like_ninja() {
   ! "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/build3.log" 2>&1 &&
