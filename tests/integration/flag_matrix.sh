@@ -967,8 +967,10 @@ gen_checks() {
       problem "build.ninja has $count CPP_DEVICE/CICC/PTXAS edges for arch $arch (want >= 3)"
     fi
   done
-  # No /tmp path (the scratch dir itself aside, should it be under /tmp).
-  if sed "s#$S##g" "$manifest" | grep -q '/tmp/'; then
+  # No /tmp path: no nvcc temporary, nothing else either (the scratch dir and
+  # the fastcuda binary aside, should CI have put them under /tmp).
+  if grep -q 'tmpxft' "$manifest" ||
+     sed -e "s#$S##g" -e "s#$(dirname "$FASTCUDA")##g" "$manifest" | grep -q '/tmp/'; then
     problem "build.ninja mentions /tmp:"
     sed "s#$S##g" "$manifest" | grep -o '[^ ]*/tmp/[^ ]*' | head -5 | sed 's/^/      /'
   fi
