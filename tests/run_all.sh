@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds FastCuda with its tests, and runs every
-# test (unit tests and the integration tests against real nvcc) with CTest.
+# test (unit tests and the integration tests against real nvcc) with CTest;
+# then builds it once more under AddressSanitizer and UndefinedBehaviorSanitizer
+# and runs the unit tests and the graph tests (whose steps all run through
+# the sanitized tool) again.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
-cd "$FASTCUDA_BUILD_DIR"
-ctest --output-on-failure -j "$(nproc)" "$@"
+ctest --test-dir "$FASTCUDA_BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
+
+sanitized="$FASTCUDA_BUILD_DIR-sanitize"
+cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON >/dev/null
+cmake --build "$sanitized"
+ctest --test-dir "$sanitized" --output-on-failure -j "$(nproc)" -R '^(unit|global_graph|restat|memory)$' "$@"
