@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -16,6 +18,27 @@ extern char** environ;
 
 namespace fastcuda {
 namespace {
+
+/// The child RunProcess waits for: SIGINT, SIGTERM and SIGHUP go to it, so
+/// that stopping fastcuda stops Ninja (which stops every step) instead of
+/// leaving it running; fastcuda then returns once the child has cleaned up.
+std::atomic<pid_t> running_child{0};
+
+void ForwardSignal(int signal) {
+  pid_t child = running_child.load();
+  if (child > 0) kill(child, signal);
+}
+
+void InstallSignalForwarding() {
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_handler = ForwardSignal;
+    sigemptyset(&action.sa_mask);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+    return true;
+  }();
+  (void)installed;
+}
 
 std::vector<char*> CStrings(std::vector<std::string>& strings) {
   std::vector<char*> pointers;
@@ -96,6 +119,7 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   }
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
 
+  InstallSignalForwarding();
   pid_t pid = 0;
   int error = posix_spawn(&pid, c_argv[0], &actions, nullptr, c_argv.data(), c_env.data());
   posix_spawn_file_actions_destroy(&actions);
@@ -106,6 +130,7 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
     throw std::runtime_error("cannot run " + spec.argv[0] + ": " + std::strerror(error));
   }
 
+  running_child = pid;
   ProcessResult result;
   if (spec.capture_output) {
     close(out_pipe[1]);
@@ -117,6 +142,7 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   while (wait4(pid, &status, 0, &usage) < 0) {
     if (errno != EINTR) throw std::runtime_error(std::string("wait4: ") + std::strerror(errno));
   }
+  running_child = 0;
   result.max_rss_kb = usage.ru_maxrss;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;

@@ -120,6 +120,37 @@ waits_for_other_build() {
 }
 check "a second fastcuda build of one directory waits for the first, and says so" waits_for_other_build
 
+# Stopping a build: SIGTERM to fastcuda reaches Ninja, which stops every step;
+# the next build is correct. A slow TU keeps the first build busy.
+cat > "$project/src/slow.cu" <<'C'
+template <int N> __global__ void slow(const float *in, float *out) {
+  float v = in[threadIdx.x], acc = 0.f;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    acc = fmaf(sinf(v + i * 0.25f), cosf(v * (i + 1)), acc);
+    v = v * 1.0001f + expf(-acc * 1e-3f);
+  }
+  out[threadIdx.x] = acc + v;
+}
+template __global__ void slow<160>(const float *, float *);
+C
+printf '[{"directory": "%s", "file": "%s", "output": "obj/slow.o", "command": "%s %s -c ../src/slow.cu -o obj/slow.o"}]\n' \
+  "$project/build" "$project/src/slow.cu" "$NVCC" "${archs[*]}" > "$project/build/slow_db.json"
+stops_cleanly() {
+  "$FASTCUDA" build --compdb "$project/build/slow_db.json" --out "$scratch/slow" > "$scratch/slow1.log" 2>&1 &
+  local pid=$!
+  sleep 3
+  kill -TERM "$pid"
+  wait "$pid" && return 1  # it must fail
+  sleep 1
+  ! pgrep -f "$scratch/slow" >/dev/null &&
+    "$FASTCUDA" build --compdb "$project/build/slow_db.json" --out "$scratch/slow" > "$scratch/slow2.log" 2>&1 &&
+    (cd "$project/build" && "$NVCC" "${archs[@]}" -c ../src/slow.cu -o "$scratch/ref/slow.o") &&
+    objcopy -O binary --only-section=.nv_fatbin "$project/build/obj/slow.o" "$scratch/x.fb" &&
+    objcopy -O binary --only-section=.nv_fatbin "$scratch/ref/slow.o" "$scratch/y.fb" && cmp -s "$scratch/x.fb" "$scratch/y.fb"
+}
+check "SIGTERM stops the build and every step; the next build is correct" stops_cleanly
+
 echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
 fails_like_ninja() {
   ! "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/build3.log" 2>&1 &&
