@@ -1,5 +1,7 @@
 #include "ninja-gen/ninja_writer.h"
 
+#include <stdexcept>
+
 namespace fastcuda {
 namespace {
 
@@ -15,7 +17,12 @@ std::string Escape(std::string_view text, bool is_path) {
 
 }  // namespace
 
-std::string EscapeNinjaPath(std::string_view path) { return Escape(path, true); }
+std::string EscapeNinjaPath(std::string_view path) {
+  if (path.find_first_of(std::string_view("|\0", 2)) != std::string_view::npos) {
+    throw std::invalid_argument("Ninja cannot name a file whose path holds '|': " + std::string(path));
+  }
+  return Escape(path, true);
+}
 
 std::string EscapeNinjaValue(std::string_view value) { return Escape(value, false); }
 

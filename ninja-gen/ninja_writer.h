@@ -7,7 +7,9 @@
 
 namespace fastcuda {
 
-/// Escapes a path for a `build` line: `$`, space, `:` and newline.
+/// Escapes a path for a `build` line: `$`, space, `:` and newline. Ninja
+/// has no escape for `|` in a path (nor for a NUL byte): such a path throws
+/// std::invalid_argument, and callers fall back to running nvcc itself.
 std::string EscapeNinjaPath(std::string_view path);
 
 /// Escapes a variable value (a command, a description): `$` and newline.

@@ -20,7 +20,7 @@ using nlohmann::json;
 /// with times counted from the build's start, so end times only grow within
 /// one build and drop when the next begins.
 std::vector<std::tuple<int64_t, int64_t, std::string>> LastBuildRecords(std::string_view text) {
-  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re");
+  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re", RE2::Latin1);
   std::vector<std::tuple<int64_t, int64_t, std::string>> records;
   re2::StringPiece input(text.data(), text.size());
   int64_t start = 0, end = 0, last_end = -1;

@@ -40,7 +40,7 @@ std::string OutputOf(const json& entry, const std::vector<std::string>& nvcc) {
 }  // namespace
 
 bool IsNvcc(std::string_view program) {
-  static const RE2 nvcc(R"re((?:.*/)?nvcc(?:\.exe)?)re");
+  static const RE2 nvcc(R"re((?:.*/)?nvcc(?:\.exe)?)re", RE2::Latin1);
   return RE2::FullMatch(program, nvcc);
 }
 
@@ -49,7 +49,7 @@ CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& n
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {
     // nlohmann's message gives the line and column.
     throw CompileDatabaseError(name + ": not valid JSON: " + error.what());
   }
@@ -57,7 +57,12 @@ CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& n
   CompileDatabase database;
   for (size_t index = 0; index < document.size(); ++index) {
     const json& entry = document[index];
-    std::vector<std::string> words = entry.is_object() ? Words(entry) : std::vector<std::string>{};
+    std::vector<std::string> words;
+    try {
+      if (entry.is_object()) words = Words(entry);
+    } catch (const std::exception& error) {  // arguments that are not strings, unbalanced quotes
+      throw CompileDatabaseError(name + ": entry " + std::to_string(index) + ": " + error.what());
+    }
     // The compiler is the last word of the prefix before the first option;
     // words before it are launchers (ccache, sccache, ...).
     auto options = std::find_if(words.begin(), words.end(),

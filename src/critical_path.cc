@@ -8,7 +8,7 @@
 namespace fastcuda {
 
 StepDurations ParseNinjaLog(std::string_view text) {
-  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re");
+  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re", RE2::Latin1);
   StepDurations durations;
   re2::StringPiece input(text.data(), text.size());
   int64_t start = 0, end = 0;

@@ -159,11 +159,12 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
   NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, call.host_launcher);
-  if (!plan.graph) {
+  auto run_nvcc_itself = [&](const std::string& why) {
     std::vector<std::string> whole = call.host_launcher;
     whole.insert(whole.end(), args.begin(), args.end());
-    RunNvccItself(whole, plan.fallback_reason);
-  }
+    RunNvccItself(whole, why);
+  };
+  if (!plan.graph) run_nvcc_itself(plan.fallback_reason);
   const StepGraph& graph = *plan.graph;
   std::cerr << plan.dryrun_other_output << std::flush;
 
@@ -174,8 +175,12 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   options.capture_dir = graph.work_dir + "/capture";
   std::string manifest = graph.work_dir + "/build.ninja";
   unsigned jobs = std::stoul(EnvOr("FASTCUDA_JOBS", "0"));
-  WriteCallManifest(graph, options, ParsePoolDepths(EnvOr("FASTCUDA_POOLS", "")), graph.work_dir,
-                    jobs ? jobs : std::thread::hardware_concurrency());
+  try {
+    WriteCallManifest(graph, options, ParsePoolDepths(EnvOr("FASTCUDA_POOLS", "")), graph.work_dir,
+                      jobs ? jobs : std::thread::hardware_concurrency());
+  } catch (const std::invalid_argument& unwritable) {
+    run_nvcc_itself(unwritable.what());
+  }
 
   ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true};
   for (const std::string& argument :

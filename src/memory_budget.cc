@@ -28,7 +28,7 @@ std::string PoolName(int64_t class_kib) {
 }  // namespace
 
 StepMemory ParseStepMemoryLog(std::string_view text) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)\n?)re");
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)\n?)re", RE2::Latin1);
   StepMemory memory;
   re2::StringPiece input(text.data(), text.size());
   std::string output;
@@ -56,7 +56,7 @@ int64_t DefaultStepMemory(StepKind kind) {
 }
 
 std::optional<int64_t> ParseMemorySize(std::string_view text) {
-  static const RE2 size(R"re(\s*(\d+)\s*([kKmMgGtT]?)i?[bB]?\s*)re");
+  static const RE2 size(R"re(\s*(\d+)\s*([kKmMgGtT]?)i?[bB]?\s*)re", RE2::Latin1);
   int64_t number = 0;
   std::string unit;
   if (!RE2::FullMatch(text, size, &number, &unit)) return std::nullopt;

@@ -7,7 +7,7 @@ namespace {
 
 /// A maximal run of word characters, quoted strings and escapes.
 const RE2& WordPattern() {
-  static const RE2 re(R"re(\s*((?:[^\s"'\\]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+)\s*)re");
+  static const RE2 re(R"re(\s*((?:[^\s"'\\]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+)\s*)re", RE2::Latin1);
   return re;
 }
 
@@ -15,7 +15,7 @@ const RE2& WordPattern() {
 /// escaped character, a variable, or plain text.
 const RE2& WordPiecePattern() {
   static const RE2 re(
-      R"re("((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|([^"'\\$]+|\$))re");
+      R"re("((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|([^"'\\$]+|\$))re", RE2::Latin1);
   return re;
 }
 
@@ -23,13 +23,13 @@ const RE2& WordPiecePattern() {
 /// variable, or literal text (other backslashes stay literal).
 const RE2& DoubleQuotedPiecePattern() {
   static const RE2 re(
-      R"re(\\([\\"$`])|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|(\\|[^\\$]+|\$))re");
+      R"re(\\([\\"$`])|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|(\\|[^\\$]+|\$))re", RE2::Latin1);
   return re;
 }
 
 /// An unquoted redirection operator, with or without its file attached.
 const RE2& RedirectionPattern() {
-  static const RE2 re(R"re(([12]?)>(.*))re");
+  static const RE2 re(R"re(([12]?)>(.*))re", RE2::Latin1);
   return re;
 }
 
@@ -119,7 +119,7 @@ std::vector<std::string> SplitShellWords(std::string_view text) {
 }
 
 std::string QuoteShellWord(std::string_view word) {
-  static const RE2 safe(R"re([A-Za-z0-9_@%+=:,./\-]+)re");
+  static const RE2 safe(R"re([A-Za-z0-9_@%+=:,./\-]+)re", RE2::Latin1);
   if (RE2::FullMatch(word, safe)) return std::string(word);
   std::string quoted = "'";
   for (char c : word) {

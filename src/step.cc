@@ -15,7 +15,7 @@ std::string ProgramName(const std::vector<std::string>& argv) {
 /// The virtual architecture a preprocess step targets, from the
 /// `-D__CUDA_ARCH__=NNN` that nvcc passes (900 -> "compute_90").
 std::string PreprocessArch(const std::vector<std::string>& argv) {
-  static const RE2 arch_define(R"re(-D__CUDA_ARCH__=(\d+)\d)re");
+  static const RE2 arch_define(R"re(-D__CUDA_ARCH__=(\d+)\d)re", RE2::Latin1);
   std::string digits;
   for (const std::string& word : argv) {
     if (RE2::FullMatch(word, arch_define, &digits)) return "compute_" + digits;
@@ -26,7 +26,7 @@ std::string PreprocessArch(const std::vector<std::string>& argv) {
 /// Host compilers nvcc may drive (-ccbin can name any of these, with a
 /// target prefix or version suffix).
 bool LooksLikeHostCompiler(const std::string& program) {
-  static const RE2 compiler(R"re((?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icx|icpx|nvc\+\+)(?:-[0-9.]+)?)re");
+  static const RE2 compiler(R"re((?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icx|icpx|nvc\+\+)(?:-[0-9.]+)?)re", RE2::Latin1);
   return RE2::FullMatch(program, compiler);
 }
 

@@ -18,7 +18,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 /// The paths a word may name: the word itself and the pieces of
 /// `a=b,file=c` and `-DX="path"` forms, unquoted.
 std::vector<std::string> PathCandidates(const std::string& word) {
-  static const RE2 piece(R"re("?([^=,"]+)"?)re");
+  static const RE2 piece(R"re("?([^=,"]+)"?)re", RE2::Latin1);
   std::vector<std::string> candidates{word};
   re2::StringPiece rest(word);
   std::string value;
@@ -174,7 +174,8 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
   }
   user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
   for (const TranscriptCommand& command : transcript.commands) {
-    GraphStep step{Rename(command)};
+    GraphStep step;
+    static_cast<Step&>(step) = Rename(command);
     // rm: keep intermediates for the next build. The depfile is written last,
     // from every preprocess step.
     if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;

@@ -6,12 +6,12 @@ namespace fastcuda {
 namespace {
 
 const RE2& FullPathPattern() {
-  static const RE2 re(R"re((?:/[^/\s"',=:]+)*/tmpxft_[0-9a-f]+_[0-9a-f]+-([0-9]+)_)re");
+  static const RE2 re(R"re((?:/[^/\s"',=:]+)*/tmpxft_[0-9a-f]+_[0-9a-f]+-([0-9]+)_)re", RE2::Latin1);
   return re;
 }
 
 const RE2& BareNamePattern() {
-  static const RE2 re(R"re(tmpxft_[0-9a-f]+_[0-9a-f]+-([0-9]+)_)re");
+  static const RE2 re(R"re(tmpxft_[0-9a-f]+_[0-9a-f]+-([0-9]+)_)re", RE2::Latin1);
   return re;
 }
 

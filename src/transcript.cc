@@ -6,17 +6,17 @@ namespace fastcuda {
 namespace {
 
 const RE2& VariableLine() {
-  static const RE2 re(R"re(#\$ ([A-Za-z_][A-Za-z0-9_]*)=(.*))re");
+  static const RE2 re(R"re(#\$ ([A-Za-z_][A-Za-z0-9_]*)=(.*))re", RE2::Latin1);
   return re;
 }
 
 const RE2& FilterDependenciesLine() {
-  static const RE2 re(R"re(#\$ -- Filter Dependencies -- > (.*?)\s*)re");
+  static const RE2 re(R"re(#\$ -- Filter Dependencies -- > (.*?)\s*)re", RE2::Latin1);
   return re;
 }
 
 const RE2& CommandLine() {
-  static const RE2 re(R"re(#\$ (.*))re");
+  static const RE2 re(R"re(#\$ (.*))re", RE2::Latin1);
   return re;
 }
 

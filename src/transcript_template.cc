@@ -17,7 +17,8 @@ class WordRewriter {
   WordRewriter(const TuNames& from, const TuNames& to)
       : from_(from),
         to_(to),
-        temp_stem_("(tmpxft_[0-9a-f]+_[0-9a-f]+-[0-9]+_)" + RE2::QuoteMeta(Stem(from.source)) + "\\."),
+        temp_stem_("(tmpxft_[0-9a-f]+_[0-9a-f]+-[0-9]+_)" + RE2::QuoteMeta(Stem(from.source)) + "\\.",
+                   RE2::Latin1),
         temp_stem_rewrite_("\\1" + EscapeRewrite(Stem(to.source)) + ".") {}
 
   std::string operator()(const std::string& word) const {
@@ -46,7 +47,7 @@ class WordRewriter {
 };
 
 std::string WithoutProcessId(const std::string& word) {
-  static const RE2 process_id(R"re(tmpxft_[0-9a-f]+_[0-9a-f]+-)re");
+  static const RE2 process_id(R"re(tmpxft_[0-9a-f]+_[0-9a-f]+-)re", RE2::Latin1);
   std::string normal = word;
   RE2::GlobalReplace(&normal, process_id, "tmpxft_-");
   return normal;

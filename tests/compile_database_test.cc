@@ -35,6 +35,12 @@ TEST_CASE("malformed JSON names the file and the position") {
     CHECK(message.find("line 1, column 21") != std::string::npos);
   }
   CHECK_THROWS_AS(ParseCompileDatabase("{}", "x.json", "/"), CompileDatabaseError);
+  // Found by the fuzzer: a number too large, arguments that are not strings, a bad quote.
+  CHECK_THROWS_AS(ParseCompileDatabase("4e444421", "x.json", "/"), CompileDatabaseError);
+  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"directory": "/", "arguments": [1]}])", "x.json", "/"),
+                  CompileDatabaseError);
+  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"directory": "/", "command": "nvcc 'a"}])", "x.json", "/"),
+                  CompileDatabaseError);
   CHECK_THROWS_AS(ParseCompileDatabase("", "x.json", "/"), CompileDatabaseError);
 }
 

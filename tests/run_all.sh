@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds FastCuda with its tests, and runs every
 # test (unit tests and the integration tests against real nvcc) with CTest;
-# then builds it once more under AddressSanitizer and UndefinedBehaviorSanitizer
-# and runs the unit tests and the graph tests (whose steps all run through
-# the sanitized tool) again.
+# then builds it once more with clang under AddressSanitizer and
+# UndefinedBehaviorSanitizer and runs the unit tests, the graph tests (whose
+# steps all run through the sanitized tool) and short runs of the fuzzers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
 ctest --test-dir "$FASTCUDA_BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
 
 sanitized="$FASTCUDA_BUILD_DIR-sanitize"
-cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON >/dev/null
+CC=clang CXX=clang++ cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON >/dev/null
 cmake --build "$sanitized"
-ctest --test-dir "$sanitized" --output-on-failure -j "$(nproc)" -R '^(unit|global_graph|restat|memory)$' "$@"
+ctest --test-dir "$sanitized" --output-on-failure -j "$(nproc)" \
+  -R '^(unit|global_graph|restat|memory|fuzz_.*)$' "$@"

@@ -56,4 +56,7 @@ TEST_CASE("quoting round-trips through the splitter") {
                                     "tab\there", "back\\slash", "non-ascii é", "#hash", "a:b"};
   CHECK(SplitShellWords(JoinShellWords(words)) == words);
   CHECK(QuoteShellWord("-DX=1,2/a.b") == "-DX=1,2/a.b");
+  // Paths are bytes, not UTF-8 (a fuzzer found this one).
+  std::vector<std::string> bytes = {"name\x89o", "\xff\xfe", "caf\xc3\xa9"};
+  CHECK(SplitShellWords(JoinShellWords(bytes)) == bytes);
 }
