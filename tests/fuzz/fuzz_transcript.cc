@@ -28,7 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           if (name == "HOME") return "/home/fuzz";
           return std::nullopt;
         });
-    fastcuda::StepGraphOptions options{"/cwd", "/work/dir"};
+    fastcuda::StepGraphOptions options;
+    options.cwd = "/cwd";
+    options.work_dir = "/work/dir";
     options.keep_depfiles = true;
     fastcuda::BuildStepGraph(transcript, options, SourcesExist());
   } catch (const fastcuda::ShellSyntaxError&) {
