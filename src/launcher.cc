@@ -175,16 +175,16 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   options.capture_dir = graph.work_dir + "/capture";
   std::string manifest = graph.work_dir + "/build.ninja";
   unsigned jobs = std::stoul(EnvOr("FASTCUDA_JOBS", "0"));
+  PoolDepths pools = ParsePoolDepths(EnvOr("FASTCUDA_POOLS", ""));
   try {
-    WriteCallManifest(graph, options, ParsePoolDepths(EnvOr("FASTCUDA_POOLS", "")), graph.work_dir,
+    WriteCallManifest(graph, options, pools, graph.work_dir,
                       jobs ? jobs : std::thread::hardware_concurrency());
-  } catch (const std::invalid_argument& unwritable) {
+  } catch (const std::invalid_argument& unwritable) {  // a path Ninja cannot name
     run_nvcc_itself(unwritable.what());
   }
 
   ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true};
-  for (const std::string& argument :
-       NinjaJobArgumentsHere(std::stoul(EnvOr("FASTCUDA_JOBS", "0")), NinjaProgram())) {
+  for (const std::string& argument : NinjaJobArgumentsHere(jobs, NinjaProgram())) {
     ninja.argv.push_back(argument);
   }
   ProcessResult result = RunProcess(ninja);
