@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "src/file_system.h"
 #include "src/shell_words.h"
 #include "src/stable_hash.h"
 
@@ -26,16 +27,13 @@ std::string Lower(std::string_view text) {
 
 std::string PoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
 
-/// Paths as Ninja must see them: relative paths belong to the step's
-/// directory, which need not be Ninja's.
+/// NinjaPath for one graph, and whether its steps run where Ninja does.
 class PathMapper {
  public:
   PathMapper(const StepGraph& graph, const FragmentOptions& options)
-      : cwd_(graph.cwd), same_dir_(graph.cwd == options.ninja_cwd) {}
+      : graph_(graph), ninja_cwd_(options.ninja_cwd), same_dir_(graph.cwd == options.ninja_cwd) {}
 
-  std::string operator()(const std::string& path) const {
-    return same_dir_ ? path : NinjaPath(cwd_, path);
-  }
+  std::string operator()(const std::string& path) const { return NinjaPath(graph_, ninja_cwd_, path); }
 
   std::vector<std::string> operator()(const std::vector<std::string>& paths) const {
     std::vector<std::string> mapped;
@@ -46,7 +44,8 @@ class PathMapper {
   bool same_dir() const { return same_dir_; }
 
  private:
-  std::string cwd_;
+  const StepGraph& graph_;
+  std::string ninja_cwd_;
   bool same_dir_;
 };
 
@@ -110,9 +109,8 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
 
 }  // namespace
 
-std::string NinjaPath(const std::string& step_cwd, const std::string& path) {
-  if (std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(step_cwd) / path).lexically_normal().string();
+std::string NinjaPath(const StepGraph& graph, const std::string& ninja_cwd, const std::string& path) {
+  return graph.cwd == ninja_cwd ? path : ResolvePath(graph.cwd, path);
 }
 
 PoolDepths ParsePoolDepths(const std::string& text) {

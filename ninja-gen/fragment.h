@@ -25,9 +25,9 @@ struct FragmentOptions {
 /// Ninja's plain -j limit.
 using PoolDepths = std::map<StepKind, int>;
 
-/// A step's path as Ninja names it when Ninja runs in another directory
-/// than the step: relative paths belong to the step's directory.
-std::string NinjaPath(const std::string& step_cwd, const std::string& path);
+/// A path of `graph`'s steps as Ninja, running in `ninja_cwd`, names it:
+/// relative paths belong to the steps' directory, which need not be Ninja's.
+std::string NinjaPath(const StepGraph& graph, const std::string& ninja_cwd, const std::string& path);
 
 /// Reads pool depths from text such as "cicc=4,ptxas=8" (kind names are the
 /// rule names, any case). Throws std::invalid_argument on bad text.

@@ -22,6 +22,11 @@ std::optional<std::string> RealFileSystem::Read(const std::string& path) const {
   return content.str();
 }
 
+std::string ResolvePath(const std::string& dir, const std::string& path) {
+  if (dir.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(dir) / path).lexically_normal().string();
+}
+
 bool CachingFileSystem::IsFile(const std::string& path) const {
   auto [it, inserted] = is_file_.emplace(path, false);
   if (inserted) it->second = inner_.IsFile(path);

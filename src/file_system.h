@@ -37,6 +37,10 @@ class CachingFileSystem : public FileSystem {
   mutable std::map<std::string, bool> is_file_;
 };
 
+/// `path` as seen from directory `dir`: a relative path joined to `dir` and
+/// normalized; an absolute path, or any path when `dir` is empty, as it is.
+std::string ResolvePath(const std::string& dir, const std::string& path);
+
 /// Writes `content` to `path` through a temporary file and an atomic rename,
 /// creating parent directories, so that no reader sees half a file. Throws
 /// std::runtime_error.

@@ -19,10 +19,6 @@
 namespace fastcuda {
 namespace {
 
-std::string Absolute(const std::string& cwd, const std::string& path) {
-  return (std::filesystem::path(cwd) / path).lexically_normal().string();
-}
-
 std::string EnvOr(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
@@ -54,10 +50,10 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const 
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
   planned.invocation = ScanNvccArgs(EffectiveNvccArgs(args, EnvOr("NVCC_PREPEND_FLAGS"),
                                                       EnvOr("NVCC_APPEND_FLAGS"), entry.directory, fs));
-  std::string source_abs = Absolute(entry.directory, entry.file);
+  std::string source_abs = ResolvePath(entry.directory, entry.file);
   for (const std::string& word : args) {
     if (word == entry.file || (!word.empty() && word[0] != '-' &&
-                               Absolute(entry.directory, word) == source_abs)) {
+                               ResolvePath(entry.directory, word) == source_abs)) {
       planned.names.source = word;
     }
   }
@@ -208,7 +204,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
 
   std::set<std::string> used_keys;
   for (const PlannedEntry& planned : entries) {
-    std::string work_dir = WorkDirFor(options.out_dir + "/tu", Absolute(planned.entry->directory,
+    std::string work_dir = WorkDirFor(options.out_dir + "/tu", ResolvePath(planned.entry->directory,
                                                                        planned.entry->output));
     std::string why = planned.invocation.fallback_reason.value_or("");
     if (why.empty()) {

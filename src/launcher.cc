@@ -115,7 +115,7 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
   if (outputs.empty()) return false;
   const std::string& output = outputs.back();
-  std::string object = (std::filesystem::path(cwd) / output).lexically_normal().string();
+  std::string object = ResolvePath(cwd, output);
   RealFileSystem fs;
   std::optional<TuRecord> record = ParseTuRecord(
       fs.Read(TuRecordPath(WorkDirFor(call.graph_dir + "/tu", object))).value_or(""));

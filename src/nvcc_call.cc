@@ -17,10 +17,6 @@ std::string EnvOr(const char* name, const char* fallback) {
   return value ? value : fallback;
 }
 
-std::string Absolute(const std::string& cwd, const std::string& path) {
-  return (std::filesystem::path(cwd) / path).lexically_normal().string();
-}
-
 }  // namespace
 
 std::string WorkDirFor(const std::string& root, const std::string& absolute_output) {
@@ -61,7 +57,7 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
                              host_launcher};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
-    options.work_dir = work_dir_for(Absolute(cwd, draft.final_outputs.front()));
+    options.work_dir = work_dir_for(ResolvePath(cwd, draft.final_outputs.front()));
     plan.graph = BuildStepGraph(transcript, options, fs);
   } catch (const UnsupportedTranscript& unsupported) {
     plan.fallback_reason = unsupported.what();
@@ -77,8 +73,8 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
                        const PoolDepths& pools, const std::string& log_dir, unsigned jobs) {
   FragmentOptions options = fragment;
   options.memory_log = StepMemoryLogPath(log_dir);
-  auto ninja_path = [&](const StepGraph&, const std::string& path) {
-    return options.ninja_cwd == graph.cwd ? path : NinjaPath(graph.cwd, path);
+  auto ninja_path = [&](const StepGraph& g, const std::string& path) {
+    return NinjaPath(g, options.ninja_cwd, path);
   };
   StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
   MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs, ninja_path);

@@ -70,16 +70,11 @@ std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path) 
   return nlohmann::json::parse(*text).get<std::map<std::string, std::string>>();
 }
 
-std::string InDir(const std::string& cwd, const std::string& path) {
-  if (cwd.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(cwd) / path).lexically_normal().string();
-}
-
 /// Makes every relative path of a depfile absolute, so that Ninja, which
 /// runs elsewhere, finds the headers.
 void MakeDepfileAbsolute(const std::string& path, const std::string& cwd) {
   Depfile depfile = ParseDepfile(RealFileSystem().Read(path).value_or(""));
-  for (std::string& dependency : depfile.dependencies) dependency = InDir(cwd, dependency);
+  for (std::string& dependency : depfile.dependencies) dependency = ResolvePath(cwd, dependency);
   WriteFileAtomically(path, FormatDepfile(depfile));
 }
 
@@ -137,7 +132,7 @@ int StepMain(const std::vector<std::string>& args) {
                    !options.capture.empty()};
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
-    if (output != options.stamp) outputs.push_back(InDir(options.cwd, output));
+    if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
   SetOutputsAside(outputs);
   ProcessResult result = RunProcess(spec);
@@ -154,13 +149,13 @@ int StepMain(const std::vector<std::string>& args) {
   if (!options.rss_log.empty() && !outputs.empty()) {
     AppendLine(options.rss_log, outputs.front() + "\t" + std::to_string(result.max_rss_kb));
   }
-  std::string depfile = InDir(options.cwd, options.depfile);
+  std::string depfile = ResolvePath(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {
-    std::filesystem::copy_file(depfile, InDir(options.cwd, options.kept_depfile),
+    std::filesystem::copy_file(depfile, ResolvePath(options.cwd, options.kept_depfile),
                                std::filesystem::copy_options::overwrite_existing);
   }
   if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd);
-  if (!options.stamp.empty()) std::ofstream(InDir(options.cwd, options.stamp), std::ios::trunc);
+  if (!options.stamp.empty()) std::ofstream(ResolvePath(options.cwd, options.stamp), std::ios::trunc);
   return 0;
 }
 
@@ -173,10 +168,10 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
     if (args[i] == "--cwd" && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
-    else parts.push_back(ParseDepfile(fs.Read(InDir(cwd, args[i])).value_or("")));
+    else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
-  WriteFileAtomically(InDir(cwd, output), FormatDepfile({{target}, UnionOfDependencies(parts)}));
+  WriteFileAtomically(ResolvePath(cwd, output), FormatDepfile({{target}, UnionOfDependencies(parts)}));
   return 0;
 }
 

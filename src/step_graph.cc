@@ -50,10 +50,6 @@ bool MayBePath(const std::string& candidate) {
          candidate.find_first_of("./") != std::string::npos;
 }
 
-std::string Absolute(const std::string& cwd, const std::string& path) {
-  return (std::filesystem::path(cwd) / path).lexically_normal().string();
-}
-
 bool IsGeneratedInclude(const std::string& path) {
   return EndsWith(path, ".stub.c") || EndsWith(path, ".fatbin.c");
 }
@@ -106,7 +102,7 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
       if (skip.count(candidate) || seen.count(candidate) || !MayBePath(candidate)) continue;
       bool produced = producer_.count(candidate) > 0;
       bool is_work_file = candidate.rfind(options_.work_dir + "/", 0) == 0;
-      if (produced || (!is_work_file && fs_.IsFile(Absolute(options_.cwd, candidate)))) {
+      if (produced || (!is_work_file && fs_.IsFile(ResolvePath(options_.cwd, candidate)))) {
         step.inputs.push_back(candidate);
         seen.insert(candidate);
       }
