@@ -2,11 +2,9 @@
 
 #include <sys/stat.h>
 
-#include <unistd.h>
-
 #include <atomic>
-#include <set>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "src/nvcc_call.h"
@@ -18,11 +16,6 @@
 
 namespace fastcuda {
 namespace {
-
-std::string EnvOr(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
 
 /// One entry as the planner sees it.
 struct PlannedEntry {
@@ -48,8 +41,7 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const 
   PlannedEntry planned;
   planned.entry = &entry;
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
-  planned.invocation = ScanNvccArgs(EffectiveNvccArgs(args, EnvOr("NVCC_PREPEND_FLAGS"),
-                                                      EnvOr("NVCC_APPEND_FLAGS"), entry.directory, fs));
+  planned.invocation = ScanNvccArgs(EffectiveNvccArgsHere(args, entry.directory, fs));
   std::string source_abs = ResolvePath(entry.directory, entry.file);
   for (const std::string& word : args) {
     if (word == entry.file || (!word.empty() && word[0] != '-' &&
@@ -61,8 +53,9 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const 
   planned.names.output = entry.output;
   planned.program = nvcc.path;
   std::string identity = nvcc.path + "\n" + nvcc.stamp;
-  std::string environment = EnvOr("PATH") + "\n" + EnvOr("NVCC_PREPEND_FLAGS") + "\n" +
-                            EnvOr("NVCC_APPEND_FLAGS");
+  std::string environment = EnvironmentVariable("PATH") + "\n" +
+                            EnvironmentVariable("NVCC_PREPEND_FLAGS") + "\n" +
+                            EnvironmentVariable("NVCC_APPEND_FLAGS");
   planned.shape = ShapeOf(entry, planned.names, identity) + "\n" + environment;
   planned.cache_key = StableHashHex(
       identity + "\n" + entry.directory + "\n" + JoinShellWords(entry.nvcc) + "\n" + environment, 16);
@@ -130,19 +123,7 @@ std::optional<std::string> NvccDryrunRunner::Dryrun(const std::vector<std::strin
 }
 
 ProgramIdentity NvccDryrunRunner::Identify(const std::string& program) const {
-  std::string path = program;
-  if (path.find('/') == std::string::npos) {
-    std::string search = EnvOr("PATH");
-    for (size_t start = 0; start <= search.size();) {
-      size_t end = std::min(search.find(':', start), search.size());
-      std::string candidate = search.substr(start, end - start) + "/" + program;
-      if (access(candidate.c_str(), X_OK) == 0) {
-        path = candidate;
-        break;
-      }
-      start = end + 1;
-    }
-  }
+  std::string path = FindProgram(program, EnvironmentVariable("PATH"));
   std::error_code error;
   std::string real = std::filesystem::canonical(path, error).string();
   struct stat info {};

@@ -1,6 +1,4 @@
 // `fastcuda NVCC ARGS...`: a drop-in nvcc whose sub-steps Ninja runs in parallel.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -21,14 +19,9 @@
 namespace fastcuda {
 namespace {
 
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : fallback;
-}
-
 /// Runs nvcc itself, as the launcher does for modes it does not split.
 [[noreturn]] void RunNvccItself(const std::vector<std::string>& args, const std::string& why) {
-  if (EnvOr("FASTCUDA_VERBOSE", "0") != "0") Complain("running nvcc itself: " + why);
+  if (EnvironmentVariable("FASTCUDA_VERBOSE", "0") != "0") Complain("running nvcc itself: " + why);
   ExecProcess(args);
 }
 
@@ -174,8 +167,8 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   options.ninja_cwd = cwd;
   options.capture_dir = graph.work_dir + "/capture";
   std::string manifest = graph.work_dir + "/build.ninja";
-  unsigned jobs = std::stoul(EnvOr("FASTCUDA_JOBS", "0"));
-  PoolDepths pools = ParsePoolDepths(EnvOr("FASTCUDA_POOLS", ""));
+  unsigned jobs = std::stoul(EnvironmentVariable("FASTCUDA_JOBS", "0"));
+  PoolDepths pools = ParsePoolDepths(EnvironmentVariable("FASTCUDA_POOLS", ""));
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
                       jobs ? jobs : std::thread::hardware_concurrency());

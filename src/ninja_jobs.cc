@@ -2,7 +2,6 @@
 
 #include <re2/re2.h>
 
-#include <cstdlib>
 #include <thread>
 
 #include "src/process.h"
@@ -22,17 +21,13 @@ std::vector<std::string> NinjaJobArguments(const JobContext& context) {
 }
 
 std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja) {
-  const char* makeflags = std::getenv("MAKEFLAGS");
-  JobContext context{requested, makeflags ? makeflags : "", 11, std::thread::hardware_concurrency()};
+  JobContext context{requested, EnvironmentVariable("MAKEFLAGS"), 11, std::thread::hardware_concurrency()};
   // Only a jobserver makes the version matter; do not spawn Ninja otherwise.
   if (!context.makeflags.empty()) context.ninja_minor = NinjaMinorVersion(ninja);
   return NinjaJobArguments(context);
 }
 
-std::string NinjaProgram() {
-  const char* ninja = std::getenv("FASTCUDA_NINJA");
-  return ninja && *ninja ? ninja : "ninja";
-}
+std::string NinjaProgram() { return EnvironmentVariable("FASTCUDA_NINJA", "ninja"); }
 
 int NinjaMinorVersion(const std::string& ninja) {
   try {

@@ -1,6 +1,5 @@
 #include "src/nvcc_call.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -11,11 +10,6 @@
 
 namespace fastcuda {
 namespace {
-
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value ? value : fallback;
-}
 
 }  // namespace
 
@@ -29,8 +23,7 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
                       const std::vector<std::string>& host_launcher) {
   NvccPlan plan;
   RealFileSystem fs;
-  NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgs(
-      args, EnvOr("NVCC_PREPEND_FLAGS", ""), EnvOr("NVCC_APPEND_FLAGS", ""), cwd, fs));
+  NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgsHere(args, cwd, fs));
   if (invocation.fallback_reason) {
     plan.fallback_reason = *invocation.fallback_reason;
     return plan;

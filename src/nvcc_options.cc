@@ -4,6 +4,7 @@
 #include <set>
 #include <string_view>
 
+#include "src/process.h"
 #include "src/shell_words.h"
 
 namespace fastcuda {
@@ -92,6 +93,12 @@ std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
   std::vector<std::string> appended = SplitShellWords(append_flags);
   effective.insert(effective.end(), appended.begin(), appended.end());
   return effective;
+}
+
+std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& args,
+                                               const std::string& cwd, const FileSystem& fs) {
+  return EffectiveNvccArgs(args, EnvironmentVariable("NVCC_PREPEND_FLAGS"),
+                           EnvironmentVariable("NVCC_APPEND_FLAGS"), cwd, fs);
 }
 
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {

@@ -24,6 +24,11 @@ std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
                                            const std::string& append_flags, const std::string& cwd,
                                            const FileSystem& fs);
 
+/// EffectiveNvccArgs with NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS of this
+/// process's environment.
+std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& args,
+                                               const std::string& cwd, const FileSystem& fs);
+
 /// Reads the mode and depfile options from effective arguments.
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);
 

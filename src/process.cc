@@ -82,20 +82,8 @@ void Drain(int out_fd, int err_fd, ProcessResult& result) {
 
 /// The spawned program's path: argv[0] searched on the PATH the child gets.
 std::string Resolve(const std::string& program, const std::map<std::string, std::string>& env_set) {
-  if (program.find('/') != std::string::npos) return program;
-  auto path_it = env_set.find("PATH");
-  const char* ambient = getenv("PATH");
-  std::string path = path_it != env_set.end() ? path_it->second : (ambient ? ambient : "");
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return program;
+  auto path = env_set.find("PATH");
+  return FindProgram(program, path != env_set.end() ? path->second : EnvironmentVariable("PATH"));
 }
 
 }  // namespace
@@ -153,6 +141,25 @@ void ExecProcess(const std::vector<std::string>& argv) {
   std::vector<char*> c_argv = CStrings(copy);
   execvp(c_argv[0], c_argv.data());
   throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(errno));
+}
+
+std::string FindProgram(const std::string& program, const std::string& search_path) {
+  if (program.find('/') != std::string::npos) return program;
+  size_t start = 0;
+  while (start <= search_path.size()) {
+    size_t end = search_path.find(':', start);
+    if (end == std::string::npos) end = search_path.size();
+    std::string dir = search_path.substr(start, end - start);
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return program;
+}
+
+std::string EnvironmentVariable(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
 }
 
 std::map<std::string, std::string> CurrentEnvironment() {

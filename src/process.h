@@ -30,6 +30,13 @@ ProcessResult RunProcess(const ProcessSpec& spec);
 /// Replaces the current process with argv (for the fallback to plain nvcc).
 [[noreturn]] void ExecProcess(const std::vector<std::string>& argv);
 
+/// `program` found on `search_path` (a PATH value), or `program` itself when
+/// it names a path or is not found.
+std::string FindProgram(const std::string& program, const std::string& search_path);
+
+/// The environment variable `name`, or `fallback` when it is unset or empty.
+std::string EnvironmentVariable(const char* name, const std::string& fallback = "");
+
 /// The environment of this process as a map.
 std::map<std::string, std::string> CurrentEnvironment();
 
