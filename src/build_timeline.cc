@@ -1,7 +1,5 @@
 #include "src/build_timeline.h"
 
-#include <re2/re2.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -19,23 +17,13 @@ using nlohmann::json;
 /// The records of the last build: Ninja appends a record when a step ends,
 /// with times counted from the build's start, so end times only grow within
 /// one build and drop when the next begins.
-std::vector<std::tuple<int64_t, int64_t, std::string>> LastBuildRecords(std::string_view text) {
-  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re", RE2::Latin1);
-  std::vector<std::tuple<int64_t, int64_t, std::string>> records;
-  re2::StringPiece input(text.data(), text.size());
-  int64_t start = 0, end = 0, last_end = -1;
-  std::string output;
-  while (!input.empty()) {
-    if (RE2::Consume(&input, record, &start, &end, &output)) {
-      if (end < last_end) records.clear();
-      last_end = end;
-      records.emplace_back(start, end, output);
-      continue;
-    }
-    size_t newline = input.find('\n');
-    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
+std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text) {
+  std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(text);
+  size_t first = 0;
+  for (size_t i = 1; i < records.size(); ++i) {
+    if (records[i].end_ms < records[i - 1].end_ms) first = i;
   }
-  return records;
+  return {records.begin() + static_cast<std::ptrdiff_t>(first), records.end()};
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/step_graph.h"
 
@@ -15,7 +16,18 @@ namespace fastcuda {
 /// from a `.ninja_log`; the latest record of an output wins.
 using StepDurations = std::map<std::string, int64_t>;
 
-/// Parses `.ninja_log` text (format v5 and v6: start, end, mtime, output, hash).
+/// One record of `.ninja_log`: a step that ended, times in ms from its build's start.
+struct NinjaLogRecord {
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  std::string output;
+};
+
+/// Every record of `.ninja_log` text (format v5 and v6: start, end, mtime,
+/// output, hash), in file order; lines of another shape are skipped.
+std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text);
+
+/// The durations of ParseNinjaLogRecords, the latest record of an output winning.
 StepDurations ParseNinjaLog(std::string_view text);
 
 /// A guess for a step with no history, by kind (ms).

@@ -30,16 +30,12 @@ bool LooksLikeHostCompiler(const std::string& program) {
   return RE2::FullMatch(program, compiler);
 }
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 /// Types a host compiler command by its mode flag and output suffix.
 StepKind HostCompilerKind(const std::vector<std::string>& argv,
                           const std::vector<std::string>& outputs) {
   if (HasFlag(argv, "-E")) {
     bool device = std::any_of(outputs.begin(), outputs.end(),
-                              [](const std::string& o) { return EndsWith(o, ".cpp1.ii"); });
+                              [](const std::string& o) { return o.ends_with(".cpp1.ii"); });
     return device || !PreprocessArch(argv).empty() ? StepKind::kDevicePreprocess
                                                    : StepKind::kHostPreprocess;
   }

@@ -11,10 +11,6 @@
 namespace fastcuda {
 namespace {
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 /// The paths a word may name: the word itself and the pieces of
 /// `a=b,file=c` and `-DX="path"` forms, unquoted.
 std::vector<std::string> PathCandidates(const std::string& word) {
@@ -51,7 +47,7 @@ bool MayBePath(const std::string& candidate) {
 }
 
 bool IsGeneratedInclude(const std::string& path) {
-  return EndsWith(path, ".stub.c") || EndsWith(path, ".fatbin.c");
+  return path.ends_with(".stub.c") || path.ends_with(".fatbin.c");
 }
 
 class GraphBuilder {

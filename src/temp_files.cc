@@ -15,7 +15,8 @@ const RE2& BareNamePattern() {
   return re;
 }
 
-/// Escapes text for use in an RE2 rewrite string, where `\` is special.
+}  // namespace
+
 std::string EscapeRewrite(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -24,8 +25,6 @@ std::string EscapeRewrite(std::string_view text) {
   }
   return out;
 }
-
-}  // namespace
 
 TempFileNamer::TempFileNamer(std::string work_dir, bool keep_sequence_numbers) {
   std::string sequence = keep_sequence_numbers ? "\\1_" : "";

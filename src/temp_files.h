@@ -31,4 +31,7 @@ class TempFileNamer {
   std::string bare_name_rewrite_;
 };
 
+/// Escapes text for use in an RE2 rewrite string, where `\` is special.
+std::string EscapeRewrite(std::string_view text);
+
 }  // namespace fastcuda

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "src/temp_files.h"
+
 namespace fastcuda {
 namespace {
 
@@ -31,15 +33,6 @@ class WordRewriter {
   }
 
  private:
-  static std::string EscapeRewrite(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-      if (c == '\\') out += '\\';
-      out += c;
-    }
-    return out;
-  }
-
   const TuNames& from_;
   const TuNames& to_;
   RE2 temp_stem_;
