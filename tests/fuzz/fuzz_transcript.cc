@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         });
     fastcuda::StepGraphOptions options;
     options.cwd = "/cwd";
-    options.work_dir = "/work/dir";
+    options.work_dir = "/build/work";
     options.keep_depfiles = true;
     fastcuda::BuildStepGraph(transcript, options, SourcesExist());
   } catch (const fastcuda::ShellSyntaxError&) {

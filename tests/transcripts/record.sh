@@ -14,7 +14,9 @@ cp kernel.cu host.cpp
 
 record() {  # NAME ARGS...
   local name="$1"; shift
-  "$nvcc" --dryrun "$@" 2> "$here/$name.dryrun" >/dev/null || true
+  # The recording directory becomes /src/project, the directory the tests
+  # pretend nvcc ran in, so that no path of this machine is committed.
+  "$nvcc" --dryrun "$@" 2>&1 >/dev/null | sed "s#$work#/src/project#g" > "$here/$name.dryrun" || true
   printf '%s\t%s\n' "$name" "$*" >> "$here/COMMANDS.tsv.new"
 }
 
