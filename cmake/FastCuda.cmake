@@ -54,6 +54,16 @@ Cache variables
 ``FASTCUDA_JOBS``
   Parallel sub-steps of the graph; ``0`` (the default) means one per core.
 
+``FASTCUDA_MODULE_ID``
+  ``nvcc`` (the default: cudafe++ makes the module id, objects match nvcc's)
+  or ``own`` (FastCuda writes it, so cicc need not wait for cudafe++). Empty
+  takes the ``FASTCUDA_MODULE_ID`` environment variable of the build.
+
+``FASTCUDA_SPLIT_COMPILE``
+  ``off`` (the default), ``auto`` or a thread count for cicc and ptxas. Empty
+  takes the ``FASTCUDA_SPLIT_COMPILE`` environment variable of the build. See
+  the README for what both modes change in the objects.
+
 Commands
 ^^^^^^^^
 
@@ -71,6 +81,8 @@ include_guard(GLOBAL)
 option(FASTCUDA_ENABLE "Build CUDA sub-steps through FastCuda's global graph" ON)
 set(FASTCUDA_EXECUTABLE "" CACHE FILEPATH "The fastcuda tool (empty: find it)")
 set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: one per core)")
+set(FASTCUDA_MODULE_ID "" CACHE STRING "Module ids: nvcc or own (empty: the environment's)")
+set(FASTCUDA_SPLIT_COMPILE "" CACHE STRING "Threads for cicc and ptxas: off, auto or N (empty: the environment's)")
 
 set_property(GLOBAL PROPERTY _FASTCUDA_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -147,7 +159,16 @@ function(_fastcuda_finalize)
       "-DFASTCUDA_ENABLE=OFF.")
   endif()
   set(graph_dir "${CMAKE_BINARY_DIR}/fastcuda")
-  set(command "${tool}" build --compdb "${CMAKE_BINARY_DIR}/compile_commands.json"
+  set(modes "")
+  foreach(mode IN ITEMS FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE)
+    if(NOT "${${mode}}" STREQUAL "")
+      list(APPEND modes "${mode}=${${mode}}")
+    endif()
+  endforeach()
+  if(modes)
+    set(modes "${CMAKE_COMMAND}" -E env ${modes})
+  endif()
+  set(command ${modes} "${tool}" build --compdb "${CMAKE_BINARY_DIR}/compile_commands.json"
               --out "${graph_dir}" -j "${FASTCUDA_JOBS}" --launcher-records)
   get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
   if(multi_config)

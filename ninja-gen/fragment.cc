@@ -17,7 +17,12 @@ constexpr StepKind kAllKinds[] = {
     StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
     StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
     StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
-    StepKind::kFilterDependencies, StepKind::kUnknown};
+    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kUnknown};
+
+/// Steps whose work `fastcuda` does itself rather than wrap a program.
+bool RunByFastcuda(StepKind kind) {
+  return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId;
+}
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -88,6 +93,8 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
   if (step.kind == StepKind::kFilterDependencies) {
     flags = ninja({"merge-depfiles", "--cwd", graph.cwd, "--target", DepfileTarget(graph), "-o"});
     argv = ninja(step.inputs);
+  } else if (step.kind == StepKind::kModuleId) {
+    flags = ninja({"write-text", "--cwd", graph.cwd, step.module_id});
   } else {
     std::vector<std::string> words;
     if (!paths.same_dir()) words.insert(words.end(), {"--cwd", graph.cwd});
@@ -98,6 +105,7 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     }
     if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
     if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
+    if (step.split_share > 0) words.insert(words.end(), {"--split-threads", std::to_string(step.split_share)});
     flags = ninja(words);
     std::vector<std::string> command = {"--"};
     command.insert(command.end(), step.argv.begin(), step.argv.end());
@@ -144,7 +152,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
     // restat: `fastcuda step` keeps an output that came out unchanged, with
     // its old mtime, and Ninja then skips the steps that depend on it.
     // `env` is looked up when the command runs: an edge may bind another.
-    std::string command = kind == StepKind::kFilterDependencies
+    std::string command = RunByFastcuda(kind)
                               ? "$fastcuda $flags $out $argv"
                               : "$fastcuda step --env-file $env $step_options $flags $out $argv";
     NinjaRule rule{std::string(StepKindName(kind)),

@@ -21,6 +21,9 @@ int StepMain(const std::vector<std::string>& args);
 /// `fastcuda merge-depfiles ...`: writes the depfile nvcc was asked for.
 int MergeDepfilesMain(const std::vector<std::string>& args);
 
+/// `fastcuda write-text [--cwd DIR] TEXT FILE`: writes TEXT unless FILE holds it already.
+int WriteTextMain(const std::vector<std::string>& args);
+
 /// `fastcuda trace|report|table|graph DIR`: views of the last build.
 int ViewMain(const std::string& view, const std::vector<std::string>& args);
 

@@ -165,7 +165,7 @@ int GenerateForDatabase(const GenOptions& options) {
   const std::string cache_path = options.out_dir + "/dryrun-cache.json";
   DryrunCache cache = LoadCache(cache_path);
   GlobalPlan plan = PlanCompileDatabase(
-      database, {options.out_dir, Jobs(options), options.launcher_records}, cache,
+      database, {options.out_dir, Jobs(options), options.launcher_records, CompileModesFromEnvironment()}, cache,
       NvccDryrunRunner(), fs);
   if (options.launcher_records) WriteTuRecords(database, plan);
 

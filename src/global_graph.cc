@@ -204,7 +204,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         plan.graphs.push_back(BuildStepGraph(
             *transcript,
             {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles,
-             planned.entry->launcher},
+             planned.entry->launcher, options.modes},
             fs));
         continue;
       } catch (const UnsupportedTranscript& unsupported) {

@@ -46,6 +46,7 @@ struct GlobalPlanOptions {
   std::string out_dir;   ///< absolute; work dirs go to OUT/tu/
   unsigned jobs = 1;     ///< dryruns run at once
   bool keep_depfiles = false;  ///< keep every TU's header depfiles (for the launcher)
+  CompileModes modes;          ///< module id and split-compile modes
 };
 
 /// Every entry's graph, and what it took.

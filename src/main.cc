@@ -26,7 +26,8 @@ constexpr const char* kUsage = R"(usage:
   fastcuda graph DIR [-o FILE]            DOT of the step graph
   (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
-             FASTCUDA_VERBOSE=1 (say why nvcc runs itself)
+             FASTCUDA_VERBOSE=1 (say why nvcc runs itself), FASTCUDA_MEMORY_BUDGET,
+             FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N
 )";
 
 int Dispatch(const std::vector<std::string>& args) {
@@ -42,6 +43,7 @@ int Dispatch(const std::vector<std::string>& args) {
   }
   if (args[0] == "step") return StepMain(rest);
   if (args[0] == "merge-depfiles") return MergeDepfilesMain(rest);
+  if (args[0] == "write-text") return WriteTextMain(rest);
   return LauncherMain(args);
 }
 

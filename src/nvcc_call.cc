@@ -47,7 +47,7 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
     StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile, false,
-                             host_launcher};
+                             host_launcher, CompileModesFromEnvironment()};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     options.work_dir = work_dir_for(ResolvePath(cwd, draft.final_outputs.front()));

@@ -70,6 +70,7 @@ std::string_view StepKindName(StepKind kind) {
     case StepKind::kHostLink: return "HOST_LINK";
     case StepKind::kRemove: return "RM";
     case StepKind::kFilterDependencies: return "DEPFILE";
+    case StepKind::kModuleId: return "MODULE_ID";
     case StepKind::kUnknown: return "STEP";
   }
   return "STEP";

@@ -22,6 +22,7 @@ enum class StepKind {
   kHostLink,           ///< host compiler linking an executable or library
   kRemove,             ///< `rm` of a temporary
   kFilterDependencies, ///< nvcc writing the depfile it was asked for
+  kModuleId,           ///< FastCuda writing the module id (FASTCUDA_MODULE_ID=own)
   kUnknown,            ///< anything else: run as it is
 };
 
@@ -35,7 +36,7 @@ bool IsPreprocess(StepKind kind);
 struct Step {
   StepKind kind = StepKind::kUnknown;
   std::string arch;                       ///< target of device steps ("compute_90", "sm_90")
-  std::vector<std::string> argv;          ///< the command (empty for kFilterDependencies)
+  std::vector<std::string> argv;          ///< the command (empty for the steps FastCuda runs itself)
   std::vector<Redirection> redirections;  ///< as nvcc printed them
   std::vector<std::string> outputs;       ///< files it writes
 };

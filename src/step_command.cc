@@ -1,5 +1,6 @@
 // `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge, and
-// `fastcuda merge-depfiles`: writes the depfile nvcc was asked for.
+// `fastcuda merge-depfiles`: writes the depfile nvcc was asked for, and
+// `fastcuda write-text`: writes a module id.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -10,8 +11,10 @@
 #include <stdexcept>
 
 #include "src/commands.h"
+#include "src/compile_modes.h"
 #include "src/depfile.h"
 #include "src/file_system.h"
+#include "src/machine_load.h"
 #include "src/process.h"
 
 namespace fastcuda {
@@ -29,6 +32,7 @@ struct StepOptions {
   std::string stamp;         ///< touched when the program succeeds; it is no output to keep
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
   std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
+  int split_share = 0;       ///< >0: give the program the idle cores' share of this many chains
   std::vector<std::string> argv;
 };
 
@@ -57,6 +61,7 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--stamp") options.stamp = value(flag);
     else if (flag == "--capture") options.capture = value(flag);
     else if (flag == "--rss-log") options.rss_log = value(flag);
+    else if (flag == "--split-threads") options.split_share = std::stoi(value(flag));
     else throw std::invalid_argument("unknown step option " + flag);
   }
   if (options.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
@@ -124,10 +129,22 @@ void WriteCapture(const std::string& prefix, const ProcessResult& result) {
   WriteFileAtomically(prefix + ".rc", std::to_string(result.exit_code) + "\n");
 }
 
+/// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the load
+/// when the step starts (nothing else this cheap says how many cores idle).
+void SplitByLoad(StepOptions& options) {
+  if (options.split_share <= 0) return;
+  MachineLoad load = CurrentMachineLoad();
+  int threads = AutoSplitThreads(load.cores, load.runnable - 1, options.split_share);
+  if (threads <= 1) return;
+  std::vector<std::string> flag = SplitCompileFlag(threads);
+  options.argv.insert(options.argv.begin() + 1, flag.begin(), flag.end());
+}
+
 }  // namespace
 
 int StepMain(const std::vector<std::string>& args) {
   StepOptions options = ParseStepOptions(args);
+  SplitByLoad(options);
   ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),
                    !options.capture.empty()};
   std::vector<std::string> outputs;
@@ -156,6 +173,19 @@ int StepMain(const std::vector<std::string>& args) {
   }
   if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd);
   if (!options.stamp.empty()) std::ofstream(ResolvePath(options.cwd, options.stamp), std::ios::trunc);
+  return 0;
+}
+
+int WriteTextMain(const std::vector<std::string>& args) {
+  std::string cwd;
+  size_t i = 0;
+  if (args.size() >= 2 && args[0] == "--cwd") {
+    cwd = args[1];
+    i = 2;
+  }
+  if (args.size() != i + 2) throw std::invalid_argument("write-text needs [--cwd DIR] TEXT FILE");
+  // Unchanged text keeps its file's mtime, so Ninja (restat) skips its readers.
+  WriteFileIfChanged(ResolvePath(cwd, args[i + 1]), args[i]);
   return 0;
 }
 

@@ -62,6 +62,10 @@ class GraphBuilder {
   Step Rename(const TranscriptCommand& command) const;
   void FindInputs(GraphStep& step) const;
   void AddHeaderDepfile(GraphStep& step) const;
+  /// FASTCUDA_MODULE_ID=own: the step that would make the module id reads
+  /// it instead, from a step of its own that comes first.
+  bool TakeOverModuleId(StepGraph& graph, GraphStep& step);
+  void SplitCompilation(GraphStep& step, int arch_chains) const;
   GraphStep UserDepfileStep(const std::string& path, const StepGraph& graph) const;
   void Link(StepGraph& graph, size_t index);
   /// Appends a step; false if it writes a file another step writes.
@@ -165,12 +169,17 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     }
   }
   user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
+  int arch_chains = static_cast<int>(std::count_if(
+      transcript.commands.begin(), transcript.commands.end(),
+      [](const TranscriptCommand& command) { return ClassifyCommand(command).kind == StepKind::kCicc; }));
   for (const TranscriptCommand& command : transcript.commands) {
     GraphStep step;
     static_cast<Step&>(step) = Rename(command);
     // rm: keep intermediates for the next build. The depfile is written last,
     // from every preprocess step.
     if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;
+    if (!TakeOverModuleId(graph, step)) return false;
+    SplitCompilation(step, arch_chains);
     FindInputs(step);
     AddHeaderDepfile(step);
     if (step.kind == StepKind::kHostCompile) {
@@ -179,6 +188,31 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     if (!Add(graph, std::move(step))) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));
+}
+
+bool GraphBuilder::TakeOverModuleId(StepGraph& graph, GraphStep& step) {
+  auto flag = std::find(step.argv.begin(), step.argv.end(), "--gen_module_id_file");
+  if (options_.modes.module_id != ModuleIdMode::kOwn || flag == step.argv.end()) return true;
+  step.argv.erase(flag);
+  GraphStep writer;
+  writer.kind = StepKind::kModuleId;
+  for (const std::string& file : FlagValues(step.argv, {"--module_id_file_name"})) {
+    std::erase(step.outputs, file);
+    writer.outputs.push_back(file);
+  }
+  return Add(graph, std::move(writer));  // the id itself comes once the outputs are known
+}
+
+void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
+  const SplitCompile& split = options_.modes.split_compile;
+  bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
+  if (!splits || split.mode == SplitCompile::Mode::kOff || HasSplitCompileFlag(step.argv)) return;
+  if (split.mode == SplitCompile::Mode::kAuto) {
+    step.split_share = std::max(1, arch_chains);  // `fastcuda step` picks the threads
+    return;
+  }
+  std::vector<std::string> flag = SplitCompileFlag(split.threads);
+  step.argv.insert(step.argv.begin() + 1, flag.begin(), flag.end());
 }
 
 bool GraphBuilder::Add(StepGraph& graph, GraphStep step) {
@@ -199,6 +233,16 @@ std::string SourceName(const StepGraph& graph) {
     if (!step.inputs.empty()) return step.inputs.front();
   }
   return graph.final_outputs.empty() ? "" : graph.final_outputs.front();
+}
+
+/// The source as cudafe++ and cicc name it in full (nvcc hashes this path
+/// into its own module id).
+std::string SourcePath(const StepGraph& graph) {
+  for (const GraphStep& step : graph.steps) {
+    std::vector<std::string> paths = FlagValues(step.argv, {"--orig_src_path_name"});
+    if (!paths.empty()) return paths.front();
+  }
+  return ResolvePath(graph.cwd, graph.source);
 }
 
 }  // namespace
@@ -222,6 +266,9 @@ StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& o
     }
   }
   graph.source = SourceName(graph);
+  for (GraphStep& step : graph.steps) {
+    if (step.kind == StepKind::kModuleId) step.module_id = OwnModuleId(SourcePath(graph), graph.final_outputs);
+  }
   return graph;
 }
 

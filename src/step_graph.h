@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/compile_modes.h"
 #include "src/file_system.h"
 #include "src/step.h"
 #include "src/transcript.h"
@@ -25,6 +26,8 @@ struct GraphStep : Step {
   std::vector<size_t> after;        ///< indexes of the steps it must wait for
   std::string depfile;              ///< preprocess: the header depfile it writes
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
+  std::string module_id;            ///< kModuleId: the id it writes
+  int split_share = 0;              ///< auto split-compile: arch chains sharing the idle cores
 };
 
 /// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT and long forms).
@@ -40,6 +43,7 @@ struct StepGraphOptions {
   DepfileRequest depfile;
   bool keep_depfiles = false;  ///< keep every preprocess depfile even without -MD
   std::vector<std::string> host_launcher;  ///< e.g. ccache: runs the host compile steps
+  CompileModes modes;  ///< module id and split-compile modes
 };
 
 /// All sub-steps of one nvcc call, in nvcc's order (a topological order).

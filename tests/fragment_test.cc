@@ -111,3 +111,16 @@ TEST_CASE("launcher mode captures each step's output under a command-specific na
   graph.steps[0].argv.push_back("-DCHANGED");
   CHECK(CapturePath(options, graph, 0) != first);
 }
+
+TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper picks the threads") {
+  StepGraphOptions graph_options{"/src", "/b/w dir"};
+  graph_options.modes = {ModuleIdMode::kOwn, {SplitCompile::Mode::kAuto, 0}};
+  StepGraph graph = BuildStepGraph(LoadTranscript("multi_gencode"), graph_options,
+                                   FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
+  FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
+  std::string manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^  command = \$fastcuda \$flags \$out \$argv$)") == 2);
+  CHECK(CountMatches(manifest, R"((?m)^build [^:]+\.module_id: MODULE_ID )") == 1);
+  CHECK(CountMatches(manifest, R"(flags = write-text --cwd /src _[0-9a-f]{16}_9_kernel_cu)") == 1);
+  CHECK(CountMatches(manifest, R"(--split-threads 3)") == 6);  // 3 cicc + 3 ptxas
+}

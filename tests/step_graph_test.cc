@@ -280,3 +280,58 @@ TEST_CASE("keep_depfiles keeps every preprocess depfile without -MD, for the lau
     CHECK(step.kind != StepKind::kFilterDependencies);
   }
 }
+
+namespace {
+
+StepGraph GraphWithModes(const std::string& name, CompileModes modes) {
+  StepGraphOptions options{kCwd, kWork};
+  options.modes = modes;
+  return BuildStepGraph(LoadTranscript(name), options,
+                        FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+}
+
+}  // namespace
+
+TEST_CASE("FASTCUDA_MODULE_ID=own: a step writes the id first; cicc waits for it, not for cudafe++") {
+  StepGraph graph = GraphWithModes("multi_gencode", {ModuleIdMode::kOwn, {}});
+  std::vector<const GraphStep*> writers = OfKind(graph, StepKind::kModuleId);
+  REQUIRE(writers.size() == 1);
+  const GraphStep* writer = writers.front();
+  CHECK(writer->module_id == OwnModuleId(std::string(kCwd) + "/kernel.cu", graph.final_outputs));
+  const GraphStep* cudafe = OfKind(graph, StepKind::kCudafe).front();
+  CHECK_FALSE(HasFlag(cudafe->argv, "--gen_module_id_file"));
+  CHECK(FlagValues(cudafe->argv, {"--module_id_file_name"}) == writer->outputs);
+  CHECK(Waits(*cudafe, IndexOf(graph, writer)));
+  for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
+    CHECK(Contains(cicc->inputs, writer->outputs.front()));
+    CHECK(Waits(*cicc, IndexOf(graph, writer)));
+    CHECK_FALSE(Waits(*cicc, IndexOf(graph, cudafe)));
+  }
+  // Everything else is as in nvcc's mode.
+  StepGraph nvcc = GraphWithModes("multi_gencode", {});
+  CHECK(OfKind(nvcc, StepKind::kModuleId).empty());
+  CHECK(graph.steps.size() == nvcc.steps.size() + 1);
+}
+
+TEST_CASE("a fixed split gives every cicc and ptxas the threads; nothing else changes") {
+  StepGraph graph = GraphWithModes("multi_gencode", {ModuleIdMode::kNvcc, {SplitCompile::Mode::kFixed, 4}});
+  StepGraph plain = GraphWithModes("multi_gencode", {});
+  REQUIRE(graph.steps.size() == plain.steps.size());
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const GraphStep& step = graph.steps[i];
+    bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
+    std::vector<std::string> expected = plain.steps[i].argv;
+    if (splits) expected.insert(expected.begin() + 1, {"-split-compile", "4"});
+    CHECK(step.argv == expected);
+    CHECK(step.split_share == 0);
+  }
+}
+
+TEST_CASE("auto split leaves the argv alone and tells the step how many chains share the cores") {
+  StepGraph graph = GraphWithModes("multi_gencode", {ModuleIdMode::kNvcc, {SplitCompile::Mode::kAuto, 0}});
+  for (const GraphStep& step : graph.steps) {
+    bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
+    CHECK(step.split_share == (splits ? 3 : 0));  // three -gencode chains
+    CHECK_FALSE(HasSplitCompileFlag(step.argv));
+  }
+}

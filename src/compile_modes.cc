@@ -1,0 +1,61 @@
+#include "src/compile_modes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <stdexcept>
+
+#include "src/process.h"
+#include "src/stable_hash.h"
+
+namespace fastcuda {
+
+ModuleIdMode ParseModuleIdMode(std::string_view text) {
+  if (text.empty() || text == "nvcc") return ModuleIdMode::kNvcc;
+  if (text == "own") return ModuleIdMode::kOwn;
+  throw std::invalid_argument("FASTCUDA_MODULE_ID must be nvcc or own, not " + std::string(text));
+}
+
+SplitCompile ParseSplitCompile(std::string_view text) {
+  if (text.empty() || text == "off") return {};
+  if (text == "auto") return {SplitCompile::Mode::kAuto, 0};
+  int threads = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), threads);
+  if (error != std::errc() || end != text.data() + text.size() || threads < 0) {
+    throw std::invalid_argument("FASTCUDA_SPLIT_COMPILE must be off, auto or a thread count, not " +
+                                std::string(text));
+  }
+  return {SplitCompile::Mode::kFixed, threads};
+}
+
+CompileModes CompileModesFromEnvironment() {
+  return {ParseModuleIdMode(EnvironmentVariable("FASTCUDA_MODULE_ID")),
+          ParseSplitCompile(EnvironmentVariable("FASTCUDA_SPLIT_COMPILE"))};
+}
+
+std::string OwnModuleId(const std::string& source_path, const std::vector<std::string>& outputs) {
+  std::string key = source_path;
+  for (const std::string& output : outputs) key += "\n" + output;
+  // cudafe++ pastes the id into identifiers: keep it one.
+  std::string name = std::filesystem::path(source_path).filename().string();
+  std::replace_if(name.begin(), name.end(), [](unsigned char c) { return !std::isalnum(c); }, '_');
+  std::string id = "_";
+  id.append(StableHashHex(key, 16)).append("_").append(std::to_string(name.size())).append("_");
+  return id.append(name);
+}
+
+std::vector<std::string> SplitCompileFlag(int threads) { return {"-split-compile", std::to_string(threads)}; }
+
+bool HasSplitCompileFlag(const std::vector<std::string>& argv) {
+  return std::any_of(argv.begin(), argv.end(), [](const std::string& word) {
+    return word.starts_with("-split-compile") || word.starts_with("--split-compile");
+  });
+}
+
+int AutoSplitThreads(int cores, int busy, int share) {
+  int fair = std::max(1, cores / std::max(1, share));
+  return std::clamp(cores - busy, 1, fair);
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,62 @@
+// Modes that give up nvcc's exact bytes for a shorter critical path: who
+// makes the module id, and how many threads cicc and ptxas get.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fastcuda {
+
+/// Who makes the module id that a TU's host stub and device code carry.
+enum class ModuleIdMode {
+  kNvcc,  ///< cudafe++ makes it, as in nvcc: cicc waits for cudafe++
+  kOwn,   ///< a FastCuda step writes it first: cicc starts beside cudafe++
+};
+
+/// How many threads cicc and ptxas get (nvcc's --split-compile).
+struct SplitCompile {
+  enum class Mode {
+    kOff,    ///< one thread, as nvcc
+    kFixed,  ///< `threads` each (0: one per CPU, as nvcc means it)
+    kAuto,   ///< the idle cores when the step starts, shared by the TU's arch chains
+  };
+  Mode mode = Mode::kOff;
+  int threads = 0;  ///< kFixed only
+};
+
+/// What FASTCUDA_MODULE_ID and FASTCUDA_SPLIT_COMPILE ask for.
+struct CompileModes {
+  ModuleIdMode module_id = ModuleIdMode::kNvcc;
+  SplitCompile split_compile;
+};
+
+/// Reads FASTCUDA_MODULE_ID: "nvcc" (or empty) or "own". Throws
+/// std::invalid_argument on anything else.
+ModuleIdMode ParseModuleIdMode(std::string_view text);
+
+/// Reads FASTCUDA_SPLIT_COMPILE: "off" (or empty), "auto" or a thread count.
+/// Throws std::invalid_argument on anything else.
+SplitCompile ParseSplitCompile(std::string_view text);
+
+/// The modes this process's environment asks for.
+CompileModes CompileModesFromEnvironment();
+
+/// FastCuda's module id for the TU compiled from `source_path` into
+/// `outputs`: nvcc's shape (`_HASH_LENGTH_NAME`), with a hash of both, so
+/// that no two TUs of a build share one (nvcc's hashes the path alone).
+std::string OwnModuleId(const std::string& source_path, const std::vector<std::string>& outputs);
+
+/// The words that give cicc or ptxas `threads` threads.
+std::vector<std::string> SplitCompileFlag(int threads);
+
+/// True if a cicc or ptxas command already says how many threads to use
+/// (the user passed --split-compile to nvcc).
+bool HasSplitCompileFlag(const std::vector<std::string>& argv);
+
+/// Threads for a step in auto mode: the cores nobody else is using, but no
+/// more than its fair part of the machine when `share` chains of its TU start
+/// together (they cannot see each other's choice), and at least one.
+int AutoSplitThreads(int cores, int busy, int share);
+
+}  // namespace fastcuda

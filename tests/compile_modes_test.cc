@@ -1,0 +1,67 @@
+#include <doctest/doctest.h>
+
+#include <re2/re2.h>
+
+#include <stdexcept>
+
+#include "src/compile_modes.h"
+#include "src/machine_load.h"
+
+using namespace fastcuda;
+
+TEST_CASE("FASTCUDA_MODULE_ID: nvcc by default, own on request, nothing else") {
+  CHECK(ParseModuleIdMode("") == ModuleIdMode::kNvcc);
+  CHECK(ParseModuleIdMode("nvcc") == ModuleIdMode::kNvcc);
+  CHECK(ParseModuleIdMode("own") == ModuleIdMode::kOwn);
+  CHECK_THROWS_AS(ParseModuleIdMode("mine"), std::invalid_argument);
+}
+
+TEST_CASE("FASTCUDA_SPLIT_COMPILE: off, auto or a thread count") {
+  CHECK(ParseSplitCompile("").mode == SplitCompile::Mode::kOff);
+  CHECK(ParseSplitCompile("off").mode == SplitCompile::Mode::kOff);
+  CHECK(ParseSplitCompile("auto").mode == SplitCompile::Mode::kAuto);
+  SplitCompile four = ParseSplitCompile("4");
+  CHECK(four.mode == SplitCompile::Mode::kFixed);
+  CHECK(four.threads == 4);
+  CHECK(ParseSplitCompile("0").threads == 0);  // nvcc's "one per CPU"
+  for (const char* bad : {"-1", "4x", "many", "2.5"}) {
+    CHECK_THROWS_AS(ParseSplitCompile(bad), std::invalid_argument);
+  }
+}
+
+TEST_CASE("own module ids: nvcc's shape, an identifier, one per TU") {
+  std::string id = OwnModuleId("/src/a dir/kernel.cu", {"kernel.o"});
+  CHECK(RE2::FullMatch(id, R"(_[0-9a-f]{16}_9_kernel_cu)"));
+  CHECK(RE2::FullMatch(OwnModuleId("/src/é-x.cu", {"x.o"}), R"(_[0-9a-f]{16}_\d+_[A-Za-z0-9_]+)"));
+  CHECK(id == OwnModuleId("/src/a dir/kernel.cu", {"kernel.o"}));
+  // The same source compiled twice (other flags, other objects) or another
+  // source of the same name must not share an id.
+  CHECK(id != OwnModuleId("/src/a dir/kernel.cu", {"kernel_debug.o"}));
+  CHECK(id != OwnModuleId("/src/other/kernel.cu", {"kernel.o"}));
+}
+
+TEST_CASE("split flags: the words cicc and ptxas both take; the user's own flag is seen") {
+  CHECK(SplitCompileFlag(3) == std::vector<std::string>{"-split-compile", "3"});
+  CHECK(HasSplitCompileFlag({"ptxas", "-split-compile=4", "a.ptx"}));
+  CHECK(HasSplitCompileFlag({"cicc", "-split-compile", "4", "a.ii"}));
+  CHECK_FALSE(HasSplitCompileFlag({"ptxas", "-arch=sm_80", "a.ptx"}));
+}
+
+TEST_CASE("auto threads: the idle cores, at most a fair share, at least one") {
+  CHECK(AutoSplitThreads(16, 1, 5) == 3);    // edit loop: 5 arch chains start together
+  CHECK(AutoSplitThreads(16, 0, 1) == 16);   // the tail: one chain alone
+  CHECK(AutoSplitThreads(16, 14, 1) == 2);   // only two cores idle
+  CHECK(AutoSplitThreads(16, 16, 1) == 1);   // a full machine: no split
+  CHECK(AutoSplitThreads(16, 40, 2) == 1);   // an overloaded one too
+  CHECK(AutoSplitThreads(2, 0, 5) == 1);
+}
+
+TEST_CASE("the runnable-task count comes from /proc/loadavg's fourth field") {
+  CHECK(ParseRunnableTasks("0.52 0.58 0.59 3/467 12345\n") == 3);
+  CHECK(ParseRunnableTasks("1.00 2.00 3.00 17/1024 99") == 17);
+  CHECK_FALSE(ParseRunnableTasks("").has_value());
+  CHECK_FALSE(ParseRunnableTasks("garbage").has_value());
+  MachineLoad load = CurrentMachineLoad();
+  CHECK(load.cores >= 1);
+  CHECK(load.runnable >= 1);  // this test is running
+}
