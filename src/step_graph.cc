@@ -65,6 +65,8 @@ class GraphBuilder {
   /// FASTCUDA_MODULE_ID=own: the step that would make the module id reads
   /// it instead, from a step of its own that comes first.
   bool TakeOverModuleId(StepGraph& graph, GraphStep& step);
+  /// FASTCUDA_SPLIT_COMPILE: threads for cicc and ptxas, fixed in the
+  /// argv or left to `fastcuda step` (auto).
   void SplitCompilation(GraphStep& step, int arch_chains) const;
   GraphStep UserDepfileStep(const std::string& path, const StepGraph& graph) const;
   void Link(StepGraph& graph, size_t index);
