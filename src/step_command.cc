@@ -13,6 +13,7 @@
 #include "src/depfile.h"
 #include "src/file_system.h"
 #include "src/process.h"
+#include "src/shell_words.h"
 
 namespace fastcuda {
 namespace {
@@ -124,6 +125,16 @@ void WriteCapture(const std::string& prefix, const ProcessResult& result) {
   WriteFileAtomically(prefix + ".rc", std::to_string(result.exit_code) + "\n");
 }
 
+/// Names the command a signal killed, with the step's own output: captured
+/// (the launcher prints it in nvcc's order) or on stderr (Ninja prints it
+/// under the failed edge). A crashing program often says nothing itself.
+void ReportSignal(const StepOptions& options, ProcessResult& result) {
+  if (result.signal == 0) return;
+  std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
+  if (options.capture.empty()) std::cerr << line << std::flush;
+  else result.stderr_text += line;
+}
+
 }  // namespace
 
 int StepMain(const std::vector<std::string>& args) {
@@ -136,6 +147,7 @@ int StepMain(const std::vector<std::string>& args) {
   }
   SetOutputsAside(outputs);
   ProcessResult result = RunProcess(spec);
+  ReportSignal(options, result);
   if (!options.capture.empty()) WriteCapture(options.capture, result);
   if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.
