@@ -37,6 +37,9 @@ At the end of configuring the top-level directory the module
   CMake asked for and returns at once; otherwise it builds the TU itself.
   It never keeps a stale object.
 
+CMake allows no custom target in a build directory whose path holds ``#``;
+there the launcher (``fastcuda`` without ``--graph``) splits each TU alone.
+
 Cache variables
 ^^^^^^^^^^^^^^^
 
@@ -145,6 +148,37 @@ function(_fastcuda_cuda_targets out_var dir)
   set(${out_var} "${found}" PARENT_SCOPE)
 endfunction()
 
+# Puts <launcher> (a list) before each target's own CUDA launcher, if any.
+function(_fastcuda_set_launchers targets launcher)
+  foreach(target IN LISTS targets)
+    set(combined ${launcher})
+    get_target_property(user_launcher "${target}" CUDA_COMPILER_LAUNCHER)
+    if(user_launcher)
+      list(APPEND combined ${user_launcher})
+    endif()
+    set_target_properties("${target}" PROPERTIES
+      CUDA_COMPILER_LAUNCHER "${combined}"
+      EXPORT_COMPILE_COMMANDS ON)
+  endforeach()
+endfunction()
+
+# Builds <targets> through one graph: the target fastcuda_graph runs the
+# command (ARGN) that builds every sub-step into <graph_dir>; each target's
+# launcher then finds its objects built there.
+function(_fastcuda_add_graph targets tool graph_dir)
+  add_custom_target(fastcuda_graph
+    COMMAND ${ARGN}
+    COMMENT "FastCuda: building the CUDA sub-steps of every target"
+    USES_TERMINAL VERBATIM)
+  if(TARGET fastcuda)
+    add_dependencies(fastcuda_graph fastcuda)
+  endif()
+  foreach(target IN LISTS targets)
+    add_dependencies("${target}" fastcuda_graph)
+  endforeach()
+  _fastcuda_set_launchers("${targets}" "${tool};--graph;${graph_dir}")
+endfunction()
+
 # Runs once the top-level directory is configured: every target exists.
 function(_fastcuda_finalize)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -191,24 +225,15 @@ function(_fastcuda_finalize)
     return()
   endif()
 
-  add_custom_target(fastcuda_graph
-    COMMAND ${command}
-    COMMENT "FastCuda: building the CUDA sub-steps of every target"
-    USES_TERMINAL VERBATIM)
-  if(TARGET fastcuda)
-    add_dependencies(fastcuda_graph fastcuda)
+  if(CMAKE_BINARY_DIR MATCHES "#")
+    # CMake refuses any custom target in such a build directory ("OUTPUT
+    # containing a "#" is not allowed"): no graph, the launcher splits each TU.
+    message(STATUS "FastCuda: the build directory's path holds '#', where CMake "
+                   "cannot add the graph's target; each CUDA TU is split by the launcher alone")
+    _fastcuda_set_launchers("${graph_targets}" "${tool}")
+    return()
   endif()
-  foreach(target IN LISTS graph_targets)
-    add_dependencies("${target}" fastcuda_graph)
-    set(launcher "${tool}" --graph "${graph_dir}")
-    get_target_property(user_launcher "${target}" CUDA_COMPILER_LAUNCHER)
-    if(user_launcher)
-      list(APPEND launcher ${user_launcher})
-    endif()
-    set_target_properties("${target}" PROPERTIES
-      CUDA_COMPILER_LAUNCHER "${launcher}"
-      EXPORT_COMPILE_COMMANDS ON)
-  endforeach()
+  _fastcuda_add_graph("${graph_targets}" "${tool}" "${graph_dir}" ${command})
 endfunction()
 
 if(FASTCUDA_ENABLE)

@@ -132,8 +132,14 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   }
   running_child = 0;
   result.max_rss_kb = usage.ru_maxrss;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + result.signal;
   return result;
+}
+
+std::string DescribeEnd(const ProcessResult& result) {
+  if (result.signal == 0) return "exited with status " + std::to_string(result.exit_code);
+  return "killed by signal " + std::to_string(result.signal) + " (" + strsignal(result.signal) + ")";
 }
 
 void ExecProcess(const std::vector<std::string>& argv) {

@@ -19,6 +19,7 @@ struct ProcessSpec {
 /// How a process ended.
 struct ProcessResult {
   int exit_code = 0;       ///< the exit status, or 128 + signal number
+  int signal = 0;          ///< the signal that killed it; 0 when it exited
   std::string stdout_text; ///< when captured
   std::string stderr_text; ///< when captured
   long max_rss_kb = 0;     ///< peak resident memory, from wait4
@@ -26,6 +27,10 @@ struct ProcessResult {
 
 /// Runs a process to completion. Throws std::runtime_error if it cannot be started.
 ProcessResult RunProcess(const ProcessSpec& spec);
+
+/// How a process ended, in words: "exited with status 2", or "killed by
+/// signal 11 (Segmentation fault)".
+std::string DescribeEnd(const ProcessResult& result);
 
 /// Replaces the current process with argv (for the fallback to plain nvcc).
 [[noreturn]] void ExecProcess(const std::vector<std::string>& argv);

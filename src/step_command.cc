@@ -16,6 +16,7 @@
 #include "src/file_system.h"
 #include "src/machine_load.h"
 #include "src/process.h"
+#include "src/shell_words.h"
 
 namespace fastcuda {
 namespace {
@@ -140,6 +141,16 @@ void SplitByLoad(StepOptions& options) {
   options.argv.insert(options.argv.begin() + 1, flag.begin(), flag.end());
 }
 
+/// Names the command a signal killed, with the step's own output: captured
+/// (the launcher prints it in nvcc's order) or on stderr (Ninja prints it
+/// under the failed edge). A crashing program often says nothing itself.
+void ReportSignal(const StepOptions& options, ProcessResult& result) {
+  if (result.signal == 0) return;
+  std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
+  if (options.capture.empty()) std::cerr << line << std::flush;
+  else result.stderr_text += line;
+}
+
 }  // namespace
 
 int StepMain(const std::vector<std::string>& args) {
@@ -153,6 +164,7 @@ int StepMain(const std::vector<std::string>& args) {
   }
   SetOutputsAside(outputs);
   ProcessResult result = RunProcess(spec);
+  ReportSignal(options, result);
   if (!options.capture.empty()) WriteCapture(options.capture, result);
   if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.

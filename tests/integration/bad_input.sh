@@ -2,7 +2,8 @@
 # Bad input gets a clear error and the right exit code: nvcc not found, flags
 # nvcc rejects (its own message and exit code), an output directory that
 # cannot be written, a missing or malformed compile database (file and
-# position named, exit 2), an entry whose source is missing.
+# position named, exit 2), an entry whose source is missing, entries whose
+# commands try to run something else.
 #
 # usage: bad_input.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -56,5 +57,16 @@ missing_source() {
   [ "$rc" -ne 0 ] && grep -q "gone.cu" out.txt && [ ! -e gone.o ]
 }
 check "an entry whose source is missing: the build fails naming it, no object" missing_source
+
+foreign_commands_not_run() {
+  printf '[{"directory": "%s", "file": "ok.cu", "command": "touch pwned-other"},
+ {"directory": "%s", "file": "ok.cu", "arguments": ["sh", "-c", "touch pwned-sh"]},
+ {"directory": "%s", "file": "ok.cu",
+  "command": "%s -c ok.cu -o inj.o -arch=sm_80 ; touch pwned-semicolon && touch pwned-and > pwned-redirect"}]\n' \
+    "$scratch" "$scratch" "$scratch" "$NVCC" > foreign.json
+  "$FASTCUDA" build --compdb foreign.json --out foreign > foreign.log 2>&1 || true
+  grep -q "2 other entries left out" foreign.log && ! compgen -G 'pwned*' > /dev/null
+}
+check "a compile database runs nothing but its nvcc entries' own commands, words quoted" foreign_commands_not_run
 
 finish

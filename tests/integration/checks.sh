@@ -1,8 +1,10 @@
-# Sourced by the integration scripts: their arguments, a scratch directory and
-# PASS/FAIL bookkeeping.
+# Sourced by the integration scripts: their arguments, a scratch directory,
+# PASS/FAIL bookkeeping and an object comparison.
 #   source checks.sh NAME "$@"   sets FASTCUDA, NVCC and scratch (a new directory
 #                                under $FASTCUDA_TEST_SCRATCH, else $PWD)
 #   check NAME COMMAND...        runs COMMAND, prints PASS or FAIL NAME
+#   same_object OBJECT REFERENCE equal device code (.nv_fatbin, not empty) and
+#                                host symbols (nm)
 #   finish                       prints "N passed, M failed"; removes the scratch
 #                                directory if all passed, else keeps it and exits 1
 FASTCUDA=$(realpath "$2")
@@ -21,6 +23,13 @@ check() {
     echo "FAIL $name"
     failed=$((failed + 1))
   fi
+}
+
+same_object() {
+  objcopy -O binary --only-section=.nv_fatbin "$1" "$scratch/object.fatbin" &&
+    objcopy -O binary --only-section=.nv_fatbin "$2" "$scratch/reference.fatbin" &&
+    [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
+    cmp -s <(nm "$1") <(nm "$2")
 }
 
 finish() {
