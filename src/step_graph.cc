@@ -173,9 +173,8 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;
     FindInputs(step);
     AddHeaderDepfile(step);
-    if (step.kind == StepKind::kHostCompile) {
-      step.argv.insert(step.argv.begin(), options_.host_launcher.begin(), options_.host_launcher.end());
-    }
+    std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
+    step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
     if (!Add(graph, std::move(step))) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));

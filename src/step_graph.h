@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/file_system.h"
+#include "src/launchers.h"
 #include "src/step.h"
 #include "src/transcript.h"
 
@@ -39,7 +40,7 @@ struct StepGraphOptions {
   std::string work_dir;  ///< absolute directory for the temporaries
   DepfileRequest depfile;
   bool keep_depfiles = false;  ///< keep every preprocess depfile even without -MD
-  std::vector<std::string> host_launcher;  ///< e.g. ccache: runs the host compile steps
+  StepLaunchers launchers;     ///< what runs which steps (see LauncherFor)
 };
 
 /// All sub-steps of one nvcc call, in nvcc's order (a topological order).
