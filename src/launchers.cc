@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "src/process.h"
 #include "src/shell_words.h"
@@ -57,6 +58,7 @@ std::optional<bool> KnownToRun(const std::vector<std::string>& launcher, StepKin
   return known ? std::optional<bool>(false) : std::nullopt;
 }
 
+/// The steps FASTCUDA_DEVICE_LAUNCHER is for.
 bool IsDeviceCompile(StepKind kind) {
   return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
 }
