@@ -30,8 +30,11 @@ At the end of configuring the top-level directory the module
   CUDA TU of the project in one Ninja graph,
 * makes every target with CUDA sources depend on ``fastcuda_graph`` and
   sets its ``CUDA_COMPILER_LAUNCHER`` to ``fastcuda --graph <build>/fastcuda``
-  followed by any launcher the target already had (``ccache``, ``sccache``,
-  which then run the host compile steps). When CMake's own rule for an
+  followed by any launcher the target already had (``ccache``, ``sccache``).
+  The graph runs that launcher on the steps its tool supports (the host
+  compile; with ``sccache`` also ``cicc`` and ``ptxas``), through
+  ``--launcher-for``, since CMake leaves launchers out of
+  ``compile_commands.json``. When CMake's own rule for an
   object runs, the launcher finds the object the graph built from the same
   command, checks that nothing it depends on is newer, writes the depfile
   CMake asked for and returns at once; otherwise it builds the TU itself.
@@ -121,6 +124,20 @@ function(_fastcuda_find_executable out_var)
     endif()
   endif()
   set(${out_var} "${found}" PARENT_SCOPE)
+endfunction()
+
+# Sets <out_var> to the remaining arguments as one string of POSIX shell words.
+function(_fastcuda_shell_words out_var)
+  set(text "")
+  foreach(word IN LISTS ARGN)
+    if(NOT word MATCHES "^[A-Za-z0-9_./=:+,@%-]+$")
+      string(REPLACE "'" "'\\''" word "${word}")
+      set(word "'${word}'")
+    endif()
+    string(APPEND text " ${word}")
+  endforeach()
+  string(STRIP "${text}" text)
+  set(${out_var} "${text}" PARENT_SCOPE)
 endfunction()
 
 # Appends to <out_var> the targets of <dir> and its subdirectories that
@@ -214,11 +231,16 @@ function(_fastcuda_finalize)
   set(graph_targets "")
   foreach(target IN LISTS targets)
     get_target_property(excluded "${target}" FASTCUDA_EXCLUDED)
+    get_target_property(binary_dir "${target}" BINARY_DIR)
+    get_target_property(user_launcher "${target}" CUDA_COMPILER_LAUNCHER)
     if(excluded)
-      get_target_property(binary_dir "${target}" BINARY_DIR)
       list(APPEND command --exclude "${binary_dir}/CMakeFiles/${target}.dir/")
     else()
       list(APPEND graph_targets "${target}")
+      if(user_launcher)
+        _fastcuda_shell_words(words ${user_launcher})
+        list(APPEND command --launcher-for "${binary_dir}/CMakeFiles/${target}.dir/" "${words}")
+      endif()
     endif()
   endforeach()
   if(NOT graph_targets)

@@ -8,11 +8,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "ninja-gen/global_manifest.h"
 #include "src/commands.h"
 #include "src/file_system.h"
 #include "src/global_graph.h"
+#include "src/launchers.h"
 #include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
@@ -25,7 +27,10 @@ namespace {
 constexpr const char* kGenUsage =
     "usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...\n"
     "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]\n"
-    "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]";
+    "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]\n"
+    "                    [--launcher-for TEXT LAUNCHER]...\n"
+    "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER]\n"
+    "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER)";
 
 /// The options of `gen` and `build`.
 struct GenOptions {
@@ -36,6 +41,10 @@ struct GenOptions {
   std::vector<std::string> only;      ///< keep only entries whose output path contains one
   std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
   bool launcher_records = false;      ///< write what `fastcuda --graph` reads
+  StepLaunchers launchers = LaunchersFromEnvironment();  ///< host and device launchers
+  /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
+  /// command has no launcher run as if LAUNCHER (shell words) came first
+  std::vector<std::pair<std::string, std::string>> launchers_for;
   std::vector<std::string> nvcc_call;  ///< after `--`
 };
 
@@ -59,6 +68,12 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--exclude") options.excludes.push_back(value());
     else if (flag == "--only") options.only.push_back(value());
     else if (flag == "--launcher-records") options.launcher_records = true;
+    else if (flag == "--host-launcher") options.launchers.host = SplitShellWords(value());
+    else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
+    else if (flag == "--launcher-for") {
+      std::string text = value();
+      options.launchers_for.emplace_back(text, value());
+    }
     else throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
   }
   if (options.out_dir.empty() || options.compdb.empty() == options.nvcc_call.empty()) {
@@ -82,7 +97,8 @@ int GenerateForCall(const GenOptions& options) {
   NvccPlan plan = PlanNvccCall(options.nvcc_call.front(), nvcc_args, cwd,
                                [&](const std::string& output) {
                                  return WorkDirFor(options.out_dir + "/tu", output);
-                               });
+                               },
+                               options.launchers);
   if (!plan.graph) {
     Complain("cannot split this nvcc call: " + plan.fallback_reason);
     return 2;
@@ -106,12 +122,28 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   for (const std::string& text : options.only) command.insert(command.end(), {"--only", text});
   for (const std::string& text : options.excludes) command.insert(command.end(), {"--exclude", text});
   if (options.launcher_records) command.push_back("--launcher-records");
+  // The launchers are written out, so that a changed environment regenerates.
+  if (!options.launchers.host.empty()) {
+    command.insert(command.end(), {"--host-launcher", JoinShellWords(options.launchers.host)});
+  }
+  if (!options.launchers.device.empty()) {
+    command.insert(command.end(), {"--device-launcher", JoinShellWords(options.launchers.device)});
+  }
+  for (const auto& [text, launcher] : options.launchers_for) {
+    command.insert(command.end(), {"--launcher-for", text, launcher});
+  }
   return command;
 }
 
 /// Where `gen` notes the command line it ran with, so that `build` knows
 /// when options changed.
 std::string GenCommandPath(const GenOptions& options) { return options.out_dir + "/gen-command.txt"; }
+
+/// The entry's output as an absolute path, which --only, --exclude and
+/// --launcher-for match.
+std::string AbsoluteOutput(const CompileEntry& entry) {
+  return (std::filesystem::path(entry.directory) / entry.output).string();
+}
 
 /// Drops the entries whose absolute output contains one of `excludes`, or
 /// none of `only` (when given); returns how many.
@@ -122,10 +154,22 @@ size_t LeaveOutExcluded(CompileDatabase& database, const GenOptions& options) {
     });
   };
   return std::erase_if(database.entries, [&](const CompileEntry& entry) {
-    std::string output = (std::filesystem::path(entry.directory) / entry.output).string();
+    std::string output = AbsoluteOutput(entry);
     return contains_any(output, options.excludes) ||
            (!options.only.empty() && !contains_any(output, options.only));
   });
+}
+
+/// Gives the entries that `--launcher-for` names their launcher.
+void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
+  for (CompileEntry& entry : database.entries) {
+    std::string output = AbsoluteOutput(entry);
+    for (const auto& [text, launcher] : options.launchers_for) {
+      if (entry.launcher.empty() && output.find(text) != std::string::npos) {
+        entry.launcher = SplitShellWords(launcher);
+      }
+    }
+  }
 }
 
 /// Tells `fastcuda --graph` how each split TU is built (entries nvcc runs
@@ -161,11 +205,13 @@ int GenerateForDatabase(const GenOptions& options) {
       *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
 
   size_t excluded = LeaveOutExcluded(database, options);
+  AddLaunchers(database, options);
 
   const std::string cache_path = options.out_dir + "/dryrun-cache.json";
   DryrunCache cache = LoadCache(cache_path);
   GlobalPlan plan = PlanCompileDatabase(
-      database, {options.out_dir, Jobs(options), options.launcher_records, CompileModesFromEnvironment()}, cache,
+      database, {options.out_dir, Jobs(options), options.launcher_records, options.launchers,
+                 CompileModesFromEnvironment()}, cache,
       NvccDryrunRunner(), fs);
   if (options.launcher_records) WriteTuRecords(database, plan);
 

@@ -199,12 +199,14 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         used_keys.insert(planned.cache_key);
         transcript = Parse(cache.at(planned.cache_key));
       }
+      StepLaunchers launchers = options.launchers;
+      launchers.nvcc = planned.entry->launcher;
       try {
         if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
         plan.graphs.push_back(BuildStepGraph(
             *transcript,
             {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles,
-             planned.entry->launcher, options.modes},
+             launchers, options.modes},
             fs));
         continue;
       } catch (const UnsupportedTranscript& unsupported) {

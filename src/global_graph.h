@@ -8,6 +8,7 @@
 
 #include "src/compile_database.h"
 #include "src/file_system.h"
+#include "src/launchers.h"
 #include "src/step_graph.h"
 
 namespace fastcuda {
@@ -46,6 +47,7 @@ struct GlobalPlanOptions {
   std::string out_dir;   ///< absolute; work dirs go to OUT/tu/
   unsigned jobs = 1;     ///< dryruns run at once
   bool keep_depfiles = false;  ///< keep every TU's header depfiles (for the launcher)
+  StepLaunchers launchers;     ///< host and device launchers; `nvcc` is each entry's own
   CompileModes modes;          ///< module id and split-compile modes
 };
 

@@ -10,6 +10,7 @@
 #include "src/compile_database.h"
 #include "src/depfile.h"
 #include "src/file_system.h"
+#include "src/launchers.h"
 #include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
@@ -52,7 +53,7 @@ int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options) {
 /// `fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...`, taken apart.
 struct LauncherCall {
   std::string graph_dir;                   ///< the global graph that may have built the object
-  std::vector<std::string> host_launcher;  ///< ccache, sccache... before nvcc
+  std::vector<std::string> launcher;       ///< ccache, sccache... before nvcc
   std::vector<std::string> nvcc;           ///< nvcc and its arguments
 };
 
@@ -73,7 +74,7 @@ LauncherCall ParseLauncherCall(const std::vector<std::string>& args) {
     }
   }
   if (nvcc >= args.size()) throw std::invalid_argument("no nvcc command given");
-  call.host_launcher.assign(args.begin() + start, args.begin() + nvcc);
+  call.launcher.assign(args.begin() + start, args.begin() + nvcc);
   call.nvcc.assign(args.begin() + nvcc, args.end());
   return call;
 }
@@ -151,9 +152,11 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   if (!call.graph_dir.empty() && UseGraphResult(call, cwd)) return 0;
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
-  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, call.host_launcher);
+  StepLaunchers launchers = LaunchersFromEnvironment();
+  launchers.nvcc = call.launcher;
+  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, launchers);
   auto run_nvcc_itself = [&](const std::string& why) {
-    std::vector<std::string> whole = call.host_launcher;
+    std::vector<std::string> whole = call.launcher;
     whole.insert(whole.end(), args.begin(), args.end());
     RunNvccItself(whole, why);
   };

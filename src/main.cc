@@ -14,7 +14,8 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...
                                           compile like NVCC ARGS..., sub-steps in parallel;
-                                          LAUNCHER (ccache...) runs the host compile;
+                                          LAUNCHER (ccache...) runs the host compile
+                                          (sccache: also cicc and ptxas);
                                           DIR: a global graph that may have built it already
   fastcuda gen --out DIR -- NVCC ARGS...  write DIR/build.ninja for one nvcc call
   fastcuda gen --compdb FILE --out DIR    one graph for every nvcc call of a compile database
@@ -27,7 +28,9 @@ constexpr const char* kUsage = R"(usage:
   (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself), FASTCUDA_MEMORY_BUDGET,
-             FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N
+             FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N,
+             FASTCUDA_HOST_LAUNCHER (runs the host compiles: ccache, distcc...),
+             FASTCUDA_DEVICE_LAUNCHER (runs cicc, ptxas, fatbinary: sccache, a remote runner)
 )";
 
 int Dispatch(const std::vector<std::string>& args) {

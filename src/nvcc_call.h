@@ -23,11 +23,12 @@ struct NvccPlan {
 using WorkDirChooser = std::function<std::string(const std::string& absolute_output)>;
 
 /// Plans `nvcc ARGS` run in `cwd`: scans the arguments, runs the dryrun with
-/// this process's environment and builds the graph in the work directory
-/// that `work_dir_for` gives for the call's first output.
+/// this process's environment and builds the graph, its steps run through
+/// `launchers`, in the work directory that `work_dir_for` gives for the
+/// call's first output.
 NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
                       const std::string& cwd, const WorkDirChooser& work_dir_for,
-                      const std::vector<std::string>& host_launcher = {});
+                      const StepLaunchers& launchers);
 
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
 /// distinct for distinct absolute output paths.

@@ -184,9 +184,8 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     SplitCompilation(step, arch_chains);
     FindInputs(step);
     AddHeaderDepfile(step);
-    if (step.kind == StepKind::kHostCompile) {
-      step.argv.insert(step.argv.begin(), options_.host_launcher.begin(), options_.host_launcher.end());
-    }
+    std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
+    step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
     if (!Add(graph, std::move(step))) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));

@@ -9,6 +9,7 @@
 
 #include "src/compile_modes.h"
 #include "src/file_system.h"
+#include "src/launchers.h"
 #include "src/step.h"
 #include "src/transcript.h"
 
@@ -42,8 +43,8 @@ struct StepGraphOptions {
   std::string work_dir;  ///< absolute directory for the temporaries
   DepfileRequest depfile;
   bool keep_depfiles = false;  ///< keep every preprocess depfile even without -MD
-  std::vector<std::string> host_launcher;  ///< e.g. ccache: runs the host compile steps
-  CompileModes modes;  ///< module id and split-compile modes
+  StepLaunchers launchers;     ///< what runs which steps (see LauncherFor)
+  CompileModes modes;          ///< module id and split-compile modes
 };
 
 /// All sub-steps of one nvcc call, in nvcc's order (a topological order).

@@ -167,3 +167,18 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   CHECK(files.count("/out/steps.json"));
   CHECK(std::next(files.begin())->first.rfind("/out/env/", 0) == 0);
 }
+
+TEST_CASE("each entry's own launcher, and the host launcher over it, run its host compile") {
+  CompileDatabase database = Database();
+  database.entries[1].launcher = {"ccache"};
+  FakeRunner runner;
+  DryrunCache cache;
+  GlobalPlanOptions options{"/out", 2};
+  GlobalPlan plan = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
+  CHECK(HostCompile(plan.graphs[0]).argv.front() == "gcc");
+  CHECK(HostCompile(plan.graphs[1]).argv.front() == "ccache");
+  options.launchers.host = {"distcc"};
+  plan = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
+  CHECK(HostCompile(plan.graphs[0]).argv.front() == "distcc");
+  CHECK(HostCompile(plan.graphs[1]).argv.front() == "distcc");
+}

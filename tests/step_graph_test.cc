@@ -260,14 +260,29 @@ TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
   CHECK(graph.steps[1].outputs == std::vector<std::string>{std::string(kWork) + "/4_x.ii"});
 }
 
-TEST_CASE("a host launcher (ccache) runs the host compile, nothing else") {
+TEST_CASE("the nvcc command's launcher (ccache) runs the host compile, nothing else") {
   StepGraphOptions options{kCwd, kWork};
-  options.host_launcher = {"ccache"};
+  options.launchers.nvcc = {"ccache"};
   StepGraph graph = BuildStepGraph(LoadTranscript("single_arch"), options,
                                    FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
   for (const GraphStep& step : graph.steps) {
     CHECK((step.argv.front() == "ccache") == (step.kind == StepKind::kHostCompile));
   }
+}
+
+TEST_CASE("a device launcher runs every cicc, ptxas and fatbinary of every architecture") {
+  StepGraphOptions options{kCwd, kWork};
+  options.launchers.device = {"rexec", "--"};
+  StepGraph graph = BuildStepGraph(LoadTranscript("multi_gencode"), options,
+                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  size_t launched = 0;
+  for (const GraphStep& step : graph.steps) {
+    bool device = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas ||
+                  step.kind == StepKind::kFatbinary;
+    CHECK((step.argv.size() > 2 && step.argv[0] == "rexec" && step.argv[1] == "--") == device);
+    launched += device;
+  }
+  CHECK(launched == 7);
 }
 
 TEST_CASE("keep_depfiles keeps every preprocess depfile without -MD, for the launcher") {

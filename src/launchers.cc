@@ -1,0 +1,107 @@
+#include "src/launchers.h"
+
+#include <re2/re2.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "src/process.h"
+#include "src/shell_words.h"
+
+namespace fastcuda {
+namespace {
+
+/// A step kind a known launcher can usefully run, from which version on.
+struct KnownLauncher {
+  std::string_view tool;
+  StepKind kind;
+  std::string_view since;  ///< empty: any version
+};
+
+/// ccache, distcc and icecc cache or distribute `gcc -c` only; sccache
+/// also knows cicc and ptxas since 0.9 (mozilla/sccache#2247; older ones
+/// fail on them). None of them does anything with `-E` (the caches pass it
+/// straight to the compiler, distcc and icecc preprocess locally anyway),
+/// and none knows fatbinary.
+constexpr KnownLauncher kKnownLaunchers[] = {
+    {"ccache", StepKind::kHostCompile, ""},  {"distcc", StepKind::kHostCompile, ""},
+    {"icecc", StepKind::kHostCompile, ""},   {"sccache", StepKind::kHostCompile, ""},
+    {"sccache", StepKind::kCicc, "0.9"},     {"sccache", StepKind::kPtxas, "0.9"},
+};
+
+/// The numbers of a dotted version ("0.10.1" -> 0, 10, 1).
+std::vector<int> VersionNumbers(std::string_view version) {
+  static const RE2 number(R"re((\d+)\.?)re");
+  std::vector<int> numbers;
+  re2::StringPiece rest(version.data(), version.size());
+  int value = 0;
+  while (RE2::Consume(&rest, number, &value)) numbers.push_back(value);
+  return numbers;
+}
+
+/// Whether the launcher's tool runs `kind`; nullopt for a tool not in the table.
+std::optional<bool> KnownToRun(const std::vector<std::string>& launcher, StepKind kind,
+                               const VersionProbe& version) {
+  if (launcher.empty()) return std::nullopt;
+  std::string tool = std::filesystem::path(launcher.front()).filename().string();
+  bool known = false;
+  for (const KnownLauncher& row : kKnownLaunchers) {
+    if (row.tool != tool) continue;
+    known = true;
+    if (row.kind != kind) continue;
+    return row.since.empty() || VersionNumbers(version(launcher.front())) >= VersionNumbers(row.since);
+  }
+  return known ? std::optional<bool>(false) : std::nullopt;
+}
+
+/// The steps FASTCUDA_DEVICE_LAUNCHER is for.
+bool IsDeviceCompile(StepKind kind) {
+  return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
+}
+
+}  // namespace
+
+StepLaunchers LaunchersFromEnvironment() {
+  auto words = [](const char* variable) {
+    try {
+      return SplitShellWords(EnvironmentVariable(variable));
+    } catch (const ShellSyntaxError& error) {
+      throw ShellSyntaxError(std::string(variable) + ": " + error.what());
+    }
+  };
+  return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}};
+}
+
+std::string ProgramVersion(const std::string& program) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> versions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto known = versions.find(program);
+  if (known != versions.end()) return known->second;
+  static const RE2 dotted(R"re((\d+(?:\.\d+)+))re");
+  std::string version;
+  try {
+    ProcessResult result = RunProcess({{program, "--version"}, "", {}, true});
+    RE2::PartialMatch(result.stdout_text + result.stderr_text, dotted, &version);
+  } catch (const std::runtime_error&) {  // not installed: no version
+  }
+  return versions[program] = version;
+}
+
+std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step,
+                                     const VersionProbe& version) {
+  bool host = step.kind == StepKind::kHostCompile;
+  if (step.outputs.empty() || (!host && !IsDeviceCompile(step.kind))) return {};
+  const std::vector<std::string>& chosen = host ? launchers.host : launchers.device;
+  if (!chosen.empty()) {
+    return KnownToRun(chosen, step.kind, version).value_or(true) ? chosen : std::vector<std::string>{};
+  }
+  return KnownToRun(launchers.nvcc, step.kind, version).value_or(host) ? launchers.nvcc
+                                                                        : std::vector<std::string>{};
+}
+
+}  // namespace fastcuda

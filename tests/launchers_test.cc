@@ -1,0 +1,99 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include "src/launchers.h"
+#include "src/shell_words.h"
+
+using namespace fastcuda;
+
+namespace {
+
+using Words = std::vector<std::string>;
+
+/// A step of `kind` that writes one file.
+Step Writing(StepKind kind) { return {kind, "", {"prog"}, {}, {"out"}}; }
+
+/// A probe that finds every program at `version`.
+VersionProbe At(const std::string& version) {
+  return [version](const std::string&) { return version; };
+}
+
+/// The kinds, in the order of kKinds below, whose steps `launchers` prefixes
+/// with `expected`, every program being at `version`.
+std::string Prefixed(const StepLaunchers& launchers, const Words& expected,
+                     const std::string& version = "0.10.1") {
+  static constexpr StepKind kKinds[] = {StepKind::kHostPreprocess, StepKind::kDevicePreprocess,
+                                        StepKind::kCudafe,         StepKind::kCicc,
+                                        StepKind::kPtxas,          StepKind::kFatbinary,
+                                        StepKind::kNvlink,         StepKind::kHostCompile};
+  std::string kinds;
+  for (StepKind kind : kKinds) {
+    Words launcher = LauncherFor(launchers, Writing(kind), At(version));
+    if (!launcher.empty()) {
+      CHECK(launcher == expected);
+      kinds += std::string(StepKindName(kind)) + " ";
+    }
+  }
+  return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("the nvcc command's own launcher runs the steps its tool is known to run") {
+  CHECK(Prefixed({{}, {}, {"ccache"}}, {"ccache"}) == "HOST_CC ");
+  CHECK(Prefixed({{}, {}, {"/usr/bin/distcc"}}, {"/usr/bin/distcc"}) == "HOST_CC ");
+  CHECK(Prefixed({{}, {}, {"icecc"}}, {"icecc"}) == "HOST_CC ");
+  CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}) == "CICC PTXAS HOST_CC ");
+  // sccache learnt cicc and ptxas in 0.9; older ones (Debian 12 has 0.4) fail on them.
+  CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}, "0.9.0") == "CICC PTXAS HOST_CC ");
+  CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}, "0.4.0-pre.6") == "HOST_CC ");
+  CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}, "") == "HOST_CC ");
+  // A tool not in the table (a wrapper script) keeps running the host compile only.
+  CHECK(Prefixed({{}, {}, {"my-wrapper", "-v"}}, {"my-wrapper", "-v"}) == "HOST_CC ");
+  CHECK(Prefixed({}, {}) == "");
+}
+
+TEST_CASE("FASTCUDA_DEVICE_LAUNCHER: cicc, ptxas and fatbinary, as far as a known tool runs them") {
+  CHECK(Prefixed({{}, {"rexec", "--remote"}, {}}, {"rexec", "--remote"}) == "CICC PTXAS FATBINARY ");
+  CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}) == "CICC PTXAS ");
+  CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}, "0.8.2") == "");
+  CHECK(Prefixed({{}, {"ccache"}, {}}, {"ccache"}) == "");
+}
+
+TEST_CASE("FASTCUDA_HOST_LAUNCHER: the host compile only, never preprocessing") {
+  CHECK(Prefixed({{"distcc"}, {}, {}}, {"distcc"}) == "HOST_CC ");
+  CHECK(Prefixed({{"my-remote-runner"}, {}, {}}, {"my-remote-runner"}) == "HOST_CC ");
+  CHECK(Prefixed({{"sccache"}, {}, {}}, {"sccache"}) == "HOST_CC ");
+}
+
+TEST_CASE("a class's own launcher replaces the nvcc command's for that class only") {
+  StepLaunchers launchers{{"distcc"}, {}, {"sccache"}};
+  CHECK(LauncherFor(launchers, Writing(StepKind::kHostCompile), At("0.9")) == Words{"distcc"});
+  CHECK(LauncherFor(launchers, Writing(StepKind::kCicc), At("0.9")) == Words{"sccache"});
+  launchers.device = {"ccache"};  // ccache runs no device step: none gets sccache either
+  CHECK(LauncherFor(launchers, Writing(StepKind::kCicc), At("0.9")).empty());
+}
+
+TEST_CASE("a step that writes no file (ptxas checking a PTX-only target) runs locally") {
+  Step check{StepKind::kPtxas, "compute_90", {"ptxas", "-arch=compute_90", "x.ptx"}, {}, {}};
+  CHECK(LauncherFor({{}, {"rexec"}, {"sccache"}}, check, At("0.9")).empty());
+}
+
+TEST_CASE("a program's version is the first dotted number it prints, or nothing") {
+  CHECK(ProgramVersion("/nonexistent/sccache") == "");
+  CHECK(ProgramVersion("ninja").find('.') != std::string::npos);  // "1.11.1"
+}
+
+TEST_CASE("the launcher variables are read as shell words") {
+  setenv("FASTCUDA_HOST_LAUNCHER", "env 'A=b c' ccache", 1);
+  setenv("FASTCUDA_DEVICE_LAUNCHER", "", 1);
+  StepLaunchers launchers = LaunchersFromEnvironment();
+  CHECK(launchers.host == Words{"env", "A=b c", "ccache"});
+  CHECK(launchers.device.empty());
+  setenv("FASTCUDA_DEVICE_LAUNCHER", "rexec 'unterminated", 1);
+  CHECK_THROWS_WITH_AS(LaunchersFromEnvironment(), doctest::Contains("FASTCUDA_DEVICE_LAUNCHER"),
+                       ShellSyntaxError);
+  unsetenv("FASTCUDA_HOST_LAUNCHER");
+  unsetenv("FASTCUDA_DEVICE_LAUNCHER");
+}
