@@ -4,28 +4,23 @@
 # do not) against nvcc recompiling everything. Medians of REPEATS.
 # Usage: bench/edit_rebuild.sh [ARCHS] [REPEATS]
 #   ARCHS: comma-separated sm numbers, default 75,80,86,89,90
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 archs="${1:-75,80,86,89,90}"; repeats="${2:-3}"
-work="$(mktemp -d "$FASTCUDA_BUILD_DIR/bench-edit.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 cd "$work"
-"$FASTCUDA_SOURCE_DIR/bench/make_corpus.sh" corpus 6 80-real mixed 1 >/dev/null
+"$bench_dir/make_corpus.sh" corpus 6 80-real mixed 1
 heavy=$(grep -l 'series_' corpus/src/*.cu | head -1)
-{ cat "$heavy"; echo '#include <cstdio>'; echo 'void report(int n) { std::printf("edit 0 %d\n", n); }'; } > tu.cu
+cp "$heavy" tu.cu
 gencode=()
 for sm in ${archs//,/ }; do gencode+=(-gencode "arch=compute_$sm,code=sm_$sm"); done
-args=(-c tu.cu -o tu.o "${gencode[@]}")
-"$FASTCUDA_BINARY" gen --out graph -- nvcc "${args[@]}"
-ninja -C graph >/dev/null
+args=(-c tu.cu -o tu.o -Icorpus/include "${gencode[@]}")
+run_quietly "$FASTCUDA_BINARY" gen --out graph -- nvcc "${args[@]}"
+run_quietly ninja -C graph
 
-ms() { local s e; s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
 for i in $(seq "$repeats"); do
-  sed -i "s/edit [0-9]*/edit $i/" tu.cu
-  ms nvcc "${args[@]/tu.o/ref.o}" >> nvcc.ms
-  ms ninja -C graph >> fastcuda.ms
+  sed -i "s/return [0-9]*; }/return $i; }/" tu.cu
+  wall_ms nvcc "${args[@]/tu.o/ref.o}" >> nvcc.ms
+  wall_ms ninja -C graph >> fastcuda.ms
 done
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-awk -v n="$(median nvcc.ms)" -v f="$(median fastcuda.ms)" -v a="$archs" -v c="$(nproc)" 'BEGIN {
-  printf "host-only edit of a device-heavy TU, sm %s, %d cores: nvcc %d ms, fastcuda rebuild %d ms, ratio %.2f\n",
+awk -v n="$(median nvcc.ms)" -v f="$(median fastcuda.ms)" -v a="$archs" -v c="$jobs" 'BEGIN {
+  printf "host-only edit of a device-heavy TU, sm %s, %d cores: nvcc %.0f ms, fastcuda rebuild %.0f ms, ratio %.2f\n",
          a, c, n, f, f / n }'

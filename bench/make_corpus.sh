@@ -6,11 +6,16 @@
 #           device-wide sort, reduce and scan instantiated for several types),
 #           about 1 in 5 device-heavy (unrolled math, where cicc and ptxas
 #           dominate)
-# Usage: bench/make_corpus.sh DIR N [ARCHITECTURES] [light|mixed] [SEED]
+#   heavy:  every TU both: the CUB instances and three unrolled kernels (the
+#           edit loop on one heavy TU, the memory benchmark)
+# Every fourth TU includes include/corpus.h (the header-touch benchmark);
+# device-heavy TUs have a host function to edit (host_revision_N).
+# Usage: bench/make_corpus.sh DIR N [ARCHITECTURES] [light|mixed|heavy] [SEED]
 set -euo pipefail
 dir="$1"; count="$2"; archs="${3:-80-real}"; mix="${4:-light}"; seed="${5:-1}"
-mkdir -p "$dir/src"
+mkdir -p "$dir/src" "$dir/include"
 rm -f "$dir"/src/*.cu
+echo 'constexpr float corpus_scale = 1.0f;' > "$dir/include/corpus.h"
 {
   echo "cmake_minimum_required(VERSION 3.25)"
   echo "set(CMAKE_CUDA_ARCHITECTURES \"$archs\" CACHE STRING \"\")"
@@ -18,6 +23,7 @@ rm -f "$dir"/src/*.cu
   echo "set(CMAKE_CUDA_STANDARD 17)"
   echo "file(GLOB sources CONFIGURE_DEPENDS src/*.cu)"
   echo "add_library(corpus STATIC \${sources})"
+  echo "target_include_directories(corpus PRIVATE include)"
 } > "$dir/CMakeLists.txt"
 
 light() {  # INDEX
@@ -60,13 +66,21 @@ __global__ void series_$1(const float *in, float *out) {
 }
 template __global__ void series_$1<$2>(const float *, float *);
 template __global__ void series_$1<$(( $2 / 2 ))>(const float *, float *);
+int host_revision_$1() { return 0; }
 CUDA
+}
+
+heavy() {  # INDEX UNROLL
+  host_heavy "$1"
+  for kernel in a b c; do device_heavy "$1$kernel" "$2"; done
 }
 
 for i in $(seq -w 1 "$count"); do
   file="$dir/src/tu$i.cu"
   kind=light
-  if [ "$mix" = mixed ]; then
+  if [ "$mix" = heavy ]; then
+    kind=heavy
+  elif [ "$mix" = mixed ]; then
     case $(( (10#$i * 7919 + seed * 104729) % 10 )) in
       0|1) kind=host ;;
       2|3) kind=device ;;
@@ -76,5 +90,7 @@ for i in $(seq -w 1 "$count"); do
     light) light "$i" > "$file" ;;
     host) host_heavy "$i" > "$file" ;;
     device) device_heavy "$i" $(( 96 + (10#$i * 31 + seed) % 64 )) > "$file" ;;
+    heavy) heavy "$i" "${HEAVY_UNROLL:-64}" > "$file" ;;
   esac
+  if [ $(( 10#$i % 4 )) -eq 0 ]; then sed -i '1i #include "corpus.h"' "$file"; fi
 done

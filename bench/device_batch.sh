@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The benchmarks of issues 5, 6 and 10 in parts that each fit one command on
+# the 16-core GPU machine (at most 10 minutes there; the estimates come from
+# earlier runs on it). Each part prints the machine, then every command with
+# its output and its own run time, ready for bench/RESULTS.md.
+#   A  issue 5: clean builds of 16 mixed TUs x 5 architectures: plain and graph
+#      once, threads0 and module 3 times; the schedule lower bound   (~6 min)
+#   B  issue 5 item 4: no-op, host-only edit and header touch rebuilds of the
+#      same corpus (plain once, threads0 and module 3 times); generation of
+#      1000 TUs; launcher overhead on a trivial TU                    (~7 min)
+#   C  issue 6: peak memory and wall time of 12 heavy TUs x 5 architectures,
+#      threads0 against FastCuda with the memory budget off, default and
+#      binding (jobs/2, jobs/4); the jobserver under make -j4 and a fifo pool of 4 (~6 min)
+#   D  issue 10: the edit loop on one heavy TU x 5 architectures     (~5 min)
+# SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
+# small machine that a part runs end to end (the numbers mean little).
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export FASTCUDA_BINARY  # the scripts below use it instead of building
+part="${1:?usage: bench/device_batch.sh A|B|C|D}"
+five="75-real;80-real;86-real;89-real;90-real"
+
+quoted() {  # ARG: as it would be typed
+  if [[ "$1" =~ ^[A-Za-z0-9_./:=,+-]*$ ]]; then printf ' %s' "$1"
+  elif [[ "$1" =~ ^[A-Z_]+= ]]; then printf " %s='%s'" "${1%%=*}" "${1#*=}"
+  else printf " '%s'" "$1"; fi
+}
+step() {  # COMMAND...: prints it, runs it (from the source tree, as RESULTS.md quotes it), and its run time
+  local start=$SECONDS argument
+  printf '\n$'; for argument in "$@"; do quoted "$argument"; done; echo
+  # A failing script does not stop the part: the others still run.
+  (cd "$FASTCUDA_SOURCE_DIR" && env "$@") || echo "FAILED: exit status $?"
+  echo "($((SECONDS - start)) s)"
+}
+
+size=""
+[ "${SMALL:-0}" != 1 ] || size=-small
+echo "## part $part$size"
+machine_info
+start=$SECONDS
+case "$part$size" in
+  A) step VARIANTS="plain:1 threads0 graph:1 module" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
+  A-small) step VARIANTS="plain:1 threads0 graph:1 module" bench/compare_builds.sh 4 "80-real;90-real" 2 mixed 3 ;;
+  B) step bench/compare_incremental.sh 16 "$five" 3 mixed 3
+     step bench/generation_speed.sh 1000
+     step bench/launcher_overhead.sh 15 ;;
+  B-small) step bench/compare_incremental.sh 8 80-real 2 mixed 3
+           step bench/generation_speed.sh 100
+           step bench/launcher_overhead.sh 3 ;;
+  C) step BUDGETS="off default jobs/2 jobs/4" bench/memory_budget.sh 12 "$five" 1 heavy
+     step bench/jobserver.sh 16 "80-real;90-real" ;;
+  C-small) step BUDGETS="off default jobs/2 jobs/4" HEAVY_UNROLL=16 bench/memory_budget.sh 2 80-real 1 heavy
+           step bench/jobserver.sh 8 80-real ;;
+  D) step bench/edit_loop.sh 75,80,86,89,90 3 ;;
+  D-small) step HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
+  *) echo "unknown part $part: A, B, C or D" >&2; exit 2 ;;
+esac
+echo; echo "part $part: $((SECONDS - start)) s"

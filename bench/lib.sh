@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Sourced by every bench/ script: finds or builds fastcuda (cmake/bootstrap.sh),
+# makes the script's scratch directory $work (removed on exit unless
+# BENCH_KEEP=1), and holds the shared helpers: timing, medians, peak memory,
+# the build variants, and readings of FastCuda's own logs.
+# Timing uses date and bash's `times`, not /usr/bin/time, which the GPU
+# machine may lack.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
+bench_dir="$FASTCUDA_SOURCE_DIR/bench"
+jobs="$(nproc)"
+work="$(mktemp -d "$FASTCUDA_BUILD_DIR/bench-$(basename "$0" .sh).XXXXXX")"
+if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "scratch kept: $work"; else trap 'rm -rf "$work"' EXIT; fi
+
+machine_info() {  # one line: what the numbers were measured on
+  local cpu memory
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  memory=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+  echo "machine: $(nproc) cores ($cpu), $memory; $(. /etc/os-release && echo "$PRETTY_NAME");" \
+       "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), ninja $(ninja --version)," \
+       "cmake $(cmake --version | sed -n '1s/cmake version //p'), $(make --version 2>/dev/null | head -1 || echo 'no make');" \
+       "fastcuda $(git -C "$FASTCUDA_SOURCE_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); $(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+
+run_quietly() {  # COMMAND...: its output only if it fails
+  "$@" > "$work/last.log" 2>&1 || { local status=$?; cat "$work/last.log" >&2; return "$status"; }
+}
+
+used_kib() { awk '/^MemTotal/ { t = $2 } /^MemAvailable/ { a = $2 } END { print t - a }' /proc/meminfo; }
+
+timed() {  # LOG COMMAND...: appends "wall_s cpu_s peak_MiB" of one run to LOG
+  # Peak: system memory in use (MemTotal - MemAvailable, sampled every 0.2 s)
+  # above its level before the run. CPU: the run's children, from `times`.
+  local log="$1"; shift
+  local baseline sampler start end
+  baseline=$(used_kib)
+  echo "$baseline" > "$work/peak"
+  (peak=$baseline; while :; do u=$(used_kib); [ "$u" -gt "$peak" ] && peak=$u && echo "$peak" > "$work/peak"; sleep 0.2; done) &
+  sampler=$!
+  start=$(date +%s%N)
+  (run_quietly "$@" && times > "$work/times") || { kill "$sampler"; return 1; }
+  end=$(date +%s%N)
+  kill "$sampler"; wait "$sampler" 2>/dev/null || true
+  # times' second line: the children's user and system time, as 1m2.345s.
+  awk -v w="$(( (end - start) / 1000000 ))" -v p="$(cat "$work/peak")" -v b="$baseline" '
+    function s(t) { split(t, a, /[ms]/); return a[1] * 60 + a[2] }
+    NR == 2 { printf "%.3f %.2f %d\n", w / 1000, s($1) + s($2), (p - b) / 1024 }' "$work/times" >> "$log"
+}
+
+wall_ms() {  # COMMAND...: wall milliseconds of one run, output discarded
+  local start end
+  start=$(date +%s%N)
+  run_quietly "$@"
+  end=$(date +%s%N)
+  awk -v ns="$(( end - start ))" 'BEGIN { printf "%.1f\n", ns / 1e6 }'
+}
+
+median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even count)
+  awk -v c="${2:-1}" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# Build variants of the corpus in $work/corpus, each in $work/NAME:
+#   plain     CMake + nvcc          threads0  CMake + nvcc --threads 0
+#   fastnvcc  CMake + PyTorch's former fast_nvcc.py as the launcher (shim below)
+#   launcher  CMake + CMAKE_CUDA_COMPILER_LAUNCHER=fastcuda (per TU)
+#   graph     `fastcuda build --compdb` on CMake's compile database
+#   module    CMake with cmake/FastCuda.cmake injected into the unmodified project
+configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generator: BENCH_GENERATOR)
+  local name="$1"; shift
+  local args=()
+  case "$name" in
+    threads0) args=(-DCMAKE_CUDA_FLAGS=--threads=0) ;;
+    fastnvcc) write_fast_nvcc_shim; args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$work/fast_nvcc_shim") ;;
+    launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;
+    module) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
+                  -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY") ;;
+  esac
+  rm -rf "${work:?}/$name"
+  run_quietly cmake -S "$work/corpus" -B "$work/$name" -G "${BENCH_GENERATOR:-Ninja}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${args[@]}" "$@"
+}
+
+build_variant() {  # NAME: builds it at -j $jobs
+  if [ "$1" = graph ]; then
+    "$FASTCUDA_BINARY" build --compdb "$work/graph/compile_commands.json" --out "$work/graph/fastcuda" -j "$jobs"
+  else
+    cmake --build "$work/$1" -j "$jobs"
+  fi
+}
+
+write_fast_nvcc_shim() {  # fast_nvcc.py takes nvcc's arguments after "--"; notes which calls had -MD
+  local seed="${FASTNVCC_SEED:-$FASTCUDA_SOURCE_DIR/../shared/seeds/fast_nvcc.py}"
+  cat > "$work/fast_nvcc_shim" <<SHIM
+#!/bin/sh
+nvcc="\$1"; shift
+case " \$* " in *" -MD "*) echo md >> "$work/fastnvcc.calls" ;; *) echo plain >> "$work/fastnvcc.calls" ;; esac
+exec python3 "$seed" --nvcc "\$nvcc" -- "\$@"
+SHIM
+  chmod +x "$work/fast_nvcc_shim"
+}
+
+parse_variants() {  # "NAME[:REPEATS] ..." DEFAULT_REPEATS: sets variants=(NAME...),
+  # repeats_of[NAME] and rounds (the most repeats of any)
+  declare -gA repeats_of=()
+  variants=(); rounds=0
+  local item
+  for item in $1; do
+    variants+=("${item%%:*}")
+    if [[ "$item" == *:* ]]; then repeats_of[${item%%:*}]="${item#*:}"; else repeats_of[$item]="$2"; fi
+    [ "${repeats_of[${item%%:*}]}" -le "$rounds" ] || rounds="${repeats_of[${item%%:*}]}"
+  done
+}
+
+# Readings of a FastCuda graph directory's last build (`fastcuda report`).
+report_seconds() {  # DIR WHAT: WHAT is "bound" (schedule lower bound) or "chain" (longest TU chain)
+  local pattern='s/^lower bound.*) = \([0-9.]*\) s;.*/\1/p' value
+  [ "$2" = chain ] && pattern='s/^lower bound max(longest chain \([0-9.]*\) s,.*/\1/p'
+  value=$("$FASTCUDA_BINARY" report "$1" -j "$jobs" | sed -n "$pattern")
+  [ -n "$value" ] || { echo "bench: no '$2' in fastcuda report $1" >&2; return 1; }
+  echo "$value"
+}
+
+max_concurrency() {  # DIR: the most steps that ran at once in DIR/.ninja_log (one build's log)
+  # An edge with several outputs has a line per output: count it once. At
+  # equal times an end comes before a start (Ninja logs milliseconds).
+  awk -F'\t' '!/^#/ && NF >= 5 && !seen[$1 FS $2 FS $5]++ { print $1, 1; print $2, -1 }' "$1/.ninja_log" |
+    sort -k1,1n -k2,2n | awk '{ n += $2; if (n > most) most = n } END { print most + 0 }'
+}
+
+# Tables of timed logs: a header, then a row per log.
+summary_header() { printf '%-20s %4s %9s %9s %9s %9s\n' "$1" runs wall_s cpu_s peak_MiB "vs_${2:-best}"; }
+summary_row() {  # LABEL LOG [BEST_WALL]: medians of a timed log, and the wall ÷ BEST_WALL
+  awk -v n="$1" -v r="$(wc -l < "$2")" -v w="$(median "$2" 1)" -v c="$(median "$2" 2)" \
+      -v p="$(median "$2" 3)" -v b="${3:-0}" \
+    'BEGIN { printf "%-20s %4d %9.3f %9.2f %9d %9s\n", n, r, w, c, p, (b > 0 ? sprintf("%.3f", w / b) : "-") }'
+}
+best_wall() {  # LOG...: the smallest median wall time of the logs that exist
+  local log
+  for log in "$@"; do if [ -f "$log" ]; then median "$log" 1; fi; done | sort -g | head -1
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.3f\n", a / b; else print "n/a" }'; }
+goal() {  # TEXT RATIO LIMIT: one line, a ratio against its goal
+  awk -v t="$1" -v r="$2" -v l="$3" 'BEGIN {
+    printf "%s: %s (goal <= %.2f: %s)\n", t, r, l, (r == "n/a" ? "not measured" : (r + 0 <= l ? "met" : "missed")) }'
+}
