@@ -98,6 +98,19 @@ std::optional<std::string> RequestedDepfile(const std::vector<std::string>& nvcc
   return std::nullopt;
 }
 
+/// Gives the graph's object the mtime of its newest dependency when it is
+/// older: restat kept an unchanged object's old mtime, but CMake's Ninja,
+/// which records the object's mtime after this call, would otherwise find it
+/// older than a touched header on every later build and run this call again.
+void KeepObjectAsNewAsDependencies(const std::string& object, const std::vector<std::string>& dependencies,
+                                   const std::string& cwd) {
+  std::filesystem::file_time_type newest = *ModificationTime(object);
+  for (const std::string& dependency : dependencies) {
+    newest = std::max(newest, ModificationTime(ResolvePath(cwd, dependency)).value_or(newest));
+  }
+  if (newest != *ModificationTime(object)) std::filesystem::last_write_time(object, newest);
+}
+
 /// With `--graph DIR`: when the global graph has built this object from the
 /// same command and has seen the current version of every file it depends
 /// on, writes the depfile the caller asked for and returns true. The graph's
@@ -130,6 +143,7 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
     }
   }
   std::vector<std::string> dependencies = UnionOfDependencies(parts);
+  KeepObjectAsNewAsDependencies(object, dependencies, cwd);
   if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
     std::vector<std::string> targets = FlagValues(call.nvcc, {"-MT", "--dependency-target-name"});
     WriteFileAtomically((std::filesystem::path(cwd) / *depfile).string(),

@@ -79,6 +79,8 @@ header_touch() {
     ! grep -q 'CPP_HOST .*src/forces.cu' "$ninja_dir.log" && no_private_work_dirs "$ninja_dir"
 }
 check "header touch: only the TUs that include it rerun, through the graph" header_touch
+check "header touch: the build after it does no work (CMake's objects are not left older than the header)" \
+  second_build_idle
 
 printf '\n#ifdef FASTCUDA_TEST_FLAG\n__global__ void FlagSeen() {}\n#endif\n' >> "$example/src/forces.cu"
 flags_change() {
