@@ -25,6 +25,7 @@ for round in $(seq "$rounds"); do
     timed "$work/$variant.times" build_variant "$variant"
     if [ -f "$work/$variant/fastcuda/steps.json" ]; then
       report_seconds "$work/$variant/fastcuda" bound >> "$work/$variant.bounds" || true
+      report_seconds "$work/$variant/fastcuda" wall >> "$work/$variant.inner" || true
     fi
   done
 done
@@ -34,10 +35,11 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
-for variant in graph module; do
+for variant in graph module module_fast; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
-  echo "$variant: schedule lower bound $bound s (median of its runs)"
+  echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \
+       "(medians of its runs; the rest of the wall time is CMake's and the launchers' work around it)"
   goal "$variant wall / lower bound" "$(ratio "$wall" "$bound")" 1.10
   [ -z "$best" ] || goal "$variant wall / best of plain, threads0" "$(ratio "$wall" "$best")" 0.75
 done

@@ -39,8 +39,8 @@ echo "## part $part$size"
 machine_info
 start=$SECONDS
 case "$part$size" in
-  A) step VARIANTS="plain:1 threads0 graph:1 module" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
-  A-small) step VARIANTS="plain:1 threads0 graph:1 module" bench/compare_builds.sh 4 "80-real;90-real" 2 mixed 3 ;;
+  A) step VARIANTS="plain:1 threads0 graph:1 module module_fast" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
+  A-small) step VARIANTS="plain:1 threads0 graph:1 module module_fast" bench/compare_builds.sh 4 "80-real;90-real" 2 mixed 3 ;;
   B) step bench/compare_incremental.sh 16 "$five" 3 mixed 3
      step bench/generation_speed.sh 1000
      step bench/launcher_overhead.sh 15 ;;

@@ -3,12 +3,13 @@
 # and three unrolled kernels (make_corpus.sh heavy; HEAVY_UNROLL, default 64)
 # and a small kernel whose constant each round changes (a device edit: every
 # sub-step reruns), built for ARCHS and rebuilt, in turn, by (VARIANTS, as in
-# compare_builds.sh; default "nvcc:1 threads0 fastcuda split_auto split_8 own_id"):
+# compare_builds.sh; default "nvcc:1 threads0 fastcuda split_auto split_8:1 own_id own_auto"):
 #   nvcc        plain nvcc                threads0    nvcc --threads 0
 #   fastcuda    FastCuda's graph of the call (`fastcuda gen`, then ninja -j nproc)
 #   split_auto  the same generated with FASTCUDA_SPLIT_COMPILE=auto
 #   split_8     ... FASTCUDA_SPLIT_COMPILE=8
 #   own_id      ... FASTCUDA_MODULE_ID=own (cicc need not wait for cudafe++)
+#   own_auto    ... both: FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto
 # Each graph is built once before the loop; it is regenerated (untimed, with
 # the last build's history) before each rebuild. Prints medians, the ratio to
 # threads0, each FastCuda rebuild's critical path (its longest chain of
@@ -21,13 +22,14 @@ cd "$work"
 { cat corpus/src/tu1.cu; echo '__global__ void edit_marker(float *x) { x[0] = 0.0f; }'; } > tu.cu
 gencode=()
 for sm in ${archs//,/ }; do gencode+=(-gencode "arch=compute_$sm,code=sm_$sm"); done
-parse_variants "${VARIANTS:-nvcc:1 threads0 fastcuda split_auto split_8 own_id}" "$repeats"
+parse_variants "${VARIANTS:-nvcc:1 threads0 fastcuda split_auto split_8:1 own_id own_auto}" "$repeats"
 
 variant_env() {  # NAME: the environment a FastCuda variant generates and builds with
   case "$1" in
     split_auto) echo FASTCUDA_SPLIT_COMPILE=auto ;;
     split_8) echo FASTCUDA_SPLIT_COMPILE=8 ;;
     own_id) echo FASTCUDA_MODULE_ID=own ;;
+    own_auto) echo FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto ;;
   esac
 }
 generate() {  # NAME
@@ -60,14 +62,14 @@ for round in $(seq "$rounds"); do
 done
 
 echo "edit loop: one heavy TU (CUB instances, 3 kernels unrolled ${HEAVY_UNROLL:-64}), sm $archs, $jobs jobs;" \
-     "a device edit, then a rebuild; medians of: ${VARIANTS:-nvcc:1, others $repeats}"
+     "a device edit, then a rebuild; medians of: ${VARIANTS:-nvcc:1 split_8:1, others $repeats}"
 threads0=$(best_wall threads0.times)
 summary_header variant threads0
 for variant in "${variants[@]}"; do summary_row "$variant" "$variant.times" "$threads0"; done
 for variant in "${variants[@]}"; do
   if [ -s "$variant.chain" ]; then echo "$variant: critical path of the rebuild $(median "$variant.chain") s"; fi
 done
-for variant in split_auto split_8; do
+for variant in split_auto split_8 own_auto; do
   if [ -f "$variant.times" ] && [ -n "$threads0" ]; then
     goal "$variant / threads0" "$(ratio "$(median "$variant.times")" "$threads0")" 0.5
   fi

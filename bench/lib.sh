@@ -65,6 +65,7 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #   launcher  CMake + CMAKE_CUDA_COMPILER_LAUNCHER=fastcuda (per TU)
 #   graph     `fastcuda build --compdb` on CMake's compile database
 #   module    CMake with cmake/FastCuda.cmake injected into the unmodified project
+#   module_fast  the same with FASTCUDA_MODULE_ID=own and FASTCUDA_SPLIT_COMPILE=auto
 configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generator: BENCH_GENERATOR)
   local name="$1"; shift
   local args=()
@@ -74,6 +75,9 @@ configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generato
     launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;
     module) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                   -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY") ;;
+    module_fast) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
+                       -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY" -DFASTCUDA_MODULE_ID=own
+                       -DFASTCUDA_SPLIT_COMPILE=auto) ;;
   esac
   rm -rf "${work:?}/$name"
   run_quietly cmake -S "$work/corpus" -B "$work/$name" -G "${BENCH_GENERATOR:-Ninja}" \
@@ -112,9 +116,11 @@ parse_variants() {  # "NAME[:REPEATS] ..." DEFAULT_REPEATS: sets variants=(NAME.
 }
 
 # Readings of a FastCuda graph directory's last build (`fastcuda report`).
-report_seconds() {  # DIR WHAT: WHAT is "bound" (schedule lower bound) or "chain" (longest TU chain)
+report_seconds() {  # DIR WHAT: WHAT is "bound" (schedule lower bound), "chain" (longest TU
+  # chain) or "wall" (the graph's own build, without CMake's work around it)
   local pattern='s/^lower bound.*) = \([0-9.]*\) s;.*/\1/p' value
   [ "$2" = chain ] && pattern='s/^lower bound max(longest chain \([0-9.]*\) s,.*/\1/p'
+  [ "$2" = wall ] && pattern='s/^wall \([0-9.]*\) s;.*/\1/p'
   value=$("$FASTCUDA_BINARY" report "$1" -j "$jobs" | sed -n "$pattern")
   [ -n "$value" ] || { echo "bench: no '$2' in fastcuda report $1" >&2; return 1; }
   echo "$value"
