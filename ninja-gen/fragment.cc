@@ -60,12 +60,6 @@ std::string Description(const StepGraph& graph, const GraphStep& step) {
   return text + " " + graph.source;
 }
 
-/// The first file each step leaves behind, which later steps can wait on.
-std::string Landmark(const StepGraph& graph, size_t index) {
-  const GraphStep& step = graph.steps[index];
-  return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
-}
-
 /// Replaces every occurrence of `text` in `value` (both in Ninja syntax)
 /// with a reference to `variable`.
 std::string Abbreviate(std::string value, const std::string& text, const std::string& variable) {
@@ -199,6 +193,11 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     }
     writer.Build(build);
   }
+}
+
+std::string Landmark(const StepGraph& graph, size_t index) {
+  const GraphStep& step = graph.steps[index];
+  return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
 }
 
 std::string StampPath(const StepGraph& graph, size_t step_index) {

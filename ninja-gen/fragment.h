@@ -47,6 +47,10 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);
 
+/// The first file a step leaves behind (its first output, else its stamp),
+/// which other edges can wait on.
+std::string Landmark(const StepGraph& graph, size_t index);
+
 /// The name under which a step's output is captured (launcher mode).
 std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
                         size_t step_index);

@@ -93,6 +93,12 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     WriteStepEdges(top, graph, fragment, shared.env_file);
     for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
   }
+  if (options.priority_ladder && !options.history.empty()) {
+    PriorityLadder ladder = PlanPriorityLadder(graphs, options.history, ninja_path);
+    for (const std::string& rung : WritePriorityLadder(top, ladder, options.out_dir + "/priority")) {
+      objects.push_back(rung);
+    }
+  }
   top.Build({{"all"}, {}, "phony", objects, {}, {}, {}, {}});
   top.Default({"all"});
   files[GlobalManifestPath(options.out_dir)] = top.text();

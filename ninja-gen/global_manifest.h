@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ninja-gen/fragment.h"
+#include "ninja-gen/priority_ladder.h"
 #include "src/critical_path.h"
 #include "src/memory_budget.h"
 #include "src/step_graph.h"
@@ -23,14 +24,17 @@ struct GlobalManifestOptions {
   StepMemory memory_history;                   ///< peak memory of steps in earlier builds
   int64_t memory_budget_kib = 0;               ///< 0: no memory pools
   unsigned jobs = 1;                           ///< Ninja's job count, for the memory plan
+  bool priority_ladder = false;                ///< rank steps by remaining time (Ninja 1.12+)
 };
 
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
 /// the regeneration edge, the edges of every TU, `all`) and one environment
-/// file per distinct environment under `OUT/env/`. TUs are ordered by their expected critical path, longest
-/// first, so that Ninja versions without critical-path scheduling (before
-/// 1.12) start the long chains first.
+/// file per distinct environment under `OUT/env/`. TUs are ordered by their
+/// expected critical path, longest first, so that Ninja versions without
+/// critical-path scheduling (before 1.12) start the long chains first; with
+/// `priority_ladder` and a history, a PriorityLadder ranks every step by its
+/// remaining time for the Ninja versions that have it.
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options);
 

@@ -44,24 +44,27 @@ int64_t DefaultDuration(StepKind kind) {
   }
 }
 
-int64_t CriticalPathMs(const StepGraph& graph, const StepDurations& durations,
-                       const std::function<std::string(const std::string&)>& to_ninja_path) {
-  // Steps are in a topological order, so one pass finds every step's finish.
-  std::vector<int64_t> finish(graph.steps.size(), 0);
-  int64_t longest = 0;
-  for (size_t i = 0; i < graph.steps.size(); ++i) {
+std::vector<int64_t> RemainingPathMs(const StepGraph& graph, const StepDurations& durations,
+                                     const std::function<std::string(const std::string&)>& to_ninja_path) {
+  // Steps are in a topological order: backwards, every step's followers are done.
+  std::vector<int64_t> remaining(graph.steps.size(), 0);
+  for (size_t i = graph.steps.size(); i-- > 0;) {
     const GraphStep& step = graph.steps[i];
     int64_t duration = DefaultDuration(step.kind);
     if (!step.outputs.empty()) {
       auto it = durations.find(to_ninja_path(step.outputs.front()));
       if (it != durations.end()) duration = it->second;
     }
-    int64_t start = 0;
-    for (size_t before : step.after) start = std::max(start, finish[before]);
-    finish[i] = start + duration;
-    longest = std::max(longest, finish[i]);
+    remaining[i] += duration;  // holds the longest follower's path already
+    for (size_t before : step.after) remaining[before] = std::max(remaining[before], remaining[i]);
   }
-  return longest;
+  return remaining;
+}
+
+int64_t CriticalPathMs(const StepGraph& graph, const StepDurations& durations,
+                       const std::function<std::string(const std::string&)>& to_ninja_path) {
+  std::vector<int64_t> remaining = RemainingPathMs(graph, durations, to_ninja_path);
+  return remaining.empty() ? 0 : *std::max_element(remaining.begin(), remaining.end());
 }
 
 }  // namespace fastcuda

@@ -30,7 +30,9 @@ constexpr const char* kGenUsage =
     "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]\n"
     "                    [--launcher-for TEXT LAUNCHER]...\n"
     "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER]\n"
-    "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER)";
+    "        [--module-id nvcc|own] [--split-compile off|auto|N] [--priority-ladder on|off|auto]\n"
+    "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER, $FASTCUDA_MODULE_ID,\n"
+    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_PRIORITY_LADDER)";
 
 /// The options of `gen` and `build`.
 struct GenOptions {
@@ -45,8 +47,16 @@ struct GenOptions {
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first
   std::vector<std::pair<std::string, std::string>> launchers_for;
+  /// Mode texts as given (parsed by CompileModesOf), written back by GenCommandLine.
+  std::string module_id = EnvironmentVariable("FASTCUDA_MODULE_ID");
+  std::string split_compile = EnvironmentVariable("FASTCUDA_SPLIT_COMPILE");
+  std::string priority_ladder = EnvironmentVariable("FASTCUDA_PRIORITY_LADDER", "auto");
   std::vector<std::string> nvcc_call;  ///< after `--`
 };
+
+CompileModes CompileModesOf(const GenOptions& options) {
+  return {ParseModuleIdMode(options.module_id), ParseSplitCompile(options.split_compile)};
+}
 
 GenOptions ParseGenOptions(const std::vector<std::string>& args) {
   GenOptions options;
@@ -70,6 +80,9 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--launcher-records") options.launcher_records = true;
     else if (flag == "--host-launcher") options.launchers.host = SplitShellWords(value());
     else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
+    else if (flag == "--module-id") options.module_id = value();
+    else if (flag == "--split-compile") options.split_compile = value();
+    else if (flag == "--priority-ladder") options.priority_ladder = value();
     else if (flag == "--launcher-for") {
       std::string text = value();
       options.launchers_for.emplace_back(text, value());
@@ -82,6 +95,10 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
   auto absolute = [](const std::string& path) {
     return std::filesystem::absolute(path).lexically_normal().string();
   };
+  CompileModesOf(options);  // says what is wrong now, not after the dryruns
+  if (options.priority_ladder != "on" && options.priority_ladder != "off" && options.priority_ladder != "auto") {
+    throw std::invalid_argument("FASTCUDA_PRIORITY_LADDER must be on, off or auto, not " + options.priority_ladder);
+  }
   options.out_dir = absolute(options.out_dir);
   if (!options.compdb.empty()) options.compdb = absolute(options.compdb);
   return options;
@@ -98,7 +115,7 @@ int GenerateForCall(const GenOptions& options) {
                                [&](const std::string& output) {
                                  return WorkDirFor(options.out_dir + "/tu", output);
                                },
-                               options.launchers);
+                               options.launchers, CompileModesOf(options));
   if (!plan.graph) {
     Complain("cannot split this nvcc call: " + plan.fallback_reason);
     return 2;
@@ -132,6 +149,9 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   for (const auto& [text, launcher] : options.launchers_for) {
     command.insert(command.end(), {"--launcher-for", text, launcher});
   }
+  if (!options.module_id.empty()) command.insert(command.end(), {"--module-id", options.module_id});
+  if (!options.split_compile.empty()) command.insert(command.end(), {"--split-compile", options.split_compile});
+  command.insert(command.end(), {"--priority-ladder", options.priority_ladder});
   return command;
 }
 
@@ -187,6 +207,13 @@ void WriteTuRecords(const CompileDatabase& database, const GlobalPlan& plan) {
   }
 }
 
+/// --priority-ladder: "on", "off", or "auto": on where the Ninja that will
+/// run the graph ranks edges by their path (1.12 and later).
+bool PriorityLadderWanted(const GenOptions& options) {
+  if (options.priority_ladder != "auto") return options.priority_ladder == "on";
+  return NinjaMinorVersion(NinjaProgram()) >= 12;
+}
+
 DryrunCache LoadCache(const std::string& path) {
   std::optional<std::string> text = RealFileSystem().Read(path);
   if (!text) return {};
@@ -211,7 +238,7 @@ int GenerateForDatabase(const GenOptions& options) {
   DryrunCache cache = LoadCache(cache_path);
   GlobalPlan plan = PlanCompileDatabase(
       database, {options.out_dir, Jobs(options), options.launcher_records, options.launchers,
-                 CompileModesFromEnvironment()}, cache,
+                 CompileModesOf(options)}, cache,
       NvccDryrunRunner(), fs);
   if (options.launcher_records) WriteTuRecords(database, plan);
 
@@ -227,6 +254,7 @@ int GenerateForDatabase(const GenOptions& options) {
   manifest.memory_history =
       ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
 
+  manifest.priority_ladder = PriorityLadderWanted(options);
   manifest.memory_budget_kib = DefaultMemoryBudgetKib();
   manifest.jobs = Jobs(options);
   for (const auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) {

@@ -168,7 +168,8 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
   StepLaunchers launchers = LaunchersFromEnvironment();
   launchers.nvcc = call.launcher;
-  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, launchers);
+  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, launchers,
+                               CompileModesFromEnvironment());
   auto run_nvcc_itself = [&](const std::string& why) {
     std::vector<std::string> whole = call.launcher;
     whole.insert(whole.end(), args.begin(), args.end());

@@ -20,7 +20,7 @@ std::string WorkDirFor(const std::string& root, const std::string& absolute_outp
 
 NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
                       const std::string& cwd, const WorkDirChooser& work_dir_for,
-                      const StepLaunchers& launchers) {
+                      const StepLaunchers& launchers, const CompileModes& modes) {
   NvccPlan plan;
   RealFileSystem fs;
   NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgsHere(args, cwd, fs));
@@ -47,7 +47,7 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
     StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile, false,
-                             launchers, CompileModesFromEnvironment()};
+                             launchers, modes};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     options.work_dir = work_dir_for(ResolvePath(cwd, draft.final_outputs.front()));

@@ -24,11 +24,11 @@ using WorkDirChooser = std::function<std::string(const std::string& absolute_out
 
 /// Plans `nvcc ARGS` run in `cwd`: scans the arguments, runs the dryrun with
 /// this process's environment and builds the graph, its steps run through
-/// `launchers`, in the work directory that `work_dir_for` gives for the
-/// call's first output.
+/// `launchers` in `modes`, in the work directory that `work_dir_for` gives
+/// for the call's first output.
 NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
                       const std::string& cwd, const WorkDirChooser& work_dir_for,
-                      const StepLaunchers& launchers);
+                      const StepLaunchers& launchers, const CompileModes& modes);
 
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
 /// distinct for distinct absolute output paths.

@@ -111,6 +111,22 @@ regenerates() {
 check "a flags change regenerates the graph and reruns that TU's steps only" regenerates
 check "after the flags change: device code equals nvcc's" all_same_device_code
 
+# The priority ladder (on by default for Ninja 1.12 and later) needs history,
+# which the builds above left.
+ladder_builds() {
+  rm -rf "$project/build/obj"/*.o
+  FASTCUDA_PRIORITY_LADDER=on "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 \
+    > "$scratch/ladder.log" 2>&1 &&
+    grep -q '^build [^:]*/priority/rung1: FASTCUDA_RUNG' "$graph/build.ninja" && [ -f "$graph/priority/rung1" ] &&
+    all_same_device_code && ninja -C "$graph" -n | grep -q "no work to do"
+}
+check "the priority ladder: rungs built with the TUs, device code unchanged, then no work" ladder_builds
+no_ladder_without_asking() {
+  FASTCUDA_PRIORITY_LADDER=off "$FASTCUDA" gen --compdb "$project/build/compile_commands.json" --out "$graph" \
+    2>/dev/null && ! grep -q FASTCUDA_RUNG "$graph/build.ninja"
+}
+check "FASTCUDA_PRIORITY_LADDER=off: no ladder" no_ladder_without_asking
+
 
 waits_for_other_build() {
   flock "$graph/build.lock" sleep 2 &
