@@ -159,6 +159,26 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
 /// when options changed.
 std::string GenCommandPath(const GenOptions& options) { return options.out_dir + "/gen-command.txt"; }
 
+/// Present while the manifest was generated without step times, holding the
+/// size Ninja's log had then: the first build that finds the log grown
+/// regenerates, so that the TU order and the priority ladder come from
+/// measured times.
+std::string NoHistoryPath(const GenOptions& options) { return options.out_dir + "/no-history"; }
+
+std::string NinjaLogPath(const GenOptions& options) { return options.out_dir + "/.ninja_log"; }
+
+uintmax_t FileSize(const std::string& path) {
+  std::error_code missing;
+  uintmax_t size = std::filesystem::file_size(path, missing);
+  return missing ? 0 : size;
+}
+
+/// True when the manifest lacks step times that Ninja's log now holds.
+bool HistoryArrived(const GenOptions& options) {
+  std::optional<std::string> size_then = RealFileSystem().Read(NoHistoryPath(options));
+  return size_then && FileSize(NinjaLogPath(options)) > std::stoull("0" + *size_then);
+}
+
 /// The entry's output as an absolute path, which --only, --exclude and
 /// --launcher-for match.
 std::string AbsoluteOutput(const CompileEntry& entry) {
@@ -250,7 +270,12 @@ int GenerateForDatabase(const GenOptions& options) {
   manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), plan.nvcc_programs.begin(),
                                     plan.nvcc_programs.end());
   manifest.pools = ParsePoolDepths(options.pools);
-  manifest.history = ParseNinjaLog(fs.Read(options.out_dir + "/.ninja_log").value_or(""));
+  manifest.history = ParseNinjaLog(fs.Read(NinjaLogPath(options)).value_or(""));
+  if (manifest.history.empty()) {
+    WriteFileIfChanged(NoHistoryPath(options), std::to_string(FileSize(NinjaLogPath(options))));
+  } else {
+    std::filesystem::remove(NoHistoryPath(options));
+  }
   manifest.memory_history =
       ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
 
@@ -316,7 +341,7 @@ int BuildMain(const std::vector<std::string>& args) {
   if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
   BuildLock lock(options.out_dir);
   RealFileSystem fs;
-  if (!fs.IsFile(GlobalManifestPath(options.out_dir)) ||
+  if (!fs.IsFile(GlobalManifestPath(options.out_dir)) || HistoryArrived(options) ||
       fs.Read(GenCommandPath(options)) != JoinShellWords(GenCommandLine(options)) + "\n") {
     if (int status = GenMain(args); status != 0) return status;
   }

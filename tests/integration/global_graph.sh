@@ -74,6 +74,13 @@ all_same_device_code() {
 graph=$scratch/graph
 "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 > "$scratch/build1.log" 2>&1
 check "clean build: device code equals nvcc's for every TU" all_same_device_code
+regenerates_once_with_history() {
+  local build=("$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2)
+  local second third
+  second=$("${build[@]}" 2>&1) && third=$("${build[@]}" 2>&1) &&
+    grep -q "CUDA TUs" <<< "$second" && [ ! -e "$graph/no-history" ] && ! grep -q "CUDA TUs" <<< "$third"
+}
+check "the next build regenerates once, with the step times of the first" regenerates_once_with_history
 views_are_well_formed() {
   "$FASTCUDA" trace "$graph" | jq -e '[.traceEvents[] | select(.ph == "X")] | length > 10' >/dev/null &&
     "$FASTCUDA" trace --svg "$graph" -o "$scratch/trace.svg" && xmllint --noout "$scratch/trace.svg" &&
