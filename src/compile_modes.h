@@ -55,8 +55,8 @@ std::vector<std::string> SplitCompileFlag(int threads);
 bool HasSplitCompileFlag(const std::vector<std::string>& argv);
 
 /// Threads for a step in auto mode: the cores nobody else is using, but no
-/// more than its fair part of the machine when `share` chains of its TU start
-/// together (they cannot see each other's choice), and at least one.
+/// more than twice its fair part of the machine when `share` chains of its
+/// TU start together (they cannot see each other's choice), and at least one.
 int AutoSplitThreads(int cores, int busy, int share);
 
 }  // namespace fastcuda

@@ -47,13 +47,14 @@ TEST_CASE("split flags: the words cicc and ptxas both take; the user's own flag 
   CHECK_FALSE(HasSplitCompileFlag({"ptxas", "-arch=sm_80", "a.ptx"}));
 }
 
-TEST_CASE("auto threads: the idle cores, at most a fair share, at least one") {
-  CHECK(AutoSplitThreads(16, 1, 5) == 3);    // edit loop: 5 arch chains start together
+TEST_CASE("auto threads: the idle cores, at most twice a fair share, at least one") {
+  CHECK(AutoSplitThreads(16, 1, 5) == 6);    // edit loop: 5 arch chains start together
   CHECK(AutoSplitThreads(16, 0, 1) == 16);   // the tail: one chain alone
   CHECK(AutoSplitThreads(16, 14, 1) == 2);   // only two cores idle
   CHECK(AutoSplitThreads(16, 16, 1) == 1);   // a full machine: no split
   CHECK(AutoSplitThreads(16, 40, 2) == 1);   // an overloaded one too
   CHECK(AutoSplitThreads(2, 0, 5) == 1);
+  CHECK(AutoSplitThreads(16, 12, 5) == 4);   // idle cores bound it before the share does
 }
 
 TEST_CASE("the runnable-task count comes from /proc/loadavg's fourth field") {
