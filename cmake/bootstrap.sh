@@ -10,8 +10,9 @@ FASTCUDA_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FASTCUDA_BUILD_DIR="${FASTCUDA_BUILD_DIR:-$FASTCUDA_SOURCE_DIR/build}"
 
 fastcuda_install_packages() {
-  # jq, xmllint (libxml2-utils), ccache, distcc and clang with libFuzzer are for the tests.
-  local wanted=(cmake ninja-build g++ pkg-config binutils nlohmann-json3-dev libre2-dev doctest-dev
+  # make (the Makefile generator, the jobserver test), jq, xmllint
+  # (libxml2-utils), ccache, distcc and clang with libFuzzer are for the tests.
+  local wanted=(cmake ninja-build make g++ pkg-config binutils nlohmann-json3-dev libre2-dev doctest-dev
                 jq libxml2-utils ccache distcc clang libclang-rt-14-dev)
   local missing=()
   for package in "${wanted[@]}"; do
