@@ -22,6 +22,7 @@ for round in $(seq "$rounds"); do
   for variant in "${variants[@]}"; do
     [ "$round" -le "${repeats_of[$variant]}" ] || continue
     configure_variant "$variant"
+    warm_up_variant "$variant"
     timed "$work/$variant.times" build_variant "$variant"
     if [ -f "$work/$variant/fastcuda/steps.json" ]; then
       report_seconds "$work/$variant/fastcuda" bound >> "$work/$variant.bounds" || true
@@ -35,7 +36,7 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
-for variant in graph module module_fast; do
+for variant in graph module module_fast module_warm; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
   echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \

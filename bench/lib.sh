@@ -66,6 +66,8 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #   graph     `fastcuda build --compdb` on CMake's compile database
 #   module    CMake with cmake/FastCuda.cmake injected into the unmodified project
 #   module_fast  the same with FASTCUDA_MODULE_ID=own and FASTCUDA_SPLIT_COMPILE=auto
+#   module_warm  the module's clean rebuild in a build directory that has built
+#             once (warm_up_variant): objects and intermediates gone, step times kept
 configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generator: BENCH_GENERATOR)
   local name="$1"; shift
   local args=()
@@ -73,7 +75,7 @@ configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generato
     threads0) args=(-DCMAKE_CUDA_FLAGS=--threads=0) ;;
     fastnvcc) write_fast_nvcc_shim; args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$work/fast_nvcc_shim") ;;
     launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;
-    module) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
+    module|module_warm) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                   -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY") ;;
     module_fast) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                        -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY" -DFASTCUDA_MODULE_ID=own
@@ -82,6 +84,13 @@ configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generato
   rm -rf "${work:?}/$name"
   run_quietly cmake -S "$work/corpus" -B "$work/$name" -G "${BENCH_GENERATOR:-Ninja}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${args[@]}" "$@"
+}
+
+warm_up_variant() {  # NAME: for module_warm, a first build, then every output removed
+  [ "$1" = module_warm ] || return 0
+  run_quietly build_variant "$1"
+  run_quietly cmake --build "$work/$1" --target clean
+  run_quietly ninja -C "$work/$1/fastcuda" -t clean  # the graph's intermediates; .ninja_log stays
 }
 
 build_variant() {  # NAME: builds it at -j $jobs
