@@ -47,6 +47,25 @@ def remaining(steps, weight):
     return {key: of(key) for key in steps}
 
 
+def ladder_rank(steps, by_time, quantum_ms):
+    """Ninja's rank with the priority ladder: rung k ranks k, a step on rung
+    round(remaining / quantum) ranks one more, and every step ranks one more
+    than the edges waiting for it (ninja-gen/priority_ladder.cc)."""
+    followers = {key: [] for key in steps}
+    for key, step in steps.items():
+        for dep in step["deps"]:
+            followers[dep].append(key)
+    memo = {}
+
+    def rank(key):
+        if key not in memo:
+            own = round(by_time[key] / quantum_ms) + 1
+            memo[key] = max(own, 1 + max((rank(f) for f in followers[key]), default=0))
+        return memo[key]
+
+    return {key: rank(key) for key in steps}
+
+
 def simulate(steps, priority, order, jobs):
     """Wall time when every free slot takes the ready step of highest priority."""
     done, running, waiting, ready, now = {}, [], set(steps), [], 0
@@ -85,7 +104,7 @@ def main():
             "ninja 1.11: manifest order (TUs longest first)": ({k: 0 for k in steps}, manifest),
             "ninja 1.12+: edge count, then manifest order": (depth, manifest),
             "ninja 1.12+ with the priority ladder (250 ms rungs)": (
-                {k: round(by_time[k] / 250) * 1000 + depth[k] for k in steps}, manifest),
+                ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100)), manifest),
         }
         print(f"module id {'own' if own else 'nvcc'}, {jobs} jobs: lower bound {bound / 1000:.2f} s")
         for name, (priority, order) in rules.items():

@@ -32,11 +32,19 @@ PriorityLadder PlanPriorityLadder(
   if (max_rungs == 0 || longest == 0) return ladder;
   ladder.quantum_ms = std::max<int64_t>(kMinQuantumMs, (longest + max_rungs - 1) / max_rungs);
   for (size_t g = 0; g < graphs.size(); ++g) {
-    for (size_t i = 0; i < graphs[g].steps.size(); ++i) {
+    const std::vector<GraphStep>& steps = graphs[g].steps;
+    // Ninja's rank of a step: 1 + the highest rank of the edges waiting for
+    // it; rung k ranks k. A step whose followers already rank it as high as
+    // its rung would needs no place on the ladder (most short steps).
+    std::vector<size_t> rank(steps.size(), 1);
+    for (size_t i = steps.size(); i-- > 0;) {
       auto rung = static_cast<size_t>(std::llround(double(remaining[g][i]) / ladder.quantum_ms));
-      if (rung == 0) continue;  // ranks with the bare edge count
-      if (ladder.rungs.size() < rung) ladder.rungs.resize(rung);
-      ladder.rungs[rung - 1].push_back(to_ninja_path(graphs[g], Landmark(graphs[g], i)));
+      if (rung + 1 > rank[i]) {
+        if (ladder.rungs.size() < rung) ladder.rungs.resize(rung);
+        ladder.rungs[rung - 1].push_back(to_ninja_path(graphs[g], Landmark(graphs[g], i)));
+        rank[i] = rung + 1;
+      }
+      for (size_t before : steps[i].after) rank[before] = std::max(rank[before], rank[i] + 1);
     }
   }
   // A ladder of one rung ranks nothing above anything else.

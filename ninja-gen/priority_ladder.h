@@ -18,7 +18,8 @@ namespace fastcuda {
 /// count stand for time: rung k waits for rung k+1, the last rung for
 /// nothing, `all` for rung 1; a step with R ms of remaining path (its own
 /// and the longest chain after it) is an input of rung round(R / quantum),
-/// so Ninja ranks it by R. Rungs only touch a file, off every step's path.
+/// so Ninja ranks it by R (a step that its followers already rank that high
+/// is left off). Rungs only touch a file, off every step's path.
 struct PriorityLadder {
   int64_t quantum_ms = 0;
   /// rungs[k - 1]: the files (as Ninja names them) that rung k waits for.

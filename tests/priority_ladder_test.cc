@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/priority_ladder.h"
@@ -22,18 +23,26 @@ StepGraph Graph(const std::string& dir) {
 /// Paths as the manifest names them: absolute.
 std::string Absolute(const StepGraph& graph, const std::string& path) { return ResolvePath(graph.cwd, path); }
 
-/// The rung each step of `graph` waits on (0: none).
-std::vector<size_t> RungsOf(const PriorityLadder& ladder, const StepGraph& graph) {
-  std::vector<size_t> rungs;
-  for (size_t i = 0; i < graph.steps.size(); ++i) {
-    size_t found = 0;
+/// Ninja's rank of each step of `graph` (1 + the highest rank of the edges
+/// waiting for it; rung k ranks k), with the ladder.
+std::vector<size_t> RanksOf(const PriorityLadder& ladder, const StepGraph& graph) {
+  std::vector<size_t> rank(graph.steps.size(), 1);
+  for (size_t i = graph.steps.size(); i-- > 0;) {
     for (size_t k = 1; k <= ladder.rungs.size(); ++k) {
       const std::vector<std::string>& inputs = ladder.rungs[k - 1];
-      if (std::find(inputs.begin(), inputs.end(), Absolute(graph, Landmark(graph, i))) != inputs.end()) found = k;
+      if (std::find(inputs.begin(), inputs.end(), Absolute(graph, Landmark(graph, i))) != inputs.end()) {
+        rank[i] = std::max(rank[i], k + 1);
+      }
     }
-    rungs.push_back(found);
+    for (size_t before : graph.steps[i].after) rank[before] = std::max(rank[before], rank[i] + 1);
   }
-  return rungs;
+  return rank;
+}
+
+size_t Attached(const PriorityLadder& ladder) {
+  size_t count = 0;
+  for (const std::vector<std::string>& rung : ladder.rungs) count += rung.size();
+  return count;
 }
 
 }  // namespace
@@ -51,15 +60,19 @@ TEST_CASE("the ladder ranks a heavy TU's steps above a light TU's, each chain in
   PriorityLadder ladder = PlanPriorityLadder(graphs, history, Absolute, 50);
   REQUIRE(ladder.rungs.size() >= 2);
   CHECK(ladder.rungs.size() <= 50);
-  std::vector<size_t> light = RungsOf(ladder, graphs[0]), heavy = RungsOf(ladder, graphs[1]);
+  std::vector<size_t> light = RanksOf(ladder, graphs[0]), heavy = RanksOf(ladder, graphs[1]);
   for (size_t i = 0; i < heavy.size(); ++i) {
-    CHECK(heavy[i] >= light[i]);
-    CHECK(heavy[i] > 0);
-    // A step ranks at least as high as every step waiting for it.
-    for (size_t before : graphs[1].steps[i].after) CHECK(heavy[before] >= heavy[i]);
+    CHECK(heavy[i] > light[i]);
+    // Ranked by remaining time: at least the rung that time asks for.
+    std::vector<int64_t> remaining = RemainingPathMs(graphs[1], history, [&](const std::string& path) {
+      return Absolute(graphs[1], path);
+    });
+    CHECK(heavy[i] >= static_cast<size_t>(std::llround(double(remaining[i]) / ladder.quantum_ms)) + 1);
   }
   // The heavy chain's first step has the whole chain ahead of it: the top rung.
-  CHECK(*std::max_element(heavy.begin(), heavy.end()) == ladder.rungs.size());
+  CHECK(*std::max_element(heavy.begin(), heavy.end()) >= ladder.rungs.size() + 1);
+  // Steps that their followers rank high enough stay off the ladder.
+  CHECK(Attached(ladder) < graphs[0].steps.size() + graphs[1].steps.size());
 }
 
 TEST_CASE("the ladder's rungs: each waits for the next and its steps, `all` builds the first") {
