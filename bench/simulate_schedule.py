@@ -31,8 +31,9 @@ def steps_of(rows, own_module_id):
     return steps
 
 
-def remaining(steps, weight):
-    """Each step's weight plus the heaviest chain of steps waiting for it."""
+def backward(steps, value):
+    """value(key, best) for every step, best being the highest value of the
+    steps waiting for it (0 for none)."""
     followers = {key: [] for key in steps}
     for key, step in steps.items():
         for dep in step["deps"]:
@@ -41,29 +42,22 @@ def remaining(steps, weight):
 
     def of(key):
         if key not in memo:
-            memo[key] = weight(steps[key]) + max((of(f) for f in followers[key]), default=0)
+            memo[key] = value(key, max((of(f) for f in followers[key]), default=0))
         return memo[key]
 
     return {key: of(key) for key in steps}
+
+
+def remaining(steps, weight):
+    """Each step's weight plus the heaviest chain of steps waiting for it."""
+    return backward(steps, lambda key, best: weight(steps[key]) + best)
 
 
 def ladder_rank(steps, by_time, quantum_ms):
     """Ninja's rank with the priority ladder: rung k ranks k, a step on rung
     round(remaining / quantum) ranks one more, and every step ranks one more
     than the edges waiting for it (ninja-gen/priority_ladder.cc)."""
-    followers = {key: [] for key in steps}
-    for key, step in steps.items():
-        for dep in step["deps"]:
-            followers[dep].append(key)
-    memo = {}
-
-    def rank(key):
-        if key not in memo:
-            own = round(by_time[key] / quantum_ms) + 1
-            memo[key] = max(own, 1 + max((rank(f) for f in followers[key]), default=0))
-        return memo[key]
-
-    return {key: rank(key) for key in steps}
+    return backward(steps, lambda key, best: max(round(by_time[key] / quantum_ms) + 1, 1 + best))
 
 
 def simulate(steps, priority, order, jobs):
