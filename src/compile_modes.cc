@@ -61,4 +61,12 @@ int AutoSplitThreads(int cores, int busy, int share) {
   return std::clamp(cores - busy, 1, generous);
 }
 
+std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const MachineLoad& load, int share) {
+  int threads = AutoSplitThreads(load.cores, load.runnable - 1, share);
+  if (threads <= 1) return argv;
+  std::vector<std::string> flag = SplitCompileFlag(threads);
+  argv.insert(argv.end(), flag.begin(), flag.end());
+  return argv;
+}
+
 }  // namespace fastcuda

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/machine_load.h"
+
 namespace fastcuda {
 
 /// Who makes the module id that a TU's host stub and device code carry.
@@ -47,7 +49,8 @@ CompileModes CompileModesFromEnvironment();
 /// that no two TUs of a build share one (nvcc's hashes the path alone).
 std::string OwnModuleId(const std::string& source_path, const std::vector<std::string>& outputs);
 
-/// The words that give cicc or ptxas `threads` threads.
+/// The words that give cicc or ptxas `threads` threads; both take them
+/// anywhere, after the input file too.
 std::vector<std::string> SplitCompileFlag(int threads);
 
 /// True if a cicc or ptxas command already says how many threads to use
@@ -58,5 +61,10 @@ bool HasSplitCompileFlag(const std::vector<std::string>& argv);
 /// more than twice its fair part of the machine when `share` chains of its
 /// TU start together (they cannot see each other's choice), and at least one.
 int AutoSplitThreads(int cores, int busy, int share);
+
+/// A cicc or ptxas command (argv[0] may be a launcher) with the threads of
+/// auto mode added at its end, for a TU of `share` arch chains, `load` being
+/// the machine's when the step starts (it counts the step itself).
+std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const MachineLoad& load, int share);
 
 }  // namespace fastcuda

@@ -14,7 +14,6 @@
 #include "src/compile_modes.h"
 #include "src/depfile.h"
 #include "src/file_system.h"
-#include "src/machine_load.h"
 #include "src/process.h"
 #include "src/shell_words.h"
 
@@ -133,12 +132,9 @@ void WriteCapture(const std::string& prefix, const ProcessResult& result) {
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the load
 /// when the step starts (nothing else this cheap says how many cores idle).
 void SplitByLoad(StepOptions& options) {
-  if (options.split_share <= 0) return;
-  MachineLoad load = CurrentMachineLoad();
-  int threads = AutoSplitThreads(load.cores, load.runnable - 1, options.split_share);
-  if (threads <= 1) return;
-  std::vector<std::string> flag = SplitCompileFlag(threads);
-  options.argv.insert(options.argv.begin() + 1, flag.begin(), flag.end());
+  if (options.split_share > 0) {
+    options.argv = WithAutoSplit(std::move(options.argv), CurrentMachineLoad(), options.split_share);
+  }
 }
 
 /// Names the command a signal killed, with the step's own output: captured

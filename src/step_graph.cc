@@ -213,7 +213,7 @@ void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
     return;
   }
   std::vector<std::string> flag = SplitCompileFlag(split.threads);
-  step.argv.insert(step.argv.begin() + 1, flag.begin(), flag.end());
+  step.argv.insert(step.argv.end(), flag.begin(), flag.end());
 }
 
 bool GraphBuilder::Add(StepGraph& graph, GraphStep step) {

@@ -57,6 +57,16 @@ TEST_CASE("auto threads: the idle cores, at most twice a fair share, at least on
   CHECK(AutoSplitThreads(16, 12, 5) == 4);   // idle cores bound it before the share does
 }
 
+TEST_CASE("auto split appends the threads, after a launcher's command too, only when it splits") {
+  std::vector<std::string> cicc = {"sccache", "cicc", "-arch", "compute_80", "in.ii", "-o", "out.ptx"};
+  std::vector<std::string> split = WithAutoSplit(cicc, {16, 1}, 5);  // only this step runs
+  CHECK(split.front() == "sccache");
+  CHECK(std::vector<std::string>(split.begin(), split.begin() + cicc.size()) == cicc);
+  CHECK(std::vector<std::string>(split.begin() + cicc.size(), split.end()) ==
+        std::vector<std::string>{"-split-compile", "6"});
+  CHECK(WithAutoSplit(cicc, {16, 17}, 5) == cicc);  // a full machine
+}
+
 TEST_CASE("the runnable-task count comes from /proc/loadavg's fourth field") {
   CHECK(ParseRunnableTasks("0.52 0.58 0.59 3/467 12345\n") == 3);
   CHECK(ParseRunnableTasks("1.00 2.00 3.00 17/1024 99") == 17);
