@@ -64,7 +64,9 @@ std::vector<std::string> WritePriorityLadder(NinjaWriter& writer, const Priority
     rung.outputs = {RungPath(dir, k)};
     rung.rule = "FASTCUDA_RUNG";
     rung.implicit_inputs = ladder.rungs[k - 1];
-    if (k < ladder.rungs.size()) rung.implicit_inputs.push_back(RungPath(dir, k + 1));
+    // Order-only: Ninja ranks through every input, but a rung that reruns
+    // must not make the ones below it rerun.
+    if (k < ladder.rungs.size()) rung.order_only_inputs.push_back(RungPath(dir, k + 1));
     writer.Build(rung);
   }
   return {RungPath(dir, 1)};

@@ -15,8 +15,8 @@ namespace fastcuda {
 /// after it, every edge counting 1: a 9-second cicc of a heavy TU and a
 /// 0.3-second one of a light TU weigh the same, and the heavy TU's chain
 /// ends the build alone. A ladder of cheap edges beside the graph makes the
-/// count stand for time: rung k waits for rung k+1, the last rung for
-/// nothing, `all` for rung 1; a step with R ms of remaining path (its own
+/// count stand for time: rung k waits for rung k+1 (order-only: Ninja ranks
+/// through those too), the last rung for nothing, `all` for rung 1; a step with R ms of remaining path (its own
 /// and the longest chain after it) is an input of rung round(R / quantum),
 /// so Ninja ranks it by R (a step that its followers already rank that high
 /// is left off). Rungs only touch a file, off every step's path.
