@@ -12,16 +12,14 @@
 namespace fastcuda {
 namespace {
 
-/// Indexes of `graphs`, longest expected critical path first.
-std::vector<size_t> ScheduleOrder(const std::vector<StepGraph>& graphs,
-                                  const GlobalManifestOptions& options) {
+/// Indexes of the graphs, longest expected critical path first, from each
+/// graph's steps' remaining time (RemainingPathMs).
+std::vector<size_t> ScheduleOrder(const std::vector<std::vector<int64_t>>& remaining) {
   std::vector<int64_t> length;
-  for (const StepGraph& graph : graphs) {
-    length.push_back(CriticalPathMs(graph, options.history, [&](const std::string& path) {
-      return NinjaPath(graph, options.out_dir, path);
-    }));
+  for (const std::vector<int64_t>& steps : remaining) {
+    length.push_back(steps.empty() ? 0 : *std::max_element(steps.begin(), steps.end()));
   }
-  std::vector<size_t> order(graphs.size());
+  std::vector<size_t> order(remaining.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return length[a] > length[b]; });
@@ -82,8 +80,15 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
                         ninja_path);
     WriteMemoryPools(top, memory);
   }
+  // Every step's remaining time, once: for the TU order and the ladder.
+  std::vector<std::vector<int64_t>> remaining;
+  for (const StepGraph& graph : graphs) {
+    remaining.push_back(RemainingPathMs(graph, options.history, [&](const std::string& path) {
+      return ninja_path(graph, path);
+    }));
+  }
   std::vector<std::string> objects;
-  for (size_t index : ScheduleOrder(graphs, options)) {
+  for (size_t index : ScheduleOrder(remaining)) {
     const StepGraph& graph = graphs[index];
     // One file, not a subninja per TU: Ninja parses it in half the time.
     top.Comment("steps of " + graph.source);
@@ -94,7 +99,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
   }
   if (options.priority_ladder && !options.history.empty()) {
-    PriorityLadder ladder = PlanPriorityLadder(graphs, options.history, ninja_path);
+    PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, ninja_path);
     for (const std::string& rung : WritePriorityLadder(top, ladder, options.out_dir + "/priority")) {
       objects.push_back(rung);
     }

@@ -17,16 +17,12 @@ std::string RungPath(const std::string& dir, size_t k) { return dir + "/rung" + 
 }  // namespace
 
 PriorityLadder PlanPriorityLadder(
-    const std::vector<StepGraph>& graphs, const StepDurations& history,
+    const std::vector<StepGraph>& graphs, const std::vector<std::vector<int64_t>>& remaining,
     const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path,
     size_t max_rungs) {
-  std::vector<std::vector<int64_t>> remaining;
   int64_t longest = 0;
-  for (const StepGraph& graph : graphs) {
-    remaining.push_back(RemainingPathMs(graph, history, [&](const std::string& path) {
-      return to_ninja_path(graph, path);
-    }));
-    for (int64_t ms : remaining.back()) longest = std::max(longest, ms);
+  for (const std::vector<int64_t>& steps : remaining) {
+    for (int64_t ms : steps) longest = std::max(longest, ms);
   }
   PriorityLadder ladder;
   if (max_rungs == 0 || longest == 0) return ladder;

@@ -26,11 +26,11 @@ struct PriorityLadder {
   std::vector<std::vector<std::string>> rungs;
 };
 
-/// The ladder for `graphs` with step times from `history`; no rungs when no
-/// step would rank above another. `to_ninja_path` maps a graph's path to the
-/// manifest's.
+/// The ladder for `graphs`, `remaining[g][i]` being step i of graph g's
+/// remaining time (RemainingPathMs); no rungs when no step would rank above
+/// another. `to_ninja_path` maps a graph's path to the manifest's.
 PriorityLadder PlanPriorityLadder(
-    const std::vector<StepGraph>& graphs, const StepDurations& history,
+    const std::vector<StepGraph>& graphs, const std::vector<std::vector<int64_t>>& remaining,
     const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path,
     size_t max_rungs = 100);
 

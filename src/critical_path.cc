@@ -61,10 +61,4 @@ std::vector<int64_t> RemainingPathMs(const StepGraph& graph, const StepDurations
   return remaining;
 }
 
-int64_t CriticalPathMs(const StepGraph& graph, const StepDurations& durations,
-                       const std::function<std::string(const std::string&)>& to_ninja_path) {
-  std::vector<int64_t> remaining = RemainingPathMs(graph, durations, to_ninja_path);
-  return remaining.empty() ? 0 : *std::max_element(remaining.begin(), remaining.end());
-}
-
 }  // namespace fastcuda

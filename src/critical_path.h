@@ -34,15 +34,11 @@ StepDurations ParseNinjaLog(std::string_view text);
 int64_t DefaultDuration(StepKind kind);
 
 /// For every step of `graph`, in ms: its duration and the longest chain of
-/// steps that wait for it (durations as in CriticalPathMs). Scheduling the
+/// steps that wait for it, each step's duration from `durations` (keyed by
+/// the step's first output as Ninja names it: `to_ninja_path` maps it) or
+/// DefaultDuration. The largest is the graph's critical path. Scheduling the
 /// step with the most remaining first is what keeps a build's tail short.
 std::vector<int64_t> RemainingPathMs(const StepGraph& graph, const StepDurations& durations,
                                      const std::function<std::string(const std::string&)>& to_ninja_path);
-
-/// The longest chain of `graph`'s steps, in ms, with each step's duration
-/// from `durations` (keyed by the step's first output as Ninja names it:
-/// `to_ninja_path` maps it) or DefaultDuration.
-int64_t CriticalPathMs(const StepGraph& graph, const StepDurations& durations,
-                       const std::function<std::string(const std::string&)>& to_ninja_path);
 
 }  // namespace fastcuda

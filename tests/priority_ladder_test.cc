@@ -39,6 +39,17 @@ std::vector<size_t> RanksOf(const PriorityLadder& ladder, const StepGraph& graph
   return rank;
 }
 
+/// RemainingPathMs of every graph, with manifest (absolute) paths.
+std::vector<std::vector<int64_t>> RemainingOf(const std::vector<StepGraph>& graphs, const StepDurations& history) {
+  std::vector<std::vector<int64_t>> remaining;
+  for (const StepGraph& graph : graphs) {
+    remaining.push_back(RemainingPathMs(graph, history, [&](const std::string& path) {
+      return Absolute(graph, path);
+    }));
+  }
+  return remaining;
+}
+
 size_t Attached(const PriorityLadder& ladder) {
   size_t count = 0;
   for (const std::vector<std::string>& rung : ladder.rungs) count += rung.size();
@@ -57,17 +68,15 @@ TEST_CASE("the ladder ranks a heavy TU's steps above a light TU's, each chain in
   for (const GraphStep& step : graphs[0].steps) {
     if (!step.outputs.empty()) history[Absolute(graphs[0], step.outputs.front())] = 100;
   }
-  PriorityLadder ladder = PlanPriorityLadder(graphs, history, Absolute, 50);
+  std::vector<std::vector<int64_t>> remaining = RemainingOf(graphs, history);
+  PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, Absolute, 50);
   REQUIRE(ladder.rungs.size() >= 2);
   CHECK(ladder.rungs.size() <= 50);
   std::vector<size_t> light = RanksOf(ladder, graphs[0]), heavy = RanksOf(ladder, graphs[1]);
   for (size_t i = 0; i < heavy.size(); ++i) {
     CHECK(heavy[i] > light[i]);
     // Ranked by remaining time: at least the rung that time asks for.
-    std::vector<int64_t> remaining = RemainingPathMs(graphs[1], history, [&](const std::string& path) {
-      return Absolute(graphs[1], path);
-    });
-    CHECK(heavy[i] >= static_cast<size_t>(std::llround(double(remaining[i]) / ladder.quantum_ms)) + 1);
+    CHECK(heavy[i] >= static_cast<size_t>(std::llround(double(remaining[1][i]) / ladder.quantum_ms)) + 1);
   }
   // The heavy chain's first step has the whole chain ahead of it: the top rung.
   CHECK(*std::max_element(heavy.begin(), heavy.end()) >= ladder.rungs.size() + 1);
@@ -94,5 +103,5 @@ TEST_CASE("no history to tell steps apart, or one rung: no ladder") {
   CHECK(WritePriorityLadder(writer, PriorityLadder{}, "/out/priority").empty());
   CHECK(writer.text().empty());
   std::vector<StepGraph> graphs = {Graph("/only")};
-  CHECK(PlanPriorityLadder(graphs, {}, Absolute, 1).rungs.empty());
+  CHECK(PlanPriorityLadder(graphs, RemainingOf(graphs, {}), Absolute, 1).rungs.empty());
 }
