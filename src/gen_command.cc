@@ -270,9 +270,10 @@ int GenerateForDatabase(const GenOptions& options) {
   manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), plan.nvcc_programs.begin(),
                                     plan.nvcc_programs.end());
   manifest.pools = ParsePoolDepths(options.pools);
-  manifest.history = ParseNinjaLog(fs.Read(NinjaLogPath(options)).value_or(""));
+  std::string ninja_log = fs.Read(NinjaLogPath(options)).value_or("");
+  manifest.history = ParseNinjaLog(ninja_log);
   if (manifest.history.empty()) {
-    WriteFileIfChanged(NoHistoryPath(options), std::to_string(FileSize(NinjaLogPath(options))));
+    WriteFileIfChanged(NoHistoryPath(options), std::to_string(ninja_log.size()));
   } else {
     std::filesystem::remove(NoHistoryPath(options));
   }

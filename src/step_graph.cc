@@ -171,9 +171,13 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     }
   }
   user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
-  int arch_chains = static_cast<int>(std::count_if(
-      transcript.commands.begin(), transcript.commands.end(),
-      [](const TranscriptCommand& command) { return ClassifyCommand(command).kind == StepKind::kCicc; }));
+  // Auto split only: every TU of a compile database passes here.
+  int arch_chains = 0;
+  if (options_.modes.split_compile.mode == SplitCompile::Mode::kAuto) {
+    arch_chains = static_cast<int>(std::count_if(
+        transcript.commands.begin(), transcript.commands.end(),
+        [](const TranscriptCommand& command) { return ClassifyCommand(command).kind == StepKind::kCicc; }));
+  }
   for (const TranscriptCommand& command : transcript.commands) {
     GraphStep step;
     static_cast<Step&>(step) = Rename(command);
