@@ -2,10 +2,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-
-#include "ninja-gen/fragment.h"
 #include <thread>
 
+#include "ninja-gen/fragment.h"
 #include "src/commands.h"
 #include "src/compile_database.h"
 #include "src/depfile.h"
@@ -98,26 +97,16 @@ std::optional<std::string> RequestedDepfile(const std::vector<std::string>& nvcc
   return std::nullopt;
 }
 
-/// Gives the graph's object the mtime of its newest dependency when it is
-/// older: restat kept an unchanged object's old mtime, but CMake's Ninja,
-/// which records the object's mtime after this call, would otherwise find it
-/// older than a touched header on every later build and run this call again.
-void KeepObjectAsNewAsDependencies(const std::string& object, const std::vector<std::string>& dependencies,
-                                   const std::string& cwd) {
-  std::filesystem::file_time_type newest = *ModificationTime(object);
-  for (const std::string& dependency : dependencies) {
-    newest = std::max(newest, ModificationTime(ResolvePath(cwd, dependency)).value_or(newest));
-  }
-  if (newest != *ModificationTime(object)) std::filesystem::last_write_time(object, newest);
-}
-
 /// With `--graph DIR`: when the global graph has built this object from the
 /// same command and has seen the current version of every file it depends
 /// on, writes the depfile the caller asked for and returns true. The graph's
 /// preprocessing rewrites its kept depfiles each time it runs, so a source
 /// or header newer than the depfile that lists it means the graph has not
 /// caught up (the object's own mtime says nothing: restat keeps an unchanged
-/// object's old one). Never trusts a stale object.
+/// object's old one). Never trusts a stale object. An object older than its
+/// newest dependency gets that one's mtime: CMake's Ninja records the
+/// object's mtime after this call and would otherwise find it older than a
+/// touched header on every later build, and run this call again.
 bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
   if (outputs.empty()) return false;
@@ -129,7 +118,9 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
     return false;
   }
-  if (!ModificationTime(object)) return false;
+  std::optional<std::filesystem::file_time_type> object_time = ModificationTime(object);
+  if (!object_time) return false;
+  std::filesystem::file_time_type newest = *object_time;
   std::vector<Depfile> parts;
   for (const std::string& path : record->depfiles) {
     std::optional<std::string> text = fs.Read(path);
@@ -137,16 +128,16 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
     if (!text || !seen) return false;
     parts.push_back(ParseDepfile(*text));
     for (const std::string& dependency : parts.back().dependencies) {
-      std::optional<std::filesystem::file_time_type> time =
-          ModificationTime((std::filesystem::path(cwd) / dependency).string());
+      std::optional<std::filesystem::file_time_type> time = ModificationTime(ResolvePath(cwd, dependency));
       if (!time || *time > *seen) return false;
+      newest = std::max(newest, *time);
     }
   }
+  if (newest != *object_time) std::filesystem::last_write_time(object, newest);
   std::vector<std::string> dependencies = UnionOfDependencies(parts);
-  KeepObjectAsNewAsDependencies(object, dependencies, cwd);
   if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
     std::vector<std::string> targets = FlagValues(call.nvcc, {"-MT", "--dependency-target-name"});
-    WriteFileAtomically((std::filesystem::path(cwd) / *depfile).string(),
+    WriteFileAtomically(ResolvePath(cwd, *depfile),
                         FormatDepfile({{targets.empty() ? output : targets.back()}, dependencies}));
   }
   return true;
