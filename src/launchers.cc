@@ -3,8 +3,6 @@
 #include <re2/re2.h>
 
 #include <filesystem>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -74,22 +72,6 @@ StepLaunchers LaunchersFromEnvironment() {
     }
   };
   return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}};
-}
-
-std::string ProgramVersion(const std::string& program) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> versions;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto known = versions.find(program);
-  if (known != versions.end()) return known->second;
-  static const RE2 dotted(R"re((\d+(?:\.\d+)+))re");
-  std::string version;
-  try {
-    ProcessResult result = RunProcess({{program, "--version"}, "", {}, true});
-    RE2::PartialMatch(result.stdout_text + result.stderr_text, dotted, &version);
-  } catch (const std::runtime_error&) {  // not installed: no version
-  }
-  return versions[program] = version;
 }
 
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/process.h"
 #include "src/step.h"
 
 namespace fastcuda {
@@ -23,9 +24,6 @@ StepLaunchers LaunchersFromEnvironment();
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;
 
-/// The first dotted number `PROGRAM --version` prints; asked once per
-/// program and process.
-std::string ProgramVersion(const std::string& program);
 
 /// The words to put before `step`'s command, or none. Host preprocessing
 /// and cudafe++ never get a launcher, nor does a step that writes no file

@@ -30,14 +30,9 @@ std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::st
 std::string NinjaProgram() { return EnvironmentVariable("FASTCUDA_NINJA", "ninja"); }
 
 int NinjaMinorVersion(const std::string& ninja) {
-  try {
-    ProcessResult result = RunProcess({{ninja, "--version"}, "", {}, true});
-    int minor = 11;
-    if (RE2::PartialMatch(result.stdout_text, R"re(^1\.(\d+))re", &minor)) return minor;
-  } catch (const std::exception&) {
-    // No Ninja: the build reports it when it runs one.
-  }
-  return 11;
+  int minor = 11;  // no Ninja: the build reports it when it runs one
+  RE2::PartialMatch(ProgramVersion(ninja), R"re(^1\.(\d+))re", &minor);
+  return minor;
 }
 
 }  // namespace fastcuda

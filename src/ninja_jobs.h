@@ -19,7 +19,7 @@ struct JobContext {
 /// pipe-style jobserver FastCuda limits itself to make's own -jN.
 std::vector<std::string> NinjaJobArguments(const JobContext& context);
 
-/// The minor version of the Ninja at `ninja` (`ninja --version`), or 11.
+/// The minor version of the Ninja at `ninja` (ProgramVersion), or 11.
 int NinjaMinorVersion(const std::string& ninja);
 
 /// NinjaJobArguments for this process: its MAKEFLAGS, the Ninja `ninja`

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <re2/re2.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 
 extern char** environ;
@@ -161,6 +163,22 @@ std::string FindProgram(const std::string& program, const std::string& search_pa
     start = end + 1;
   }
   return program;
+}
+
+std::string ProgramVersion(const std::string& program) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> versions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto known = versions.find(program);
+  if (known != versions.end()) return known->second;
+  static const RE2 dotted(R"re((\d+(?:\.\d+)+))re");
+  std::string version;
+  try {
+    ProcessResult result = RunProcess({{program, "--version"}, "", {}, true});
+    RE2::PartialMatch(result.stdout_text + result.stderr_text, dotted, &version);
+  } catch (const std::runtime_error&) {  // not installed: no version
+  }
+  return versions[program] = version;
 }
 
 std::string EnvironmentVariable(const char* name, const std::string& fallback) {

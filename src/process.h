@@ -39,6 +39,10 @@ std::string DescribeEnd(const ProcessResult& result);
 /// it names a path or is not found.
 std::string FindProgram(const std::string& program, const std::string& search_path);
 
+/// The first dotted number `PROGRAM --version` prints ("1.13.2"), or "" if
+/// it cannot be run; asked once per program and process.
+std::string ProgramVersion(const std::string& program);
+
 /// The environment variable `name`, or `fallback` when it is unset or empty.
 std::string EnvironmentVariable(const char* name, const std::string& fallback = "");
 

@@ -20,3 +20,8 @@ TEST_CASE("a child that exits: its status, no signal") {
   CHECK(result.exit_code == 3);
   CHECK(DescribeEnd(result) == "exited with status 3");
 }
+
+TEST_CASE("a program's version is the first dotted number it prints, or nothing") {
+  CHECK(ProgramVersion("/nonexistent/sccache") == "");
+  CHECK(ProgramVersion("ninja").find('.') != std::string::npos);  // "1.11.1"
+}
