@@ -70,6 +70,11 @@ Cache variables
   takes the ``FASTCUDA_SPLIT_COMPILE`` environment variable of the build. See
   the README for what both modes change in the objects.
 
+``FASTCUDA_EARLY_HOST``
+  ``off`` (the default) or ``on``: a TU's host compile does not wait for its
+  device code; the fatbin is linked into its object afterwards. Empty takes
+  the ``FASTCUDA_EARLY_HOST`` environment variable of the build.
+
 Commands
 ^^^^^^^^
 
@@ -89,6 +94,7 @@ set(FASTCUDA_EXECUTABLE "" CACHE FILEPATH "The fastcuda tool (empty: find it)")
 set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: one per core)")
 set(FASTCUDA_MODULE_ID "" CACHE STRING "Module ids: nvcc or own (empty: the environment's)")
 set(FASTCUDA_SPLIT_COMPILE "" CACHE STRING "Threads for cicc and ptxas: off, auto or N (empty: the environment's)")
+set(FASTCUDA_EARLY_HOST "" CACHE STRING "Host compiles before the device code: on or off (empty: the environment's)")
 
 set_property(GLOBAL PROPERTY _FASTCUDA_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -217,6 +223,9 @@ function(_fastcuda_finalize)
   endif()
   if(NOT FASTCUDA_SPLIT_COMPILE STREQUAL "")
     list(APPEND command --split-compile "${FASTCUDA_SPLIT_COMPILE}")
+  endif()
+  if(NOT FASTCUDA_EARLY_HOST STREQUAL "")
+    list(APPEND command --early-host "${FASTCUDA_EARLY_HOST}")
   endif()
   get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
   if(multi_config)

@@ -17,11 +17,13 @@ constexpr StepKind kAllKinds[] = {
     StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
     StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
     StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
-    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kUnknown};
+    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kFatbinPlaceholder,
+    StepKind::kEmbedFatbin,    StepKind::kUnknown};
 
 /// Steps whose work `fastcuda` does itself rather than wrap a program.
 bool RunByFastcuda(StepKind kind) {
-  return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId;
+  return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId ||
+         kind == StepKind::kFatbinPlaceholder;
 }
 
 std::string Lower(std::string_view text) {
@@ -89,6 +91,9 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     argv = ninja(step.inputs);
   } else if (step.kind == StepKind::kModuleId) {
     flags = ninja({"write-text", "--cwd", graph.cwd, step.module_id});
+  } else if (step.kind == StepKind::kFatbinPlaceholder) {
+    flags = ninja({"write-fatbin-placeholder", "--cwd", graph.cwd,
+                   std::string(FatbinLayoutName(step.fatbin_layout))});
   } else {
     std::vector<std::string> words;
     if (!paths.same_dir()) words.insert(words.end(), {"--cwd", graph.cwd});
@@ -100,6 +105,10 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
     if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
     if (step.split_share > 0) words.insert(words.end(), {"--split-threads", std::to_string(step.split_share)});
+    if (step.kind == StepKind::kEmbedFatbin) {
+      words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c,
+                                 "--fatbin-layout", std::string(FatbinLayoutName(step.fatbin_layout))});
+    }
     flags = ninja(words);
     std::vector<std::string> command = {"--"};
     command.insert(command.end(), step.argv.begin(), step.argv.end());

@@ -21,6 +21,10 @@ int StepMain(const std::vector<std::string>& args);
 /// `fastcuda merge-depfiles ...`: writes the depfile nvcc was asked for.
 int MergeDepfilesMain(const std::vector<std::string>& args);
 
+/// `fastcuda write-fatbin-placeholder --cwd DIR whole|relocatable FILE`: writes
+/// FatbinPlaceholder unless FILE holds it already.
+int WriteFatbinPlaceholderMain(const std::vector<std::string>& args);
+
 /// `fastcuda write-text [--cwd DIR] TEXT FILE`: writes TEXT unless FILE holds it already.
 int WriteTextMain(const std::vector<std::string>& args);
 

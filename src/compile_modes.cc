@@ -29,9 +29,16 @@ SplitCompile ParseSplitCompile(std::string_view text) {
   return {SplitCompile::Mode::kFixed, threads};
 }
 
+bool ParseEarlyHost(std::string_view text) {
+  if (text.empty() || text == "off") return false;
+  if (text == "on") return true;
+  throw std::invalid_argument("FASTCUDA_EARLY_HOST must be on or off, not " + std::string(text));
+}
+
 CompileModes CompileModesFromEnvironment() {
   return {ParseModuleIdMode(EnvironmentVariable("FASTCUDA_MODULE_ID")),
-          ParseSplitCompile(EnvironmentVariable("FASTCUDA_SPLIT_COMPILE"))};
+          ParseSplitCompile(EnvironmentVariable("FASTCUDA_SPLIT_COMPILE")),
+          ParseEarlyHost(EnvironmentVariable("FASTCUDA_EARLY_HOST"))};
 }
 
 std::string OwnModuleId(const std::string& source_path, const std::vector<std::string>& outputs) {

@@ -27,10 +27,11 @@ struct SplitCompile {
   int threads = 0;  ///< kFixed only
 };
 
-/// What FASTCUDA_MODULE_ID and FASTCUDA_SPLIT_COMPILE ask for.
+/// What FASTCUDA_MODULE_ID, FASTCUDA_SPLIT_COMPILE and FASTCUDA_EARLY_HOST ask for.
 struct CompileModes {
   ModuleIdMode module_id = ModuleIdMode::kNvcc;
   SplitCompile split_compile;
+  bool early_host = false;  ///< the host compile does not wait for the device code (fatbin_embedding.h)
 };
 
 /// Reads FASTCUDA_MODULE_ID: "nvcc" (or empty) or "own". Throws
@@ -40,6 +41,10 @@ ModuleIdMode ParseModuleIdMode(std::string_view text);
 /// Reads FASTCUDA_SPLIT_COMPILE: "off" (or empty), "auto" or a thread count.
 /// Throws std::invalid_argument on anything else.
 SplitCompile ParseSplitCompile(std::string_view text);
+
+/// Reads FASTCUDA_EARLY_HOST: "off" (or empty) or "on". Throws
+/// std::invalid_argument on anything else.
+bool ParseEarlyHost(std::string_view text);
 
 /// The modes this process's environment asks for.
 CompileModes CompileModesFromEnvironment();

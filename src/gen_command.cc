@@ -30,9 +30,10 @@ constexpr const char* kGenUsage =
     "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]\n"
     "                    [--launcher-for TEXT LAUNCHER]...\n"
     "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER]\n"
-    "        [--module-id nvcc|own] [--split-compile off|auto|N] [--priority-ladder on|off|auto]\n"
+    "        [--module-id nvcc|own] [--split-compile off|auto|N] [--early-host on|off]\n"
+    "        [--priority-ladder on|off|auto]\n"
     "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER, $FASTCUDA_MODULE_ID,\n"
-    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_PRIORITY_LADDER)";
+    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_EARLY_HOST, $FASTCUDA_PRIORITY_LADDER)";
 
 /// The options of `gen` and `build`.
 struct GenOptions {
@@ -50,12 +51,14 @@ struct GenOptions {
   /// Mode texts as given (parsed by CompileModesOf), written back by GenCommandLine.
   std::string module_id = EnvironmentVariable("FASTCUDA_MODULE_ID");
   std::string split_compile = EnvironmentVariable("FASTCUDA_SPLIT_COMPILE");
+  std::string early_host = EnvironmentVariable("FASTCUDA_EARLY_HOST");
   std::string priority_ladder = EnvironmentVariable("FASTCUDA_PRIORITY_LADDER", "auto");
   std::vector<std::string> nvcc_call;  ///< after `--`
 };
 
 CompileModes CompileModesOf(const GenOptions& options) {
-  return {ParseModuleIdMode(options.module_id), ParseSplitCompile(options.split_compile)};
+  return {ParseModuleIdMode(options.module_id), ParseSplitCompile(options.split_compile),
+          ParseEarlyHost(options.early_host)};
 }
 
 GenOptions ParseGenOptions(const std::vector<std::string>& args) {
@@ -82,6 +85,7 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
     else if (flag == "--module-id") options.module_id = value();
     else if (flag == "--split-compile") options.split_compile = value();
+    else if (flag == "--early-host") options.early_host = value();
     else if (flag == "--priority-ladder") options.priority_ladder = value();
     else if (flag == "--launcher-for") {
       std::string text = value();
@@ -151,6 +155,7 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   }
   if (!options.module_id.empty()) command.insert(command.end(), {"--module-id", options.module_id});
   if (!options.split_compile.empty()) command.insert(command.end(), {"--split-compile", options.split_compile});
+  if (!options.early_host.empty()) command.insert(command.end(), {"--early-host", options.early_host});
   command.insert(command.end(), {"--priority-ladder", options.priority_ladder});
   return command;
 }

@@ -29,6 +29,7 @@ constexpr const char* kUsage = R"(usage:
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself), FASTCUDA_MEMORY_BUDGET,
              FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N,
+             FASTCUDA_EARLY_HOST=on|off (the host compile does not wait for the device code),
              FASTCUDA_HOST_LAUNCHER (runs the host compiles: ccache, distcc...),
              FASTCUDA_DEVICE_LAUNCHER (runs cicc, ptxas, fatbinary: sccache, a remote runner)
 )";
@@ -47,6 +48,7 @@ int Dispatch(const std::vector<std::string>& args) {
   if (args[0] == "step") return StepMain(rest);
   if (args[0] == "merge-depfiles") return MergeDepfilesMain(rest);
   if (args[0] == "write-text") return WriteTextMain(rest);
+  if (args[0] == "write-fatbin-placeholder") return WriteFatbinPlaceholderMain(rest);
   return LauncherMain(args);
 }
 

@@ -71,6 +71,8 @@ std::string_view StepKindName(StepKind kind) {
     case StepKind::kRemove: return "RM";
     case StepKind::kFilterDependencies: return "DEPFILE";
     case StepKind::kModuleId: return "MODULE_ID";
+    case StepKind::kFatbinPlaceholder: return "FATBIN_PLACEHOLDER";
+    case StepKind::kEmbedFatbin: return "EMBED_FATBIN";
     case StepKind::kUnknown: return "STEP";
   }
   return "STEP";

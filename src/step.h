@@ -23,6 +23,8 @@ enum class StepKind {
   kRemove,             ///< `rm` of a temporary
   kFilterDependencies, ///< nvcc writing the depfile it was asked for
   kModuleId,           ///< FastCuda writing the module id (FASTCUDA_MODULE_ID=own)
+  kFatbinPlaceholder,  ///< FastCuda writing the `.fatbin.c` stand-in (FASTCUDA_EARLY_HOST=on)
+  kEmbedFatbin,        ///< FastCuda linking the fatbin into the early host object (same)
   kUnknown,            ///< anything else: run as it is
 };
 

@@ -1,6 +1,8 @@
 // `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge, and
 // `fastcuda merge-depfiles`: writes the depfile nvcc was asked for, and
-// `fastcuda write-text`: writes a module id.
+// `fastcuda write-text`: writes a module id, and
+// `fastcuda write-fatbin-placeholder`: writes what the host stub includes
+// instead of the fatbin (FASTCUDA_EARLY_HOST).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include "src/commands.h"
 #include "src/compile_modes.h"
 #include "src/depfile.h"
+#include "src/embed_fatbin.h"
 #include "src/file_system.h"
 #include "src/process.h"
 #include "src/shell_words.h"
@@ -33,8 +36,14 @@ struct StepOptions {
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
   std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   int split_share = 0;       ///< >0: give the program the idle cores' share of this many chains
+  std::optional<FatbinEmbedding> embedding;  ///< the program is a host compile to embed a fatbin for
   std::vector<std::string> argv;
 };
+
+FatbinEmbedding& Embedding(StepOptions& options) {
+  if (!options.embedding) options.embedding.emplace();
+  return *options.embedding;
+}
 
 StepOptions ParseStepOptions(const std::vector<std::string>& args) {
   StepOptions options;
@@ -62,6 +71,13 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--capture") options.capture = value(flag);
     else if (flag == "--rss-log") options.rss_log = value(flag);
     else if (flag == "--split-threads") options.split_share = std::stoi(value(flag));
+    else if (flag == "--early-object") Embedding(options).early_object = value(flag);
+    else if (flag == "--embed-fatbin") Embedding(options).fatbin_c = value(flag);
+    else if (flag == "--fatbin-layout") {
+      std::optional<FatbinLayout> layout = ParseFatbinLayout(value(flag));
+      if (!layout) throw std::invalid_argument("--fatbin-layout is whole or relocatable");
+      Embedding(options).layout = *layout;
+    }
     else throw std::invalid_argument("unknown step option " + flag);
   }
   if (options.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
@@ -159,7 +175,7 @@ int StepMain(const std::vector<std::string>& args) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
   SetOutputsAside(outputs);
-  ProcessResult result = RunProcess(spec);
+  ProcessResult result = options.embedding ? EmbedFatbin(spec, *options.embedding) : RunProcess(spec);
   ReportSignal(options, result);
   if (!options.capture.empty()) WriteCapture(options.capture, result);
   if (result.exit_code != 0) {
@@ -194,6 +210,14 @@ int WriteTextMain(const std::vector<std::string>& args) {
   if (args.size() != i + 2) throw std::invalid_argument("write-text needs [--cwd DIR] TEXT FILE");
   // Unchanged text keeps its file's mtime, so Ninja (restat) skips its readers.
   WriteFileIfChanged(ResolvePath(cwd, args[i + 1]), args[i]);
+  return 0;
+}
+
+int WriteFatbinPlaceholderMain(const std::vector<std::string>& args) {
+  std::optional<FatbinLayout> layout;
+  if (args.size() == 4 && args[0] == "--cwd") layout = ParseFatbinLayout(args[2]);
+  if (!layout) throw std::invalid_argument("write-fatbin-placeholder needs --cwd DIR whole|relocatable FILE");
+  WriteFileIfChanged(ResolvePath(args[1], args[3]), FatbinPlaceholder(*layout));
   return 0;
 }
 

@@ -68,6 +68,16 @@ class GraphBuilder {
   /// FASTCUDA_SPLIT_COMPILE: threads for cicc and ptxas, fixed in the
   /// argv or left to `fastcuda step` (auto).
   void SplitCompilation(GraphStep& step, int arch_chains) const;
+  /// FASTCUDA_EARLY_HOST=on: finds the fatbin.c the host stub includes and
+  /// adds the step writing its placeholder, if the transcript is one whose
+  /// host compile can go first.
+  bool PlanEarlyHost(const Transcript& transcript, StepGraph& graph);
+  /// FASTCUDA_EARLY_HOST=on: the stub includes the placeholder, and the
+  /// host compile writes an early object that a later step gives the fatbin.
+  bool CompileHostEarly(StepGraph& graph, GraphStep& step);
+  /// Early host: the `--include_file_name` of cudafe++ and cicc, which the
+  /// stub includes, becomes the placeholder.
+  void RenameStubInclude(std::vector<std::string>& argv) const;
   GraphStep UserDepfileStep(const std::string& path, const StepGraph& graph) const;
   void Link(StepGraph& graph, size_t index);
   /// Appends a step; false if it writes a file another step writes.
@@ -79,6 +89,9 @@ class GraphBuilder {
   std::map<std::string, size_t> producer_;  ///< file -> index of the step writing it
   std::optional<size_t> barrier_;           ///< last step of unknown effect
   bool user_wants_depfile_ = false;         ///< nvcc was asked for a depfile
+  std::string real_fatbin_c_;               ///< early host: what fatbinary writes
+  std::string early_stem_;                  ///< early host: the placeholder's and early object's path less suffix
+  GraphStep placeholder_;                   ///< early host: the step writing the stub's stand-in
 };
 
 Step GraphBuilder::Rename(const TranscriptCommand& original) const {
@@ -141,7 +154,7 @@ void GraphBuilder::Link(StepGraph& graph, size_t index) {
     // The generated .cudafe1.cpp includes the stub, which includes the
     // fatbin: neither is on the command line.
     for (const auto& [file, producer] : producer_) {
-      if (!IsGeneratedInclude(file)) continue;
+      if (!IsGeneratedInclude(file) || file == real_fatbin_c_) continue;
       after.insert(producer);
       if (std::find(step.inputs.begin(), step.inputs.end(), file) == step.inputs.end()) {
         step.inputs.push_back(file);
@@ -171,6 +184,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     }
   }
   user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
+  if (!PlanEarlyHost(transcript, graph)) return false;
   // Auto split only: every TU of a compile database passes here.
   int arch_chains = 0;
   if (options_.modes.split_compile.mode == SplitCompile::Mode::kAuto) {
@@ -188,9 +202,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     SplitCompilation(step, arch_chains);
     FindInputs(step);
     AddHeaderDepfile(step);
-    std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
-    step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
-    if (!Add(graph, std::move(step))) return false;
+    if (!CompileHostEarly(graph, step)) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));
 }
@@ -206,6 +218,76 @@ bool GraphBuilder::TakeOverModuleId(StepGraph& graph, GraphStep& step) {
     writer.outputs.push_back(file);
   }
   return Add(graph, std::move(writer));  // the id itself comes once the outputs are known
+}
+
+bool GraphBuilder::PlanEarlyHost(const Transcript& transcript, StepGraph& graph) {
+  if (!options_.modes.early_host) return true;
+  std::vector<Step> fatbinaries, host_compiles;
+  for (const TranscriptCommand& command : transcript.commands) {
+    Step step = Rename(command);
+    if (step.kind == StepKind::kFatbinary) fatbinaries.push_back(step);
+    if (step.kind == StepKind::kHostCompile) host_compiles.push_back(step);
+  }
+  if (fatbinaries.size() != 1 || host_compiles.size() != 1) return true;
+  std::vector<std::string> fatbin_c = FlagValues(fatbinaries[0].argv, {"--embedded-fatbin"});
+  const std::vector<std::string>& host = host_compiles[0].argv;
+  bool links_objects = std::any_of(host.begin(), host.end(), [](const std::string& word) {
+    return word.starts_with("-flto") || word == "-save-temps";  // `-r` cannot join such objects
+  });
+  if (fatbin_c.size() != 1 || !fatbin_c[0].ends_with(".fatbin.c") || !HasFlag(host, "-c") ||
+      FlagValues(host, {"-o"}).size() != 1 || links_objects) {
+    return true;
+  }
+  // The device link's host compile reads its fatbin.c through a macro, not
+  // through a stub whose include cudafe++ and cicc name: it stays as it is.
+  std::string file_name = std::filesystem::path(fatbin_c[0]).filename();
+  bool stub_includes_it = std::any_of(transcript.commands.begin(), transcript.commands.end(),
+                                      [&](const TranscriptCommand& command) {
+    std::vector<std::string> names = FlagValues(command.argv, {"--include_file_name"});
+    std::string name = names.empty() ? "" : namer_.Rename(names[0]);
+    return name == fatbin_c[0] || name == file_name;
+  });
+  if (!stub_includes_it) return true;
+  real_fatbin_c_ = fatbin_c[0];
+  placeholder_.kind = StepKind::kFatbinPlaceholder;
+  placeholder_.fatbin_layout =
+      HasFlag(fatbinaries[0].argv, "--device-c") ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
+  early_stem_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
+  placeholder_.outputs = {early_stem_ + ".fatbin.c"};
+  return Add(graph, placeholder_);
+}
+
+void GraphBuilder::RenameStubInclude(std::vector<std::string>& argv) const {
+  if (real_fatbin_c_.empty()) return;
+  namespace fs = std::filesystem;
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] != "--include_file_name") continue;
+    std::string& name = argv[i + 1];  // nvcc gives the fatbin.c's file name alone
+    if (name == fs::path(real_fatbin_c_).filename()) name = fs::path(placeholder_.outputs[0]).filename();
+    else if (name == real_fatbin_c_) name = placeholder_.outputs[0];
+  }
+}
+
+bool GraphBuilder::CompileHostEarly(StepGraph& graph, GraphStep& step) {
+  RenameStubInclude(step.argv);
+  std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
+  if (real_fatbin_c_.empty() || step.kind != StepKind::kHostCompile) {
+    step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
+    return Add(graph, std::move(step));
+  }
+  GraphStep embed;
+  embed.kind = StepKind::kEmbedFatbin;
+  embed.argv = step.argv;  // it compiles the host code again if the fatbin.c is not as expected
+  embed.outputs = step.outputs;
+  embed.fatbin_layout = placeholder_.fatbin_layout;
+  embed.fatbin_c = real_fatbin_c_;
+  embed.early_object = early_stem_ + ".o";
+  embed.inputs = {embed.early_object, real_fatbin_c_};
+  std::string object = FlagValues(step.argv, {"-o"}).front();
+  std::replace(step.argv.begin(), step.argv.end(), object, embed.early_object);
+  std::replace(step.outputs.begin(), step.outputs.end(), object, embed.early_object);
+  step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
+  return Add(graph, std::move(step)) && Add(graph, std::move(embed));
 }
 
 void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/compile_modes.h"
+#include "src/fatbin_embedding.h"
 #include "src/file_system.h"
 #include "src/launchers.h"
 #include "src/step.h"
@@ -29,6 +30,9 @@ struct GraphStep : Step {
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
   std::string module_id;            ///< kModuleId: the id it writes
   int split_share = 0;              ///< auto split-compile: arch chains sharing the idle cores
+  FatbinLayout fatbin_layout = FatbinLayout::kWhole;  ///< kFatbinPlaceholder, kEmbedFatbin
+  std::string early_object;         ///< kEmbedFatbin: the host compile's object, without the fatbin
+  std::string fatbin_c;             ///< kEmbedFatbin: fatbinary's output it embeds
 };
 
 /// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT and long forms).

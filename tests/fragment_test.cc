@@ -119,8 +119,20 @@ TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper pic
                                    FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^  command = \$fastcuda \$flags \$out \$argv$)") == 2);
+  // merge-depfiles, write-text and write-fatbin-placeholder
+  CHECK(CountMatches(manifest, R"((?m)^  command = \$fastcuda \$flags \$out \$argv$)") == 3);
   CHECK(CountMatches(manifest, R"((?m)^build [^:]+\.module_id: MODULE_ID )") == 1);
   CHECK(CountMatches(manifest, R"(flags = write-text --cwd /src _[0-9a-f]{16}_9_kernel_cu)") == 1);
   CHECK(CountMatches(manifest, R"(--split-threads 3)") == 6);  // 3 cicc + 3 ptxas
+}
+
+TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the fatbin") {
+  StepGraphOptions graph_options{"/src", "/b/w"};
+  graph_options.modes.early_host = true;
+  StepGraph graph = BuildStepGraph(LoadTranscript("rdc"), graph_options,
+                                   FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
+  std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/w/nvcc.env", "/src", ""}, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.early\.fatbin\.c: FATBIN_PLACEHOLDER .*\n.*\n  flags = write-fatbin-placeholder --cwd /src relocatable$)") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^build kernel\.o: EMBED_FATBIN /b/w/kernel\.early\.o /b/w/kernel\.fatbin\.c )") == 1);
+  CHECK(CountMatches(manifest, R"(--early-object \$\{w\}/[^ ]+\.early\.o --embed-fatbin \$\{w\}/[^ ]+\.fatbin\.c --fatbin-layout relocatable)") == 1);
 }

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <re2/re2.h>
 
 #include "src/step_graph.h"
@@ -348,5 +349,51 @@ TEST_CASE("auto split leaves the argv alone and tells the step how many chains s
     bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
     CHECK(step.split_share == (splits ? 3 : 0));  // three -gencode chains
     CHECK_FALSE(HasSplitCompileFlag(step.argv));
+  }
+}
+
+TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for fatbinary") {
+  CompileModes early;
+  early.early_host = true;
+  for (const char* name : {"multi_gencode", "rdc"}) {
+    CAPTURE(name);
+    StepGraph graph = GraphWithModes(name, early);
+    std::vector<const GraphStep*> placeholders = OfKind(graph, StepKind::kFatbinPlaceholder);
+    std::vector<const GraphStep*> embeds = OfKind(graph, StepKind::kEmbedFatbin);
+    REQUIRE(placeholders.size() == 1);
+    REQUIRE(embeds.size() == 1);
+    const GraphStep* placeholder = placeholders.front();
+    const GraphStep* embed = embeds.front();
+    const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+    const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
+    CHECK(placeholder->fatbin_layout == (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));
+    CHECK(placeholder->outputs.front().ends_with(".early.fatbin.c"));
+    CHECK(embed->fatbin_c == FlagValues(fatbinary->argv, {"--embedded-fatbin"}).front());
+    // The stub includes the placeholder: cicc and cudafe++ name it.
+    std::string include = std::filesystem::path(placeholder->outputs.front()).filename();
+    for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
+      CHECK(FlagValues(cicc->argv, {"--include_file_name"}) == std::vector<std::string>{include});
+    }
+    CHECK(host->outputs == std::vector<std::string>{embed->early_object});
+    CHECK(Contains(host->inputs, placeholder->outputs.front()));
+    CHECK(Waits(*host, IndexOf(graph, placeholder)));
+    CHECK_FALSE(Waits(*host, IndexOf(graph, fatbinary)));
+    CHECK_FALSE(Contains(host->inputs, embed->fatbin_c));
+    CHECK(Waits(*embed, IndexOf(graph, host)));
+    CHECK(Waits(*embed, IndexOf(graph, fatbinary)));
+    CHECK(embed->outputs == graph.final_outputs);
+    CHECK(FlagValues(embed->argv, {"-o"}) == graph.final_outputs);  // for the slow way
+    StepGraph nvcc = GraphWithModes(name, {});
+    CHECK(graph.steps.size() == nvcc.steps.size() + 2);
+  }
+}
+
+TEST_CASE("FASTCUDA_EARLY_HOST=on leaves calls without a host compile of a fatbin alone") {
+  CompileModes early;
+  early.early_host = true;
+  for (const char* name : {"ptx", "cubin", "dlink"}) {
+    CAPTURE(name);
+    CHECK(OfKind(GraphWithModes(name, early), StepKind::kEmbedFatbin).empty());
+    CHECK(GraphWithModes(name, early).steps.size() == GraphWithModes(name, {}).steps.size());
   }
 }

@@ -158,14 +158,15 @@ modes() {  # the critical-path modes as cache variables reach the graph; rdc sti
   local dir="$scratch/fc-modes"
   cp -r "$source_dir/examples/particles" "$scratch/modes-source"
   cmake -S "$scratch/modes-source" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES="$archs" "${with_fastcuda[@]}" \
-    -DFASTCUDA_MODULE_ID=own -DFASTCUDA_SPLIT_COMPILE=2 > "$dir.configure.log" 2>&1 &&
+    -DFASTCUDA_MODULE_ID=own -DFASTCUDA_SPLIT_COMPILE=2 -DFASTCUDA_EARLY_HOST=on > "$dir.configure.log" 2>&1 &&
     build "$dir" &&
     grep -Eq '^build [^:]*\.module_id: MODULE_ID' "$dir/fastcuda/build.ninja" &&
+    grep -Eq '^build [^:]*\.o: EMBED_FATBIN ' "$dir/fastcuda/build.ninja" &&
     grep -q -- '-split-compile 2' "$dir/fastcuda/build.ninja" &&
     no_private_work_dirs "$dir" &&
     test -x "$(find "$dir" -name particles -type f -perm -u+x | head -1)"
 }
-check "FASTCUDA_MODULE_ID=own, FASTCUDA_SPLIT_COMPILE=2: the graph uses them, the program links" modes
+check "FASTCUDA_MODULE_ID=own, FASTCUDA_SPLIT_COMPILE=2, FASTCUDA_EARLY_HOST=on: the graph uses them, the program links" modes
 check "cmake --install, then find_package(FastCuda) and include(FastCuda)" installed_package
 
 finish

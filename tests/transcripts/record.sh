@@ -34,3 +34,6 @@ record cubin -cubin kernel.cu -o kernel.cubin -arch=sm_80
 record x_cu -x cu -c host.cpp -o host.o -arch=sm_80
 record threads -c kernel.cu -o kernel.o -arch=sm_80 --threads 2
 mv "$here/COMMANDS.tsv.new" "$here/COMMANDS.tsv"
+# What fatbinary embeds in the host object (FASTCUDA_EARLY_HOST checks its layout).
+"$nvcc" -keep -c kernel.cu -o kernel.o -arch=sm_80 && cp kernel.fatbin.c "$here/whole.fatbin.c"
+"$nvcc" -keep -rdc=true -c kernel.cu -o kernel.o -arch=sm_80 && cp kernel.fatbin.c "$here/relocatable.fatbin.c"

@@ -1,0 +1,73 @@
+#include "src/embed_fatbin.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "src/file_system.h"
+
+namespace fastcuda {
+namespace {
+
+/// The value of `-o` in a compiler command.
+std::string OutputOf(const std::vector<std::string>& argv) {
+  auto flag = std::find(argv.begin(), argv.end(), "-o");
+  if (flag == argv.end() || flag + 1 == argv.end()) throw std::invalid_argument("the host compile has no -o");
+  return *(flag + 1);
+}
+
+/// Runs the commands one after another, as one step: their output joined,
+/// the peak memory the largest.
+class CommandChain {
+ public:
+  explicit CommandChain(const ProcessSpec& base) : base_(base) {}
+
+  /// False once a command has failed; later ones are not run.
+  bool Run(std::vector<std::string> argv) {
+    if (result_.exit_code != 0) return false;
+    ProcessSpec spec = base_;
+    spec.argv = std::move(argv);
+    ProcessResult result = RunProcess(spec);
+    result.stdout_text = result_.stdout_text + result.stdout_text;
+    result.stderr_text = result_.stderr_text + result.stderr_text;
+    result.max_rss_kb = std::max(result.max_rss_kb, result_.max_rss_kb);
+    result_ = std::move(result);
+    return result_.exit_code == 0;
+  }
+
+  const ProcessResult& result() const { return result_; }
+
+ private:
+  ProcessSpec base_;
+  ProcessResult result_;
+};
+
+}  // namespace
+
+ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding) {
+  std::string fatbin_c = ResolvePath(host_compile.cwd, embedding.fatbin_c);
+  std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(RealFileSystem().Read(fatbin_c).value_or(""));
+  CommandChain chain(host_compile);
+  if (!fatbin || fatbin->c_part != ExpectedFatbinCPart(embedding.layout)) {
+    std::cerr << "fastcuda: " << fatbin_c << " is not laid out as FASTCUDA_EARLY_HOST expects; "
+              << "compiling the host code again with it\n";
+    std::vector<std::string> argv = host_compile.argv;
+    argv.push_back("-D" + std::string(kRealFatbinMacro) + "=\"" + fatbin_c + "\"");
+    chain.Run(argv);
+    return chain.result();
+  }
+  const std::string& compiler = host_compile.argv.front();
+  std::string object = OutputOf(host_compile.argv);
+  std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.c");
+  std::string data_object = embedding.early_object + ".data.o";
+  WriteFileAtomically(data_source, FatbinDataSource(*fatbin));
+  std::vector<std::string> assemble = {compiler, "-c", "-x", "c", data_source, "-o", data_object};
+  for (const std::string& word : host_compile.argv) {
+    if (word == "-m64" || word == "-m32") assemble.push_back(word);  // the object's ELF class
+  }
+  chain.Run(assemble);
+  chain.Run({compiler, "-r", "-nostdlib", "-o", object, embedding.early_object, data_object});
+  chain.Run({"objcopy", "--localize-symbol=" + std::string(kFatbinDataSymbol), object});
+  return chain.result();
+}
+
+}  // namespace fastcuda

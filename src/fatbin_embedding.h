@@ -1,0 +1,59 @@
+// FASTCUDA_EARLY_HOST: the host compile of a TU no longer waits for its
+// device code. nvcc's host stub includes the `.fatbin.c` that fatbinary
+// writes last: an `asm` block holding the fatbin's bytes under the label
+// `fatbinData`, and C that registers them. FastCuda has the stub include a
+// placeholder instead (the same C, the bytes left to an extern array), so
+// the host compile runs beside cicc and ptxas; afterwards the bytes are
+// assembled into a small object and linked into the host object
+// (`ld -r`), `fatbinData` made local again, as nvcc's object has it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fastcuda {
+
+/// What kind of object the fatbin goes into: a whole program's
+/// (`.nv_fatbin`) or a relocatable device code one (`__nv_relfatbin`,
+/// fatbinary --device-c).
+enum class FatbinLayout { kWhole, kRelocatable };
+
+/// The name the layout has on `fastcuda write-fatbin-placeholder`'s command line.
+std::string_view FatbinLayoutName(FatbinLayout layout);
+
+/// Reads FatbinLayoutName's output; nullopt for anything else.
+std::optional<FatbinLayout> ParseFatbinLayout(std::string_view name);
+
+/// A `.fatbin.c` taken apart.
+struct EmbeddedFatbin {
+  std::string data_asm;  ///< the `asm(...);` statement that holds the bytes
+  std::string c_part;    ///< the rest, with the array's size left out
+};
+
+/// Splits fatbinary's `--embedded-fatbin` output; nullopt if it does not
+/// hold exactly one `asm` statement defining `fatbinData`.
+std::optional<EmbeddedFatbin> SplitEmbeddedFatbin(std::string_view text);
+
+/// The C part CUDA 13's fatbinary writes for `layout`, as
+/// SplitEmbeddedFatbin returns it.
+std::string ExpectedFatbinCPart(FatbinLayout layout);
+
+/// The macro that makes the placeholder include the real `.fatbin.c`
+/// instead (when its C part is not the expected one, the host code is
+/// compiled again with it).
+inline constexpr std::string_view kRealFatbinMacro = "FASTCUDA_REAL_FATBIN_C";
+
+/// The placeholder the host stub includes: ExpectedFatbinCPart, or the file
+/// kRealFatbinMacro names.
+std::string FatbinPlaceholder(FatbinLayout layout);
+
+/// A C translation unit defining the bytes of `fatbin` under a global
+/// `fatbinData` (global so that `ld -r` binds the placeholder's reference
+/// to it).
+std::string FatbinDataSource(const EmbeddedFatbin& fatbin);
+
+/// The label nvcc's `.fatbin.c` gives the bytes.
+inline constexpr std::string_view kFatbinDataSymbol = "fatbinData";
+
+}  // namespace fastcuda

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# FASTCUDA_EARLY_HOST=on against real nvcc: the host compile no longer waits
+# for the device code, and the object still has nvcc's device code byte for
+# byte and nvcc's symbols (whole-program and relocatable objects, -fPIC -g,
+# through the launcher and the global graph); relocatable objects
+# device-link into a program; a fatbin.c of another layout is compiled in
+# the slow way, with one line saying so; host flags `ld -r` cannot join
+# (-flto) keep nvcc's order. A bad value is an error.
+#
+# usage: early_host.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" early_host "$@"
+cd "$scratch"
+mkdir -p a b
+cat > whole.cu <<'C'
+#include <cstdio>
+__global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }
+namespace { __device__ int hidden_counter; }
+__global__ void count() { atomicAdd(&hidden_counter, 1); }
+int main() {
+  float *x;
+  cudaMalloc(&x, 32 * sizeof(float));
+  scale<<<1, 32>>>(x, 2.f);
+  count<<<1, 1>>>();
+  std::printf("%d\n", cudaDeviceSynchronize());
+}
+C
+cat > a/k.cu <<'C'
+__device__ float twice(float x) { return 2.f * x; }
+C
+cat > b/k.cu <<'C'
+extern __device__ float twice(float x);
+__global__ void use(float *x) { x[threadIdx.x] = twice(x[threadIdx.x]); }
+int main() { use<<<1, 32>>>(nullptr); return 0; }
+C
+archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+cudart=(-L"$(dirname "$NVCC")/../lib64" -lcudart)
+
+# --- through the launcher: whole-program objects, with and without -fPIC -g
+"$NVCC" "${archs[@]}" -c whole.cu -o whole_nvcc.o
+FASTCUDA_EARLY_HOST=on "$FASTCUDA" "$NVCC" "${archs[@]}" -c whole.cu -o whole.o
+check "launcher: device code and host symbols are nvcc's" same_object whole.o whole_nvcc.o
+check "launcher: the object links into a program" g++ whole.o -o whole "${cudart[@]}"
+check "launcher: the stub included the placeholder" \
+  grep -q '#include ".*early.fatbin.c"' $(find .fastcuda/whole.o -name '*.stub.c')
+"$NVCC" "${archs[@]}" -Xcompiler -fPIC -g -c whole.cu -o pic_nvcc.o
+FASTCUDA_EARLY_HOST=on "$FASTCUDA" "$NVCC" "${archs[@]}" -Xcompiler -fPIC -g -c whole.cu -o pic.o
+check "launcher, -fPIC -g: device code and host symbols are nvcc's" same_object pic.o pic_nvcc.o
+check "launcher, -fPIC -g: the object links into a shared library" g++ -shared pic.o -o libpic.so
+
+# --- the graph: the host compile does not wait for the device code
+FASTCUDA_EARLY_HOST=on "$FASTCUDA" gen --out graph -- "$NVCC" "${archs[@]}" -c whole.cu -o graph.o >/dev/null
+early=$(grep -Eo '^build [^:]*\.early\.o' graph/build.ninja | cut -d' ' -f2)
+inputs_of() { ninja -C graph -t inputs "$1"; }
+check "graph: one early host object" test -n "$early"
+check "graph: the early host compile reads neither cubins nor fatbinary's output" \
+  bash -c "! ninja -C graph -t inputs '$early' | grep -Eq '\.cubin$|/whole\.fatbin\.c$|\.ptx$'"
+check "graph: the object needs the fatbin and the early object" \
+  bash -c "ninja -C graph -t inputs '$scratch/graph.o' | grep -q '\.cubin$' && ninja -C graph -t inputs '$scratch/graph.o' | grep -qF '$early'"
+ninja -C graph >/dev/null
+check "graph: device code and host symbols are nvcc's" same_object graph.o whole_nvcc.o
+
+# --- a fatbin.c of another layout: compiled again with it, said once
+fatbin_c=$(find graph -name 'whole.fatbin.c' | head -1)
+sed -i '1i /* another layout */' "$fatbin_c"
+rm graph.o
+ninja -C graph > relayout.log 2>&1
+check "another layout: one line says so" test "$(grep -c 'is not laid out as FASTCUDA_EARLY_HOST expects' relayout.log)" -eq 1
+check "another layout: the object is still nvcc's" same_object graph.o whole_nvcc.o
+
+# --- relocatable device code through a compile database: nvcc's objects, one program
+for tu in a b; do "$NVCC" -rdc=true "${archs[@]}" -c $tu/k.cu -o $tu/k_nvcc.o; done
+cat > compile_commands.json <<JSON
+[{"directory": "$scratch", "file": "$scratch/a/k.cu", "output": "a/k.o",
+  "command": "$NVCC -rdc=true ${archs[*]} -c a/k.cu -o a/k.o"},
+ {"directory": "$scratch", "file": "$scratch/b/k.cu", "output": "b/k.o",
+  "command": "$NVCC -rdc=true ${archs[*]} -c b/k.cu -o b/k.o"}]
+JSON
+FASTCUDA_EARLY_HOST=on "$FASTCUDA" build --compdb compile_commands.json --out rdc >/dev/null
+check "rdc: two EMBED_FATBIN edges" test "$(grep -c ': EMBED_FATBIN ' rdc/build.ninja)" -eq 2
+same_relocatable() {  # OBJECT REFERENCE: relocatable device code in __nv_relfatbin, and nm
+  objcopy -O binary --only-section=__nv_relfatbin "$1" object.relfatbin &&
+    objcopy -O binary --only-section=__nv_relfatbin "$2" reference.relfatbin &&
+    [ -s object.relfatbin ] && cmp -s object.relfatbin reference.relfatbin && cmp -s <(nm "$1") <(nm "$2")
+}
+check "rdc: device code and host symbols are nvcc's (a)" same_relocatable a/k.o a/k_nvcc.o
+check "rdc: device code and host symbols are nvcc's (b)" same_relocatable b/k.o b/k_nvcc.o
+check "rdc: the objects device-link into one program" \
+  bash -c "'$NVCC' ${archs[*]} -dlink a/k.o b/k.o -o dlink.o && g++ a/k.o b/k.o dlink.o -o program ${cudart[*]}"
+
+# --- host flags that `ld -r` cannot join keep nvcc's order
+FASTCUDA_EARLY_HOST=on "$FASTCUDA" gen --out lto -- "$NVCC" -arch=sm_80 -Xcompiler -flto -c whole.cu -o lto.o >/dev/null
+check "-flto: no early host compile" bash -c "! grep -q 'EMBED_FATBIN ' lto/build.ninja && ninja -C lto >/dev/null"
+bad_value() {
+  ! FASTCUDA_EARLY_HOST=yes "$FASTCUDA" gen --out bad -- "$NVCC" -c whole.cu -o bad.o 2> bad.err &&
+    grep -q "FASTCUDA_EARLY_HOST must be on or off, not yes" bad.err
+}
+check "a bad FASTCUDA_EARLY_HOST is an error that says so" bad_value
+finish
