@@ -54,7 +54,7 @@ case "$part$size" in
      step bench/jobserver.sh 16 "80-real;90-real" ;;
   C-small) step BUDGETS="off default jobs/2 jobs/4" HEAVY_UNROLL=16 bench/memory_budget.sh 2 80-real 1 heavy
            step bench/jobserver.sh 8 80-real ;;
-  D) step bench/edit_loop.sh 75,80,86,89,90 3 ;;
+  D) step VARIANTS="threads0 fastcuda:2 own_auto:2 early:2 early_all" bench/edit_loop.sh 75,80,86,89,90 3 ;;
   D-small) step HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   *) echo "unknown part $part: A, B, C or D" >&2; exit 2 ;;
 esac

@@ -10,6 +10,8 @@
 #   split_8     ... FASTCUDA_SPLIT_COMPILE=8
 #   own_id      ... FASTCUDA_MODULE_ID=own (cicc need not wait for cudafe++)
 #   own_auto    ... both: FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto
+#   early       ... FASTCUDA_EARLY_HOST=on (the host compile does not wait for the device code)
+#   early_all   ... all three: own module id, auto split, early host
 # Each graph is built once before the loop; it is regenerated (untimed, with
 # the last build's history) before each rebuild. Prints medians, the ratio to
 # threads0, each FastCuda rebuild's critical path (its longest chain of
@@ -30,6 +32,8 @@ variant_env() {  # NAME: the environment a FastCuda variant generates and builds
     split_8) echo FASTCUDA_SPLIT_COMPILE=8 ;;
     own_id) echo FASTCUDA_MODULE_ID=own ;;
     own_auto) echo FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto ;;
+    early) echo FASTCUDA_EARLY_HOST=on ;;
+    early_all) echo FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto FASTCUDA_EARLY_HOST=on ;;
   esac
 }
 generate() {  # NAME
@@ -69,7 +73,7 @@ for variant in "${variants[@]}"; do summary_row "$variant" "$variant.times" "$th
 for variant in "${variants[@]}"; do
   if [ -s "$variant.chain" ]; then echo "$variant: critical path of the rebuild $(median "$variant.chain") s"; fi
 done
-for variant in split_auto split_8 own_auto; do
+for variant in split_auto split_8 own_auto early_all; do
   if [ -f "$variant.times" ] && [ -n "$threads0" ]; then
     goal "$variant / threads0" "$(ratio "$(median "$variant.times")" "$threads0")" 0.5
   fi
