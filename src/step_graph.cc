@@ -72,9 +72,10 @@ class GraphBuilder {
   /// adds the step writing its placeholder, if the transcript is one whose
   /// host compile can go first.
   bool PlanEarlyHost(const Transcript& transcript, StepGraph& graph);
-  /// FASTCUDA_EARLY_HOST=on: the stub includes the placeholder, and the
-  /// host compile writes an early object that a later step gives the fatbin.
-  bool CompileHostEarly(StepGraph& graph, GraphStep& step);
+  /// Appends the step behind its launcher. With FASTCUDA_EARLY_HOST=on the
+  /// stub includes the placeholder, and the host compile writes an early
+  /// object that a step after it (EMBED_FATBIN) gives the fatbin.
+  bool AddWithLauncher(StepGraph& graph, GraphStep step);
   /// Early host: the `--include_file_name` of cudafe++ and cicc, which the
   /// stub includes, becomes the placeholder.
   void RenameStubInclude(std::vector<std::string>& argv) const;
@@ -202,7 +203,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     SplitCompilation(step, arch_chains);
     FindInputs(step);
     AddHeaderDepfile(step);
-    if (!CompileHostEarly(graph, step)) return false;
+    if (!AddWithLauncher(graph, std::move(step))) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));
 }
@@ -268,7 +269,7 @@ void GraphBuilder::RenameStubInclude(std::vector<std::string>& argv) const {
   }
 }
 
-bool GraphBuilder::CompileHostEarly(StepGraph& graph, GraphStep& step) {
+bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   RenameStubInclude(step.argv);
   std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
   if (real_fatbin_c_.empty() || step.kind != StepKind::kHostCompile) {

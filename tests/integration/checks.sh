@@ -5,6 +5,8 @@
 #   check NAME COMMAND...        runs COMMAND, prints PASS or FAIL NAME
 #   same_object OBJECT REFERENCE equal device code (.nv_fatbin, not empty) and
 #                                host symbols (nm)
+#   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
+#                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   finish                       prints "N passed, M failed"; removes the scratch
 #                                directory if all passed, else keeps it and exits 1
 FASTCUDA=$(realpath "$2")
@@ -30,6 +32,15 @@ same_object() {
     objcopy -O binary --only-section=.nv_fatbin "$2" "$scratch/reference.fatbin" &&
     [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
     cmp -s <(nm "$1") <(nm "$2")
+}
+
+rdc_compile_database() {
+  cat > compile_commands.json <<JSON
+[{"directory": "$scratch", "file": "$scratch/a/k.cu", "output": "a/k.o",
+  "command": "$NVCC -rdc=true $* -c a/k.cu -o a/k.o"},
+ {"directory": "$scratch", "file": "$scratch/b/k.cu", "output": "b/k.o",
+  "command": "$NVCC -rdc=true $* -c b/k.cu -o b/k.o"}]
+JSON
 }
 
 finish() {

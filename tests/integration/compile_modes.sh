@@ -55,12 +55,7 @@ nvcc_names=$(registered_names anon_nvcc.o)
 check "own: nvcc registers other names (its own id)" test -n "$nvcc_names" -a "$names" != "$nvcc_names"
 
 # --- own module id, through the global graph: same basename, rdc, device link
-cat > compile_commands.json <<JSON
-[{"directory": "$scratch", "file": "$scratch/a/k.cu", "output": "a/k.o",
-  "command": "$NVCC -rdc=true ${archs[*]} -c a/k.cu -o a/k.o"},
- {"directory": "$scratch", "file": "$scratch/b/k.cu", "output": "b/k.o",
-  "command": "$NVCC -rdc=true ${archs[*]} -c b/k.cu -o b/k.o"}]
-JSON
+rdc_compile_database "${archs[@]}"
 FASTCUDA_MODULE_ID=own "$FASTCUDA" build --compdb compile_commands.json --out graph >/dev/null
 ids=$(for file in $(find graph -name '*.module_id'); do cat "$file"; echo; done | sort -u | wc -l)
 check "own: two TUs named k.cu get two ids" test "$ids" -eq 2

@@ -70,12 +70,7 @@ check "another layout: the object is still nvcc's" same_object graph.o whole_nvc
 
 # --- relocatable device code through a compile database: nvcc's objects, one program
 for tu in a b; do "$NVCC" -rdc=true "${archs[@]}" -c $tu/k.cu -o $tu/k_nvcc.o; done
-cat > compile_commands.json <<JSON
-[{"directory": "$scratch", "file": "$scratch/a/k.cu", "output": "a/k.o",
-  "command": "$NVCC -rdc=true ${archs[*]} -c a/k.cu -o a/k.o"},
- {"directory": "$scratch", "file": "$scratch/b/k.cu", "output": "b/k.o",
-  "command": "$NVCC -rdc=true ${archs[*]} -c b/k.cu -o b/k.o"}]
-JSON
+rdc_compile_database "${archs[@]}"
 FASTCUDA_EARLY_HOST=on "$FASTCUDA" build --compdb compile_commands.json --out rdc >/dev/null
 check "rdc: two EMBED_FATBIN edges" test "$(grep -c ': EMBED_FATBIN ' rdc/build.ninja)" -eq 2
 same_relocatable() {  # OBJECT REFERENCE: relocatable device code in __nv_relfatbin, and nm
