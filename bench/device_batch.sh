@@ -55,7 +55,7 @@ case "$part$size" in
   C-small) step BUDGETS="off default jobs/2 jobs/4" HEAVY_UNROLL=16 bench/memory_budget.sh 2 80-real 1 heavy
            step bench/jobserver.sh 8 80-real ;;
   D) step VARIANTS="threads0 fastcuda:2 own_auto:2 early:2 early_all" bench/edit_loop.sh 75,80,86,89,90 3 ;;
-  D-small) step HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
+  D-small) step VARIANTS="threads0 fastcuda own_auto early early_all" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   *) echo "unknown part $part: A, B, C or D" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"
