@@ -16,6 +16,7 @@
 #include "src/compile_modes.h"
 #include "src/depfile.h"
 #include "src/embed_fatbin.h"
+#include "src/host_source.h"
 #include "src/file_system.h"
 #include "src/process.h"
 #include "src/shell_words.h"
@@ -37,6 +38,7 @@ struct StepOptions {
   std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   int split_share = 0;       ///< >0: give the program the idle cores' share of this many chains
   std::optional<FatbinEmbedding> embedding;  ///< the program is a host compile to embed a fatbin for
+  std::string blank_disabled;  ///< an output whose `#if 0` blocks to blank (host_source.h)
   std::vector<std::string> argv;
 };
 
@@ -71,6 +73,7 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--capture") options.capture = value(flag);
     else if (flag == "--rss-log") options.rss_log = value(flag);
     else if (flag == "--split-threads") options.split_share = std::stoi(value(flag));
+    else if (flag == "--blank-disabled") options.blank_disabled = value(flag);
     else if (flag == "--early-object") Embedding(options).early_object = value(flag);
     else if (flag == "--embed-fatbin") Embedding(options).fatbin_c = value(flag);
     else if (flag == "--fatbin-layout") {
@@ -145,6 +148,14 @@ void WriteCapture(const std::string& prefix, const ProcessResult& result) {
   WriteFileAtomically(prefix + ".rc", std::to_string(result.exit_code) + "\n");
 }
 
+/// Blanks the `#if 0` blocks of cudafe++'s host source, before restat
+/// compares it with the last build's.
+void BlankDisabledCodeIn(const std::string& path) {
+  std::optional<std::string> text = RealFileSystem().Read(path);
+  if (!text) return;
+  if (std::optional<std::string> blanked = BlankDisabledCode(*text)) WriteFileAtomically(path, *blanked);
+}
+
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the load
 /// when the step starts (nothing else this cheap says how many cores idle).
 void SplitByLoad(StepOptions& options) {
@@ -186,6 +197,7 @@ int StepMain(const std::vector<std::string>& args) {
     }
     return result.exit_code;
   }
+  if (!options.blank_disabled.empty()) BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled));
   KeepUnchangedOutputs(outputs);
   if (!options.rss_log.empty() && !outputs.empty()) {
     AppendLine(options.rss_log, outputs.front() + "\t" + std::to_string(result.max_rss_kb));

@@ -272,6 +272,11 @@ void GraphBuilder::RenameStubInclude(std::vector<std::string>& argv) const {
 bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   RenameStubInclude(step.argv);
   std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
+  if (!real_fatbin_c_.empty() && step.kind == StepKind::kCudafe) {
+    // The host compile no longer reads the fatbin: a device edit need not rerun it.
+    std::vector<std::string> host_source = FlagValues(step.argv, {"--gen_c_file_name"});
+    if (host_source.size() == 1) step.host_source = host_source.front();
+  }
   if (real_fatbin_c_.empty() || step.kind != StepKind::kHostCompile) {
     step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
     return Add(graph, std::move(step));

@@ -33,6 +33,7 @@ struct GraphStep : Step {
   FatbinLayout fatbin_layout = FatbinLayout::kWhole;  ///< kFatbinPlaceholder, kEmbedFatbin
   std::string early_object;         ///< kEmbedFatbin: the host compile's object, without the fatbin
   std::string fatbin_c;             ///< kEmbedFatbin: fatbinary's output it embeds
+  std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
 };
 
 /// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT and long forms).

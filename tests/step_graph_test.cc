@@ -375,6 +375,10 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
       CHECK(FlagValues(cicc->argv, {"--include_file_name"}) == std::vector<std::string>{include});
     }
     CHECK(host->outputs == std::vector<std::string>{embed->early_object});
+    // cudafe++'s host source is blanked of device code, so device edits leave it the same.
+    const GraphStep* cudafe = OfKind(graph, StepKind::kCudafe).front();
+    CHECK(cudafe->host_source.ends_with(".cudafe1.cpp"));
+    CHECK(Contains(host->inputs, cudafe->host_source));
     CHECK(Contains(host->inputs, placeholder->outputs.front()));
     CHECK(Waits(*host, IndexOf(graph, placeholder)));
     CHECK_FALSE(Waits(*host, IndexOf(graph, fatbinary)));
@@ -385,6 +389,7 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     CHECK(FlagValues(embed->argv, {"-o"}) == graph.final_outputs);  // for the slow way
     StepGraph nvcc = GraphWithModes(name, {});
     CHECK(graph.steps.size() == nvcc.steps.size() + 2);
+    CHECK(OfKind(nvcc, StepKind::kCudafe).front()->host_source.empty());
   }
 }
 

@@ -4,7 +4,8 @@
 # byte and nvcc's symbols (whole-program and relocatable objects, -fPIC -g,
 # through the launcher and the global graph); relocatable objects
 # device-link into a program; a fatbin.c of another layout is compiled in
-# the slow way, with one line saying so; host flags `ld -r` cannot join
+# the slow way, with one line saying so; a device-only edit skips the host
+# compile and still gives a clean build's object; host flags `ld -r` cannot join
 # (-flto) keep nvcc's order. A bad value is an error.
 #
 # usage: early_host.sh FASTCUDA_BINARY [NVCC]
@@ -67,6 +68,18 @@ rm graph.o
 ninja -C graph > relayout.log 2>&1
 check "another layout: one line says so" test "$(grep -c 'is not laid out as FASTCUDA_EARLY_HOST expects' relayout.log)" -eq 1
 check "another layout: the object is still nvcc's" same_object graph.o whole_nvcc.o
+
+# --- a device-only edit skips the host compile; a host edit does not
+sed -i 's/x\[threadIdx.x\] \*= s;/x[threadIdx.x] *= s + 1.f;/' whole.cu
+ninja -C graph > device_edit.log
+check "device edit: cudafe++ and the device chain rerun" grep -q 'CICC .*whole.cu' device_edit.log
+check "device edit: the host compile is skipped (its source came out the same)" \
+  bash -c "grep -q 'EMBED_FATBIN' device_edit.log && ! grep -q 'HOST_CC' device_edit.log"
+cp graph.o incremental.o
+ninja -C graph -t clean >/dev/null && ninja -C graph >/dev/null
+check "device edit: the object equals a clean build's, byte for byte" cmp -s graph.o incremental.o
+sed -i 's/std::printf("%d\\n"/std::printf("status %d\\n"/' whole.cu
+check "host edit: the host compile reruns" bash -c "ninja -C graph | grep -q HOST_CC"
 
 # --- relocatable device code through a compile database: nvcc's objects, one program
 for tu in a b; do "$NVCC" -rdc=true "${archs[@]}" -c $tu/k.cu -o $tu/k_nvcc.o; done

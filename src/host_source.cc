@@ -1,0 +1,38 @@
+#include "src/host_source.h"
+
+#include <re2/re2.h>
+
+namespace fastcuda {
+
+std::optional<std::string> BlankDisabledCode(std::string_view cudafe_output) {
+  static const RE2 raw_string(R"re(R"[^\s()\\"]{0,16}\()re");
+  static const RE2 opens(R"re(\s*#\s*if(?:n?def)?\b.*)re");
+  static const RE2 closes(R"re(\s*#\s*endif\b.*)re");
+  static const RE2 disables(R"re(\s*#\s*if\s+0\s*)re");
+  re2::StringPiece text(cudafe_output.data(), cudafe_output.size());
+  if (RE2::PartialMatch(text, raw_string)) return std::nullopt;
+  std::string out;
+  out.reserve(cudafe_output.size());
+  int depth = 0;  // > 0: inside an `#if 0` block, counting the conditionals opened in it
+  size_t start = 0;
+  while (start < cudafe_output.size()) {
+    size_t end = cudafe_output.find('\n', start);
+    if (end == std::string_view::npos) end = cudafe_output.size();
+    std::string_view line = cudafe_output.substr(start, end - start);
+    re2::StringPiece piece(line.data(), line.size());
+    bool directive = line.find('#') != std::string_view::npos;
+    if (depth == 0) {
+      out += line;
+      if (directive && RE2::FullMatch(piece, disables)) depth = 1;
+    } else if (directive && RE2::FullMatch(piece, closes) && --depth == 0) {
+      out += line;
+    } else if (directive && RE2::FullMatch(piece, opens)) {
+      ++depth;
+    }
+    if (end < cudafe_output.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,42 @@
+#include "src/host_source.h"
+
+#include <doctest/doctest.h>
+
+namespace fastcuda {
+namespace {
+
+TEST_CASE("device bodies in #if 0 blocks are blanked, line for line") {
+  std::string before =
+      "# 2 \"k.cu\"\n"
+      "void k(float *x) ;\n"
+      "#if 0\n"
+      "# 2\n"
+      "{ (x[0]) = (1.0F); } \n"
+      "#endif\n"
+      "# 3 \"k.cu\"\n"
+      "int host() { return 1; }\n";
+  std::string after = before;
+  after.replace(after.find("1.0F"), 4, "2.5F");
+  std::optional<std::string> blanked = BlankDisabledCode(before);
+  REQUIRE(blanked);
+  CHECK(*blanked ==
+        "# 2 \"k.cu\"\nvoid k(float *x) ;\n#if 0\n\n\n#endif\n# 3 \"k.cu\"\nint host() { return 1; }\n");
+  CHECK(BlankDisabledCode(after) == blanked);  // a device edit leaves the host source alone
+  std::string host_edit = before;
+  host_edit.replace(host_edit.find("return 1"), 8, "return 2");
+  CHECK(BlankDisabledCode(host_edit) != blanked);
+}
+
+TEST_CASE("conditionals inside a disabled block are counted, code after it is kept") {
+  std::string text =
+      "#if 0\n#ifdef X\nint a;\n#endif\nint b;\n#endif\nint c;\n#if 1\nint d;\n#endif\n#if 0\nint e;";
+  CHECK(BlankDisabledCode(text) == "#if 0\n\n\n\n\n#endif\nint c;\n#if 1\nint d;\n#endif\n#if 0\n");
+}
+
+TEST_CASE("a raw string literal leaves the text to the caller") {
+  CHECK_FALSE(BlankDisabledCode("const char *s = R\"x(\n#if 0\n)x\";\n#endif\n"));
+  CHECK(BlankDisabledCode("const char *s = \"R(\";\n"));
+}
+
+}  // namespace
+}  // namespace fastcuda
