@@ -8,6 +8,7 @@ std::optional<std::string> BlankDisabledCode(std::string_view cudafe_output) {
   static const RE2 raw_string(R"re(R"[^\s()\\"]{0,16}\()re");
   static const RE2 opens(R"re(\s*#\s*if(?:n?def)?\b.*)re");
   static const RE2 closes(R"re(\s*#\s*endif\b.*)re");
+  static const RE2 switches(R"re(\s*#\s*(?:else|elif(?:n?def)?)\b.*)re");
   static const RE2 disables(R"re(\s*#\s*if\s+0\s*)re");
   re2::StringPiece text(cudafe_output.data(), cudafe_output.size());
   if (RE2::PartialMatch(text, raw_string)) return std::nullopt;
@@ -28,6 +29,8 @@ std::optional<std::string> BlankDisabledCode(std::string_view cudafe_output) {
       out += line;
     } else if (directive && RE2::FullMatch(piece, opens)) {
       ++depth;
+    } else if (directive && depth == 1 && RE2::FullMatch(piece, switches)) {
+      return std::nullopt;  // code after it is live: not a shape cudafe++ writes
     }
     if (end < cudafe_output.size()) out += '\n';
     start = end + 1;

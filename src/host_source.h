@@ -16,7 +16,8 @@ namespace fastcuda {
 /// directives themselves and the line count stay, so line numbers, and with
 /// them the object, do not change). Nullopt when the text holds a raw string
 /// literal, the one place in preprocessed C++ where a line reading `#if 0`
-/// need not be a directive: the caller then leaves the file as it is.
+/// need not be a directive, or an `#if 0` block with an `#else` or `#elif`
+/// of its own: the caller then leaves the file as it is.
 std::optional<std::string> BlankDisabledCode(std::string_view cudafe_output);
 
 }  // namespace fastcuda

@@ -33,6 +33,12 @@ TEST_CASE("conditionals inside a disabled block are counted, code after it is ke
   CHECK(BlankDisabledCode(text) == "#if 0\n\n\n\n\n#endif\nint c;\n#if 1\nint d;\n#endif\n#if 0\n");
 }
 
+TEST_CASE("an #if 0 block with live code after #else or #elif leaves the text to the caller") {
+  CHECK_FALSE(BlankDisabledCode("#if 0\nint a;\n#else\nint b;\n#endif\n"));
+  CHECK_FALSE(BlankDisabledCode("#if 0\nint a;\n#elif X\nint b;\n#endif\n"));
+  CHECK(BlankDisabledCode("#if 0\n#if X\n#else\n#endif\n#endif\n") == "#if 0\n\n\n\n#endif\n");
+}
+
 TEST_CASE("a raw string literal leaves the text to the caller") {
   CHECK_FALSE(BlankDisabledCode("const char *s = R\"x(\n#if 0\n)x\";\n#endif\n"));
   CHECK(BlankDisabledCode("const char *s = \"R(\";\n"));
