@@ -46,17 +46,23 @@ std::optional<FatbinLayout> ParseFatbinLayout(std::string_view name) {
 }
 
 std::optional<EmbeddedFatbin> SplitEmbeddedFatbin(std::string_view text) {
-  // The statement runs from `asm(` at a line's start to the `);` that ends
-  // a line: every line between is a string literal.
-  static const RE2 data(R"re((?m)^(asm\(\n(?:"[^\n]*"\n)*?"fatbinData:\\n"\n(?:"[^\n]*"\n)*"[^\n]*"\);\n))re");
+  // The statement opens with `asm(` at a line's start and a few string
+  // literals naming the section and the label, then holds the bytes (tens
+  // of MB for big fatbins: found with find, not a pattern) and closes with
+  // the literal that switches back to `.text`.
+  static const RE2 opening(R"re((?m)^(asm\(\n(?:"[^\n]*"\n){0,8}?"fatbinData:\\n"\n))re");
   static const RE2 array_size(R"re(fatbinData\[[0-9]+\])re");
+  constexpr std::string_view kClosing = "\".text\\n\");\n";
   re2::StringPiece input(text.data(), text.size());
-  re2::StringPiece statement;
-  if (!RE2::PartialMatch(input, data, &statement)) return std::nullopt;
-  size_t at = statement.data() - text.data();
+  re2::StringPiece head;
+  if (!RE2::PartialMatch(input, opening, &head)) return std::nullopt;
+  size_t at = head.data() - text.data();
+  size_t closing = text.find(kClosing, at + head.size());
+  if (closing == std::string_view::npos) return std::nullopt;
+  size_t end = closing + kClosing.size();
   EmbeddedFatbin fatbin;
-  fatbin.data_asm = std::string(statement);
-  fatbin.c_part = std::string(text.substr(0, at)) + std::string(text.substr(at + statement.size()));
+  fatbin.data_asm = std::string(text.substr(at, end - at));
+  fatbin.c_part = std::string(text.substr(0, at)) + std::string(text.substr(end));
   if (fatbin.c_part.find("asm(") != std::string::npos) return std::nullopt;
   RE2::GlobalReplace(&fatbin.c_part, array_size, "fatbinData[]");
   return fatbin;
