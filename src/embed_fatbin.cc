@@ -4,16 +4,10 @@
 #include <iostream>
 
 #include "src/file_system.h"
+#include "src/step.h"
 
 namespace fastcuda {
 namespace {
-
-/// The value of `-o` in a compiler command.
-std::string OutputOf(const std::vector<std::string>& argv) {
-  auto flag = std::find(argv.begin(), argv.end(), "-o");
-  if (flag == argv.end() || flag + 1 == argv.end()) throw std::invalid_argument("the host compile has no -o");
-  return *(flag + 1);
-}
 
 /// Runs the commands one after another, as one step: their output joined,
 /// the peak memory the largest.
@@ -56,7 +50,9 @@ ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding
     return chain.result();
   }
   const std::string& compiler = host_compile.argv.front();
-  std::string object = OutputOf(host_compile.argv);
+  std::vector<std::string> objects = FlagValues(host_compile.argv, {"-o"});
+  if (objects.size() != 1) throw std::invalid_argument("the host compile needs one -o");
+  const std::string& object = objects.front();
   std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.c");
   std::string data_object = embedding.early_object + ".data.o";
   WriteFileAtomically(data_source, FatbinDataSource(*fatbin));

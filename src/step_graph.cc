@@ -46,6 +46,12 @@ bool MayBePath(const std::string& candidate) {
          candidate.find_first_of("./") != std::string::npos;
 }
 
+/// True if `name`, as cudafe++'s and cicc's `--include_file_name`, names
+/// `path`: nvcc gives the file's name alone (or, in -keep mode, in full).
+bool NamesFile(const std::string& name, const std::string& path) {
+  return name == path || name == std::filesystem::path(path).filename();
+}
+
 bool IsGeneratedInclude(const std::string& path) {
   return path.ends_with(".stub.c") || path.ends_with(".fatbin.c");
 }
@@ -71,7 +77,7 @@ class GraphBuilder {
   /// FASTCUDA_EARLY_HOST=on: finds the fatbin.c the host stub includes and
   /// adds the step writing its placeholder, if the transcript is one whose
   /// host compile can go first.
-  bool PlanEarlyHost(const Transcript& transcript, StepGraph& graph);
+  bool PlanEarlyHost(const std::vector<Step>& steps, StepGraph& graph);
   /// Appends the step behind its launcher. With FASTCUDA_EARLY_HOST=on the
   /// stub includes the placeholder, and the host compile writes an early
   /// object that a step after it (EMBED_FATBIN) gives the fatbin.
@@ -92,7 +98,7 @@ class GraphBuilder {
   bool user_wants_depfile_ = false;         ///< nvcc was asked for a depfile
   std::string real_fatbin_c_;               ///< early host: what fatbinary writes
   std::string early_stem_;                  ///< early host: the placeholder's and early object's path less suffix
-  GraphStep placeholder_;                   ///< early host: the step writing the stub's stand-in
+  FatbinLayout fatbin_layout_ = FatbinLayout::kWhole;  ///< early host: the placeholder's layout
 };
 
 Step GraphBuilder::Rename(const TranscriptCommand& original) const {
@@ -185,17 +191,14 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     }
   }
   user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
-  if (!PlanEarlyHost(transcript, graph)) return false;
-  // Auto split only: every TU of a compile database passes here.
-  int arch_chains = 0;
-  if (options_.modes.split_compile.mode == SplitCompile::Mode::kAuto) {
-    arch_chains = static_cast<int>(std::count_if(
-        transcript.commands.begin(), transcript.commands.end(),
-        [](const TranscriptCommand& command) { return ClassifyCommand(command).kind == StepKind::kCicc; }));
-  }
-  for (const TranscriptCommand& command : transcript.commands) {
+  std::vector<Step> renamed;
+  for (const TranscriptCommand& command : transcript.commands) renamed.push_back(Rename(command));
+  if (!PlanEarlyHost(renamed, graph)) return false;
+  int arch_chains = static_cast<int>(std::count_if(
+      renamed.begin(), renamed.end(), [](const Step& step) { return step.kind == StepKind::kCicc; }));
+  for (Step& renamed_step : renamed) {
     GraphStep step;
-    static_cast<Step&>(step) = Rename(command);
+    static_cast<Step&>(step) = std::move(renamed_step);
     // rm: keep intermediates for the next build. The depfile is written last,
     // from every preprocess step.
     if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;
@@ -221,17 +224,16 @@ bool GraphBuilder::TakeOverModuleId(StepGraph& graph, GraphStep& step) {
   return Add(graph, std::move(writer));  // the id itself comes once the outputs are known
 }
 
-bool GraphBuilder::PlanEarlyHost(const Transcript& transcript, StepGraph& graph) {
+bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& graph) {
   if (!options_.modes.early_host) return true;
-  std::vector<Step> fatbinaries, host_compiles;
-  for (const TranscriptCommand& command : transcript.commands) {
-    Step step = Rename(command);
-    if (step.kind == StepKind::kFatbinary) fatbinaries.push_back(step);
-    if (step.kind == StepKind::kHostCompile) host_compiles.push_back(step);
+  std::vector<const Step*> fatbinaries, host_compiles;
+  for (const Step& step : steps) {
+    if (step.kind == StepKind::kFatbinary) fatbinaries.push_back(&step);
+    if (step.kind == StepKind::kHostCompile) host_compiles.push_back(&step);
   }
   if (fatbinaries.size() != 1 || host_compiles.size() != 1) return true;
-  std::vector<std::string> fatbin_c = FlagValues(fatbinaries[0].argv, {"--embedded-fatbin"});
-  const std::vector<std::string>& host = host_compiles[0].argv;
+  std::vector<std::string> fatbin_c = FlagValues(fatbinaries[0]->argv, {"--embedded-fatbin"});
+  const std::vector<std::string>& host = host_compiles[0]->argv;
   bool links_objects = std::any_of(host.begin(), host.end(), [](const std::string& word) {
     return word.starts_with("-flto") || word == "-save-temps";  // `-r` cannot join such objects
   });
@@ -241,31 +243,29 @@ bool GraphBuilder::PlanEarlyHost(const Transcript& transcript, StepGraph& graph)
   }
   // The device link's host compile reads its fatbin.c through a macro, not
   // through a stub whose include cudafe++ and cicc name: it stays as it is.
-  std::string file_name = std::filesystem::path(fatbin_c[0]).filename();
-  bool stub_includes_it = std::any_of(transcript.commands.begin(), transcript.commands.end(),
-                                      [&](const TranscriptCommand& command) {
-    std::vector<std::string> names = FlagValues(command.argv, {"--include_file_name"});
-    std::string name = names.empty() ? "" : namer_.Rename(names[0]);
-    return name == fatbin_c[0] || name == file_name;
+  bool stub_includes_it = std::any_of(steps.begin(), steps.end(), [&](const Step& step) {
+    std::vector<std::string> names = FlagValues(step.argv, {"--include_file_name"});
+    return !names.empty() && NamesFile(names[0], fatbin_c[0]);
   });
   if (!stub_includes_it) return true;
   real_fatbin_c_ = fatbin_c[0];
-  placeholder_.kind = StepKind::kFatbinPlaceholder;
-  placeholder_.fatbin_layout =
-      HasFlag(fatbinaries[0].argv, "--device-c") ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
+  fatbin_layout_ =
+      HasFlag(fatbinaries[0]->argv, "--device-c") ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
   early_stem_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
-  placeholder_.outputs = {early_stem_ + ".fatbin.c"};
-  return Add(graph, placeholder_);
+  GraphStep placeholder;
+  placeholder.kind = StepKind::kFatbinPlaceholder;
+  placeholder.fatbin_layout = fatbin_layout_;
+  placeholder.outputs = {early_stem_ + ".fatbin.c"};
+  return Add(graph, std::move(placeholder));
 }
 
 void GraphBuilder::RenameStubInclude(std::vector<std::string>& argv) const {
   if (real_fatbin_c_.empty()) return;
-  namespace fs = std::filesystem;
+  std::string placeholder = early_stem_ + ".fatbin.c";
   for (size_t i = 0; i + 1 < argv.size(); ++i) {
-    if (argv[i] != "--include_file_name") continue;
-    std::string& name = argv[i + 1];  // nvcc gives the fatbin.c's file name alone
-    if (name == fs::path(real_fatbin_c_).filename()) name = fs::path(placeholder_.outputs[0]).filename();
-    else if (name == real_fatbin_c_) name = placeholder_.outputs[0];
+    std::string& name = argv[i + 1];
+    if (argv[i] != "--include_file_name" || !NamesFile(name, real_fatbin_c_)) continue;
+    name = name == real_fatbin_c_ ? placeholder : std::filesystem::path(placeholder).filename().string();
   }
 }
 
@@ -285,7 +285,7 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   embed.kind = StepKind::kEmbedFatbin;
   embed.argv = step.argv;  // it compiles the host code again if the fatbin.c is not as expected
   embed.outputs = step.outputs;
-  embed.fatbin_layout = placeholder_.fatbin_layout;
+  embed.fatbin_layout = fatbin_layout_;
   embed.fatbin_c = real_fatbin_c_;
   embed.early_object = early_stem_ + ".o";
   embed.inputs = {embed.early_object, real_fatbin_c_};
