@@ -7,11 +7,12 @@
 #   nvcc        plain nvcc                threads0    nvcc --threads 0
 #   fastcuda    FastCuda's graph of the call (`fastcuda gen`, then ninja -j nproc)
 #   split_auto  the same generated with FASTCUDA_SPLIT_COMPILE=auto
-#   split_8     ... FASTCUDA_SPLIT_COMPILE=8
+#   split_N     ... FASTCUDA_SPLIT_COMPILE=N (split_8: 8 threads)
 #   own_id      ... FASTCUDA_MODULE_ID=own (cicc need not wait for cudafe++)
 #   own_auto    ... both: FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto
 #   early       ... FASTCUDA_EARLY_HOST=on (the host compile does not wait for the device code)
 #   early_all   ... all three: own module id, auto split, early host
+#   early_N     ... the same with FASTCUDA_SPLIT_COMPILE=N
 # Each graph is built once before the loop; it is regenerated (untimed, with
 # the last build's history) before each rebuild. Prints medians, the ratio to
 # threads0, each FastCuda rebuild's critical path (its longest chain of
@@ -29,11 +30,12 @@ parse_variants "${VARIANTS:-nvcc:1 threads0 fastcuda split_auto split_8:1 own_id
 variant_env() {  # NAME: the environment a FastCuda variant generates and builds with
   case "$1" in
     split_auto) echo FASTCUDA_SPLIT_COMPILE=auto ;;
-    split_8) echo FASTCUDA_SPLIT_COMPILE=8 ;;
+    split_[0-9]*) echo "FASTCUDA_SPLIT_COMPILE=${1#split_}" ;;
     own_id) echo FASTCUDA_MODULE_ID=own ;;
     own_auto) echo FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto ;;
     early) echo FASTCUDA_EARLY_HOST=on ;;
     early_all) echo FASTCUDA_MODULE_ID=own FASTCUDA_SPLIT_COMPILE=auto FASTCUDA_EARLY_HOST=on ;;
+    early_[0-9]*) echo FASTCUDA_MODULE_ID=own "FASTCUDA_SPLIT_COMPILE=${1#early_}" FASTCUDA_EARLY_HOST=on ;;
   esac
 }
 generate() {  # NAME
@@ -73,8 +75,9 @@ for variant in "${variants[@]}"; do summary_row "$variant" "$variant.times" "$th
 for variant in "${variants[@]}"; do
   if [ -s "$variant.chain" ]; then echo "$variant: critical path of the rebuild $(median "$variant.chain") s"; fi
 done
-for variant in split_auto split_8 own_auto early_all; do
-  if [ -f "$variant.times" ] && [ -n "$threads0" ]; then
+for variant in "${variants[@]}"; do
+  [[ "$variant" =~ ^(split_|own_auto|early_) ]] || continue  # the variants that split
+  if [ -n "$threads0" ]; then
     goal "$variant / threads0" "$(ratio "$(median "$variant.times")" "$threads0")" 0.5
   fi
 done

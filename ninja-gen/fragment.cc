@@ -104,7 +104,7 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     }
     if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
     if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
-    if (step.split_share > 0) words.insert(words.end(), {"--split-threads", std::to_string(step.split_share)});
+    if (step.split_auto) words.push_back("--split-auto");
     if (!step.host_source.empty()) words.insert(words.end(), {"--blank-disabled", step.host_source});
     if (step.kind == StepKind::kEmbedFatbin) {
       words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c,

@@ -60,16 +60,16 @@ bool HasSplitCompileFlag(const std::vector<std::string>& argv) {
   });
 }
 
-int AutoSplitThreads(int cores, int busy, int share) {
-  // A split step's parts are uneven and its threads idle at times: twice the
-  // fair part keeps the cores busy (in the 5-arch edit loop on 16 cores, 8
-  // threads per chain beat 3: bench/RESULTS.md).
-  int generous = std::max(1, 2 * cores / std::max(1, share));
-  return std::clamp(cores - busy, 1, generous);
+int AutoSplitThreads(const BuildLoad& load) {
+  // Not the machine's runnable threads: the chains of one TU start together,
+  // and a chain that starts its ptxas while the others' split cicc run would
+  // see their threads as busy cores and starve (bench/RESULTS.md).
+  int running = std::max(1, load.running);
+  return std::max(1, (load.slots + running - 1) / running);
 }
 
-std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const MachineLoad& load, int share) {
-  int threads = AutoSplitThreads(load.cores, load.runnable - 1, share);
+std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load) {
+  int threads = AutoSplitThreads(load);
   if (threads <= 1) return argv;
   std::vector<std::string> flag = SplitCompileFlag(threads);
   argv.insert(argv.end(), flag.begin(), flag.end());

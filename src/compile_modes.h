@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/machine_load.h"
+#include "src/build_load.h"
 
 namespace fastcuda {
 
@@ -62,14 +62,14 @@ std::vector<std::string> SplitCompileFlag(int threads);
 /// (the user passed --split-compile to nvcc).
 bool HasSplitCompileFlag(const std::vector<std::string>& argv);
 
-/// Threads for a step in auto mode: the cores nobody else is using, but no
-/// more than twice its fair part of the machine when `share` chains of its
-/// TU start together (they cannot see each other's choice), and at least one.
-int AutoSplitThreads(int cores, int busy, int share);
+/// Threads for a step in auto mode: its part of the build's job slots when
+/// it starts, rounded up (the parts of a split step are uneven and its
+/// threads idle at times), and at least one. A full build gives each step
+/// one; the edit loop and a build's tail give the few long steps the rest.
+int AutoSplitThreads(const BuildLoad& load);
 
 /// A cicc or ptxas command (argv[0] may be a launcher) with the threads of
-/// auto mode added at its end, for a TU of `share` arch chains, `load` being
-/// the machine's when the step starts (it counts the step itself).
-std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const MachineLoad& load, int share);
+/// auto mode added at its end.
+std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load);
 
 }  // namespace fastcuda

@@ -8,15 +8,20 @@
 
 namespace fastcuda {
 
+std::optional<unsigned> MakeJobLimit(std::string_view makeflags) {
+  unsigned jobs = 0;
+  if (!RE2::PartialMatch(re2::StringPiece(makeflags.data(), makeflags.size()), R"re((?:^|\s)-j\s*(\d+))re", &jobs)) {
+    return std::nullopt;
+  }
+  return jobs;
+}
+
 std::vector<std::string> NinjaJobArguments(const JobContext& context) {
   if (context.requested) return {"-j", std::to_string(context.requested)};
   if (context.ninja_minor >= 13 && RE2::PartialMatch(context.makeflags, R"re(--jobserver-auth=fifo:)re")) {
     return {};
   }
-  std::string make_jobs;
-  if (RE2::PartialMatch(context.makeflags, R"re((?:^|\s)-j\s*(\d+))re", &make_jobs)) {
-    return {"-j", make_jobs};
-  }
+  if (std::optional<unsigned> make_jobs = MakeJobLimit(context.makeflags)) return {"-j", std::to_string(*make_jobs)};
   return {"-j", std::to_string(std::max(1u, context.cores))};
 }
 

@@ -1,7 +1,9 @@
 // How many jobs FastCuda's Ninja may run, inside or outside a jobserver.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fastcuda {
@@ -13,6 +15,9 @@ struct JobContext {
   int ninja_minor = 11;       ///< Ninja's version 1.x
   unsigned cores = 1;
 };
+
+/// The -jN of a parent make's MAKEFLAGS, if it has one.
+std::optional<unsigned> MakeJobLimit(std::string_view makeflags);
 
 /// Ninja's job arguments: `-j N`, or none where Ninja (1.13 and later) joins
 /// a parent make's FIFO jobserver by itself. Under an older Ninja or a

@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "src/compile_modes.h"
-#include "src/machine_load.h"
 
 using namespace fastcuda;
 
@@ -47,32 +46,22 @@ TEST_CASE("split flags: the words cicc and ptxas both take; the user's own flag 
   CHECK_FALSE(HasSplitCompileFlag({"ptxas", "-arch=sm_80", "a.ptx"}));
 }
 
-TEST_CASE("auto threads: the idle cores, at most twice a fair share, at least one") {
-  CHECK(AutoSplitThreads(16, 1, 5) == 6);    // edit loop: 5 arch chains start together
-  CHECK(AutoSplitThreads(16, 0, 1) == 16);   // the tail: one chain alone
-  CHECK(AutoSplitThreads(16, 14, 1) == 2);   // only two cores idle
-  CHECK(AutoSplitThreads(16, 16, 1) == 1);   // a full machine: no split
-  CHECK(AutoSplitThreads(16, 40, 2) == 1);   // an overloaded one too
-  CHECK(AutoSplitThreads(2, 0, 5) == 1);
-  CHECK(AutoSplitThreads(16, 12, 5) == 4);   // idle cores bound it before the share does
+TEST_CASE("auto threads: the step's part of the build's job slots, rounded up, at least one") {
+  CHECK(AutoSplitThreads({16, 16, 5}) == 4);    // edit loop: the 5 arch chains of one TU
+  CHECK(AutoSplitThreads({16, 16, 1}) == 16);   // the tail: one chain alone
+  CHECK(AutoSplitThreads({16, 16, 16}) == 1);   // a full build: no split
+  CHECK(AutoSplitThreads({16, 16, 15}) == 2);
+  CHECK(AutoSplitThreads({16, 4, 1}) == 4);     // ninja -j4 (or make -j4) on 16 cores
+  CHECK(AutoSplitThreads({2, 2, 5}) == 1);
+  CHECK(AutoSplitThreads({16, 16, 0}) == 16);   // a reading that missed the step itself
 }
 
 TEST_CASE("auto split appends the threads, after a launcher's command too, only when it splits") {
   std::vector<std::string> cicc = {"sccache", "cicc", "-arch", "compute_80", "in.ii", "-o", "out.ptx"};
-  std::vector<std::string> split = WithAutoSplit(cicc, {16, 1}, 5);  // only this step runs
+  std::vector<std::string> split = WithAutoSplit(cicc, {16, 16, 3});
   CHECK(split.front() == "sccache");
   CHECK(std::vector<std::string>(split.begin(), split.begin() + cicc.size()) == cicc);
   CHECK(std::vector<std::string>(split.begin() + cicc.size(), split.end()) ==
         std::vector<std::string>{"-split-compile", "6"});
-  CHECK(WithAutoSplit(cicc, {16, 17}, 5) == cicc);  // a full machine
-}
-
-TEST_CASE("the runnable-task count comes from /proc/loadavg's fourth field") {
-  CHECK(ParseRunnableTasks("0.52 0.58 0.59 3/467 12345\n") == 3);
-  CHECK(ParseRunnableTasks("1.00 2.00 3.00 17/1024 99") == 17);
-  CHECK_FALSE(ParseRunnableTasks("").has_value());
-  CHECK_FALSE(ParseRunnableTasks("garbage").has_value());
-  MachineLoad load = CurrentMachineLoad();
-  CHECK(load.cores >= 1);
-  CHECK(load.runnable >= 1);  // this test is running
+  CHECK(WithAutoSplit(cicc, {16, 16, 16}) == cicc);  // a full build
 }

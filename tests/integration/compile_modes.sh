@@ -81,9 +81,19 @@ check "split 2: the PTX is nvcc's, byte for byte" same_ptx fixed
 check "split 2: each cubin records ptxas's two threads" \
   test "$(grep -la -- '-split-compile 2' $(find fixed -name '*.cubin') | wc -l)" -eq 2
 check "split 2: host symbols are nvcc's" cmp -s <(nm split_nvcc.o) <(nm fixed.o)
-check "split auto: the wrapper is told how many chains share the cores" \
-  test "$(grep -c -- '--split-threads 2' auto/build.ninja)" -eq 4
+check "split auto: the wrapper picks the threads of 2 cicc and 2 ptxas" \
+  test "$(grep -c -- '--split-auto' auto/build.ninja)" -eq 4
 check "split auto: the PTX is nvcc's" same_ptx auto
+alone_ptxas_threads() {  # rebuilds one cubin, its ptxas the build's only job under ninja -j 4
+  local cubin
+  cubin="$(find auto -name '*.cubin' | head -1)"
+  rm "$cubin" && ninja -C auto -j 4 >/dev/null || return 1
+  grep -ao -- '-split-compile [0-9]*' "$cubin" || echo none
+}
+alone_expected="-split-compile $(( $(nproc) < 4 ? $(nproc) : 4 ))"
+[ "$(nproc)" -gt 1 ] || alone_expected=none
+check "split auto: a ptxas running alone takes the build's slots (ninja -j 4, $(nproc) cores)" \
+  test "$(alone_ptxas_threads)" = "$alone_expected"
 check "split auto: host symbols are nvcc's" cmp -s <(nm split_nvcc.o) <(nm auto.o)
 bad_value() {
   ! FASTCUDA_SPLIT_COMPILE=lots "$FASTCUDA" gen --out bad -- "$NVCC" -c split.cu -o bad.o 2> bad.err &&

@@ -1,0 +1,46 @@
+// How many jobs the build running a step runs now, for steps that choose
+// their threads (FASTCUDA_SPLIT_COMPILE=auto).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fastcuda {
+
+/// What a step of a Ninja build sees when it starts.
+struct BuildLoad {
+  int cores = 1;    ///< the cores this process may run on
+  int slots = 1;    ///< the jobs the build may run at once (-j, make's -j), at most `cores`
+  int running = 1;  ///< the jobs it runs now, this step's included
+};
+
+/// One process, as /proc shows it.
+struct ProcessInfo {
+  int pid = 0;
+  int parent = 0;
+  std::string name;               ///< the command name (/proc/PID/comm)
+  std::vector<std::string> argv;  ///< read for Ninjas only
+};
+
+/// The name and parent pid of a /proc/PID/stat line ("12 (ninja) S 7 ...";
+/// the name may hold spaces and parentheses).
+std::optional<ProcessInfo> ParseProcessStat(std::string_view stat);
+
+/// True for a process that is a Ninja ("ninja", "ninja-build", ...).
+bool IsNinja(const ProcessInfo& process);
+
+/// The load of the build `self` is a job of. Every Ninja among its
+/// ancestors counts: a launcher's own Ninja runs inside a job of the outer
+/// build, so the jobs are the children of all of them, less the jobs that
+/// are those inner Ninjas' ancestors. The slots are the smallest -j, make's
+/// -j in `makeflags`, and the cores. Without a Ninja every slot counts as
+/// busy: nothing says which cores idle.
+BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
+                      std::string_view makeflags);
+
+/// BuildLoadOf for this process: /proc, its affinity mask and MAKEFLAGS.
+BuildLoad CurrentBuildLoad();
+
+}  // namespace fastcuda

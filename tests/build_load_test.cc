@@ -1,0 +1,84 @@
+#include "src/build_load.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+using namespace fastcuda;
+
+namespace {
+
+ProcessInfo Ninja(int pid, int parent, std::vector<std::string> argv) { return {pid, parent, "ninja", argv}; }
+ProcessInfo Other(int pid, int parent, const std::string& name) { return {pid, parent, name, {}}; }
+
+/// `jobs` shells of Ninja `ninja_pid` (pids ninja_pid * 100 + job), the
+/// first running a `fastcuda step`; returns that step's pid.
+int AddJobs(std::vector<ProcessInfo>& processes, int ninja_pid, int jobs) {
+  for (int job = 0; job < jobs; ++job) processes.push_back(Other(ninja_pid * 100 + job, ninja_pid, "sh"));
+  processes.push_back(Other(ninja_pid * 100 + 99, ninja_pid * 100, "fastcuda"));
+  return ninja_pid * 100 + 99;
+}
+
+}  // namespace
+
+TEST_CASE("a /proc stat line gives the name and the parent, whatever the name holds") {
+  std::optional<ProcessInfo> ninja = ParseProcessStat("4242 (ninja) S 4100 4242 4100 0 -1 4194304 ...");
+  REQUIRE(ninja);
+  CHECK(ninja->pid == 4242);
+  CHECK(ninja->parent == 4100);
+  CHECK(ninja->name == "ninja");
+  CHECK(IsNinja(*ninja));
+  std::optional<ProcessInfo> odd = ParseProcessStat("7 (a) b (c) R 1 7 7 0");
+  REQUIRE(odd);
+  CHECK(odd->name == "a) b (c");
+  CHECK(odd->parent == 1);
+  CHECK_FALSE(IsNinja(*odd));
+  CHECK_FALSE(ParseProcessStat(""));
+  CHECK_FALSE(ParseProcessStat("12 ninja S 1"));
+}
+
+TEST_CASE("the jobs are the Ninja's children; the slots its -j, make's -j and the cores") {
+  std::vector<ProcessInfo> processes = {Other(1, 0, "systemd"), Ninja(5, 1, {"ninja", "-C", "build"})};
+  int step = AddJobs(processes, 5, 5);
+  BuildLoad load = BuildLoadOf(processes, step, 16, "");
+  CHECK(load.cores == 16);
+  CHECK(load.slots == 16);
+  CHECK(load.running == 5);
+  processes[1].argv = {"ninja", "-j", "4"};
+  CHECK(BuildLoadOf(processes, step, 16, "").slots == 4);
+  processes[1].argv = {"ninja", "-j8"};
+  CHECK(BuildLoadOf(processes, step, 16, "").slots == 8);
+  CHECK(BuildLoadOf(processes, step, 4, "").slots == 4);  // never more than the cores
+  CHECK(BuildLoadOf(processes, step, 16, " -j3 --jobserver-auth=fifo:/tmp/f").slots == 3);
+  processes[1].argv = {"ninja", "-j0"};  // Ninja's "no limit"
+  CHECK(BuildLoadOf(processes, step, 16, "").slots == 16);
+}
+
+TEST_CASE("a launcher's Ninja inside a job of the build: the jobs of both, less the one holding it") {
+  std::vector<ProcessInfo> processes = {Ninja(5, 1, {"ninja", "-j", "16"})};
+  AddJobs(processes, 5, 12);  // the outer build's jobs; the first one's step is a launcher
+  processes.push_back(Ninja(6, 599, {"ninja", "-j", "16"}));
+  int step = AddJobs(processes, 6, 2);  // the launcher's graph runs two steps
+  BuildLoad load = BuildLoadOf(processes, step, 16, "");
+  CHECK(load.running == 13);
+  CHECK(load.slots == 16);
+}
+
+TEST_CASE("without a Ninja above the step every slot counts as busy") {
+  std::vector<ProcessInfo> processes = {Other(1, 0, "init"), Other(2, 1, "bash"), Other(3, 2, "fastcuda")};
+  BuildLoad load = BuildLoadOf(processes, 3, 8, "");
+  CHECK(load.running == load.slots);
+  CHECK(BuildLoadOf({}, 3, 8, "").running == 8);  // not even itself in the table
+}
+
+TEST_CASE("a parent cycle from recycled pids ends the walk") {
+  std::vector<ProcessInfo> processes = {Other(2, 3, "a"), Other(3, 2, "b")};
+  CHECK(BuildLoadOf(processes, 2, 4, "").running == 4);
+}
+
+TEST_CASE("this process's own load reads /proc") {
+  BuildLoad load = CurrentBuildLoad();
+  CHECK(load.cores >= 1);
+  CHECK(load.slots >= 1);
+  CHECK(load.slots <= load.cores);
+  CHECK(load.running >= 1);
+}
