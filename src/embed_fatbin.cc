@@ -40,8 +40,11 @@ class CommandChain {
 ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding) {
   std::string fatbin_c = ResolvePath(host_compile.cwd, embedding.fatbin_c);
   std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(RealFileSystem().Read(fatbin_c).value_or(""));
+  std::string bytes_path = ResolvePath(host_compile.cwd, embedding.early_object + ".data.bin");
+  std::optional<FatbinData> data;
+  if (fatbin && fatbin->c_part == ExpectedFatbinCPart(embedding.layout)) data = AssembleFatbinData(*fatbin, bytes_path);
   CommandChain chain(host_compile);
-  if (!fatbin || fatbin->c_part != ExpectedFatbinCPart(embedding.layout)) {
+  if (!data) {
     std::cerr << "fastcuda: " << fatbin_c << " is not laid out as FASTCUDA_EARLY_HOST expects; "
               << "compiling the host code again with it\n";
     std::vector<std::string> argv = host_compile.argv;
@@ -53,10 +56,11 @@ ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding
   std::vector<std::string> objects = FlagValues(host_compile.argv, {"-o"});
   if (objects.size() != 1) throw std::invalid_argument("the host compile needs one -o");
   const std::string& object = objects.front();
-  std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.c");
+  std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.s");
   std::string data_object = embedding.early_object + ".data.o";
-  WriteFileAtomically(data_source, FatbinDataSource(*fatbin));
-  std::vector<std::string> assemble = {compiler, "-c", "-x", "c", data_source, "-o", data_object};
+  WriteFileAtomically(bytes_path, data->bytes);
+  WriteFileAtomically(data_source, data->assembly);
+  std::vector<std::string> assemble = {compiler, "-c", "-x", "assembler", data_source, "-o", data_object};
   for (const std::string& word : host_compile.argv) {
     if (word == "-m64" || word == "-m32") assemble.push_back(word);  // the object's ELF class
   }

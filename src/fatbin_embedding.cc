@@ -2,6 +2,9 @@
 
 #include <re2/re2.h>
 
+#include <charconv>
+#include <cstdint>
+
 namespace fastcuda {
 namespace {
 
@@ -31,6 +34,50 @@ constexpr std::string_view kWrapperValue =
     " __attribute__ ((aligned (8))) __attribute__ ((section (__CUDAFATBINSECTION)))= \n"
     "\t{ 0x466243b1, 1, fatbinData, 0 };\n"
     "#ifdef __cplusplus\n}\n#endif\n";
+
+/// How each string literal of the `asm` statement ends: a newline, escaped.
+constexpr std::string_view kLiteralEnd = "\\n\"";
+
+/// Appends the little-endian bytes of a `.quad` line's values
+/// ("0x...,0x...\\n\"", the last line's with ", " between them); false if
+/// the line holds anything else.
+bool AppendQuads(std::string_view values, std::string& bytes) {
+  if (!values.ends_with(kLiteralEnd)) return false;
+  values.remove_suffix(kLiteralEnd.size());
+  while (true) {
+    if (!values.starts_with("0x")) return false;
+    uint64_t value = 0;
+    const char* first = values.data() + 2;
+    const char* last = values.data() + values.size();
+    auto [next, error] = std::from_chars(first, last, value, 16);
+    if (error != std::errc() || next == first) return false;
+    for (int byte = 0; byte < 8; ++byte) bytes.push_back(static_cast<char>(value >> (8 * byte)));
+    values.remove_prefix(next - values.data());
+    if (values.empty()) return true;
+    if (!values.starts_with(",")) return false;
+    values.remove_prefix(values.starts_with(", ") ? 2 : 1);
+  }
+}
+
+/// The assembler text of a directive's string literal ("\".align 8\\n\"");
+/// nullopt for escapes other than \\" and the final \\n.
+std::optional<std::string> DirectiveOf(std::string_view literal) {
+  if (literal.size() < 1 + kLiteralEnd.size() || !literal.starts_with('"') || !literal.ends_with(kLiteralEnd)) {
+    return std::nullopt;
+  }
+  literal = literal.substr(1, literal.size() - 1 - kLiteralEnd.size());
+  std::string directive;
+  for (size_t i = 0; i < literal.size(); ++i) {
+    if (literal[i] == '\\') {
+      if (i + 1 == literal.size() || literal[i + 1] != '"') return std::nullopt;
+      ++i;
+    } else if (literal[i] == '"') {
+      return std::nullopt;
+    }
+    directive += literal[i];
+  }
+  return directive;
+}
 
 }  // namespace
 
@@ -84,8 +131,41 @@ std::string FatbinPlaceholder(FatbinLayout layout) {
          "#endif\n";
 }
 
-std::string FatbinDataSource(const EmbeddedFatbin& fatbin) {
-  return "asm(\".globl " + std::string(kFatbinDataSymbol) + "\\n\");\n" + fatbin.data_asm;
+std::optional<FatbinData> AssembleFatbinData(const EmbeddedFatbin& fatbin, std::string_view bytes_path) {
+  if (bytes_path.find('\n') != std::string_view::npos) return std::nullopt;
+  std::string quoted_path;
+  for (char c : bytes_path) {
+    if (c == '"' || c == '\\') quoted_path += '\\';
+    quoted_path += c;
+  }
+  FatbinData data;
+  data.assembly = ".globl " + std::string(kFatbinDataSymbol) + "\n";
+  // Each line after `asm(` holds one string literal: a directive, or a
+  // `.quad` line; the last closes the statement.
+  std::string_view text = fatbin.data_asm;
+  constexpr std::string_view kOpening = "asm(\n", kQuad = "\".quad ";
+  if (!text.starts_with(kOpening)) return std::nullopt;
+  enum class Part { kBefore, kBytes, kAfter } part = Part::kBefore;
+  for (size_t start = kOpening.size(), end; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string_view line = text.substr(start, end - start);
+    if (line.starts_with(kQuad)) {
+      if (part == Part::kAfter || !AppendQuads(line.substr(kQuad.size()), data.bytes)) return std::nullopt;
+      if (part == Part::kBefore) data.assembly += ".incbin \"" + quoted_path + "\"\n";
+      part = Part::kBytes;
+      continue;
+    }
+    if (part == Part::kBytes) part = Part::kAfter;
+    if (line.ends_with(");")) line.remove_suffix(2);  // the closing literal
+    std::optional<std::string> directive = DirectiveOf(line);
+    if (!directive) return std::nullopt;
+    data.assembly += *directive + "\n";
+  }
+  if (part != Part::kAfter) return std::nullopt;
+  // What the compiler would have said: this object needs no executable stack.
+  data.assembly += ".section .note.GNU-stack,\"\",@progbits\n";
+  return data;
 }
 
 }  // namespace fastcuda

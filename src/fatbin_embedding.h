@@ -48,10 +48,20 @@ inline constexpr std::string_view kRealFatbinMacro = "FASTCUDA_REAL_FATBIN_C";
 /// kRealFatbinMacro names.
 std::string FatbinPlaceholder(FatbinLayout layout);
 
-/// A C translation unit defining the bytes of `fatbin` under a global
-/// `fatbinData` (global so that `ld -r` binds the placeholder's reference
-/// to it).
-std::string FatbinDataSource(const EmbeddedFatbin& fatbin);
+/// The bytes of a fatbin, and an assembler source that puts them under a
+/// global `fatbinData` (global so that `ld -r` binds the placeholder's
+/// reference to it) in the `.fatbin.c`'s section.
+struct FatbinData {
+  std::string bytes;
+  std::string assembly;  ///< `.incbin`s the bytes from the path it was given
+};
+
+/// Reads the `.quad` values of `fatbin` into little-endian bytes (CUDA 13's
+/// hosts are little-endian) and writes the assembly around them: the
+/// assembler copies a binary file in milliseconds, where compiling the
+/// `asm` statement parses megabytes of text on each TU's critical path.
+/// nullopt for any other shape of statement.
+std::optional<FatbinData> AssembleFatbinData(const EmbeddedFatbin& fatbin, std::string_view bytes_path);
 
 /// The label nvcc's `.fatbin.c` gives the bytes.
 inline constexpr std::string_view kFatbinDataSymbol = "fatbinData";

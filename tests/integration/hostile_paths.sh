@@ -3,7 +3,9 @@
 # directory) whose source and build directories hold spaces, `:`, `#`, `(`,
 # `!`, `é` and, in the build directory, `'`, `&` and `$`. Built by plain CMake
 # as the reference, with the FastCuda module, by `fastcuda build --compdb` on
-# the exported database, and by the launcher on one file: every object has the
+# the exported database, and by the launcher on one file (these two with
+# FASTCUDA_EARLY_HOST=on, whose assembler reads the fatbin from a file in
+# the build directory): every object has the
 # reference's device code and host symbols, and editing the header rebuilds
 # both TUs (depfiles with these paths work). A build directory holding `#`,
 # where CMake refuses the module's custom target, builds through the launcher.
@@ -82,9 +84,11 @@ module_idle() { build "$with_module" && ! grep -q "Building CUDA object" "$with_
 check "CMake module: a second build compiles nothing" module_idle
 
 graph="$database/graph"
+export FASTCUDA_EARLY_HOST=on
 compdb_build() {
   "$FASTCUDA" build --compdb "$database/compile_commands.json" --out "$graph" -j 2 > "$graph.log" 2>&1 &&
-    same_objects "$database" && ninja -C "$graph" -n | grep -q "no work to do"
+    same_objects "$database" && ninja -C "$graph" -n | grep -q "no work to do" &&
+    grep -q EMBED_FATBIN "$graph/build.ninja" && ! grep -q "not laid out" "$graph.log"
 }
 check "build --compdb: objects equal plain CMake's, a second build has no work" compdb_build
 
