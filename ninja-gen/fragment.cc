@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "src/build_load.h"
 #include "src/file_system.h"
 #include "src/shell_words.h"
 #include "src/stable_hash.h"
@@ -104,7 +105,7 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     }
     if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
     if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
-    if (step.split_auto) words.push_back("--split-auto");
+    if (step.split_auto) words.emplace_back(kSplitAutoFlag);
     if (!step.host_source.empty()) words.insert(words.end(), {"--blank-disabled", step.host_source});
     if (step.kind == StepKind::kEmbedFatbin) {
       words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c,

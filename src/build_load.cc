@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "src/file_system.h"
 #include "src/ninja_jobs.h"
@@ -38,20 +39,32 @@ std::vector<std::string> CommandLineWords(const std::string& cmdline) {
   return words;
 }
 
-/// Every process of the machine, with the argv of the Ninjas.
+/// Every process of the machine, with the argv of the Ninjas and their
+/// children (the others' are not needed, and reading them all costs).
 std::vector<ProcessInfo> ReadProcessTable() {
   RealFileSystem disk;
   std::vector<ProcessInfo> processes;
+  std::set<int> ninjas;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-    std::string directory = entry.path().string();
-    std::optional<std::string> stat = disk.Read(directory + "/stat");
+    std::optional<std::string> stat = disk.Read(entry.path().string() + "/stat");
     std::optional<ProcessInfo> process = stat ? ParseProcessStat(*stat) : std::nullopt;
     if (!process) continue;  // not a process, or it just ended
-    if (IsNinja(*process)) process->argv = CommandLineWords(disk.Read(directory + "/cmdline").value_or(""));
+    if (IsNinja(*process)) ninjas.insert(process->pid);
     processes.push_back(std::move(*process));
   }
+  for (ProcessInfo& process : processes) {
+    if (ninjas.contains(process.pid) || ninjas.contains(process.parent)) {
+      process.argv = CommandLineWords(disk.Read("/proc/" + std::to_string(process.pid) + "/cmdline").value_or(""));
+    }
+  }
   return processes;
+}
+
+/// True if a job's command line asks for the threads to be chosen.
+bool Splits(const ProcessInfo& job) {
+  return std::any_of(job.argv.begin(), job.argv.end(),
+                     [](const std::string& word) { return word.find(kSplitAutoFlag) != std::string::npos; });
 }
 
 }  // namespace
@@ -74,13 +87,14 @@ bool IsNinja(const ProcessInfo& process) { return process.name.starts_with("ninj
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags) {
   std::map<int, const ProcessInfo*> by_pid;
-  std::map<int, int> children;
+  std::map<int, int> children, splitting_children;
   for (const ProcessInfo& process : processes) {
     by_pid[process.pid] = &process;
     ++children[process.parent];
+    if (Splits(process)) ++splitting_children[process.parent];
   }
   auto find = [&](int pid) { auto it = by_pid.find(pid); return it == by_pid.end() ? nullptr : it->second; };
-  BuildLoad load{std::max(1, cores), std::max(1, cores), 0};
+  BuildLoad load{std::max(1, cores), std::max(1, cores), 0, 0};
   if (std::optional<unsigned> make_jobs = MakeJobLimit(makeflags)) {
     load.slots = std::clamp(static_cast<int>(*make_jobs), 1, load.slots);
   }
@@ -91,9 +105,11 @@ BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int c
     if (!IsNinja(*process)) continue;
     ++ninjas;
     load.running += children[process->pid];
+    load.splitting += splitting_children[process->pid];
     if (std::optional<int> jobs = NinjaJobLimit(process->argv)) load.slots = std::min(load.slots, *jobs);
   }
   load.running = ninjas == 0 ? load.slots : std::max(1, load.running - (ninjas - 1));
+  load.splitting = std::clamp(load.splitting, 1, load.running);
   return load;
 }
 

@@ -14,14 +14,18 @@ struct BuildLoad {
   int cores = 1;    ///< the cores this process may run on
   int slots = 1;    ///< the jobs the build may run at once (-j, make's -j), at most `cores`
   int running = 1;  ///< the jobs it runs now, this step's included
+  int splitting = 1;  ///< those of them that choose their threads (kSplitAutoFlag)
 };
+
+/// The `fastcuda step` flag of a step that chooses its threads.
+inline constexpr std::string_view kSplitAutoFlag = "--split-auto";
 
 /// One process, as /proc shows it.
 struct ProcessInfo {
   int pid = 0;
   int parent = 0;
   std::string name;               ///< the command name (/proc/PID/comm)
-  std::vector<std::string> argv;  ///< read for Ninjas only
+  std::vector<std::string> argv;  ///< read for Ninjas and their children only
 };
 
 /// The name and parent pid of a /proc/PID/stat line ("12 (ninja) S 7 ...";
@@ -34,9 +38,10 @@ bool IsNinja(const ProcessInfo& process);
 /// The load of the build `self` is a job of. Every Ninja among its
 /// ancestors counts: a launcher's own Ninja runs inside a job of the outer
 /// build, so the jobs are the children of all of them, less the jobs that
-/// are those inner Ninjas' ancestors. The slots are the smallest -j, make's
-/// -j in `makeflags`, and the cores. Without a Ninja every slot counts as
-/// busy: nothing says which cores idle.
+/// are those inner Ninjas' ancestors. A job splits if its command line
+/// holds kSplitAutoFlag (Ninja runs `/bin/sh -c COMMAND`). The slots are
+/// the smallest -j, make's -j in `makeflags`, and the cores. Without a
+/// Ninja every slot counts as busy: nothing says which cores idle.
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags);
 

@@ -64,8 +64,9 @@ int AutoSplitThreads(const BuildLoad& load) {
   // Not the machine's runnable threads: the chains of one TU start together,
   // and a chain that starts its ptxas while the others' split cicc run would
   // see their threads as busy cores and starve (bench/RESULTS.md).
-  int running = std::max(1, load.running);
-  return std::max(1, (load.slots + running - 1) / running);
+  if (load.running >= load.slots) return 1;
+  int splitting = std::max(1, load.splitting);
+  return std::max(1, (load.slots + splitting - 1) / splitting);
 }
 
 std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load) {

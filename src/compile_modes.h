@@ -62,10 +62,15 @@ std::vector<std::string> SplitCompileFlag(int threads);
 /// (the user passed --split-compile to nvcc).
 bool HasSplitCompileFlag(const std::vector<std::string>& argv);
 
-/// Threads for a step in auto mode: its part of the build's job slots when
-/// it starts, rounded up (the parts of a split step are uneven and its
-/// threads idle at times), and at least one. A full build gives each step
-/// one; the edit loop and a build's tail give the few long steps the rest.
+/// Threads for a step in auto mode, when it starts: one while the build
+/// runs a job in every slot; else the slots shared by the jobs that split,
+/// rounded up. The jobs that do not split count as one core each while the
+/// build is full, and not at all otherwise: in the edit loop they are the
+/// chains' short predecessors (cudafe++, preprocessing), and a split step
+/// outlives them; at worst a build's tail runs its other jobs beside the
+/// slots' worth of split threads. A split step's threads idle at times (its
+/// front end is serial, its parts uneven), so a few more threads than
+/// cores finish sooner (bench/RESULTS.md).
 int AutoSplitThreads(const BuildLoad& load);
 
 /// A cicc or ptxas command (argv[0] may be a launcher) with the threads of

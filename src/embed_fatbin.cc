@@ -42,7 +42,9 @@ ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding
   std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(RealFileSystem().Read(fatbin_c).value_or(""));
   std::string bytes_path = ResolvePath(host_compile.cwd, embedding.early_object + ".data.bin");
   std::optional<FatbinData> data;
-  if (fatbin && fatbin->c_part == ExpectedFatbinCPart(embedding.layout)) data = AssembleFatbinData(*fatbin, bytes_path);
+  if (fatbin && fatbin->c_part == ExpectedFatbinCPart(embedding.layout)) {
+    data = AssembleFatbinData(*fatbin, bytes_path);
+  }
   CommandChain chain(host_compile);
   if (!data) {
     std::cerr << "fastcuda: " << fatbin_c << " is not laid out as FASTCUDA_EARLY_HOST expects; "

@@ -72,7 +72,7 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--stamp") options.stamp = value(flag);
     else if (flag == "--capture") options.capture = value(flag);
     else if (flag == "--rss-log") options.rss_log = value(flag);
-    else if (flag == "--split-auto") options.split_auto = true;
+    else if (flag == kSplitAutoFlag) options.split_auto = true;
     else if (flag == "--blank-disabled") options.blank_disabled = value(flag);
     else if (flag == "--early-object") Embedding(options).early_object = value(flag);
     else if (flag == "--embed-fatbin") Embedding(options).fatbin_c = value(flag);

@@ -11,9 +11,14 @@ ProcessInfo Ninja(int pid, int parent, std::vector<std::string> argv) { return {
 ProcessInfo Other(int pid, int parent, const std::string& name) { return {pid, parent, name, {}}; }
 
 /// `jobs` shells of Ninja `ninja_pid` (pids ninja_pid * 100 + job), the
-/// first running a `fastcuda step`; returns that step's pid.
-int AddJobs(std::vector<ProcessInfo>& processes, int ninja_pid, int jobs) {
-  for (int job = 0; job < jobs; ++job) processes.push_back(Other(ninja_pid * 100 + job, ninja_pid, "sh"));
+/// first `splitting` of them steps that split, the first running a
+/// `fastcuda step`; returns that step's pid.
+int AddJobs(std::vector<ProcessInfo>& processes, int ninja_pid, int jobs, int splitting = 0) {
+  for (int job = 0; job < jobs; ++job) {
+    std::string flags = job < splitting ? "--split-auto " : "";
+    std::string command = "/b/fastcuda step --cwd /b " + flags + "x.ptx -- cicc";
+    processes.push_back({ninja_pid * 100 + job, ninja_pid, "sh", {"/bin/sh", "-c", command}});
+  }
   processes.push_back(Other(ninja_pid * 100 + 99, ninja_pid * 100, "fastcuda"));
   return ninja_pid * 100 + 99;
 }
@@ -38,11 +43,12 @@ TEST_CASE("a /proc stat line gives the name and the parent, whatever the name ho
 
 TEST_CASE("the jobs are the Ninja's children; the slots its -j, make's -j and the cores") {
   std::vector<ProcessInfo> processes = {Other(1, 0, "systemd"), Ninja(5, 1, {"ninja", "-C", "build"})};
-  int step = AddJobs(processes, 5, 5);
+  int step = AddJobs(processes, 5, 6, 5);
   BuildLoad load = BuildLoadOf(processes, step, 16, "");
   CHECK(load.cores == 16);
   CHECK(load.slots == 16);
-  CHECK(load.running == 5);
+  CHECK(load.running == 6);
+  CHECK(load.splitting == 5);
   processes[1].argv = {"ninja", "-j", "4"};
   CHECK(BuildLoadOf(processes, step, 16, "").slots == 4);
   processes[1].argv = {"ninja", "-j8"};
@@ -57,9 +63,10 @@ TEST_CASE("a launcher's Ninja inside a job of the build: the jobs of both, less 
   std::vector<ProcessInfo> processes = {Ninja(5, 1, {"ninja", "-j", "16"})};
   AddJobs(processes, 5, 12);  // the outer build's jobs; the first one's step is a launcher
   processes.push_back(Ninja(6, 599, {"ninja", "-j", "16"}));
-  int step = AddJobs(processes, 6, 2);  // the launcher's graph runs two steps
+  int step = AddJobs(processes, 6, 2, 1);  // the launcher's graph runs two steps, one splits
   BuildLoad load = BuildLoadOf(processes, step, 16, "");
   CHECK(load.running == 13);
+  CHECK(load.splitting == 1);
   CHECK(load.slots == 16);
 }
 
@@ -67,6 +74,7 @@ TEST_CASE("without a Ninja above the step every slot counts as busy") {
   std::vector<ProcessInfo> processes = {Other(1, 0, "init"), Other(2, 1, "bash"), Other(3, 2, "fastcuda")};
   BuildLoad load = BuildLoadOf(processes, 3, 8, "");
   CHECK(load.running == load.slots);
+  CHECK(load.splitting == 1);
   CHECK(BuildLoadOf({}, 3, 8, "").running == 8);  // not even itself in the table
 }
 
@@ -81,4 +89,6 @@ TEST_CASE("this process's own load reads /proc") {
   CHECK(load.slots >= 1);
   CHECK(load.slots <= load.cores);
   CHECK(load.running >= 1);
+  CHECK(load.splitting >= 1);
+  CHECK(load.splitting <= load.running);
 }

@@ -46,22 +46,25 @@ TEST_CASE("split flags: the words cicc and ptxas both take; the user's own flag 
   CHECK_FALSE(HasSplitCompileFlag({"ptxas", "-arch=sm_80", "a.ptx"}));
 }
 
-TEST_CASE("auto threads: the step's part of the build's job slots, rounded up, at least one") {
-  CHECK(AutoSplitThreads({16, 16, 5}) == 4);    // edit loop: the 5 arch chains of one TU
-  CHECK(AutoSplitThreads({16, 16, 1}) == 16);   // the tail: one chain alone
-  CHECK(AutoSplitThreads({16, 16, 16}) == 1);   // a full build: no split
-  CHECK(AutoSplitThreads({16, 16, 15}) == 2);
-  CHECK(AutoSplitThreads({16, 4, 1}) == 4);     // ninja -j4 (or make -j4) on 16 cores
-  CHECK(AutoSplitThreads({2, 2, 5}) == 1);
-  CHECK(AutoSplitThreads({16, 16, 0}) == 16);   // a reading that missed the step itself
+TEST_CASE("auto threads: one in a full build, else the slots shared by the jobs that split") {
+  // BuildLoad: cores, slots, running jobs, of them splitting.
+  CHECK(AutoSplitThreads({16, 16, 6, 5}) == 4);    // edit loop: 5 arch chains beside cudafe++
+  CHECK(AutoSplitThreads({16, 16, 1, 1}) == 16);   // the tail: one chain alone
+  CHECK(AutoSplitThreads({16, 16, 16, 3}) == 1);   // a full build: no split
+  CHECK(AutoSplitThreads({16, 16, 20, 20}) == 1);  // more jobs than slots (ninja's default -j)
+  CHECK(AutoSplitThreads({16, 16, 15, 12}) == 2);  // one slot free
+  CHECK(AutoSplitThreads({16, 4, 2, 1}) == 4);     // ninja -j4 (or make -j4) on 16 cores
+  CHECK(AutoSplitThreads({2, 2, 2, 1}) == 1);      // 2 cores: cicc beside cudafe++ fills them
+  CHECK(AutoSplitThreads({2, 2, 1, 1}) == 2);
+  CHECK(AutoSplitThreads({16, 16, 3, 0}) == 16);   // a reading that missed the step itself
 }
 
 TEST_CASE("auto split appends the threads, after a launcher's command too, only when it splits") {
   std::vector<std::string> cicc = {"sccache", "cicc", "-arch", "compute_80", "in.ii", "-o", "out.ptx"};
-  std::vector<std::string> split = WithAutoSplit(cicc, {16, 16, 3});
+  std::vector<std::string> split = WithAutoSplit(cicc, {16, 16, 4, 3});
   CHECK(split.front() == "sccache");
   CHECK(std::vector<std::string>(split.begin(), split.begin() + cicc.size()) == cicc);
   CHECK(std::vector<std::string>(split.begin() + cicc.size(), split.end()) ==
         std::vector<std::string>{"-split-compile", "6"});
-  CHECK(WithAutoSplit(cicc, {16, 16, 16}) == cicc);  // a full build
+  CHECK(WithAutoSplit(cicc, {16, 16, 16, 16}) == cicc);  // a full build
 }

@@ -56,7 +56,8 @@ TEST_CASE("the placeholder includes the real fatbin.c only when told to") {
 
 /// The `asm` statement of a recorded fatbin.c.
 EmbeddedFatbin RecordedData(FatbinLayout layout) {
-  std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(RecordedFatbin(std::string(FatbinLayoutName(layout))));
+  std::string text = RecordedFatbin(std::string(FatbinLayoutName(layout)));
+  std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(text);
   REQUIRE(fatbin);
   return *fatbin;
 }
@@ -77,7 +78,8 @@ TEST_CASE("the fatbin's bytes come out of the .quad lines little-endian, the sec
     CHECK(data->assembly == ".globl fatbinData\n.section " + section + ", \"a\"\n.align 8\nfatbinData:\n"
                             ".incbin \"/b/w dir/x.data.bin\"\n.text\n.section .note.GNU-stack,\"\",@progbits\n");
   }
-  EmbeddedFatbin last_line{"asm(\n\"fatbinData:\\n\"\n\".quad 0x0102030405060708, 0xff\\n\"\n\".text\\n\");\n", ""};
+  EmbeddedFatbin last_line{
+      "asm(\n\"fatbinData:\\n\"\n\".quad 0x0102030405060708, 0xff\\n\"\n\".text\\n\");\n", ""};
   std::optional<FatbinData> data = AssembleFatbinData(last_line, "x.bin");
   REQUIRE(data);
   CHECK(AssembleFatbinData(last_line, "a\"b\\c.bin")->assembly.find(".incbin \"a\\\"b\\\\c.bin\"\n") !=

@@ -95,6 +95,25 @@ alone_expected="-split-compile $(( $(nproc) < 4 ? $(nproc) : 4 ))"
 check "split auto: a ptxas running alone takes the build's slots (ninja -j 4, $(nproc) cores)" \
   test "$(alone_ptxas_threads)" = "$alone_expected"
 check "split auto: host symbols are nvcc's" cmp -s <(nm split_nvcc.o) <(nm auto.o)
+# A split step starts while a job that does not split runs: it shares the
+# slots with no one, unless the two fill them (a full build gets no threads).
+mkdir -p beside
+cat > beside/build.ninja <<NINJA
+rule run
+  command = \$command
+build long: run
+  command = sleep 2 && touch long
+build quick: run
+  command = touch quick
+build split: run || quick
+  command = "$FASTCUDA" step --split-auto split -- sh -c 'echo "\$\$@" > split' sh
+NINJA
+threads_beside() { ninja -C beside -j 4 >/dev/null && cat beside/split; }
+slots=$(( $(nproc) < 4 ? $(nproc) : 4 ))
+beside_expected="-split-compile $slots"
+[ "$slots" -gt 2 ] || beside_expected=""
+check "split auto: beside a job that does not split, a split step takes the slots ($(nproc) cores, -j 4)" \
+  test "$(threads_beside)" = "$beside_expected"
 bad_value() {
   ! FASTCUDA_SPLIT_COMPILE=lots "$FASTCUDA" gen --out bad -- "$NVCC" -c split.cu -o bad.o 2> bad.err &&
     grep -q "FASTCUDA_SPLIT_COMPILE must be off, auto or a thread count, not lots" bad.err
