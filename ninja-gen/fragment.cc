@@ -105,7 +105,9 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     }
     if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
     if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
-    if (step.split_auto) words.emplace_back(kSplitAutoFlag);
+    if (step.split_share > 0) {
+      words.insert(words.end(), {std::string(kSplitAutoFlag), std::to_string(step.split_share)});
+    }
     if (!step.host_source.empty()) words.insert(words.end(), {"--blank-disabled", step.host_source});
     if (step.kind == StepKind::kEmbedFatbin) {
       words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c,

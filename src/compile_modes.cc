@@ -60,17 +60,17 @@ bool HasSplitCompileFlag(const std::vector<std::string>& argv) {
   });
 }
 
-int AutoSplitThreads(const BuildLoad& load) {
+int AutoSplitThreads(const BuildLoad& load, int share) {
   // Not the machine's runnable threads: the chains of one TU start together,
   // and a chain that starts its ptxas while the others' split cicc run would
   // see their threads as busy cores and starve (bench/RESULTS.md).
   if (load.running >= load.slots) return 1;
-  int splitting = std::max(1, load.splitting);
+  int splitting = std::max({1, load.splitting, share});
   return std::max(1, (load.slots + splitting - 1) / splitting);
 }
 
-std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load) {
-  int threads = AutoSplitThreads(load);
+std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load, int share) {
+  int threads = AutoSplitThreads(load, share);
   if (threads <= 1) return argv;
   std::vector<std::string> flag = SplitCompileFlag(threads);
   argv.insert(argv.end(), flag.begin(), flag.end());

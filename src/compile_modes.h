@@ -64,17 +64,18 @@ bool HasSplitCompileFlag(const std::vector<std::string>& argv);
 
 /// Threads for a step in auto mode, when it starts: one while the build
 /// runs a job in every slot; else the slots shared by the jobs that split,
-/// rounded up. The jobs that do not split count as one core each while the
-/// build is full, and not at all otherwise: in the edit loop they are the
-/// chains' short predecessors (cudafe++, preprocessing), and a split step
-/// outlives them; at worst a build's tail runs its other jobs beside the
-/// slots' worth of split threads. A split step's threads idle at times (its
-/// front end is serial, its parts uneven), so a few more threads than
-/// cores finish sooner (bench/RESULTS.md).
-int AutoSplitThreads(const BuildLoad& load);
+/// rounded up, and at least by the `share` arch chains of its TU (they start
+/// together and cannot see each other's choice). The jobs that do not split
+/// count only while the build is full: in the edit loop they are the
+/// chains' short first steps (cudafe++, preprocessing), which a split step
+/// outlives; at worst a build's tail runs them beside a slots' worth of
+/// split threads. A split step's threads idle at times (its front end is
+/// serial, its parts uneven), so a few more threads than cores finish
+/// sooner (bench/RESULTS.md).
+int AutoSplitThreads(const BuildLoad& load, int share);
 
 /// A cicc or ptxas command (argv[0] may be a launcher) with the threads of
-/// auto mode added at its end.
-std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load);
+/// auto mode added at its end, for a TU of `share` arch chains.
+std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load, int share);
 
 }  // namespace fastcuda

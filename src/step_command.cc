@@ -36,7 +36,7 @@ struct StepOptions {
   std::string stamp;         ///< touched when the program succeeds; it is no output to keep
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
   std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
-  bool split_auto = false;   ///< give the program (cicc, ptxas) its part of the idle job slots
+  int split_share = 0;       ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is a host compile to embed a fatbin for
   std::string blank_disabled;  ///< an output whose `#if 0` blocks to blank (host_source.h)
   std::vector<std::string> argv;
@@ -72,7 +72,7 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--stamp") options.stamp = value(flag);
     else if (flag == "--capture") options.capture = value(flag);
     else if (flag == "--rss-log") options.rss_log = value(flag);
-    else if (flag == kSplitAutoFlag) options.split_auto = true;
+    else if (flag == kSplitAutoFlag) options.split_share = std::stoi(value(flag));
     else if (flag == "--blank-disabled") options.blank_disabled = value(flag);
     else if (flag == "--early-object") Embedding(options).early_object = value(flag);
     else if (flag == "--embed-fatbin") Embedding(options).fatbin_c = value(flag);
@@ -159,7 +159,9 @@ void BlankDisabledCodeIn(const std::string& path) {
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the jobs
 /// the build runs when the step starts.
 void SplitByLoad(StepOptions& options) {
-  if (options.split_auto) options.argv = WithAutoSplit(std::move(options.argv), CurrentBuildLoad());
+  if (options.split_share > 0) {
+    options.argv = WithAutoSplit(std::move(options.argv), CurrentBuildLoad(), options.split_share);
+  }
 }
 
 /// Names the command a signal killed, with the step's own output: captured

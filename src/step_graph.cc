@@ -73,7 +73,7 @@ class GraphBuilder {
   bool TakeOverModuleId(StepGraph& graph, GraphStep& step);
   /// FASTCUDA_SPLIT_COMPILE: threads for cicc and ptxas, fixed in the
   /// argv or left to `fastcuda step` (auto).
-  void SplitCompilation(GraphStep& step) const;
+  void SplitCompilation(GraphStep& step, int arch_chains) const;
   /// FASTCUDA_EARLY_HOST=on: finds the fatbin.c the host stub includes and
   /// adds the step writing its placeholder, if the transcript is one whose
   /// host compile can go first.
@@ -194,6 +194,8 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
   std::vector<Step> renamed;
   for (const TranscriptCommand& command : transcript.commands) renamed.push_back(Rename(command));
   if (!PlanEarlyHost(renamed, graph)) return false;
+  int arch_chains = static_cast<int>(std::count_if(
+      renamed.begin(), renamed.end(), [](const Step& step) { return step.kind == StepKind::kCicc; }));
   for (Step& renamed_step : renamed) {
     GraphStep step;
     static_cast<Step&>(step) = std::move(renamed_step);
@@ -201,7 +203,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     // from every preprocess step.
     if (step.kind == StepKind::kRemove || step.kind == StepKind::kFilterDependencies) continue;
     if (!TakeOverModuleId(graph, step)) return false;
-    SplitCompilation(step);
+    SplitCompilation(step, arch_chains);
     FindInputs(step);
     AddHeaderDepfile(step);
     if (!AddWithLauncher(graph, std::move(step))) return false;
@@ -294,12 +296,12 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   return Add(graph, std::move(step)) && Add(graph, std::move(embed));
 }
 
-void GraphBuilder::SplitCompilation(GraphStep& step) const {
+void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
   const SplitCompile& split = options_.modes.split_compile;
   bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
   if (!splits || split.mode == SplitCompile::Mode::kOff || HasSplitCompileFlag(step.argv)) return;
   if (split.mode == SplitCompile::Mode::kAuto) {
-    step.split_auto = true;
+    step.split_share = std::max(1, arch_chains);  // `fastcuda step` picks the threads
     return;
   }
   std::vector<std::string> flag = SplitCompileFlag(split.threads);

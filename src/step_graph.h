@@ -29,7 +29,7 @@ struct GraphStep : Step {
   std::string depfile;              ///< preprocess: the header depfile it writes
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
   std::string module_id;            ///< kModuleId: the id it writes
-  bool split_auto = false;          ///< auto split-compile: `fastcuda step` picks the threads
+  int split_share = 0;              ///< auto split-compile: the TU's arch chains, which start together
   FatbinLayout fatbin_layout = FatbinLayout::kWhole;  ///< kFatbinPlaceholder, kEmbedFatbin
   std::string early_object;         ///< kEmbedFatbin: the host compile's object, without the fatbin
   std::string fatbin_c;             ///< kEmbedFatbin: fatbinary's output it embeds

@@ -123,7 +123,7 @@ TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper pic
   CHECK(CountMatches(manifest, R"((?m)^  command = \$fastcuda \$flags \$out \$argv$)") == 3);
   CHECK(CountMatches(manifest, R"((?m)^build [^:]+\.module_id: MODULE_ID )") == 1);
   CHECK(CountMatches(manifest, R"(flags = write-text --cwd /src _[0-9a-f]{16}_9_kernel_cu)") == 1);
-  CHECK(CountMatches(manifest, R"(--split-auto)") == 6);  // 3 cicc + 3 ptxas
+  CHECK(CountMatches(manifest, R"(--split-auto 3)") == 6);  // 3 cicc + 3 ptxas
 }
 
 TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the fatbin") {

@@ -339,15 +339,15 @@ TEST_CASE("a fixed split gives every cicc and ptxas the threads; nothing else ch
     std::vector<std::string> expected = plain.steps[i].argv;
     if (splits) expected.insert(expected.end(), {"-split-compile", "4"});
     CHECK(step.argv == expected);
-    CHECK_FALSE(step.split_auto);
+    CHECK(step.split_share == 0);
   }
 }
 
-TEST_CASE("auto split leaves the argv alone and has the step pick the threads") {
+TEST_CASE("auto split leaves the argv alone and tells the step how many chains start together") {
   StepGraph graph = GraphWithModes("multi_gencode", {ModuleIdMode::kNvcc, {SplitCompile::Mode::kAuto, 0}});
   for (const GraphStep& step : graph.steps) {
     bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
-    CHECK(step.split_auto == splits);
+    CHECK(step.split_share == (splits ? 3 : 0));  // three -gencode chains
     CHECK_FALSE(HasSplitCompileFlag(step.argv));
   }
 }

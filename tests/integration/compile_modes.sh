@@ -81,13 +81,15 @@ check "split 2: the PTX is nvcc's, byte for byte" same_ptx fixed
 check "split 2: each cubin records ptxas's two threads" \
   test "$(grep -la -- '-split-compile 2' $(find fixed -name '*.cubin') | wc -l)" -eq 2
 check "split 2: host symbols are nvcc's" cmp -s <(nm split_nvcc.o) <(nm fixed.o)
-check "split auto: the wrapper picks the threads of 2 cicc and 2 ptxas" \
-  test "$(grep -c -- '--split-auto' auto/build.ninja)" -eq 4
+check "split auto: the wrapper picks the threads of 2 cicc and 2 ptxas, 2 chains" \
+  test "$(grep -c -- '--split-auto 2' auto/build.ninja)" -eq 4
 check "split auto: the PTX is nvcc's" same_ptx auto
-alone_ptxas_threads() {  # rebuilds one cubin, its ptxas the build's only job under ninja -j 4
+alone_ptxas_threads() {  # a one-chain TU; rebuilds its cubin, ptxas the build's only job under ninja -j 4
   local cubin
-  cubin="$(find auto -name '*.cubin' | head -1)"
-  rm "$cubin" && ninja -C auto -j 4 >/dev/null || return 1
+  FASTCUDA_SPLIT_COMPILE=auto "$FASTCUDA" gen --out alone -- "$NVCC" -arch=sm_80 -c split.cu -o alone.o >/dev/null &&
+    ninja -C alone >/dev/null || return 1
+  cubin="$(find alone -name '*.cubin')"
+  rm "$cubin" && ninja -C alone -j 4 >/dev/null || return 1
   grep -ao -- '-split-compile [0-9]*' "$cubin" || echo none
 }
 alone_expected="-split-compile $(( $(nproc) < 4 ? $(nproc) : 4 ))"
@@ -106,7 +108,7 @@ build long: run
 build quick: run
   command = touch quick
 build split: run || quick
-  command = "$FASTCUDA" step --split-auto split -- sh -c 'echo "\$\$@" > split' sh
+  command = "$FASTCUDA" step --split-auto 1 split -- sh -c 'echo "\$\$@" > split' sh
 NINJA
 threads_beside() { ninja -C beside -j 4 >/dev/null && cat beside/split; }
 slots=$(( $(nproc) < 4 ? $(nproc) : 4 ))
