@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "src/file_system.h"
 #include "src/ninja_jobs.h"
@@ -39,24 +39,41 @@ std::vector<std::string> CommandLineWords(const std::string& cmdline) {
   return words;
 }
 
-/// Every process of the machine, with the argv of the Ninjas and their
-/// children (the others' are not needed, and reading them all costs).
-std::vector<ProcessInfo> ReadProcessTable() {
+/// /proc/PID/stat and /proc/PID/cmdline of one process; nullopt if it has ended.
+std::optional<ProcessInfo> ReadProcess(const FileSystem& disk, int pid) {
+  std::string directory = "/proc/" + std::to_string(pid);
+  std::optional<std::string> stat = disk.Read(directory + "/stat");
+  std::optional<ProcessInfo> process = stat ? ParseProcessStat(*stat) : std::nullopt;
+  if (process) process->argv = CommandLineWords(disk.Read(directory + "/cmdline").value_or(""));
+  return process;
+}
+
+/// What BuildLoadOf needs of the machine's processes: `self`'s ancestors and
+/// the children of the Ninjas among them, a few dozen reads where a scan of
+/// /proc would read every process. A Ninja whose children cannot be listed
+/// (a kernel without /proc/PID/task/TID/children) counts as no Ninja, so
+/// that nothing splits rather than too much.
+std::vector<ProcessInfo> ReadBuildProcesses(int self) {
   RealFileSystem disk;
   std::vector<ProcessInfo> processes;
-  std::set<int> ninjas;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-    std::optional<std::string> stat = disk.Read(entry.path().string() + "/stat");
-    std::optional<ProcessInfo> process = stat ? ParseProcessStat(*stat) : std::nullopt;
-    if (!process) continue;  // not a process, or it just ended
-    if (IsNinja(*process)) ninjas.insert(process->pid);
+  std::set<int> seen;
+  std::string children;  // of every Ninja ancestor, separated by spaces
+  for (int pid = self, depth = 0; pid > 0 && depth < 64 && seen.insert(pid).second; ++depth) {
+    std::optional<ProcessInfo> process = ReadProcess(disk, pid);
+    if (!process) break;
+    if (IsNinja(*process)) {
+      std::string task = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid);
+      std::optional<std::string> listed = disk.Read(task + "/children");
+      if (!listed) return {};
+      children += *listed + " ";
+    }
+    pid = process->parent;
     processes.push_back(std::move(*process));
   }
-  for (ProcessInfo& process : processes) {
-    if (ninjas.contains(process.pid) || ninjas.contains(process.parent)) {
-      process.argv = CommandLineWords(disk.Read("/proc/" + std::to_string(process.pid) + "/cmdline").value_or(""));
-    }
+  std::istringstream words(children);
+  for (int child; words >> child;) {
+    if (!seen.insert(child).second) continue;  // an ancestor, read already
+    if (std::optional<ProcessInfo> process = ReadProcess(disk, child)) processes.push_back(std::move(*process));
   }
   return processes;
 }
@@ -117,7 +134,7 @@ BuildLoad CurrentBuildLoad() {
   int cores = 1;
   cpu_set_t mask;
   if (sched_getaffinity(0, sizeof mask, &mask) == 0) cores = CPU_COUNT(&mask);
-  return BuildLoadOf(ReadProcessTable(), getpid(), cores, EnvironmentVariable("MAKEFLAGS"));
+  return BuildLoadOf(ReadBuildProcesses(getpid()), getpid(), cores, EnvironmentVariable("MAKEFLAGS"));
 }
 
 }  // namespace fastcuda

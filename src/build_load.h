@@ -25,7 +25,7 @@ struct ProcessInfo {
   int pid = 0;
   int parent = 0;
   std::string name;               ///< the command name (/proc/PID/comm)
-  std::vector<std::string> argv;  ///< read for Ninjas and their children only
+  std::vector<std::string> argv;  ///< its command line
 };
 
 /// The name and parent pid of a /proc/PID/stat line ("12 (ninja) S 7 ...";
