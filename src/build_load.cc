@@ -111,7 +111,7 @@ BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int c
     if (Splits(process)) ++splitting_children[process.parent];
   }
   auto find = [&](int pid) { auto it = by_pid.find(pid); return it == by_pid.end() ? nullptr : it->second; };
-  BuildLoad load{std::max(1, cores), std::max(1, cores), 0, 0};
+  BuildLoad load{std::max(1, cores), 0, 0};
   if (std::optional<unsigned> make_jobs = MakeJobLimit(makeflags)) {
     load.slots = std::clamp(static_cast<int>(*make_jobs), 1, load.slots);
   }

@@ -11,9 +11,8 @@ namespace fastcuda {
 
 /// What a step of a Ninja build sees when it starts.
 struct BuildLoad {
-  int cores = 1;    ///< the cores this process may run on
-  int slots = 1;    ///< the jobs the build may run at once (-j, make's -j), at most `cores`
-  int running = 1;  ///< the jobs it runs now, this step's included
+  int slots = 1;      ///< the jobs the build may run at once: -j, make's -j, at most the cores
+  int running = 1;    ///< the jobs it runs now, this step's included
   int splitting = 1;  ///< those of them that choose their threads (kSplitAutoFlag)
 };
 
@@ -40,7 +39,7 @@ bool IsNinja(const ProcessInfo& process);
 /// build, so the jobs are the children of all of them, less the jobs that
 /// are those inner Ninjas' ancestors. A job splits if its command line
 /// holds kSplitAutoFlag (Ninja runs `/bin/sh -c COMMAND`). The slots are
-/// the smallest -j, make's -j in `makeflags`, and the cores. Without a
+/// the smallest -j, make's -j in `makeflags`, and `cores`. Without a
 /// Ninja every slot counts as busy: nothing says which cores idle.
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags);

@@ -20,10 +20,10 @@ struct FatbinEmbedding {
 /// final object, run in its cwd) would have written had the stub included
 /// the real `.fatbin.c`: the bytes read out of it and copied by the host
 /// compiler's assembler, linked to the early object with `-r`, `fatbinData`
-/// made local by objcopy. If
-/// the `.fatbin.c` is not laid out as the placeholder expects (another
-/// CUDA version), says so in one line and runs `host_compile` with the real
-/// one instead. Returns the first failing process's result, or the last's.
+/// made local by objcopy. If the `.fatbin.c` is not laid out as the
+/// placeholder expects (another CUDA version), says so in one line and runs
+/// `host_compile` with the real one instead. Returns the first failing
+/// process's result, or the last's.
 ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding);
 
 }  // namespace fastcuda

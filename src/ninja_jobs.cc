@@ -9,10 +9,9 @@
 namespace fastcuda {
 
 std::optional<unsigned> MakeJobLimit(std::string_view makeflags) {
+  static const RE2 jobs_flag(R"re((?:^|\s)-j\s*(\d+))re");
   unsigned jobs = 0;
-  if (!RE2::PartialMatch(re2::StringPiece(makeflags.data(), makeflags.size()), R"re((?:^|\s)-j\s*(\d+))re", &jobs)) {
-    return std::nullopt;
-  }
+  if (!RE2::PartialMatch(re2::StringPiece(makeflags.data(), makeflags.size()), jobs_flag, &jobs)) return std::nullopt;
   return jobs;
 }
 
@@ -21,7 +20,9 @@ std::vector<std::string> NinjaJobArguments(const JobContext& context) {
   if (context.ninja_minor >= 13 && RE2::PartialMatch(context.makeflags, R"re(--jobserver-auth=fifo:)re")) {
     return {};
   }
-  if (std::optional<unsigned> make_jobs = MakeJobLimit(context.makeflags)) return {"-j", std::to_string(*make_jobs)};
+  if (std::optional<unsigned> make_jobs = MakeJobLimit(context.makeflags)) {
+    return {"-j", std::to_string(*make_jobs)};
+  }
   return {"-j", std::to_string(std::max(1u, context.cores))};
 }
 

@@ -47,25 +47,25 @@ TEST_CASE("split flags: the words cicc and ptxas both take; the user's own flag 
 }
 
 TEST_CASE("auto threads: one in a full build, else the slots shared by the jobs that split") {
-  // BuildLoad: cores, slots, running jobs, of them splitting; then the TU's chains.
-  CHECK(AutoSplitThreads({16, 16, 6, 5}, 5) == 4);    // edit loop: 5 arch chains beside cudafe++
-  CHECK(AutoSplitThreads({16, 16, 4, 1}, 5) == 4);    // the first of them to start
-  CHECK(AutoSplitThreads({16, 16, 1, 1}, 1) == 16);   // the tail: one chain alone
-  CHECK(AutoSplitThreads({16, 16, 16, 3}, 1) == 1);   // a full build: no split
-  CHECK(AutoSplitThreads({16, 16, 20, 20}, 1) == 1);  // more jobs than slots (ninja's default -j)
-  CHECK(AutoSplitThreads({16, 16, 15, 12}, 2) == 2);  // one slot free
-  CHECK(AutoSplitThreads({16, 4, 2, 1}, 1) == 4);     // ninja -j4 (or make -j4) on 16 cores
-  CHECK(AutoSplitThreads({2, 2, 2, 1}, 1) == 1);      // 2 cores: cicc beside cudafe++ fills them
-  CHECK(AutoSplitThreads({2, 2, 1, 1}, 1) == 2);
-  CHECK(AutoSplitThreads({16, 16, 3, 0}, 0) == 16);   // a reading that missed the step itself
+  // BuildLoad: slots, running jobs, of them splitting; then the TU's chains.
+  CHECK(AutoSplitThreads({16, 6, 5}, 5) == 4);    // edit loop: 5 arch chains beside cudafe++
+  CHECK(AutoSplitThreads({16, 4, 1}, 5) == 4);    // the first of them to start
+  CHECK(AutoSplitThreads({16, 1, 1}, 1) == 16);   // the tail: one chain alone
+  CHECK(AutoSplitThreads({16, 16, 3}, 1) == 1);   // a full build: no split
+  CHECK(AutoSplitThreads({16, 20, 20}, 1) == 1);  // more jobs than slots (ninja's default -j)
+  CHECK(AutoSplitThreads({16, 15, 12}, 2) == 2);  // one slot free
+  CHECK(AutoSplitThreads({4, 2, 1}, 1) == 4);     // ninja -j4 (or make -j4) on 16 cores
+  CHECK(AutoSplitThreads({2, 2, 1}, 1) == 1);     // 2 cores: cicc beside cudafe++ fills them
+  CHECK(AutoSplitThreads({2, 1, 1}, 1) == 2);
+  CHECK(AutoSplitThreads({16, 3, 0}, 0) == 16);   // a reading that missed the step itself
 }
 
 TEST_CASE("auto split appends the threads, after a launcher's command too, only when it splits") {
   std::vector<std::string> cicc = {"sccache", "cicc", "-arch", "compute_80", "in.ii", "-o", "out.ptx"};
-  std::vector<std::string> split = WithAutoSplit(cicc, {16, 16, 4, 3}, 2);
+  std::vector<std::string> split = WithAutoSplit(cicc, {16, 4, 3}, 2);
   CHECK(split.front() == "sccache");
   CHECK(std::vector<std::string>(split.begin(), split.begin() + cicc.size()) == cicc);
   CHECK(std::vector<std::string>(split.begin() + cicc.size(), split.end()) ==
         std::vector<std::string>{"-split-compile", "6"});
-  CHECK(WithAutoSplit(cicc, {16, 16, 16, 16}, 2) == cicc);  // a full build
+  CHECK(WithAutoSplit(cicc, {16, 16, 16}, 2) == cicc);  // a full build
 }

@@ -3,8 +3,8 @@
 #   source checks.sh NAME "$@"   sets FASTCUDA, NVCC and scratch (a new directory
 #                                under $FASTCUDA_TEST_SCRATCH, else $PWD)
 #   check NAME COMMAND...        runs COMMAND, prints PASS or FAIL NAME
-#   same_object OBJECT REFERENCE equal device code (.nv_fatbin, not empty) and
-#                                host symbols (nm)
+#   same_object OBJECT REFERENCE equal device code (.nv_fatbin, or __nv_relfatbin
+#                                for relocatable code; not empty) and host symbols (nm)
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   finish                       prints "N passed, M failed"; removes the scratch
@@ -28,8 +28,8 @@ check() {
 }
 
 same_object() {
-  objcopy -O binary --only-section=.nv_fatbin "$1" "$scratch/object.fatbin" &&
-    objcopy -O binary --only-section=.nv_fatbin "$2" "$scratch/reference.fatbin" &&
+  objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$1" "$scratch/object.fatbin" &&
+    objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$2" "$scratch/reference.fatbin" &&
     [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
     cmp -s <(nm "$1") <(nm "$2")
 }
