@@ -110,8 +110,11 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     }
     if (!step.host_source.empty()) words.insert(words.end(), {"--blank-disabled", step.host_source});
     if (step.kind == StepKind::kEmbedFatbin) {
-      words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c,
-                                 "--fatbin-layout", std::string(FatbinLayoutName(step.fatbin_layout))});
+      words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c});
+    }
+    if (!step.fatbin_bytes.empty()) {
+      words.insert(words.end(), {"--fatbin-bytes", step.fatbin_bytes, "--fatbin-layout",
+                                 std::string(FatbinLayoutName(step.fatbin_layout))});
     }
     flags = ninja(words);
     std::vector<std::string> command = {"--"};

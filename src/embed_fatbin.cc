@@ -37,16 +37,28 @@ class CommandChain {
 
 }  // namespace
 
+ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout) {
+  std::vector<std::string> argv = BinaryFatbinCommand(fatbinary.argv, bytes_path);
+  std::string fatbin_c = FlagValues(fatbinary.argv, {"--embedded-fatbin"}).front();
+  ProcessSpec probe = fatbinary;
+  probe.argv = LayoutProbeCommand(fatbinary.argv);
+  probe.capture_output = true;  // what it says is no concern of the build's
+  bool expected =
+      RunProcess(probe).exit_code == 0 &&
+      EmbeddingAssembly(RealFileSystem().Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""), layout, bytes_path);
+  if (!expected) argv.push_back(std::string(kEmbeddedFatbinFlag) + fatbin_c);  // EmbedFatbin says why
+  ProcessSpec spec = fatbinary;
+  spec.argv = std::move(argv);
+  return RunProcess(spec);
+}
+
 ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding) {
   std::string fatbin_c = ResolvePath(host_compile.cwd, embedding.fatbin_c);
-  std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(RealFileSystem().Read(fatbin_c).value_or(""));
-  std::string bytes_path = ResolvePath(host_compile.cwd, embedding.early_object + ".data.bin");
-  std::optional<FatbinData> data;
-  if (fatbin && fatbin->c_part == ExpectedFatbinCPart(embedding.layout)) {
-    data = AssembleFatbinData(*fatbin, bytes_path);
-  }
+  std::optional<std::string> assembly =
+      EmbeddingAssembly(RealFileSystem().Read(fatbin_c).value_or(""), embedding.layout,
+                        ResolvePath(host_compile.cwd, embedding.fatbin_bytes));
   CommandChain chain(host_compile);
-  if (!data) {
+  if (!assembly) {
     std::cerr << "fastcuda: " << fatbin_c << " is not laid out as FASTCUDA_EARLY_HOST expects; "
               << "compiling the host code again with it\n";
     std::vector<std::string> argv = host_compile.argv;
@@ -60,8 +72,7 @@ ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding
   const std::string& object = objects.front();
   std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.s");
   std::string data_object = embedding.early_object + ".data.o";
-  WriteFileAtomically(bytes_path, data->bytes);
-  WriteFileAtomically(data_source, data->assembly);
+  WriteFileAtomically(data_source, *assembly);
   std::vector<std::string> assemble = {compiler, "-c", "-x", "assembler", data_source, "-o", data_object};
   for (const std::string& word : host_compile.argv) {
     if (word == "-m64" || word == "-m32") assemble.push_back(word);  // the object's ELF class

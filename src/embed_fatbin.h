@@ -1,5 +1,6 @@
-// Runs FASTCUDA_EARLY_HOST's last step of a TU: the fatbin into the host
-// object that was compiled without it (see fatbin_embedding.h).
+// Runs FASTCUDA_EARLY_HOST's two steps at the end of a TU's device chain:
+// fatbinary writing the fatbin's bytes, and their embedding into the host
+// object that was compiled without them (see fatbin_embedding.h).
 #pragma once
 
 #include <string>
@@ -12,17 +13,24 @@ namespace fastcuda {
 /// The files of one embedding.
 struct FatbinEmbedding {
   std::string early_object;  ///< the host compile's object, the placeholder's reference unbound
-  std::string fatbin_c;      ///< what fatbinary wrote
+  std::string fatbin_c;      ///< fatbinary's `.fatbin.c`: the layout, or the whole fatbin
+  std::string fatbin_bytes;  ///< fatbinary's binary fatbin
   FatbinLayout layout = FatbinLayout::kWhole;  ///< the placeholder the early object was compiled with
 };
 
+/// Runs `fatbinary` (nvcc's command, run in its cwd) so that it writes the
+/// binary fatbin to `bytes_path` and, if LayoutProbeCommand shows the
+/// `layout` the placeholder expects, only that layout to its `.fatbin.c`;
+/// otherwise nvcc's full `.fatbin.c` as well, for EmbedFatbin to compile.
+ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout);
+
 /// Writes the object `host_compile` (nvcc's host compile command, `-o` the
 /// final object, run in its cwd) would have written had the stub included
-/// the real `.fatbin.c`: the bytes read out of it and copied by the host
-/// compiler's assembler, linked to the early object with `-r`, `fatbinData`
-/// made local by objcopy. If the `.fatbin.c` is not laid out as the
-/// placeholder expects (another CUDA version), says so in one line and runs
-/// `host_compile` with the real one instead. Returns the first failing
+/// the real `.fatbin.c`: the bytes copied by the host compiler's assembler,
+/// linked to the early object with `-r`, `fatbinData` made local by
+/// objcopy. If the `.fatbin.c` is not laid out as the placeholder expects
+/// (another CUDA version), says so in one line and runs `host_compile` with
+/// it (CreateFatbin wrote it in full) instead. Returns the first failing
 /// process's result, or the last's.
 ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding);
 

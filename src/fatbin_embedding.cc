@@ -2,8 +2,8 @@
 
 #include <re2/re2.h>
 
-#include <charconv>
-#include <cstdint>
+#include <stdexcept>
+
 
 namespace fastcuda {
 namespace {
@@ -37,27 +37,6 @@ constexpr std::string_view kWrapperValue =
 
 /// How each string literal of the `asm` statement ends: a newline, escaped.
 constexpr std::string_view kLiteralEnd = "\\n\"";
-
-/// Appends the little-endian bytes of a `.quad` line's values
-/// ("0x...,0x...\\n\"", the last line's with ", " between them); false if
-/// the line holds anything else.
-bool AppendQuads(std::string_view values, std::string& bytes) {
-  if (!values.ends_with(kLiteralEnd)) return false;
-  values.remove_suffix(kLiteralEnd.size());
-  while (true) {
-    if (!values.starts_with("0x")) return false;
-    uint64_t value = 0;
-    const char* first = values.data() + 2;
-    const char* last = values.data() + values.size();
-    auto [next, error] = std::from_chars(first, last, value, 16);
-    if (error != std::errc() || next == first) return false;
-    for (int byte = 0; byte < 8; ++byte) bytes.push_back(static_cast<char>(value >> (8 * byte)));
-    values.remove_prefix(next - values.data());
-    if (values.empty()) return true;
-    if (!values.starts_with(",")) return false;
-    values.remove_prefix(values.starts_with(", ") ? 2 : 1);
-  }
-}
 
 /// The assembler text of a directive's string literal ("\".align 8\\n\"");
 /// nullopt for escapes other than \\" and the final \\n.
@@ -131,15 +110,14 @@ std::string FatbinPlaceholder(FatbinLayout layout) {
          "#endif\n";
 }
 
-std::optional<FatbinData> AssembleFatbinData(const EmbeddedFatbin& fatbin, std::string_view bytes_path) {
+std::optional<std::string> FatbinAssembly(const EmbeddedFatbin& fatbin, std::string_view bytes_path) {
   if (bytes_path.find('\n') != std::string_view::npos) return std::nullopt;
   std::string quoted_path;
   for (char c : bytes_path) {
     if (c == '"' || c == '\\') quoted_path += '\\';
     quoted_path += c;
   }
-  FatbinData data;
-  data.assembly = ".globl " + std::string(kFatbinDataSymbol) + "\n";
+  std::string assembly = ".globl " + std::string(kFatbinDataSymbol) + "\n";
   // Each line after `asm(` holds one string literal: a directive, or a
   // `.quad` line; the last closes the statement.
   std::string_view text = fatbin.data_asm;
@@ -151,8 +129,10 @@ std::optional<FatbinData> AssembleFatbinData(const EmbeddedFatbin& fatbin, std::
     if (end == std::string_view::npos) return std::nullopt;
     std::string_view line = text.substr(start, end - start);
     if (line.starts_with(kQuad)) {
-      if (part == Part::kAfter || !AppendQuads(line.substr(kQuad.size()), data.bytes)) return std::nullopt;
-      if (part == Part::kBefore) data.assembly += ".incbin \"" + quoted_path + "\"\n";
+      if (part == Part::kAfter) return std::nullopt;
+      // fatbinary's binary output holds the same bytes: a fatbin is made of
+      // 8-byte units, which its `.fatbin.c` writes as `.quad` values.
+      if (part == Part::kBefore) assembly += ".incbin \"" + quoted_path + "\"\n";
       part = Part::kBytes;
       continue;
     }
@@ -160,12 +140,39 @@ std::optional<FatbinData> AssembleFatbinData(const EmbeddedFatbin& fatbin, std::
     if (line.ends_with(");")) line.remove_suffix(2);  // the closing literal
     std::optional<std::string> directive = DirectiveOf(line);
     if (!directive) return std::nullopt;
-    data.assembly += *directive + "\n";
+    assembly += *directive + "\n";
   }
   if (part != Part::kAfter) return std::nullopt;
   // What the compiler would have said: this object needs no executable stack.
-  data.assembly += ".section .note.GNU-stack,\"\",@progbits\n";
-  return data;
+  assembly += ".section .note.GNU-stack,\"\",@progbits\n";
+  return assembly;
+}
+
+std::optional<std::string> EmbeddingAssembly(std::string_view fatbin_c, FatbinLayout layout,
+                                             std::string_view bytes_path) {
+  std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(fatbin_c);
+  if (!fatbin || fatbin->c_part != ExpectedFatbinCPart(layout)) return std::nullopt;
+  return FatbinAssembly(*fatbin, bytes_path);
+}
+
+std::vector<std::string> LayoutProbeCommand(const std::vector<std::string>& fatbinary) {
+  std::vector<std::string> probe;
+  for (const std::string& word : fatbinary) {
+    if (!word.starts_with("--image")) probe.push_back(word);  // --image3=kind=elf,sm=80,file=...
+  }
+  return probe;
+}
+
+std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary, std::string_view bytes_path) {
+  std::vector<std::string> command;
+  for (const std::string& word : fatbinary) {
+    if (!word.starts_with(kEmbeddedFatbinFlag)) command.push_back(word);
+  }
+  if (command.size() + 1 != fatbinary.size()) {
+    throw std::invalid_argument("fatbinary needs one " + std::string(kEmbeddedFatbinFlag) + "PATH");
+  }
+  command.push_back("--create=" + std::string(bytes_path));
+  return command;
 }
 
 }  // namespace fastcuda

@@ -3,14 +3,18 @@
 // writes last: an `asm` block holding the fatbin's bytes under the label
 // `fatbinData`, and C that registers them. FastCuda has the stub include a
 // placeholder instead (the same C, the bytes left to an extern array), so
-// the host compile runs beside cicc and ptxas; afterwards the bytes are
-// assembled into a small object and linked into the host object
-// (`ld -r`), `fatbinData` made local again, as nvcc's object has it.
+// the host compile runs beside cicc and ptxas. fatbinary writes the
+// fatbin's bytes as a binary file and, to show its layout, the `.fatbin.c`
+// of an empty fatbin (the full one only when that layout is not the one the
+// placeholder expects); afterwards the bytes are assembled into a small
+// object and linked into the host object (`ld -r`), `fatbinData` made local
+// again, as nvcc's object has it.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fastcuda {
 
@@ -48,20 +52,32 @@ inline constexpr std::string_view kRealFatbinMacro = "FASTCUDA_REAL_FATBIN_C";
 /// kRealFatbinMacro names.
 std::string FatbinPlaceholder(FatbinLayout layout);
 
-/// The bytes of a fatbin, and an assembler source that puts them under a
-/// global `fatbinData` (global so that `ld -r` binds the placeholder's
-/// reference to it) in the `.fatbin.c`'s section.
-struct FatbinData {
-  std::string bytes;
-  std::string assembly;  ///< `.incbin`s the bytes from the path it was given
-};
+/// The assembler source that puts the binary fatbin at `bytes_path` under
+/// a global `fatbinData` (global so that `ld -r` binds the placeholder's
+/// reference to it), with the directives of `fatbin`'s `asm` statement
+/// around it: `.incbin` where its `.quad` lines are. The assembler copies a
+/// binary file in milliseconds, where compiling the `asm` statement parses
+/// megabytes of text on each TU's critical path. nullopt for any other
+/// shape of statement.
+std::optional<std::string> FatbinAssembly(const EmbeddedFatbin& fatbin, std::string_view bytes_path);
 
-/// Reads the `.quad` values of `fatbin` into little-endian bytes (CUDA 13's
-/// hosts are little-endian) and writes the assembly around them: the
-/// assembler copies a binary file in milliseconds, where compiling the
-/// `asm` statement parses megabytes of text on each TU's critical path.
-/// nullopt for any other shape of statement.
-std::optional<FatbinData> AssembleFatbinData(const EmbeddedFatbin& fatbin, std::string_view bytes_path);
+/// FatbinAssembly of a `.fatbin.c` whose C part is ExpectedFatbinCPart(layout);
+/// nullopt for any other `.fatbin.c`.
+std::optional<std::string> EmbeddingAssembly(std::string_view fatbin_c, FatbinLayout layout,
+                                             std::string_view bytes_path);
+
+/// How fatbinary's command names the `.fatbin.c` it writes.
+inline constexpr std::string_view kEmbeddedFatbinFlag = "--embedded-fatbin=";
+
+/// fatbinary's command without its images: it writes the `.fatbin.c` of an
+/// empty fatbin, the same C around it, in milliseconds.
+std::vector<std::string> LayoutProbeCommand(const std::vector<std::string>& fatbinary);
+
+/// fatbinary's command writing the binary fatbin to `bytes_path`
+/// (`--create`) instead of the `.fatbin.c`: the text of a 7.6 MB fatbin
+/// took it 70 of its 90 ms. Throws unless the command has one
+/// kEmbeddedFatbinFlag word.
+std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary, std::string_view bytes_path);
 
 /// The label nvcc's `.fatbin.c` gives the bytes.
 inline constexpr std::string_view kFatbinDataSymbol = "fatbinData";

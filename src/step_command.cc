@@ -37,7 +37,8 @@ struct StepOptions {
   std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
   std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   int split_share = 0;       ///< >0: give the program (cicc, ptxas) its part of the free job slots
-  std::optional<FatbinEmbedding> embedding;  ///< the program is a host compile to embed a fatbin for
+  std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
+                                             ///< a fatbin for (with an early object)
   std::string blank_disabled;  ///< an output whose `#if 0` blocks to blank (host_source.h)
   std::vector<std::string> argv;
 };
@@ -76,6 +77,7 @@ StepOptions ParseStepOptions(const std::vector<std::string>& args) {
     else if (flag == "--blank-disabled") options.blank_disabled = value(flag);
     else if (flag == "--early-object") Embedding(options).early_object = value(flag);
     else if (flag == "--embed-fatbin") Embedding(options).fatbin_c = value(flag);
+    else if (flag == "--fatbin-bytes") Embedding(options).fatbin_bytes = value(flag);
     else if (flag == "--fatbin-layout") {
       std::optional<FatbinLayout> layout = ParseFatbinLayout(value(flag));
       if (!layout) throw std::invalid_argument("--fatbin-layout is whole or relocatable");
@@ -174,6 +176,14 @@ void ReportSignal(const StepOptions& options, ProcessResult& result) {
   else result.stderr_text += line;
 }
 
+/// Runs the step's program, or the early host step it stands for.
+ProcessResult RunProgram(const StepOptions& options, const ProcessSpec& spec) {
+  if (!options.embedding) return RunProcess(spec);
+  const FatbinEmbedding& embedding = *options.embedding;
+  if (embedding.early_object.empty()) return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout);
+  return EmbedFatbin(spec, embedding);
+}
+
 }  // namespace
 
 int StepMain(const std::vector<std::string>& args) {
@@ -186,7 +196,7 @@ int StepMain(const std::vector<std::string>& args) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
   SetOutputsAside(outputs);
-  ProcessResult result = options.embedding ? EmbedFatbin(spec, *options.embedding) : RunProcess(spec);
+  ProcessResult result = RunProgram(options, spec);
   ReportSignal(options, result);
   if (!options.capture.empty()) WriteCapture(options.capture, result);
   if (result.exit_code != 0) {

@@ -97,6 +97,7 @@ class GraphBuilder {
   std::optional<size_t> barrier_;           ///< last step of unknown effect
   bool user_wants_depfile_ = false;         ///< nvcc was asked for a depfile
   std::string real_fatbin_c_;               ///< early host: what fatbinary writes
+  std::string fatbin_bytes_;                ///< early host: the binary fatbin fatbinary writes too
   std::string early_stem_;                  ///< early host: the placeholder's and early object's path less suffix
   FatbinLayout fatbin_layout_ = FatbinLayout::kWhole;  ///< early host: the placeholder's layout
 };
@@ -237,7 +238,9 @@ bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& grap
   bool links_objects = std::any_of(host.begin(), host.end(), [](const std::string& word) {
     return word.starts_with("-flto") || word == "-save-temps";  // `-r` cannot join such objects
   });
-  if (fatbin_c.size() != 1 || !fatbin_c[0].ends_with(".fatbin.c") || !HasFlag(host, "-c") ||
+  // CreateFatbin rewrites the flag's one word.
+  bool names_one_word = fatbin_c.size() == 1 && HasFlag(fatbinaries[0]->argv, std::string(kEmbeddedFatbinFlag) + fatbin_c[0]);
+  if (!names_one_word || !fatbin_c[0].ends_with(".fatbin.c") || !HasFlag(host, "-c") ||
       FlagValues(host, {"-o"}).size() != 1 || links_objects) {
     return true;
   }
@@ -249,6 +252,7 @@ bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& grap
   });
   if (!stub_includes_it) return true;
   real_fatbin_c_ = fatbin_c[0];
+  fatbin_bytes_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - 2);  // nvcc's name for a binary fatbin
   fatbin_layout_ =
       HasFlag(fatbinaries[0]->argv, "--device-c") ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
   early_stem_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
@@ -277,6 +281,11 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
     std::vector<std::string> host_source = FlagValues(step.argv, {"--gen_c_file_name"});
     if (host_source.size() == 1) step.host_source = host_source.front();
   }
+  if (!real_fatbin_c_.empty() && step.kind == StepKind::kFatbinary) {
+    step.fatbin_bytes = fatbin_bytes_;
+    step.fatbin_layout = fatbin_layout_;
+    step.outputs.push_back(fatbin_bytes_);
+  }
   if (real_fatbin_c_.empty() || step.kind != StepKind::kHostCompile) {
     step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
     return Add(graph, std::move(step));
@@ -287,8 +296,9 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   embed.outputs = step.outputs;
   embed.fatbin_layout = fatbin_layout_;
   embed.fatbin_c = real_fatbin_c_;
+  embed.fatbin_bytes = fatbin_bytes_;
   embed.early_object = early_stem_ + ".o";
-  embed.inputs = {embed.early_object, real_fatbin_c_};
+  embed.inputs = {embed.early_object, real_fatbin_c_, fatbin_bytes_};
   std::string object = FlagValues(step.argv, {"-o"}).front();
   std::replace(step.argv.begin(), step.argv.end(), object, embed.early_object);
   std::replace(step.outputs.begin(), step.outputs.end(), object, embed.early_object);

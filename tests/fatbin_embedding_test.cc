@@ -54,59 +54,59 @@ TEST_CASE("the placeholder includes the real fatbin.c only when told to") {
   CHECK(placeholder.ends_with("#endif\n"));
 }
 
-/// The `asm` statement of a recorded fatbin.c.
-EmbeddedFatbin RecordedData(FatbinLayout layout) {
-  std::string text = RecordedFatbin(std::string(FatbinLayoutName(layout)));
-  std::optional<EmbeddedFatbin> fatbin = SplitEmbeddedFatbin(text);
-  REQUIRE(fatbin);
-  return *fatbin;
-}
-
-TEST_CASE("the fatbin's bytes come out of the .quad lines little-endian, the section's directives around them") {
+TEST_CASE("the assembly copies the binary fatbin where the .quad lines were, the section's directives around it") {
   for (FatbinLayout layout : {FatbinLayout::kWhole, FatbinLayout::kRelocatable}) {
-    std::string text = RecordedFatbin(std::string(FatbinLayoutName(layout)));
-    std::optional<FatbinData> data = AssembleFatbinData(RecordedData(layout), "/b/w dir/x.data.bin");
-    REQUIRE(data);
-    // As many bytes as the C part declares, and as many as 0x values.
-    size_t declared = std::stoul(text.substr(text.find("fatbinData[") + 11));
-    CHECK(data->bytes.size() == 8 * declared);
-    size_t values = 0;
-    for (size_t at = text.find("0x"); at != std::string::npos; at = text.find("0x", at + 1)) ++values;
-    CHECK(data->bytes.size() == 8 * (values - 1));  // less the wrapper's 0x466243b1
-    CHECK(data->bytes.substr(0, 8) == std::string("\x50\xed\x55\xba\x01\x00\x10\x00", 8));  // 0x00100001ba55ed50
+    std::string name(FatbinLayoutName(layout));
     std::string section = layout == FatbinLayout::kWhole ? ".nv_fatbin" : "__nv_relfatbin";
-    CHECK(data->assembly == ".globl fatbinData\n.section " + section + ", \"a\"\n.align 8\nfatbinData:\n"
-                            ".incbin \"/b/w dir/x.data.bin\"\n.text\n.section .note.GNU-stack,\"\",@progbits\n");
+    std::string expected = ".globl fatbinData\n.section " + section + ", \"a\"\n.align 8\nfatbinData:\n"
+                           ".incbin \"/b/w dir/x.fatbin\"\n.text\n.section .note.GNU-stack,\"\",@progbits\n";
+    FatbinLayout other = layout == FatbinLayout::kWhole ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
+    // nvcc's full .fatbin.c, and the probe's (an empty fatbin): the same layout.
+    for (const std::string& recorded : {name, name + ".probe"}) {
+      CAPTURE(recorded);
+      std::string text = RecordedFatbin(recorded);
+      CHECK(EmbeddingAssembly(text, layout, "/b/w dir/x.fatbin") == expected);
+      CHECK_FALSE(EmbeddingAssembly(text, other, "/b/w dir/x.fatbin"));
+    }
   }
-  EmbeddedFatbin last_line{
-      "asm(\n\"fatbinData:\\n\"\n\".quad 0x0102030405060708, 0xff\\n\"\n\".text\\n\");\n", ""};
-  std::optional<FatbinData> data = AssembleFatbinData(last_line, "x.bin");
-  REQUIRE(data);
-  CHECK(AssembleFatbinData(last_line, "a\"b\\c.bin")->assembly.find(".incbin \"a\\\"b\\\\c.bin\"\n") !=
+  EmbeddedFatbin last_line{"asm(\n\"fatbinData:\\n\"\n\".quad 0x0102030405060708, 0xff\\n\"\n\".text\\n\");\n", ""};
+  CHECK(FatbinAssembly(last_line, "a\"b\\c.fatbin")->find(".incbin \"a\\\"b\\\\c.fatbin\"\n") !=
         std::string::npos);  // quoted for the assembler
-  CHECK(data->bytes == std::string("\x08\x07\x06\x05\x04\x03\x02\x01\xff\0\0\0\0\0\0\0", 16));
 }
 
 TEST_CASE("an asm statement of another shape is not assembled") {
   std::string good = "asm(\n\".align 8\\n\"\n\"fatbinData:\\n\"\n\".quad 0x1,0x2\\n\"\n\".text\\n\");\n";
-  auto assembles = [](std::string text, std::string_view path = "x.bin") {
-    return AssembleFatbinData(EmbeddedFatbin{std::move(text), ""}, path).has_value();
+  auto assembles = [](std::string text, std::string_view path = "x.fatbin") {
+    return FatbinAssembly(EmbeddedFatbin{std::move(text), ""}, path).has_value();
   };
   CHECK(assembles(good));
   auto changed = [&](std::string_view from, std::string_view to) {
     std::string text = good;
     return text.replace(text.find(from), from.size(), to);
   };
-  CHECK_FALSE(assembles(changed("0x2", "0xg2")));                      // not hex
-  CHECK_FALSE(assembles(changed("0x2", "0x10000000000000000")));       // more than 64 bits
-  CHECK_FALSE(assembles(changed("0x1,0x2", "0x1;0x2")));
   CHECK_FALSE(assembles(changed(".quad 0x1,0x2", ".byte 1")));         // a directive it does not know as data
   CHECK_FALSE(assembles(changed(".align 8", ".align\\t8")));           // an escape it does not read
   CHECK_FALSE(assembles(changed("\".text\\n\");", "\".quad 0x3\\n\");")));  // no closing directive
   CHECK_FALSE(assembles(good + "\".quad 0x3\\n\"\n"));                  // bytes after the closing
   CHECK_FALSE(assembles(good.substr(0, good.size() - 1)));             // cut short
   CHECK_FALSE(assembles(changed("\".quad 0x1,0x2\\n\"\n", "")));        // no bytes at all
-  CHECK_FALSE(assembles(good, "a\nb.bin"));                            // a path no assembler string holds
+  CHECK_FALSE(assembles(good, "a\nb.fatbin"));                         // a path no assembler string holds
+}
+
+TEST_CASE("fatbinary probes the layout without images, then writes the bytes alone") {
+  std::vector<std::string> fatbinary = {"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ", "--image3=kind=elf,sm=80,file=k.cubin",
+                                        "--image3=kind=ptx,sm=80,file=k.ptx", "--embedded-fatbin=/b/k.fatbin.c",
+                                        "--device-c"};
+  CHECK(LayoutProbeCommand(fatbinary) == std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ",
+                                                                  "--embedded-fatbin=/b/k.fatbin.c", "--device-c"});
+  CHECK(BinaryFatbinCommand(fatbinary, "/b/k.fatbin") ==
+        std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ", "--image3=kind=elf,sm=80,file=k.cubin",
+                                 "--image3=kind=ptx,sm=80,file=k.ptx", "--device-c", "--create=/b/k.fatbin"});
+  std::vector<std::string> twice = fatbinary;
+  twice.push_back("--embedded-fatbin=/b/other.fatbin.c");
+  CHECK_THROWS_AS(BinaryFatbinCommand(twice, "/b/k.fatbin"), std::invalid_argument);
+  CHECK_THROWS_AS(BinaryFatbinCommand({"fatbinary", "--embedded-fatbin", "/b/k.fatbin.c"}, "/b/k.fatbin"),
+                  std::invalid_argument);  // the form nvcc does not write
 }
 
 }  // namespace

@@ -133,7 +133,10 @@ TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the f
                                    FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
   std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/w/nvcc.env", "/src", ""}, {}, "");
   CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.early\.fatbin\.c: FATBIN_PLACEHOLDER .*\n.*\n  flags = write-fatbin-placeholder --cwd /src relocatable$)") == 1);
-  CHECK(CountMatches(manifest, R"((?m)^build kernel\.o: EMBED_FATBIN /b/w/kernel\.early\.o /b/w/kernel\.fatbin\.c )") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^build kernel\.o: EMBED_FATBIN /b/w/kernel\.early\.o /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin )") == 1);
   CHECK(CountMatches(manifest, R"(flags = --blank-disabled \$\{w\}/kernel\.cudafe1\.cpp)") == 1);
-  CHECK(CountMatches(manifest, R"(--early-object \$\{w\}/[^ ]+\.early\.o --embed-fatbin \$\{w\}/[^ ]+\.fatbin\.c --fatbin-layout relocatable)") == 1);
+  CHECK(CountMatches(manifest, R"(--early-object \$\{w\}/kernel\.early\.o --embed-fatbin \$\{w\}/kernel\.fatbin\.c --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable)") == 1);
+  // fatbinary writes the bytes as well, and checks the layout.
+  CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin: FATBINARY )") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^  flags = --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") == 1);
 }

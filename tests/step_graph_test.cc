@@ -369,6 +369,12 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     CHECK(placeholder->fatbin_layout == (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));
     CHECK(placeholder->outputs.front().ends_with(".early.fatbin.c"));
     CHECK(embed->fatbin_c == FlagValues(fatbinary->argv, {"--embedded-fatbin"}).front());
+    // fatbinary writes the bytes too, in the file nvcc would name so; the embedding reads both.
+    CHECK(fatbinary->fatbin_bytes + ".c" == embed->fatbin_c);
+    CHECK(Contains(fatbinary->outputs, fatbinary->fatbin_bytes));
+    CHECK(fatbinary->fatbin_layout == placeholder->fatbin_layout);
+    CHECK(embed->fatbin_bytes == fatbinary->fatbin_bytes);
+    CHECK(Contains(embed->inputs, embed->fatbin_bytes));
     // The stub includes the placeholder: cicc and cudafe++ name it.
     std::string include = std::filesystem::path(placeholder->outputs.front()).filename();
     for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
@@ -390,7 +396,26 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     StepGraph nvcc = GraphWithModes(name, {});
     CHECK(graph.steps.size() == nvcc.steps.size() + 2);
     CHECK(OfKind(nvcc, StepKind::kCudafe).front()->host_source.empty());
+    CHECK(OfKind(nvcc, StepKind::kFatbinary).front()->fatbin_bytes.empty());
   }
+}
+
+TEST_CASE("FASTCUDA_EARLY_HOST=on needs fatbinary's output named in one word, as nvcc writes it") {
+  StepGraphOptions options{kCwd, kWork};
+  options.modes.early_host = true;
+  Transcript transcript = LoadTranscript("single_arch");
+  for (TranscriptCommand& command : transcript.commands) {
+    for (size_t i = 0; i < command.argv.size(); ++i) {
+      std::string& word = command.argv[i];
+      if (!word.starts_with("--embedded-fatbin=")) continue;
+      std::string path = word.substr(word.find('=') + 1);
+      word = "--embedded-fatbin";
+      command.argv.insert(command.argv.begin() + i + 1, path);
+    }
+  }
+  StepGraph graph = BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  CHECK(OfKind(graph, StepKind::kEmbedFatbin).empty());
+  CHECK(OfKind(graph, StepKind::kFatbinary).size() == 1);
 }
 
 TEST_CASE("FASTCUDA_EARLY_HOST=on leaves calls without a host compile of a fatbin alone") {

@@ -3,8 +3,9 @@
 # for the device code, and the object still has nvcc's device code byte for
 # byte and nvcc's symbols (whole-program and relocatable objects, -fPIC -g,
 # through the launcher and the global graph); relocatable objects
-# device-link into a program; a fatbin.c of another layout is compiled in
-# the slow way, with one line saying so; a device-only edit skips the host
+# device-link into a program; fatbinary writes the bytes as a binary file,
+# the .fatbin.c only their layout; a fatbin.c of another layout is compiled
+# in the slow way, with one line saying so; a device-only edit skips the host
 # compile and still gives a clean build's object; host flags `ld -r` cannot join
 # (-flto) keep nvcc's order. A bad value is an error.
 #
@@ -58,16 +59,24 @@ check "graph: the early host compile reads neither cubins nor fatbinary's output
   bash -c "! ninja -C graph -t inputs '$early' | grep -Eq '\.cubin$|/whole\.fatbin\.c$|\.ptx$'"
 check "graph: the object needs the fatbin and the early object" \
   bash -c "ninja -C graph -t inputs '$scratch/graph.o' | grep -q '\.cubin$' && ninja -C graph -t inputs '$scratch/graph.o' | grep -qF '$early'"
-ninja -C graph >/dev/null
+ninja -C graph > graph.log 2>&1
 check "graph: device code and host symbols are nvcc's" same_object graph.o whole_nvcc.o
-
-# --- a fatbin.c of another layout: compiled again with it, said once
 fatbin_c=$(find graph -name 'whole.fatbin.c' | head -1)
-sed -i '1i /* another layout */' "$fatbin_c"
-rm graph.o
+check "graph: fatbinary wrote the bytes as a binary file, the .fatbin.c only their layout" \
+  bash -c "test -s '${fatbin_c%.c}' && test \$(grep -c '^\".quad ' '$fatbin_c') -eq 1 && ! grep -q 'not laid out' graph.log"
+
+# --- a fatbinary whose fatbin.c has another layout: compiled again with it, said once
+cat > other_fatbinary <<SH
+#!/bin/sh
+"$(dirname "$NVCC")/fatbinary" "\$@" || exit
+for word; do case "\$word" in --embedded-fatbin=*) sed -i '1i /* another layout */' "\${word#*=}" ;; esac; done
+SH
+chmod +x other_fatbinary
+sed -i "s#-- fatbinary #-- $scratch/other_fatbinary #" graph/build.ninja
 ninja -C graph > relayout.log 2>&1
 check "another layout: one line says so" test "$(grep -c 'is not laid out as FASTCUDA_EARLY_HOST expects' relayout.log)" -eq 1
 check "another layout: the object is still nvcc's" same_object graph.o whole_nvcc.o
+sed -i "s#-- $scratch/other_fatbinary #-- fatbinary #" graph/build.ninja
 
 # --- a device-only edit skips the host compile; a host edit does not
 sed -i 's/x\[threadIdx.x\] \*= s;/x[threadIdx.x] *= s + 1.f;/' whole.cu

@@ -37,3 +37,12 @@ mv "$here/COMMANDS.tsv.new" "$here/COMMANDS.tsv"
 # What fatbinary embeds in the host object (FASTCUDA_EARLY_HOST checks its layout).
 "$nvcc" -keep -c kernel.cu -o kernel.o -arch=sm_80 && cp kernel.fatbin.c "$here/whole.fatbin.c"
 "$nvcc" -keep -rdc=true -c kernel.cu -o kernel.o -arch=sm_80 && cp kernel.fatbin.c "$here/relocatable.fatbin.c"
+# ... and what it writes without images: FastCuda's layout probe (LayoutProbeCommand).
+probe() {  # DRYRUN LAYOUT: runs the transcript's fatbinary line without its --image3 words
+  local line
+  line=$(sed -n 's/^#\$ fatbinary //p' "$here/$1.dryrun" |
+         sed -E "s/\"?--image3=[^ ]*//g; s#--embedded-fatbin=\"[^\"]*\"#--embedded-fatbin=\"$here/$2.probe.fatbin.c\"#")
+  eval "\"$(dirname "$(command -v "$nvcc")")/fatbinary\" $line"
+}
+probe single_arch whole
+probe rdc relocatable
