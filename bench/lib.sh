@@ -19,7 +19,7 @@ machine_info() {  # one line: what the numbers were measured on
   echo "machine: $(nproc) cores ($cpu), $memory; $(. /etc/os-release && echo "$PRETTY_NAME");" \
        "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), ninja $(ninja --version)," \
        "cmake $(cmake --version | sed -n '1s/cmake version //p'), $({ make --version 2>/dev/null || echo 'no make'; } | head -1);" \
-       "fastcuda $(git -C "$FASTCUDA_SOURCE_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); $(date -u '+%Y-%m-%d %H:%M UTC')"
+       "$("$FASTCUDA_BINARY" --version); $(date -u '+%Y-%m-%d %H:%M UTC')"
 }
 
 run_quietly() {  # COMMAND...: its output only if it fails

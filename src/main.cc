@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "fastcuda_commit.h"
 #include "src/commands.h"
 
 namespace fastcuda {
@@ -25,6 +26,7 @@ constexpr const char* kUsage = R"(usage:
   fastcuda report DIR [-j N]              why the build took as long as it did
   fastcuda table DIR [-o FILE]            CSV of step times, output sizes, peak memory
   fastcuda graph DIR [-o FILE]            DOT of the step graph
+  fastcuda --version                      the version and the commit it was built from
   (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself), FASTCUDA_MEMORY_BUDGET,
@@ -38,6 +40,10 @@ int Dispatch(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "fastcuda " << FASTCUDA_VERSION << " (commit " << FASTCUDA_COMMIT << ")\n";
+    return 0;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "gen") return GenMain(rest);

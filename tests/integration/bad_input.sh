@@ -3,7 +3,7 @@
 # nvcc rejects (its own message and exit code), an output directory that
 # cannot be written, a missing or malformed compile database (file and
 # position named, exit 2), an entry whose source is missing, entries whose
-# commands try to run something else.
+# commands try to run something else. `--version` is no program to launch.
 #
 # usage: bad_input.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -17,6 +17,8 @@ nvcc_not_found() {
   [ "$rc" -ne 0 ] && grep -q "fastcuda: cannot run /nonexistent/nvcc" err.txt
 }
 check "nvcc not found: a clear error" nvcc_not_found
+check "--version is fastcuda's own, not a program to launch" \
+  bash -c "'$FASTCUDA' --version | grep -Eq '^fastcuda [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$'"
 
 same_as_nvcc_for_bad_flags() {
   local want=0 got=0
