@@ -15,7 +15,7 @@
 #      binding (jobs/2); the jobserver under make -j4 and a fifo pool of 4
 #      (6.8 min; with jobs/4 as well it took 10.0 min, the whole limit)
 #   D  issue 10: the edit loop on one heavy TU x 5 architectures; 6 rounds of
-#      the variants the goal compares, since rounds vary by +-1.5 s   (~7 min)
+#      the variants the goal compares, since rounds vary by +-1.5 s   (~7.4 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D
