@@ -239,7 +239,8 @@ bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& grap
     return word.starts_with("-flto") || word == "-save-temps";  // `-r` cannot join such objects
   });
   // CreateFatbin rewrites the flag's one word.
-  bool names_one_word = fatbin_c.size() == 1 && HasFlag(fatbinaries[0]->argv, std::string(kEmbeddedFatbinFlag) + fatbin_c[0]);
+  bool names_one_word =
+      fatbin_c.size() == 1 && HasFlag(fatbinaries[0]->argv, std::string(kEmbeddedFatbinFlag) + fatbin_c[0]);
   if (!names_one_word || !fatbin_c[0].ends_with(".fatbin.c") || !HasFlag(host, "-c") ||
       FlagValues(host, {"-o"}).size() != 1 || links_objects) {
     return true;

@@ -94,8 +94,12 @@ TEST_CASE("an asm statement of another shape is not assembled") {
 }
 
 TEST_CASE("fatbinary probes the layout without images, then writes the bytes alone") {
-  std::vector<std::string> fatbinary = {"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ", "--image3=kind=elf,sm=80,file=k.cubin",
-                                        "--image3=kind=ptx,sm=80,file=k.ptx", "--embedded-fatbin=/b/k.fatbin.c",
+  std::vector<std::string> fatbinary = {"fatbinary",
+                                        "-64",
+                                        "--cicc-cmdline=-ftz=0 ",
+                                        "--image3=kind=elf,sm=80,file=k.cubin",
+                                        "--image3=kind=ptx,sm=80,file=k.ptx",
+                                        "--embedded-fatbin=/b/k.fatbin.c",
                                         "--device-c"};
   CHECK(LayoutProbeCommand(fatbinary) == std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ",
                                                                   "--embedded-fatbin=/b/k.fatbin.c", "--device-c"});
