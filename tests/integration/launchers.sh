@@ -6,7 +6,8 @@
 #            launcher reruns just the host compiles; a `ccache nvcc` database
 #            entry maps onto the host compile too.
 #  device    FASTCUDA_DEVICE_LAUNCHER (a logging wrapper) runs every cicc,
-#            ptxas and fatbinary except ptxas's check of the PTX-only target.
+#            ptxas and fatbinary except ptxas's check of the PTX-only target,
+#            with FASTCUDA_EARLY_HOST=on too.
 #  distcc    distccd on loopback receives every host compile (DISTCC_FALLBACK=0:
 #            nothing compiles locally behind its back; an unreachable server
 #            fails the build); a second distccd in a network namespace of its
@@ -132,6 +133,15 @@ device_steps_run_through_it() {
     ! launched HOST_CC | grep -q device-runner && same_as_nvcc
 }
 check "FASTCUDA_DEVICE_LAUNCHER runs cicc, ptxas and fatbinary, objects equal nvcc's" device_steps_run_through_it
+rm "$scratch/device-runner.log"
+FASTCUDA_EARLY_HOST=on FASTCUDA_DEVICE_LAUNCHER=$scratch/device-runner clean_build device_early.log
+device_steps_run_through_it_early() {
+  # FASTCUDA_EARLY_HOST: each fatbinary runs twice (the layout, then the bytes).
+  [ "$(sort "$scratch/device-runner.log" | uniq -c | awk '{ printf "%s %s,", $1, $2 }')" = "4 cicc,4 fatbinary,2 ptxas," ] &&
+    [ "$(count EMBED_FATBIN "$scratch/device_early.log")" = 2 ] && same_as_nvcc
+}
+check "FASTCUDA_DEVICE_LAUNCHER with FASTCUDA_EARLY_HOST: fatbinary through it too, objects equal nvcc's" \
+  device_steps_run_through_it_early
 
 # --- distcc ------------------------------------------------------------------
 have_distcc() { command -v distcc >/dev/null && command -v distccd >/dev/null; }
