@@ -94,7 +94,7 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     flags = ninja({"write-text", "--cwd", graph.cwd, step.module_id});
   } else if (step.kind == StepKind::kFatbinPlaceholder) {
     flags = ninja({"write-fatbin-placeholder", "--cwd", graph.cwd,
-                   std::string(FatbinLayoutName(step.fatbin_layout))});
+                   std::string(FatbinLayoutName(step.fatbin.layout))});
   } else {
     std::vector<std::string> words;
     if (!paths.same_dir()) words.insert(words.end(), {"--cwd", graph.cwd});
@@ -110,11 +110,12 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
     }
     if (!step.host_source.empty()) words.insert(words.end(), {"--blank-disabled", step.host_source});
     if (step.kind == StepKind::kEmbedFatbin) {
-      words.insert(words.end(), {"--early-object", step.early_object, "--embed-fatbin", step.fatbin_c});
+      words.insert(words.end(),
+                   {"--early-object", step.fatbin.early_object, "--embed-fatbin", step.fatbin.fatbin_c});
     }
-    if (!step.fatbin_bytes.empty()) {
-      words.insert(words.end(), {"--fatbin-bytes", step.fatbin_bytes, "--fatbin-layout",
-                                 std::string(FatbinLayoutName(step.fatbin_layout))});
+    if (!step.fatbin.fatbin_bytes.empty()) {
+      words.insert(words.end(), {"--fatbin-bytes", step.fatbin.fatbin_bytes, "--fatbin-layout",
+                                 std::string(FatbinLayoutName(step.fatbin.layout))});
     }
     flags = ninja(words);
     std::vector<std::string> command = {"--"};

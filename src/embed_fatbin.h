@@ -10,14 +10,6 @@
 
 namespace fastcuda {
 
-/// The files of one embedding.
-struct FatbinEmbedding {
-  std::string early_object;  ///< the host compile's object, the placeholder's reference unbound
-  std::string fatbin_c;      ///< fatbinary's `.fatbin.c`: the layout, or the whole fatbin
-  std::string fatbin_bytes;  ///< fatbinary's binary fatbin
-  FatbinLayout layout = FatbinLayout::kWhole;  ///< the placeholder the early object was compiled with
-};
-
 /// Runs `fatbinary` (nvcc's command, run in its cwd) so that it writes the
 /// binary fatbin to `bytes_path` and, if LayoutProbeCommand shows the
 /// `layout` the placeholder expects, only that layout to its `.fatbin.c`;

@@ -79,6 +79,14 @@ std::vector<std::string> LayoutProbeCommand(const std::vector<std::string>& fatb
 /// kEmbeddedFatbinFlag word.
 std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary, std::string_view bytes_path);
 
+/// The files of one TU's embedding, as the graph's steps name them.
+struct FatbinEmbedding {
+  std::string early_object;  ///< the host compile's object, the placeholder's reference unbound
+  std::string fatbin_c;      ///< fatbinary's `.fatbin.c`: the layout, or the whole fatbin
+  std::string fatbin_bytes;  ///< fatbinary's binary fatbin
+  FatbinLayout layout = FatbinLayout::kWhole;  ///< the placeholder the early object was compiled with
+};
+
 /// The label nvcc's `.fatbin.c` gives the bytes.
 inline constexpr std::string_view kFatbinDataSymbol = "fatbinData";
 

@@ -259,7 +259,7 @@ bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& grap
   early_stem_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
   GraphStep placeholder;
   placeholder.kind = StepKind::kFatbinPlaceholder;
-  placeholder.fatbin_layout = fatbin_layout_;
+  placeholder.fatbin.layout = fatbin_layout_;
   placeholder.outputs = {early_stem_ + ".fatbin.c"};
   return Add(graph, std::move(placeholder));
 }
@@ -283,8 +283,8 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
     if (host_source.size() == 1) step.host_source = host_source.front();
   }
   if (!real_fatbin_c_.empty() && step.kind == StepKind::kFatbinary) {
-    step.fatbin_bytes = fatbin_bytes_;
-    step.fatbin_layout = fatbin_layout_;
+    step.fatbin.fatbin_bytes = fatbin_bytes_;
+    step.fatbin.layout = fatbin_layout_;
     step.outputs.push_back(fatbin_bytes_);
   }
   if (real_fatbin_c_.empty() || step.kind != StepKind::kHostCompile) {
@@ -295,14 +295,11 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   embed.kind = StepKind::kEmbedFatbin;
   embed.argv = step.argv;  // it compiles the host code again if the fatbin.c is not as expected
   embed.outputs = step.outputs;
-  embed.fatbin_layout = fatbin_layout_;
-  embed.fatbin_c = real_fatbin_c_;
-  embed.fatbin_bytes = fatbin_bytes_;
-  embed.early_object = early_stem_ + ".o";
-  embed.inputs = {embed.early_object, real_fatbin_c_, fatbin_bytes_};
+  embed.fatbin = {early_stem_ + ".o", real_fatbin_c_, fatbin_bytes_, fatbin_layout_};
+  embed.inputs = {embed.fatbin.early_object, real_fatbin_c_, fatbin_bytes_};
   std::string object = FlagValues(step.argv, {"-o"}).front();
-  std::replace(step.argv.begin(), step.argv.end(), object, embed.early_object);
-  std::replace(step.outputs.begin(), step.outputs.end(), object, embed.early_object);
+  std::replace(step.argv.begin(), step.argv.end(), object, embed.fatbin.early_object);
+  std::replace(step.outputs.begin(), step.outputs.end(), object, embed.fatbin.early_object);
   step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
   return Add(graph, std::move(step)) && Add(graph, std::move(embed));
 }

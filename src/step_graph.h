@@ -30,10 +30,8 @@ struct GraphStep : Step {
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
   std::string module_id;            ///< kModuleId: the id it writes
   int split_share = 0;              ///< auto split-compile: the TU's arch chains, which start together
-  FatbinLayout fatbin_layout = FatbinLayout::kWhole;  ///< early host: the placeholder's layout
-  std::string early_object;         ///< kEmbedFatbin: the host compile's object, without the fatbin
-  std::string fatbin_c;             ///< kEmbedFatbin: fatbinary's `.fatbin.c`
-  std::string fatbin_bytes;         ///< early host, kFatbinary and kEmbedFatbin: the binary fatbin
+  FatbinEmbedding fatbin;           ///< early host: the layout (kFatbinPlaceholder), the bytes too
+                                    ///< (kFatbinary), all of it (kEmbedFatbin)
   std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
 };
 

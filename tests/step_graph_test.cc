@@ -366,21 +366,21 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     const GraphStep* embed = embeds.front();
     const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
     const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
-    CHECK(placeholder->fatbin_layout == (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));
+    CHECK(placeholder->fatbin.layout == (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));
     CHECK(placeholder->outputs.front().ends_with(".early.fatbin.c"));
-    CHECK(embed->fatbin_c == FlagValues(fatbinary->argv, {"--embedded-fatbin"}).front());
+    CHECK(embed->fatbin.fatbin_c == FlagValues(fatbinary->argv, {"--embedded-fatbin"}).front());
     // fatbinary writes the bytes too, in the file nvcc would name so; the embedding reads both.
-    CHECK(fatbinary->fatbin_bytes + ".c" == embed->fatbin_c);
-    CHECK(Contains(fatbinary->outputs, fatbinary->fatbin_bytes));
-    CHECK(fatbinary->fatbin_layout == placeholder->fatbin_layout);
-    CHECK(embed->fatbin_bytes == fatbinary->fatbin_bytes);
-    CHECK(Contains(embed->inputs, embed->fatbin_bytes));
+    CHECK(fatbinary->fatbin.fatbin_bytes + ".c" == embed->fatbin.fatbin_c);
+    CHECK(Contains(fatbinary->outputs, fatbinary->fatbin.fatbin_bytes));
+    CHECK(fatbinary->fatbin.layout == placeholder->fatbin.layout);
+    CHECK(embed->fatbin.fatbin_bytes == fatbinary->fatbin.fatbin_bytes);
+    CHECK(Contains(embed->inputs, embed->fatbin.fatbin_bytes));
     // The stub includes the placeholder: cicc and cudafe++ name it.
     std::string include = std::filesystem::path(placeholder->outputs.front()).filename();
     for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
       CHECK(FlagValues(cicc->argv, {"--include_file_name"}) == std::vector<std::string>{include});
     }
-    CHECK(host->outputs == std::vector<std::string>{embed->early_object});
+    CHECK(host->outputs == std::vector<std::string>{embed->fatbin.early_object});
     // cudafe++'s host source is blanked of device code, so device edits leave it the same.
     const GraphStep* cudafe = OfKind(graph, StepKind::kCudafe).front();
     CHECK(cudafe->host_source.ends_with(".cudafe1.cpp"));
@@ -388,7 +388,7 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     CHECK(Contains(host->inputs, placeholder->outputs.front()));
     CHECK(Waits(*host, IndexOf(graph, placeholder)));
     CHECK_FALSE(Waits(*host, IndexOf(graph, fatbinary)));
-    CHECK_FALSE(Contains(host->inputs, embed->fatbin_c));
+    CHECK_FALSE(Contains(host->inputs, embed->fatbin.fatbin_c));
     CHECK(Waits(*embed, IndexOf(graph, host)));
     CHECK(Waits(*embed, IndexOf(graph, fatbinary)));
     CHECK(embed->outputs == graph.final_outputs);
@@ -396,7 +396,7 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     StepGraph nvcc = GraphWithModes(name, {});
     CHECK(graph.steps.size() == nvcc.steps.size() + 2);
     CHECK(OfKind(nvcc, StepKind::kCudafe).front()->host_source.empty());
-    CHECK(OfKind(nvcc, StepKind::kFatbinary).front()->fatbin_bytes.empty());
+    CHECK(OfKind(nvcc, StepKind::kFatbinary).front()->fatbin.fatbin_bytes.empty());
   }
 }
 
