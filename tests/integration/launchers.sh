@@ -126,19 +126,21 @@ EOF
 chmod +x "$scratch/device-runner"
 write_db ""
 FASTCUDA_DEVICE_LAUNCHER=$scratch/device-runner build device.log
+device_runs() {  # the tools the runner ran, counted: "N tool," each
+  sort "$scratch/device-runner.log" | uniq -c | awk '{ printf "%s %s,", $1, $2 }'
+}
 device_steps_run_through_it() {
   # 2 TUs: cicc for each target, ptxas for sm_80 only (compute_90's check
   # writes nothing), one fatbinary.
-  [ "$(sort "$scratch/device-runner.log" | uniq -c | awk '{ printf "%s %s,", $1, $2 }')" = "4 cicc,2 fatbinary,2 ptxas," ] &&
-    ! launched HOST_CC | grep -q device-runner && same_as_nvcc
+  [ "$(device_runs)" = "4 cicc,2 fatbinary,2 ptxas," ] && ! launched HOST_CC | grep -q device-runner && same_as_nvcc
 }
 check "FASTCUDA_DEVICE_LAUNCHER runs cicc, ptxas and fatbinary, objects equal nvcc's" device_steps_run_through_it
 rm "$scratch/device-runner.log"
 FASTCUDA_EARLY_HOST=on FASTCUDA_DEVICE_LAUNCHER=$scratch/device-runner clean_build device_early.log
 device_steps_run_through_it_early() {
   # FASTCUDA_EARLY_HOST: each fatbinary runs twice (the layout, then the bytes).
-  [ "$(sort "$scratch/device-runner.log" | uniq -c | awk '{ printf "%s %s,", $1, $2 }')" = "4 cicc,4 fatbinary,2 ptxas," ] &&
-    [ "$(count EMBED_FATBIN "$scratch/device_early.log")" = 2 ] && same_as_nvcc
+  [ "$(device_runs)" = "4 cicc,4 fatbinary,2 ptxas," ] && [ "$(count EMBED_FATBIN "$scratch/device_early.log")" = 2 ] &&
+    same_as_nvcc
 }
 check "FASTCUDA_DEVICE_LAUNCHER with FASTCUDA_EARLY_HOST: fatbinary through it too, objects equal nvcc's" \
   device_steps_run_through_it_early
