@@ -88,7 +88,10 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
   auto ninja = [](const std::vector<std::string>& words) { return EscapeNinjaValue(JoinShellWords(words)); };
   std::string flags, argv;
   if (step.kind == StepKind::kFilterDependencies) {
-    flags = ninja({"merge-depfiles", "--cwd", graph.cwd, "--target", DepfileTarget(graph), "-o"});
+    std::vector<std::string> words = {"merge-depfiles", "--cwd", graph.cwd, "--target", DepfileTarget(graph)};
+    if (graph.depfile_request.phony_targets) words.push_back("--phony-targets");
+    words.push_back("-o");
+    flags = ninja(words);
     argv = ninja(step.inputs);
   } else if (step.kind == StepKind::kModuleId) {
     flags = ninja({"write-text", "--cwd", graph.cwd, step.module_id});

@@ -18,7 +18,7 @@ int BuildMain(const std::vector<std::string>& args);
 /// `fastcuda step ...`: runs one sub-step inside a Ninja edge.
 int StepMain(const std::vector<std::string>& args);
 
-/// `fastcuda merge-depfiles ...`: writes the depfile nvcc was asked for.
+/// `fastcuda merge-depfiles [--phony-targets] ...`: writes the depfile nvcc was asked for.
 int MergeDepfilesMain(const std::vector<std::string>& args);
 
 /// `fastcuda write-fatbin-placeholder --cwd DIR whole|relocatable FILE`: writes

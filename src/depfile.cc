@@ -62,7 +62,7 @@ Depfile ParseDepfile(std::string_view text_view) {
   return depfile;
 }
 
-std::string FormatDepfile(const Depfile& depfile) {
+std::string FormatDepfile(const Depfile& depfile, bool phony_targets) {
   std::string text;
   for (const std::string& target : depfile.targets) {
     if (!text.empty()) text += ' ';
@@ -73,7 +73,14 @@ std::string FormatDepfile(const Depfile& depfile) {
     text += (&dependency == &depfile.dependencies.front() ? " " : " \\\n    ");
     text += Escape(dependency);
   }
-  return text + "\n";
+  text += "\n";
+  if (!phony_targets) return text;
+  for (size_t i = 1; i < depfile.dependencies.size(); ++i) {
+    text += '\n';
+    text += Escape(depfile.dependencies[i]);
+    text += ":\n";
+  }
+  return text;
 }
 
 std::vector<std::string> UnionOfDependencies(const std::vector<Depfile>& parts) {

@@ -18,7 +18,9 @@ struct Depfile {
 Depfile ParseDepfile(std::string_view text);
 
 /// Writes a depfile in nvcc's layout: `TARGET : DEP \` then one dependency a line.
-std::string FormatDepfile(const Depfile& depfile);
+/// With `phony_targets` (-MP), an empty rule follows for every dependency but
+/// the first (the source), so that a deleted header does not stop make.
+std::string FormatDepfile(const Depfile& depfile, bool phony_targets = false);
 
 /// The dependencies of all `parts`, each once, in first-seen order.
 std::vector<std::string> UnionOfDependencies(const std::vector<Depfile>& parts);

@@ -12,6 +12,7 @@
 #include "src/launchers.h"
 #include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
+#include "src/nvcc_options.h"
 #include "src/process.h"
 #include "src/step.h"
 #include "src/tu_record.h"
@@ -136,9 +137,10 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   if (newest != *object_time) std::filesystem::last_write_time(object, newest);
   std::vector<std::string> dependencies = UnionOfDependencies(parts);
   if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
-    std::vector<std::string> targets = FlagValues(call.nvcc, {"-MT", "--dependency-target-name"});
+    DepfileRequest request = ScanNvccArgs(call.nvcc).depfile;
     WriteFileAtomically(ResolvePath(cwd, *depfile),
-                        FormatDepfile({{targets.empty() ? output : targets.back()}, dependencies}));
+                        FormatDepfile({{request.target.empty() ? output : request.target}, dependencies},
+                                      request.phony_targets));
   }
   return true;
 }

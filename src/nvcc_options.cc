@@ -35,14 +35,18 @@ const std::set<std::string_view>& OptionsWithValue() {
   return options;
 }
 
-/// Options after which nvcc does something FastCuda leaves to nvcc.
+/// Options after which nvcc does something FastCuda leaves to nvcc. The
+/// timing reports (--time, -fdevice-time-trace) time nvcc's own run of the
+/// sub-steps, and --objdir-as-tempdir names the temporaries as outputs: none
+/// of them shows in the dryrun.
 const std::set<std::string_view>& FallbackOptions() {
   static const std::set<std::string_view> options = {
       "-E", "--preprocess", "-M", "--generate-dependencies", "-MM",
       "--generate-nonsystem-dependencies", "-V", "--version", "-h", "--help", "-lib", "--lib",
       "-link", "--link", "-run", "--run", "-dryrun", "--dryrun", "-keep", "--keep",
       "-save-temps", "--save-temps", "-v", "--verbose", "--list-gpu-arch", "-arch-ls",
-      "--list-gpu-code", "-code-ls", "-optix-ir", "--optix-ir", "-lto-ir"};
+      "--list-gpu-code", "-code-ls", "-optix-ir", "--optix-ir", "-lto-ir", "-time", "--time",
+      "-fdevice-time-trace", "--fdevice-time-trace", "-objtemp", "--objdir-as-tempdir"};
   return options;
 }
 
@@ -113,14 +117,16 @@ NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
     } else if (OptionsWithValue().count(word) && i + 1 < args.size()) {
       value = args[++i];
     }
-    if (FallbackOptions().count(word)) {
-      invocation.fallback_reason = "nvcc option " + std::string(word);
+    if (FallbackOptions().count(name)) {
+      invocation.fallback_reason = "nvcc option " + std::string(name);
     } else if (CompileOptions().count(word)) {
       compile_mode = true;
     } else if (word == "-MMD" || word == "--generate-nonsystem-dependencies-with-compile") {
       invocation.depfile.system_headers = false;
     } else if (word == "-MD" || word == "--generate-dependencies-with-compile") {
       invocation.depfile.system_headers = true;
+    } else if (word == "-MP" || word == "--generate-dependency-targets") {
+      invocation.depfile.phony_targets = true;
     } else if (name == "-MT" || name == "--dependency-target-name") {
       invocation.depfile.target = std::string(value);
     }

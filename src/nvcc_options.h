@@ -14,7 +14,7 @@ namespace fastcuda {
 /// learns from the dryrun.
 struct NvccInvocation {
   std::optional<std::string> fallback_reason;  ///< set when nvcc must run itself
-  DepfileRequest depfile;                      ///< -MT and -MD vs -MMD
+  DepfileRequest depfile;                      ///< -MT, -MP and -MD vs -MMD
 };
 
 /// nvcc's arguments as nvcc sees them: NVCC_PREPEND_FLAGS, the command line

@@ -245,17 +245,19 @@ int WriteFatbinPlaceholderMain(const std::vector<std::string>& args) {
 
 int MergeDepfilesMain(const std::vector<std::string>& args) {
   std::string cwd, target, output;
+  bool phony_targets = false;
   std::vector<Depfile> parts;
   RealFileSystem fs;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
-    if (args[i] == "--cwd" && has_value) cwd = args[++i];
+    if (args[i] == "--phony-targets") phony_targets = true;
+    else if (args[i] == "--cwd" && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
     else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
-  WriteFileAtomically(ResolvePath(cwd, output), FormatDepfile({{target}, UnionOfDependencies(parts)}));
+  WriteFileAtomically(ResolvePath(cwd, output), FormatDepfile({{target}, UnionOfDependencies(parts)}, phony_targets));
   return 0;
 }
 

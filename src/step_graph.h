@@ -35,10 +35,11 @@ struct GraphStep : Step {
   std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
 };
 
-/// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT and long forms).
+/// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT, -MP and long forms).
 struct DepfileRequest {
   std::string target;          ///< -MT; empty means the object (nvcc's default)
   bool system_headers = true;  ///< -MD lists system headers, -MMD does not
+  bool phony_targets = false;  ///< -MP: an empty rule for each header
 };
 
 /// Where the graph lives and what it was asked for.

@@ -32,6 +32,15 @@ TEST_CASE("format writes nvcc's layout and parses back") {
   CHECK(back.dependencies == depfile.dependencies);
 }
 
+TEST_CASE("-MP: an empty rule for every dependency but the source, in nvcc's layout") {
+  std::string text = FormatDepfile({{"a.o"}, {"a.cu", "/x/y.h", "sp ace.h"}}, true);
+  CHECK(text ==
+        "a.o : a.cu \\\n    /x/y.h \\\n    sp\\ ace.h\n"
+        "\n/x/y.h:\n"
+        "\nsp\\ ace.h:\n");
+  CHECK(ParseDepfile(text).dependencies == std::vector<std::string>{"a.cu", "/x/y.h", "sp ace.h"});
+}
+
 TEST_CASE("the union keeps first-seen order and drops repeats") {
   std::vector<Depfile> parts = {{{"h"}, {"a.cu", "host.h", "common.h"}},
                                 {{"d"}, {"a.cu", "common.h", "device_only.h"}}};

@@ -22,7 +22,6 @@ StepGraph Graph(const std::string& name, const std::string& cwd, DepfileRequest 
                         FakeFileSystem({{cwd + "/kernel.cu", ""}}));
 }
 
-
 }  // namespace
 
 TEST_CASE("one edge per sub-command, described by kind, arch and source") {
@@ -82,6 +81,13 @@ TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps c
   CHECK(manifest.find("--absolute-depfile") != std::string::npos);
   CHECK(manifest.find("build /src/obj/kernel.o.d: DEPFILE") != std::string::npos);
   CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o -o\n") != std::string::npos);
+}
+
+TEST_CASE("-MP reaches the step that writes the user's depfile") {
+  StepGraph graph = Graph("depfile", "/src", {"obj/kernel.o", true, true});
+  std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/env", "/b", ""}, {}, "");
+  CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o --phony-targets -o\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("pool depths: parsed from text, written as pools the rules use") {

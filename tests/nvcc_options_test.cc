@@ -15,7 +15,7 @@ TEST_CASE("compile modes are split; modes that do something else run nvcc") {
     CHECK_MESSAGE(!Scan({mode, "a.cu"}).fallback_reason, mode);
   }
   for (const char* mode : {"-E", "-M", "-MM", "--version", "--help", "-lib", "-link", "-run", "--dryrun",
-                           "-keep", "-v"}) {
+                           "-keep", "-v", "--time=t.csv", "-fdevice-time-trace", "-objtemp"}) {
     CHECK_MESSAGE(Scan({"-c", "a.cu", mode}).fallback_reason, mode);
   }
   CHECK(Scan({"a.cu", "-o", "a.out"}).fallback_reason);  // compile and link
@@ -35,6 +35,9 @@ TEST_CASE("depfile options: -MD/-MMD and the target, short and long forms") {
                              "--dependency-target-name=t1", "-MT", "t2"});
   CHECK_FALSE(mmd.depfile.system_headers);
   CHECK(mmd.depfile.target == "t2");  // nvcc uses the last one
+  CHECK_FALSE(md.depfile.phony_targets);
+  CHECK(Scan({"-c", "a.cu", "-MD", "-MP"}).depfile.phony_targets);
+  CHECK(Scan({"-c", "a.cu", "-MD", "--generate-dependency-targets"}).depfile.phony_targets);
 }
 
 TEST_CASE("response files and NVCC_*_FLAGS join the arguments") {

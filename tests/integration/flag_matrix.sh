@@ -516,6 +516,29 @@ depfile_set() {
          exit }' "$1" | LC_ALL=C sort -u
 }
 
+# The targets of -MP's empty rules (every line `PATH:` after the first rule), sorted.
+phony_set() {
+  awk 'NR > 1 && /[^ ]:$/ && !/\\$/ { sub(/:$/, ""); gsub(/\\ /, " "); print }' "$1" | LC_ALL=C sort -u
+}
+
+# same_phony_targets FILE SOURCE: each side's depfile has an empty rule for
+# every dependency but SOURCE (-MP), and FastCuda's covers nvcc's.
+same_phony_targets() {
+  local f=$1 source=$2 side
+  for side in nvcc fc; do
+    phony_set "$C/$side/$f" >"$C/$side.phony"
+    depfile_set "$C/$side/$f" | grep -vxF "$source" >"$C/$side.deps-but-source" || true
+    if [[ ! -s "$C/$side.phony" ]]; then problem "$side's depfile has no -MP rules"; fi
+    if ! cmp -s "$C/$side.phony" "$C/$side.deps-but-source"; then
+      problem "$side's -MP rules are not its dependencies but the source:"
+      diff "$C/$side.deps-but-source" "$C/$side.phony" | head -5 | sed 's/^/      /'
+    fi
+  done
+  if [[ -n $(LC_ALL=C comm -23 "$C/nvcc.phony" "$C/fc.phony") ]]; then
+    problem "fastcuda's depfile lacks -MP rules that nvcc's has"
+  fi
+}
+
 # same_depfile FILE [DEVICE_ONLY_HEADER...]: the targets agree; FastCuda's
 # set is nvcc's set plus at most the device-only headers named (by
 # basename), and it must list each of those.
@@ -772,6 +795,13 @@ c_MMD() {
   if grep -q 'sys_header.h' "$C/fc.deps"; then problem "-MMD depfile lists a system header"; fi
 }
 
+c_MD_MP() {
+  run_pair -I$INC -isystem $SYSINC $ARCH -MD -MP -MF devhdr.o.d -c $SRC/devhdr.cu -o devhdr.o
+  compile_checks devhdr.o
+  same_depfile devhdr.o.d dev_only.h
+  same_phony_targets devhdr.o.d "$SRC/devhdr.cu"
+}
+
 c_response_at_file() {
   local side
   for side in nvcc fc; do
@@ -926,6 +956,17 @@ c_fallback_version() {
   expect_fallback
   same_stdout
   same_stderr
+}
+
+# c_fallback_compile FLAGS...: a compile whose FLAGS act outside the dryrun
+# (timing reports, temporaries beside the object): nvcc runs it, and the
+# sides write the same files.
+c_fallback_compile() {
+  run_pair -c $ARCH $SRC/kernel.cu -o kernel.o "$@"
+  expect_success
+  expect_fallback
+  same_file_list
+  same_object kernel.o
 }
 
 c_gen_three_gencode() {
@@ -1096,6 +1137,7 @@ run_case D_I_isystem c_D_I_isystem
 run_case MD_MT_MF_cmake_style c_MD_MT_MF_cmake
 run_case MD_arch_specific_header c_MD_arch_specific_header
 run_case MMD c_MMD
+run_case MD_MP c_MD_MP
 run_case response_file_at c_response_at_file
 run_case response_file_optf c_response_optf
 run_case output_in_other_dir c_output_other_dir
@@ -1107,6 +1149,9 @@ run_case error_ptxas c_error_ptxas
 run_case warnings c_warnings
 run_case fallback_E c_fallback_E
 run_case fallback_version c_fallback_version
+run_case fallback_time c_fallback_compile --time times.csv
+run_case fallback_device_time_trace c_fallback_compile -fdevice-time-trace trace.json
+run_case fallback_objdir_as_tempdir c_fallback_compile --objdir-as-tempdir
 run_case rerun_incremental c_rerun_incremental
 run_case gen_three_gencode c_gen_three_gencode
 run_case concurrent_launchers_one_dir c_concurrent_launchers
