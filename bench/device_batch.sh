@@ -16,12 +16,15 @@
 #      (6.8 min; with jobs/4 as well it took 10.0 min, the whole limit)
 #   D  issue 10: the edit loop on one heavy TU x 5 architectures; 6 rounds of
 #      the variants the goal compares, since rounds vary by +-1.5 s   (~7.4 min)
+#   E  issue 10: that TU's device chains phase by phase (nvcc's time trace),
+#      one architecture alone and five at once, split 1 and 4; the chain's
+#      floor on this machine                                           (~2.5 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|C|D}"
+part="${1:?usage: bench/device_batch.sh A|B|C|D|E}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -57,6 +60,8 @@ case "$part$size" in
            step bench/jobserver.sh 8 80-real ;;
   D) step VARIANTS="nvcc:1 threads0:6 fastcuda:2 early:2 early_all:6 early_4:4" bench/edit_loop.sh 75,80,86,89,90 6 ;;
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
-  *) echo "unknown part $part: A, B, C or D" >&2; exit 2 ;;
+  E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
+  E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
+  *) echo "unknown part $part: A, B, C, D or E" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"
