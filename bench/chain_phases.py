@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Reads nvcc's time traces (-fdevice-time-trace) of one TU's device chains,
 written by bench/chain_phases.sh as CONFIG.rROUND.SM.json, and prints the
-chain phase by phase per CONFIG (medians over rounds and architectures), then
+chain phase by phase per CONFIG (medians over rounds and architectures,
+and the median over rounds of each round's longest chain: what the TU waits
+for), then
 the floor of the chain on this machine: the phases that do not split, plus the
 CPU time of those that do (cicc's "Phase II", ptxas's compilation units)
 spread over all cores, when ARCHS chains run at once.
@@ -44,14 +46,20 @@ def phases(path):
 def main():
     cores, archs, paths = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
     by_config = collections.defaultdict(list)
+    longest = collections.defaultdict(lambda: collections.defaultdict(float))
     for path in paths:
-        by_config[os.path.basename(path).split(".r")[0]].append(phases(path))
+        config, rest = os.path.basename(path).split(".r", 1)
+        chain = phases(path)
+        by_config[config].append(chain)
+        round_ = rest.split(".")[0]
+        longest[config][round_] = max(longest[config][round_], chain["chain"])
     columns = ["preprocess", "front end", "libnvvm", "phase II", "ptxas", "biggest unit", "chain"]
     print(f"{'config':<14}" + "".join(f"{c:>13}" for c in columns) + f"{'longest chain':>15}")
-    for config in sorted(by_config):
+    in_order = sorted(by_config, key=lambda c: (c.rsplit("_", 1)[0], int(c.rsplit("_", 1)[1])))
+    for config in in_order:
         runs = by_config[config]
         row = "".join(f"{statistics.median(r[c] for r in runs):13.2f}" for c in columns)
-        print(f"{config:<14}{row}{max(r['chain'] for r in runs):15.2f}")
+        print(f"{config:<14}{row}{statistics.median(longest[config].values()):15.2f}")
     unsplit = by_config.get("at_once_1")
     if not unsplit:
         return
@@ -60,9 +68,9 @@ def main():
     floor = serial + archs * split_cpu / cores
     print(f"at once, unsplit: phases that do not split {serial:.2f} s, split phases {split_cpu:.2f} CPU s per chain")
     print(f"floor of {archs} chains at once on {cores} cores: {serial:.2f} + {archs} x {split_cpu:.2f} / {cores} = {floor:.2f} s")
-    for config in sorted(c for c in by_config if c.startswith("at_once_") and c != "at_once_1"):
-        chain = statistics.median(r["chain"] for r in by_config[config])
-        print(f"{config}: chain {chain:.2f} s = {chain / floor:.3f} x the floor")
+    for config in (c for c in in_order if c.startswith("at_once_") and c != "at_once_1"):
+        chain = statistics.median(longest[config].values())
+        print(f"{config}: longest chain {chain:.2f} s = {chain / floor:.3f} x the floor")
 
 
 if __name__ == "__main__":

@@ -2,13 +2,14 @@
 # Where the edit loop's critical path goes (issue 10): the device chains of
 # edit_loop.sh's heavy TU phase by phase, from nvcc's own time trace
 # (-fdevice-time-trace), for the last architecture alone and for all ARCHS at
-# once, without and with --split-compile SPLIT. ARCHS at once means one nvcc
+# once, without and with --split-compile N for each N in SPLITS (comma-
+# separated; sizes take turns within a round). ARCHS at once means one nvcc
 # per architecture started together (`nvcc --threads 0` fails with the
 # trace), which is how FastCuda's graph runs the chains. chain_phases.py
 # prints the phases and the chain's floor on this machine.
-# Usage: bench/chain_phases.sh [ARCHS] [SPLIT] [REPEATS]   (default 75,80,86,89,90 4 1)
+# Usage: bench/chain_phases.sh [ARCHS] [SPLITS] [REPEATS]   (default 75,80,86,89,90 4 1)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-archs="${1:-75,80,86,89,90}"; split="${2:-4}"; repeats="${3:-1}"
+archs="${1:-75,80,86,89,90}"; splits="${2:-4}"; repeats="${3:-1}"
 cd "$work"
 "$bench_dir/make_corpus.sh" corpus 1 80-real heavy
 cp corpus/src/tu1.cu tu.cu
@@ -26,10 +27,12 @@ at_once() {  # NAME NVCC_ARGS...: one traced nvcc per architecture, all started 
 last="${archs##*,}"
 for round in $(seq "$repeats"); do
   traced "alone_1.r$round" "$last"
-  traced "alone_$split.r$round" "$last" --split-compile "$split"
   at_once "at_once_1.r$round"
-  at_once "at_once_$split.r$round" --split-compile "$split"
+  for split in ${splits//,/ }; do
+    traced "alone_$split.r$round" "$last" --split-compile "$split"
+    at_once "at_once_$split.r$round" --split-compile "$split"
+  done
 done
 echo "chain phases: one heavy TU (CUB instances, 3 kernels unrolled ${HEAVY_UNROLL:-64}), sm $archs;" \
-     "split compile 1 and $split; medians of $repeats round(s), over the architectures at once"
+     "split compile 1 and $splits; medians of $repeats round(s), over the architectures at once"
 python3 "$bench_dir/chain_phases.py" "$jobs" "$(tr ',' '\n' <<< "$archs" | wc -l)" ./*.json

@@ -66,7 +66,10 @@ int AutoSplitThreads(const BuildLoad& load, int share) {
   // see their threads as busy cores and starve (bench/RESULTS.md).
   if (load.running >= load.slots) return 1;
   int splitting = std::max({1, load.splitting, share});
-  return std::max(1, (load.slots + splitting - 1) / splitting);
+  int share_of_slots = (load.slots + splitting - 1) / splitting;
+  // About half of a split step's run is serial (cicc's front end and code
+  // generation, ptxas's parsing), so twice its share keeps the cores busy.
+  return std::max(1, std::min(load.slots, 2 * share_of_slots));
 }
 
 std::vector<std::string> WithAutoSplit(std::vector<std::string> argv, const BuildLoad& load, int share) {

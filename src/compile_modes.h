@@ -63,15 +63,15 @@ std::vector<std::string> SplitCompileFlag(int threads);
 bool HasSplitCompileFlag(const std::vector<std::string>& argv);
 
 /// Threads for a step in auto mode, when it starts: one while the build
-/// runs a job in every slot; else the slots shared by the jobs that split,
-/// rounded up, and at least by the `share` arch chains of its TU (they start
-/// together and cannot see each other's choice). The jobs that do not split
-/// count only while the build is full: in the edit loop they are the
-/// chains' short first steps (cudafe++, preprocessing), which a split step
-/// outlives; at worst a build's tail runs them beside a slots' worth of
-/// split threads. A split step's threads idle at times (its front end is
-/// serial, its parts uneven), so a few more threads than cores finish
-/// sooner (bench/RESULTS.md).
+/// runs a job in every slot; else twice the slots shared by the jobs that
+/// split (rounded up, at most all slots), and shared at least by the `share`
+/// arch chains of its TU (they start together and cannot see each other's
+/// choice). The jobs that do not split count only while the build is full:
+/// in the edit loop they are the chains' short first steps (cudafe++,
+/// preprocessing), which a split step outlives. Twice, because a split
+/// step's threads idle about half its run (its front end and code
+/// generation are serial, its parts uneven): five chains of 8 threads on
+/// 16 cores finish sooner than of 4 (bench/RESULTS.md).
 int AutoSplitThreads(const BuildLoad& load, int share);
 
 /// A cicc or ptxas command (argv[0] may be a launcher) with the threads of
