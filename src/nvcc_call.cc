@@ -11,6 +11,16 @@
 namespace fastcuda {
 namespace {
 
+/// nvcc names the output, and cannot write it, when `-o` names a directory:
+/// leave the error to nvcc, and the directory alone.
+void RequireFileOutputs(const StepGraph& graph, const std::string& cwd) {
+  for (const std::string& output : graph.final_outputs) {
+    if (output.ends_with('/') || std::filesystem::is_directory(ResolvePath(cwd, output))) {
+      throw UnsupportedTranscript("the output " + output + " is a directory");
+    }
+  }
+}
+
 }  // namespace
 
 std::string WorkDirFor(const std::string& root, const std::string& absolute_output) {
@@ -50,6 +60,7 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
                              launchers, modes};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
+    RequireFileOutputs(draft, cwd);
     options.work_dir = work_dir_for(ResolvePath(cwd, draft.final_outputs.front()));
     plan.graph = BuildStepGraph(transcript, options, fs);
   } catch (const UnsupportedTranscript& unsupported) {

@@ -969,6 +969,17 @@ c_fallback_compile() {
   same_object kernel.o
 }
 
+c_output_is_directory() {
+  # nvcc cannot write the object: its error, and the directory stays.
+  mkdir -p "$C/nvcc/out" "$C/fc/out"
+  run_pair -c $ARCH $SRC/kernel.cu -o out/
+  same_rc
+  if [[ $(cat "$C/fc.rc") == 0 ]]; then problem "fastcuda succeeded where nvcc cannot write the object"; fi
+  expect_fallback
+  same_stderr
+  if [[ ! -d $C/fc/out ]]; then problem "fastcuda removed the directory named as its output"; fi
+}
+
 c_gen_three_gencode() {
   # In the case dir (under the scratch dir, not /tmp by default).
   local gencodes=(
@@ -1152,6 +1163,7 @@ run_case fallback_version c_fallback_version
 run_case fallback_time c_fallback_compile --time times.csv
 run_case fallback_device_time_trace c_fallback_compile -fdevice-time-trace trace.json
 run_case fallback_objdir_as_tempdir c_fallback_compile --objdir-as-tempdir
+run_case output_is_directory c_output_is_directory
 run_case rerun_incremental c_rerun_incremental
 run_case gen_three_gencode c_gen_three_gencode
 run_case concurrent_launchers_one_dir c_concurrent_launchers
