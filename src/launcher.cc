@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "ninja-gen/fragment.h"
@@ -151,6 +152,17 @@ void RemoveOutputs(const StepGraph& graph) {
   }
 }
 
+/// A directory that an output of the call would go to and that does not
+/// exist. nvcc fails there; FastCuda, which creates its work directory beside
+/// the output, would create it and succeed.
+std::optional<std::string> MissingOutputDirectory(const StepGraph& graph) {
+  for (const std::string& output : graph.final_outputs) {
+    std::filesystem::path directory = std::filesystem::path(ResolvePath(graph.cwd, output)).parent_path();
+    if (!std::filesystem::is_directory(directory)) return directory.string();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int LauncherMain(const std::vector<std::string>& all_args) {
@@ -170,6 +182,9 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   };
   if (!plan.graph) run_nvcc_itself(plan.fallback_reason);
   const StepGraph& graph = *plan.graph;
+  if (std::optional<std::string> missing = MissingOutputDirectory(graph)) {
+    run_nvcc_itself("no directory " + *missing + " for an output");
+  }
   std::cerr << plan.dryrun_other_output << std::flush;
 
   FragmentOptions options;

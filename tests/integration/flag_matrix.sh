@@ -969,15 +969,18 @@ c_fallback_compile() {
   same_object kernel.o
 }
 
-c_output_is_directory() {
-  # nvcc cannot write the object: its error, and the directory stays.
+# c_unwritable_output OUTPUT: nvcc cannot write the object there; FastCuda
+# runs it for its error and writes (or removes) nothing either.
+c_unwritable_output() {
   mkdir -p "$C/nvcc/out" "$C/fc/out"
-  run_pair -c $ARCH $SRC/kernel.cu -o out/
+  run_pair -c $ARCH $SRC/kernel.cu -o "$1"
   same_rc
   if [[ $(cat "$C/fc.rc") == 0 ]]; then problem "fastcuda succeeded where nvcc cannot write the object"; fi
   expect_fallback
   same_stderr
-  if [[ ! -d $C/fc/out ]]; then problem "fastcuda removed the directory named as its output"; fi
+  same_file_list
+  if [[ ! -d $C/fc/out ]]; then problem "fastcuda removed the directory out/"; fi
+  if [[ -e $C/fc/missing ]]; then problem "fastcuda created the output's directory"; fi
 }
 
 c_gen_three_gencode() {
@@ -1163,7 +1166,8 @@ run_case fallback_version c_fallback_version
 run_case fallback_time c_fallback_compile --time times.csv
 run_case fallback_device_time_trace c_fallback_compile -fdevice-time-trace trace.json
 run_case fallback_objdir_as_tempdir c_fallback_compile --objdir-as-tempdir
-run_case output_is_directory c_output_is_directory
+run_case output_is_directory c_unwritable_output out/
+run_case output_directory_missing c_unwritable_output missing/kernel.o
 run_case rerun_incremental c_rerun_incremental
 run_case gen_three_gencode c_gen_three_gencode
 run_case concurrent_launchers_one_dir c_concurrent_launchers
