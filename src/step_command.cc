@@ -257,7 +257,8 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
     else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
-  WriteFileAtomically(ResolvePath(cwd, output), FormatDepfile({{target}, UnionOfDependencies(parts)}, phony_targets));
+  WriteFileAtomically(ResolvePath(cwd, output),
+                      FormatDepfile({{target}, UnionOfDependencies(parts)}, phony_targets));
   return 0;
 }
 
