@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include "src/temp_files.h"
 
@@ -50,6 +51,21 @@ bool MayBePath(const std::string& candidate) {
 /// `path`: nvcc gives the file's name alone (or, in -keep mode, in full).
 bool NamesFile(const std::string& name, const std::string& path) {
   return name == path || name == std::filesystem::path(path).filename();
+}
+
+/// True if a host compiler option would make the early host compile differ
+/// from nvcc's: `-r` cannot join LTO or save-temps objects, and the others
+/// name files after the object (coverage notes and data, profiles, split
+/// DWARF, stack usage, call graphs, dumps, its own depfile), which would
+/// then take the early object's name and directory.
+bool NeedsHostCompileInPlace(std::string_view word) {
+  static constexpr std::string_view kPrefixes[] = {"-flto", "-save-temps", "-fprofile-", "-gsplit-dwarf",
+                                                   "-fcallgraph-info", "-fdump-"};
+  static constexpr std::string_view kWords[] = {"--coverage", "-ftest-coverage", "-fstack-usage", "-MD",
+                                                "-MMD"};
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                     [&](std::string_view prefix) { return word.starts_with(prefix); }) ||
+         std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
 }
 
 bool IsGeneratedInclude(const std::string& path) {
@@ -235,14 +251,12 @@ bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& grap
   if (fatbinaries.size() != 1 || host_compiles.size() != 1) return true;
   std::vector<std::string> fatbin_c = FlagValues(fatbinaries[0]->argv, {"--embedded-fatbin"});
   const std::vector<std::string>& host = host_compiles[0]->argv;
-  bool links_objects = std::any_of(host.begin(), host.end(), [](const std::string& word) {
-    return word.starts_with("-flto") || word == "-save-temps";  // `-r` cannot join such objects
-  });
+  bool in_place = std::any_of(host.begin(), host.end(), NeedsHostCompileInPlace);
   // CreateFatbin rewrites the flag's one word.
   bool names_one_word =
       fatbin_c.size() == 1 && HasFlag(fatbinaries[0]->argv, std::string(kEmbeddedFatbinFlag) + fatbin_c[0]);
   if (!names_one_word || !fatbin_c[0].ends_with(".fatbin.c") || !HasFlag(host, "-c") ||
-      FlagValues(host, {"-o"}).size() != 1 || links_objects) {
+      FlagValues(host, {"-o"}).size() != 1 || in_place) {
     return true;
   }
   // The device link's host compile reads its fatbin.c through a macro, not

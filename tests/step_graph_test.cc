@@ -418,6 +418,27 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on needs fatbinary's output named in one word, as
   CHECK(OfKind(graph, StepKind::kFatbinary).size() == 1);
 }
 
+TEST_CASE("FASTCUDA_EARLY_HOST=on keeps nvcc's host compile under flags that name files after the object") {
+  StepGraphOptions options{kCwd, kWork};
+  options.modes.early_host = true;
+  auto embeds_with = [&](const std::string& host_flag) {
+    Transcript transcript = LoadTranscript("single_arch");
+    for (TranscriptCommand& command : transcript.commands) {
+      bool host_compile = HasFlag(command.argv, "-c") &&
+                          std::any_of(command.argv.begin(), command.argv.end(),
+                                      [](const std::string& word) { return word.ends_with(".cudafe1.cpp"); });
+      if (host_compile) command.argv.push_back(host_flag);
+    }
+    StepGraph graph = BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+    return !OfKind(graph, StepKind::kEmbedFatbin).empty();
+  };
+  CHECK(embeds_with("-fPIC"));
+  for (const char* flag : {"-flto=auto", "-save-temps=obj", "--coverage", "-fprofile-arcs", "-fprofile-use",
+                           "-gsplit-dwarf", "-fstack-usage", "-fcallgraph-info", "-fdump-tree-all", "-MD", "-MMD"}) {
+    CHECK_MESSAGE(!embeds_with(flag), flag);
+  }
+}
+
 TEST_CASE("FASTCUDA_EARLY_HOST=on leaves calls without a host compile of a fatbin alone") {
   CompileModes early;
   early.early_host = true;

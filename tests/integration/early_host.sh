@@ -7,7 +7,9 @@
 # the .fatbin.c only their layout; a fatbin.c of another layout is compiled
 # in the slow way, with one line saying so; a device-only edit skips the host
 # compile and still gives a clean build's object; host flags `ld -r` cannot join
-# (-flto) keep nvcc's order. A bad value is an error.
+# (-flto) or that name files after the object (--coverage, -gsplit-dwarf,
+# -fstack-usage, the host compiler's -MD) keep nvcc's order, and the files
+# are where nvcc writes them. A bad value is an error.
 #
 # usage: early_host.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -103,6 +105,15 @@ check "rdc: the objects device-link into one program" \
 # --- host flags that `ld -r` cannot join keep nvcc's order
 FASTCUDA_EARLY_HOST=on "$FASTCUDA" gen --out lto -- "$NVCC" -arch=sm_80 -Xcompiler -flto -c whole.cu -o lto.o >/dev/null
 check "-flto: no early host compile" bash -c "! grep -q 'EMBED_FATBIN ' lto/build.ninja && ninja -C lto >/dev/null"
+beside_object() {  # HOST_FLAGS SUFFIX: the launcher writes side/o.SUFFIX, as nvcc does
+  rm -rf side && mkdir side &&
+    (cd side && FASTCUDA_EARLY_HOST=on "$FASTCUDA" "$NVCC" -arch=sm_80 -Xcompiler "$1" -c ../whole.cu -o o.o) &&
+    test -f "side/o.$2" && test -z "$(find side/.fastcuda -name "*.$2")"
+}
+check "--coverage: the notes beside the object" beside_object --coverage gcno
+check "-gsplit-dwarf: the .dwo beside the object" beside_object -g,-gsplit-dwarf dwo
+check "-fstack-usage: the .su beside the object" beside_object -fstack-usage su
+check "the host compiler's -MD: its depfile beside the object" beside_object -MD d
 bad_value() {
   ! FASTCUDA_EARLY_HOST=yes "$FASTCUDA" gen --out bad -- "$NVCC" -c whole.cu -o bad.o 2> bad.err &&
     grep -q "FASTCUDA_EARLY_HOST must be on or off, not yes" bad.err
