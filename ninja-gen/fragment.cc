@@ -201,6 +201,9 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (!linked && listed.insert(landmark).second) build.implicit_inputs.push_back(landmark);
     }
     build.implicit_inputs.push_back(options.env_file);
+    if (options.rerun_preprocessing && IsPreprocess(step.kind)) {
+      build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
+    }
     build.variables.push_back({"desc", Description(graph, step)});
     if (options.env_file != shared_env_file) {
       build.variables.push_back({"env", QuoteShellWord(options.env_file)});
@@ -219,6 +222,8 @@ std::string Landmark(const StepGraph& graph, size_t index) {
   const GraphStep& step = graph.steps[index];
   return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
 }
+
+std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }
 
 std::string StampPath(const StepGraph& graph, size_t step_index) {
   return graph.work_dir + "/step" + std::to_string(step_index) + ".stamp";
@@ -246,6 +251,13 @@ std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& o
   WriteStepRules(writer, pools, options);
   WriteMemoryPools(writer, memory);
   WriteStepEdges(writer, graph, options, options.env_file);
+  // Ninja never finds the output of a phony edge without inputs up to date.
+  if (options.rerun_preprocessing) {
+    NinjaBuild always_dirty;
+    always_dirty.outputs = {AlwaysDirtyPath(graph)};
+    always_dirty.rule = "phony";
+    writer.Build(always_dirty);
+  }
   std::vector<std::string> defaults;
   for (const std::string& output : graph.final_outputs) {
     defaults.push_back(PathMapper(graph, options)(output));

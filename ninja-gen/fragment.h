@@ -17,6 +17,10 @@ struct FragmentOptions {
   std::string ninja_cwd;  ///< directory Ninja runs in; other relative paths are made absolute
   std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
   std::string memory_log;   ///< non-empty: steps append their peak memory there
+  /// The preprocessing steps run in every build: the kept intermediates are
+  /// then checked by content, not by mtime (a launcher call, where nvcc
+  /// would read the sources anew whatever their mtimes say).
+  bool rerun_preprocessing = false;
   /// Memory pools by first output (Ninja path); may be null.
   const std::map<std::string, std::string>* memory_pools = nullptr;
 };
@@ -43,6 +47,9 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
 /// (the top-level `$env`) is bound on the edge.
 void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
                     const std::string& shared_env_file);
+
+/// A phony target that is never up to date (FragmentOptions::rerun_preprocessing).
+std::string AlwaysDirtyPath(const StepGraph& graph);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);

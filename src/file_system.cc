@@ -1,7 +1,10 @@
 #include "src/file_system.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -41,11 +44,25 @@ void WriteFileAtomically(const std::string& path, const std::string& content) {
   std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
   std::string temp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << content;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temp);
+  auto fail = [&](const char* what) {
+    std::string message = std::string(what) + " " + temp + ": " + std::strerror(errno);
+    unlink(temp.c_str());
+    throw std::runtime_error(message);
+  };
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create");
+  for (size_t written = 0; written < content.size();) {
+    ssize_t n = write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      close(fd);
+      errno = error;
+      fail("cannot write");
+    }
+    written += n;
   }
+  if (close(fd) != 0) fail("cannot write");  // NFS and full disks may report here
   std::filesystem::rename(temp, target);
 }
 

@@ -1,9 +1,5 @@
 // `fastcuda gen`: Ninja manifests for one nvcc call or a whole compile
 // database, and `fastcuda build`: generate when needed, then run Ninja.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,13 +8,16 @@
 
 #include "ninja-gen/global_manifest.h"
 #include "src/commands.h"
+#include "src/directory_lock.h"
 #include "src/file_system.h"
 #include "src/global_graph.h"
+#include "src/kept_intermediates.h"
 #include "src/launchers.h"
 #include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
 #include "src/process.h"
 #include "src/shell_words.h"
+#include "src/toolchain_environment.h"
 #include "src/tu_record.h"
 
 namespace fastcuda {
@@ -77,7 +76,7 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     if (flag == "--out") options.out_dir = value();
     else if (flag == "--compdb") options.compdb = value();
     else if (flag == "--pools") options.pools = value();
-    else if (flag == "-j") options.jobs = std::stoul(value());
+    else if (flag == "-j") options.jobs = ParseJobCount(value(), "-j");
     else if (flag == "--exclude") options.excludes.push_back(value());
     else if (flag == "--only") options.only.push_back(value());
     else if (flag == "--launcher-records") options.launcher_records = true;
@@ -164,6 +163,21 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
 /// when options changed.
 std::string GenCommandPath(const GenOptions& options) { return options.out_dir + "/gen-command.txt"; }
 
+/// What `gen` planned with beyond the database: its command line and the
+/// environment the toolchain reads (a changed CPATH must plan anew).
+std::string GenerationKey(const GenOptions& options) {
+  return JoinShellWords(GenCommandLine(options)) + "\n" +
+         EnvironmentKey(ToolchainEnvironment(CurrentEnvironment()));
+}
+
+/// Removes the intermediates of every TU whose object is missing (see
+/// OrphanedIntermediates).
+void RemoveOrphanedIntermediates(const std::string& out_dir) {
+  RealFileSystem fs;
+  std::vector<KeptFiles> kept = ParseKeptFiles(fs.Read(KeptFilesPath(out_dir)).value_or(""));
+  for (const std::string& path : OrphanedIntermediates(kept, fs)) std::filesystem::remove(path);
+}
+
 /// Present while the manifest was generated without step times, holding the
 /// size Ninja's log had then: the first build that finds the log grown
 /// regenerates, so that the TU order and the priority ladder come from
@@ -187,7 +201,7 @@ bool HistoryArrived(const GenOptions& options) {
 /// The entry's output as an absolute path, which --only, --exclude and
 /// --launcher-for match.
 std::string AbsoluteOutput(const CompileEntry& entry) {
-  return (std::filesystem::path(entry.directory) / entry.output).string();
+  return ResolvePath(entry.directory, entry.output);
 }
 
 /// Drops the entries whose absolute output contains one of `excludes`, or
@@ -203,6 +217,19 @@ size_t LeaveOutExcluded(CompileDatabase& database, const GenOptions& options) {
     return contains_any(output, options.excludes) ||
            (!options.only.empty() && !contains_any(output, options.only));
   });
+}
+
+/// Two entries that write one file would be two Ninja edges with one output:
+/// says which, instead of Ninja's message about FastCuda's own files.
+void RequireDistinctOutputs(const CompileDatabase& database) {
+  std::map<std::string, const CompileEntry*> writers;
+  for (const CompileEntry& entry : database.entries) {
+    auto [earlier, added] = writers.emplace(AbsoluteOutput(entry), &entry);
+    if (!added) {
+      throw CompileDatabaseError("the entries for " + earlier->second->file + " and " + entry.file +
+                                 " both write " + earlier->first + "; give each its own -o");
+    }
+  }
 }
 
 /// Gives the entries that `--launcher-for` names their launcher.
@@ -257,14 +284,16 @@ int GenerateForDatabase(const GenOptions& options) {
       *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
 
   size_t excluded = LeaveOutExcluded(database, options);
+  RequireDistinctOutputs(database);
   AddLaunchers(database, options);
 
   const std::string cache_path = options.out_dir + "/dryrun-cache.json";
   DryrunCache cache = LoadCache(cache_path);
   GlobalPlan plan = PlanCompileDatabase(
-      database, {options.out_dir, Jobs(options), options.launcher_records, options.launchers,
-                 CompileModesOf(options)}, cache,
-      NvccDryrunRunner(), fs);
+      database,
+      {options.out_dir, Jobs(options), options.launcher_records, options.launchers,
+       CompileModesOf(options), ToolchainEnvironment(CurrentEnvironment())},
+      cache, NvccDryrunRunner(), fs);
   if (options.launcher_records) WriteTuRecords(database, plan);
 
   GlobalManifestOptions manifest;
@@ -272,8 +301,9 @@ int GenerateForDatabase(const GenOptions& options) {
   manifest.fastcuda = SelfExecutable();
   manifest.regenerate_command = GenCommandLine(options);
   manifest.regenerate_inputs = {options.compdb, manifest.fastcuda};
-  manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), plan.nvcc_programs.begin(),
-                                    plan.nvcc_programs.end());
+  for (const auto* files : {&plan.nvcc_programs, &plan.response_files}) {
+    manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), files->begin(), files->end());
+  }
   manifest.pools = ParsePoolDepths(options.pools);
   std::string ninja_log = fs.Read(NinjaLogPath(options)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
@@ -295,7 +325,10 @@ int GenerateForDatabase(const GenOptions& options) {
     else WriteFileIfChanged(path, content);
   }
   WriteFileIfChanged(cache_path, nlohmann::json(cache).dump() + "\n");
-  WriteFileIfChanged(GenCommandPath(options), JoinShellWords(GenCommandLine(options)) + "\n");
+  std::vector<KeptFiles> kept;
+  for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
+  WriteFileIfChanged(KeptFilesPath(options.out_dir), FormatKeptFiles(kept));
+  WriteFileIfChanged(GenCommandPath(options), GenerationKey(options));
 
   std::cerr << "fastcuda: " << database.entries.size() << " CUDA TUs (" << plan.shapes
             << " command shapes, " << plan.dryruns_run << " dryruns run, " << plan.dryruns_cached
@@ -319,39 +352,19 @@ int GenMain(const std::vector<std::string>& args) {
   }
 }
 
-/// Holds an exclusive lock on DIR/build.lock while it lives, so that two
-/// `fastcuda build`s of one directory run one after the other instead of
-/// both writing the same files; says so when it has to wait.
-class BuildLock {
- public:
-  explicit BuildLock(const std::string& dir) {
-    std::filesystem::create_directories(dir);
-    std::string path = dir + "/build.lock";
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("cannot open " + path);
-    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      Complain("another fastcuda build is running in " + dir + "; waiting for it to finish");
-      flock(fd_, LOCK_EX);
-    }
-  }
-  ~BuildLock() { close(fd_); }
-  BuildLock(const BuildLock&) = delete;
-  BuildLock& operator=(const BuildLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
 int BuildMain(const std::vector<std::string>& args) {
   GenOptions options = ParseGenOptions(args);
   if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
-  BuildLock lock(options.out_dir);
+  DirectoryLock lock(options.out_dir, "build.lock", [&] {
+    Complain("another fastcuda build is running in " + options.out_dir + "; waiting for it to finish");
+  });
   RealFileSystem fs;
   if (!fs.IsFile(GlobalManifestPath(options.out_dir)) || HistoryArrived(options) ||
-      fs.Read(GenCommandPath(options)) != JoinShellWords(GenCommandLine(options)) + "\n") {
+      fs.Read(GenCommandPath(options)) != GenerationKey(options)) {
     if (int status = GenMain(args); status != 0) return status;
   }
-  ProcessSpec ninja{{NinjaProgram(), "-C", options.out_dir}, "", {}, false};
+  RemoveOrphanedIntermediates(options.out_dir);
+  ProcessSpec ninja{{NinjaProgram(), "-C", options.out_dir}, "", {}, false, true, lock.fd()};
   for (const std::string& argument : NinjaJobArgumentsHere(options.jobs, NinjaProgram())) {
     ninja.argv.push_back(argument);
   }

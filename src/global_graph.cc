@@ -12,6 +12,7 @@
 #include "src/process.h"
 #include "src/shell_words.h"
 #include "src/stable_hash.h"
+#include "src/toolchain_environment.h"
 #include "src/transcript_template.h"
 
 namespace fastcuda {
@@ -27,21 +28,24 @@ struct PlannedEntry {
   std::string cache_key;  ///< this entry's own dryrun
 };
 
-/// The arguments with the source and output words replaced by placeholders.
-std::string ShapeOf(const CompileEntry& entry, const TuNames& names, const std::string& identity) {
+/// The arguments as nvcc sees them (response files expanded), with the
+/// source and output words replaced by placeholders.
+std::string ShapeOf(const CompileEntry& entry, const std::vector<std::string>& effective_args,
+                    const TuNames& names, const std::string& identity) {
   std::vector<std::string> words{identity, entry.directory};
-  for (size_t i = 1; i < entry.nvcc.size(); ++i) {
-    const std::string& word = entry.nvcc[i];
+  for (const std::string& word : effective_args) {
     words.push_back(word == names.source ? "\x01SRC" : word == names.output ? "\x01OUT" : word);
   }
   return JoinShellWords(words);
 }
 
-PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const FileSystem& fs) {
+PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const std::string& environment,
+                  const FileSystem& fs) {
   PlannedEntry planned;
   planned.entry = &entry;
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
-  planned.invocation = ScanNvccArgs(EffectiveNvccArgsHere(args, entry.directory, fs));
+  std::vector<std::string> effective = EffectiveNvccArgsHere(args, entry.directory, fs);
+  planned.invocation = ScanNvccArgs(effective);
   std::string source_abs = ResolvePath(entry.directory, entry.file);
   for (const std::string& word : args) {
     if (word == entry.file || (!word.empty() && word[0] != '-' &&
@@ -53,12 +57,9 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const 
   planned.names.output = entry.output;
   planned.program = nvcc.path;
   std::string identity = nvcc.path + "\n" + nvcc.stamp;
-  std::string environment = EnvironmentVariable("PATH") + "\n" +
-                            EnvironmentVariable("NVCC_PREPEND_FLAGS") + "\n" +
-                            EnvironmentVariable("NVCC_APPEND_FLAGS");
-  planned.shape = ShapeOf(entry, planned.names, identity) + "\n" + environment;
+  planned.shape = ShapeOf(entry, effective, planned.names, identity) + "\n" + environment;
   planned.cache_key = StableHashHex(
-      identity + "\n" + entry.directory + "\n" + JoinShellWords(entry.nvcc) + "\n" + environment, 16);
+      identity + "\n" + entry.directory + "\n" + JoinShellWords(effective) + "\n" + environment, 16);
   return planned;
 }
 
@@ -140,18 +141,23 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   std::map<std::string, ProgramIdentity> identities;  // nvcc as written -> identity
   std::vector<PlannedEntry> entries;
   std::map<std::string, std::vector<size_t>> shapes;  // shape -> entry indexes
-  std::set<std::string> programs;
+  std::set<std::string> programs, response_files;
+  const std::string environment = EnvironmentKey(options.toolchain_environment);
   for (const CompileEntry& entry : database.entries) {
     auto identity = identities.find(entry.nvcc.front());
     if (identity == identities.end()) {
       identity = identities.emplace(entry.nvcc.front(), runner.Identify(entry.nvcc.front())).first;
     }
-    entries.push_back(Plan(entry, identity->second, fs));
+    entries.push_back(Plan(entry, identity->second, environment, fs));
     if (!entries.back().invocation.fallback_reason) {
       shapes[entries.back().shape].push_back(entries.size() - 1);
     }
     programs.insert(entries.back().program);
+    for (const std::string& file : ResponseFiles(entry.nvcc, entry.directory)) {
+      if (fs.IsFile(file)) response_files.insert(file);
+    }
   }
+  plan.response_files.assign(response_files.begin(), response_files.end());
   plan.nvcc_programs.assign(programs.begin(), programs.end());
   plan.shapes = shapes.size();
 
@@ -206,7 +212,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         plan.graphs.push_back(BuildStepGraph(
             *transcript,
             {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles,
-             launchers, options.modes},
+             launchers, options.modes, options.toolchain_environment},
             fs));
         continue;
       } catch (const UnsupportedTranscript& unsupported) {

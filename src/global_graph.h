@@ -49,6 +49,7 @@ struct GlobalPlanOptions {
   bool keep_depfiles = false;  ///< keep every TU's header depfiles (for the launcher)
   StepLaunchers launchers;     ///< host and device launchers; `nvcc` is each entry's own
   CompileModes modes;          ///< module id and split-compile modes
+  std::map<std::string, std::string> toolchain_environment;  ///< see ToolchainEnvironment
 };
 
 /// Every entry's graph, and what it took.
@@ -56,6 +57,7 @@ struct GlobalPlan {
   std::vector<StepGraph> graphs;   ///< one per database entry, in its order
   std::vector<std::string> whole_nvcc_entries;  ///< "FILE: why" for entries nvcc runs whole
   std::vector<std::string> nvcc_programs;       ///< the nvcc binaries used (regeneration inputs)
+  std::vector<std::string> response_files;      ///< the entries' response files (regeneration inputs)
   size_t shapes = 0;               ///< distinct command shapes
   size_t dryruns_run = 0;          ///< dryruns run this time
   size_t dryruns_cached = 0;       ///< dryruns taken from the cache

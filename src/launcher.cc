@@ -1,4 +1,5 @@
 // `fastcuda NVCC ARGS...`: a drop-in nvcc whose sub-steps Ninja runs in parallel.
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -9,7 +10,9 @@
 #include "src/commands.h"
 #include "src/compile_database.h"
 #include "src/depfile.h"
+#include "src/directory_lock.h"
 #include "src/file_system.h"
+#include "src/kept_intermediates.h"
 #include "src/launchers.h"
 #include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
@@ -163,6 +166,16 @@ std::optional<std::string> MissingOutputDirectory(const StepGraph& graph) {
   return std::nullopt;
 }
 
+/// The end of a launcher that a signal stopped (its Ninja has stopped too,
+/// and the outputs are removed): nvcc exits with status 255 on SIGTERM and
+/// dies of the other signals.
+int ExitLikeNvccOn(int signal) {
+  if (signal == SIGTERM) return 255;
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+  return 128 + signal;
+}
+
 }  // namespace
 
 int LauncherMain(const std::vector<std::string>& all_args) {
@@ -192,9 +205,21 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   options.env_file = graph.work_dir + "/nvcc.env";
   options.ninja_cwd = cwd;
   options.capture_dir = graph.work_dir + "/capture";
+  options.rerun_preprocessing = true;
   std::string manifest = graph.work_dir + "/build.ninja";
-  unsigned jobs = std::stoul(EnvironmentVariable("FASTCUDA_JOBS", "0"));
+  unsigned jobs = ParseJobCount(EnvironmentVariable("FASTCUDA_JOBS", "0"), "FASTCUDA_JOBS");
   PoolDepths pools = ParsePoolDepths(EnvironmentVariable("FASTCUDA_POOLS", ""));
+  // Calls for one object run one after another, as each nvcc call would
+  // write the object whole; Ninja holds the lock until its last step ends.
+  std::optional<DirectoryLock> lock;
+  try {
+    lock.emplace(graph.work_dir, "lock");
+  } catch (const std::exception& unwritable) {  // nvcc fails there too, with the assembler's message
+    run_nvcc_itself(std::string("no work directory: ") + unwritable.what());
+  }
+  for (const std::string& path : OrphanedIntermediates({KeptFilesOf(graph)}, RealFileSystem())) {
+    std::filesystem::remove(path);
+  }
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
                       jobs ? jobs : std::thread::hardware_concurrency());
@@ -202,13 +227,14 @@ int LauncherMain(const std::vector<std::string>& all_args) {
     run_nvcc_itself(unwritable.what());
   }
 
-  ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true};
+  ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true, true, lock->fd()};
   for (const std::string& argument : NinjaJobArgumentsHere(jobs, NinjaProgram())) {
     ninja.argv.push_back(argument);
   }
   ProcessResult result = RunProcess(ninja);
   int step_failure = ReplayStepOutput(graph, options);
   if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph);
+  if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
   if (step_failure != 0) return step_failure;
   if (result.exit_code != 0) {
     Complain("ninja failed on " + manifest + ":\n" + result.stdout_text + result.stderr_text);

@@ -5,6 +5,7 @@
 
 #include "fastcuda_commit.h"
 #include "src/commands.h"
+#include "src/process.h"
 
 namespace fastcuda {
 
@@ -62,6 +63,7 @@ int Dispatch(const std::vector<std::string>& args) {
 }  // namespace fastcuda
 
 int main(int argc, char** argv) {
+  fastcuda::CloseInheritedDescriptor();
   try {
     return fastcuda::Dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const std::exception& error) {

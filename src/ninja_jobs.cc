@@ -2,11 +2,26 @@
 
 #include <re2/re2.h>
 
+#include <stdexcept>
 #include <thread>
 
 #include "src/process.h"
 
 namespace fastcuda {
+
+unsigned ParseJobCount(std::string_view text, std::string_view what) {
+  unsigned count = 0;
+  bool digits = !text.empty() && text.size() <= 6;
+  for (char c : text) {
+    digits = digits && c >= '0' && c <= '9';
+    if (digits) count = count * 10 + (c - '0');
+  }
+  if (!digits) {
+    throw std::invalid_argument(std::string(what) + " must be a number of jobs (0: one per core), not '" +
+                                std::string(text) + "'");
+  }
+  return count;
+}
 
 std::optional<unsigned> MakeJobLimit(std::string_view makeflags) {
   static const RE2 jobs_flag(R"re((?:^|\s)-j\s*(\d+))re");

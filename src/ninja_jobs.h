@@ -16,6 +16,11 @@ struct JobContext {
   unsigned cores = 1;
 };
 
+/// A job count as a user writes it (`-j N`, FASTCUDA_JOBS): digits, 0 for
+/// one job per core. Throws std::invalid_argument naming `what` otherwise
+/// (a negative count would reach Ninja, which reads it as unlimited).
+unsigned ParseJobCount(std::string_view text, std::string_view what);
+
 /// The -jN of a parent make's MAKEFLAGS, if it has one.
 std::optional<unsigned> MakeJobLimit(std::string_view makeflags);
 

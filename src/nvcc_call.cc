@@ -6,6 +6,7 @@
 #include "src/build_timeline.h"
 #include "src/process.h"
 #include "src/stable_hash.h"
+#include "src/toolchain_environment.h"
 #include "src/transcript.h"
 
 namespace fastcuda {
@@ -57,7 +58,7 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
     StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile, false,
-                             launchers, modes};
+                             launchers, modes, ToolchainEnvironment(ambient)};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     RequireFileOutputs(draft, cwd);

@@ -67,9 +67,22 @@ std::string_view OptionName(std::string_view word) {
 
 std::vector<std::string> ReadResponseFile(const std::string& path, const std::string& cwd,
                                           const FileSystem& fs) {
-  std::optional<std::string> text = fs.Read((std::filesystem::path(cwd) / path).string());
+  std::optional<std::string> text = fs.Read(ResolvePath(cwd, path));
   if (!text) return {};  // nvcc reports the missing file itself
   return SplitShellWords(*text);
+}
+
+/// The response file that `args[i]` names (`@FILE`, `-optf FILE`,
+/// `--options-file=FILE`...), moving `i` past a separate value; nullopt for
+/// any other word.
+std::optional<std::string> ResponseFileAt(const std::vector<std::string>& args, size_t& i) {
+  const std::string& word = args[i];
+  if (word.size() > 1 && word[0] == '@') return word.substr(1);
+  if ((word == "-optf" || word == "--options-file") && i + 1 < args.size()) return args[++i];
+  if (OptionName(word) == "-optf" || OptionName(word) == "--options-file") {
+    return word.substr(word.find('=') + 1);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -80,23 +93,24 @@ std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
                                            const FileSystem& fs) {
   std::vector<std::string> effective = SplitShellWords(prepend_flags);
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& word = args[i];
-    std::vector<std::string> expanded;
-    if (word.size() > 1 && word[0] == '@') {
-      expanded = ReadResponseFile(word.substr(1), cwd, fs);
-    } else if ((word == "-optf" || word == "--options-file") && i + 1 < args.size()) {
-      expanded = ReadResponseFile(args[++i], cwd, fs);
-    } else if (OptionName(word) == "-optf" || OptionName(word) == "--options-file") {
-      expanded = ReadResponseFile(word.substr(word.find('=') + 1), cwd, fs);
+    if (std::optional<std::string> file = ResponseFileAt(args, i)) {
+      std::vector<std::string> expanded = ReadResponseFile(*file, cwd, fs);
+      effective.insert(effective.end(), expanded.begin(), expanded.end());
     } else {
-      effective.push_back(word);
-      continue;
+      effective.push_back(args[i]);
     }
-    effective.insert(effective.end(), expanded.begin(), expanded.end());
   }
   std::vector<std::string> appended = SplitShellWords(append_flags);
   effective.insert(effective.end(), appended.begin(), appended.end());
   return effective;
+}
+
+std::vector<std::string> ResponseFiles(const std::vector<std::string>& args, const std::string& cwd) {
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (std::optional<std::string> file = ResponseFileAt(args, i)) files.push_back(ResolvePath(cwd, *file));
+  }
+  return files;
 }
 
 std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& args,

@@ -24,6 +24,10 @@ std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
                                            const std::string& append_flags, const std::string& cwd,
                                            const FileSystem& fs);
 
+/// The response files `args` names, absolute: inputs of the dryrun as much
+/// as the arguments are.
+std::vector<std::string> ResponseFiles(const std::vector<std::string>& args, const std::string& cwd);
+
 /// EffectiveNvccArgs with NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS of this
 /// process's environment.
 std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& args,

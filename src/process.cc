@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <re2/re2.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,18 +25,28 @@ namespace {
 /// that stopping fastcuda stops Ninja (which stops every step) instead of
 /// leaving it running; fastcuda then returns once the child has cleaned up.
 std::atomic<pid_t> running_child{0};
+std::atomic<int> received_signal{0};
+
+constexpr const char* kInheritedFdVariable = "FASTCUDA_INHERITED_FD";
 
 void ForwardSignal(int signal) {
+  received_signal = signal;
   pid_t child = running_child.load();
   if (child > 0) kill(child, signal);
 }
 
+/// A signal inherited as ignored (`nohup`, a background job of a script)
+/// stays ignored, as it does for nvcc.
 void InstallSignalForwarding() {
   static const bool installed = [] {
     struct sigaction action {};
     action.sa_handler = ForwardSignal;
     sigemptyset(&action.sa_mask);
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction current {};
+      sigaction(signal, nullptr, &current);
+      if (current.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+    }
     return true;
   }();
   (void)installed;
@@ -88,39 +98,93 @@ std::string Resolve(const std::string& program, const std::map<std::string, std:
   return FindProgram(program, path != env_set.end() ? path->second : EnvironmentVariable("PATH"));
 }
 
+/// Reports errno to the parent and ends the child that could not exec.
+[[noreturn]] void ReportFailure(int report_fd) {
+  int error = errno;
+  ssize_t ignored = write(report_fd, &error, sizeof error);
+  (void)ignored;
+  _exit(127);
+}
+
+/// What the child does between fork and exec: only async-signal-safe calls.
+/// A failure is reported as errno through `report_fd`, which exec closes.
+[[noreturn]] void ExecChild(const ProcessSpec& spec, pid_t parent, char* const* argv, char* const* env,
+                            int out_fd, int err_fd, int report_fd) {
+  auto fail = [report_fd] { ReportFailure(report_fd); };
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) fail();
+  if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl
+  if (spec.own_process_group && setpgid(0, 0) != 0) fail();
+  if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)) fail();
+  if (spec.inherited_fd >= 0 && fcntl(spec.inherited_fd, F_SETFD, 0) != 0) fail();
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) fail();
+  execve(argv[0], argv, env);
+  ReportFailure(report_fd);
+}
+
 }  // namespace
+
+void DieWithParent() {
+  pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) raise(SIGTERM);
+}
+
+int ReceivedSignal() { return received_signal.load(); }
+
+void CloseInheritedDescriptor() {
+  const char* fd = std::getenv(kInheritedFdVariable);
+  if (!fd) return;
+  close(std::atoi(fd));
+  unsetenv(kInheritedFdVariable);
+}
 
 ProcessResult RunProcess(const ProcessSpec& spec) {
   std::vector<std::string> argv = spec.argv;
   argv[0] = Resolve(argv[0], spec.env_set);
-  std::vector<std::string> env = EnvironmentStrings(spec.env_set);
+  std::map<std::string, std::string> env_set = spec.env_set;
+  if (spec.inherited_fd >= 0) env_set[kInheritedFdVariable] = std::to_string(spec.inherited_fd);
+  std::vector<std::string> env = EnvironmentStrings(env_set);
   std::vector<char*> c_argv = CStrings(argv);
   std::vector<char*> c_env = CStrings(env);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-  if (spec.capture_output) {
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    }
-    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  }
-  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
-
-  InstallSignalForwarding();
-  pid_t pid = 0;
-  int error = posix_spawn(&pid, c_argv[0], &actions, nullptr, c_argv.data(), c_env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, report[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], report[0], report[1]}) {
       if (fd >= 0) close(fd);
     }
-    throw std::runtime_error("cannot run " + spec.argv[0] + ": " + std::strerror(error));
+  };
+  if ((spec.capture_output && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)) ||
+      pipe2(report, O_CLOEXEC) != 0) {
+    int error = errno;
+    close_all();
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(error));
   }
 
+  InstallSignalForwarding();
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    int error = errno;
+    close_all();
+    throw std::runtime_error("cannot run " + spec.argv[0] + ": " + std::strerror(error));
+  }
+  if (pid == 0) ExecChild(spec, parent, c_argv.data(), c_env.data(), out_pipe[1], err_pipe[1], report[1]);
   running_child = pid;
+  close(report[1]);
+  report[1] = -1;
+  int child_error = 0;
+  ssize_t reported;
+  while ((reported = read(report[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {
+  }
+  if (reported > 0) {
+    waitpid(pid, nullptr, 0);
+    running_child = 0;
+    close_all();
+    throw std::runtime_error("cannot run " + spec.argv[0] + ": " + std::strerror(child_error));
+  }
+  close(report[0]);
+  report[0] = -1;
+
   ProcessResult result;
   if (spec.capture_output) {
     close(out_pipe[1]);

@@ -14,6 +14,13 @@ struct ProcessSpec {
   std::string cwd;                              ///< empty: the current directory
   std::map<std::string, std::string> env_set;   ///< added to (or replacing in) the environment
   bool capture_output = false;                  ///< collect stdout and stderr instead of inheriting
+  /// Run in a process group of its own, so that the terminal's signals reach
+  /// only this process, which forwards those it does not ignore (Ninja would
+  /// otherwise stop on a hangup that `nohup` told FastCuda to ignore).
+  bool own_process_group = false;
+  /// A descriptor the child keeps open (a lock that must outlive this
+  /// process while the child runs); its number is in FASTCUDA_INHERITED_FD.
+  int inherited_fd = -1;
 };
 
 /// How a process ended.
@@ -25,8 +32,23 @@ struct ProcessResult {
   long max_rss_kb = 0;     ///< peak resident memory, from wait4
 };
 
-/// Runs a process to completion. Throws std::runtime_error if it cannot be started.
+/// Runs a process to completion. The child gets SIGTERM when the thread
+/// that started it dies, so that nothing a killed FastCuda started goes on
+/// writing outputs. Throws std::runtime_error if it cannot be started.
 ProcessResult RunProcess(const ProcessSpec& spec);
+
+/// This process gets SIGTERM when its parent dies: a step whose Ninja was
+/// killed stops instead of writing its outputs later.
+void DieWithParent();
+
+/// The last of SIGINT, SIGTERM and SIGHUP this process received and
+/// forwarded to a child, or 0.
+int ReceivedSignal();
+
+/// Closes the descriptor a parent FastCuda passed down (ProcessSpec::
+/// inherited_fd), so that no program this process starts (a daemon such as
+/// sccache's server) holds the parent's lock.
+void CloseInheritedDescriptor();
 
 /// How a process ended, in words: "exited with status 2", or "killed by
 /// signal 11 (Segmentation fault)".

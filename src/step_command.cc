@@ -187,6 +187,7 @@ ProcessResult RunProgram(const StepOptions& options, const ProcessSpec& spec) {
 }  // namespace
 
 int StepMain(const std::vector<std::string>& args) {
+  DieWithParent();
   StepOptions options = ParseStepOptions(args);
   SplitByLoad(options);
   ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),

@@ -372,6 +372,7 @@ StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& o
   }
   if (graph.steps.empty()) throw UnsupportedTranscript("the dryrun runs no sub-command");
   graph.environment = transcript.variables;
+  graph.environment.insert(options.toolchain_environment.begin(), options.toolchain_environment.end());
   graph.cwd = options.cwd;
   graph.work_dir = options.work_dir;
   graph.depfile_request = options.depfile;

@@ -50,6 +50,9 @@ struct StepGraphOptions {
   bool keep_depfiles = false;  ///< keep every preprocess depfile even without -MD
   StepLaunchers launchers;     ///< what runs which steps (see LauncherFor)
   CompileModes modes;          ///< module id and split-compile modes
+  /// Set for every step beside the transcript's own variables (see
+  /// ToolchainEnvironment), so that a change of one reruns the steps.
+  std::map<std::string, std::string> toolchain_environment;
 };
 
 /// All sub-steps of one nvcc call, in nvcc's order (a topological order).

@@ -6,6 +6,7 @@
 
 #include "src/build_views.h"
 #include "src/commands.h"
+#include "src/ninja_jobs.h"
 #include "src/file_system.h"
 #include "src/nvcc_call.h"
 
@@ -25,7 +26,7 @@ ViewOptions ParseViewOptions(const std::string& view, const std::vector<std::str
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
     if (args[i] == "-o" && has_value) options.output = args[++i];
-    else if (args[i] == "-j" && has_value) options.jobs = std::stoul(args[++i]);
+    else if (args[i] == "-j" && has_value) options.jobs = ParseJobCount(args[++i], "-j");
     else if (args[i] == "--svg" && view == "trace") options.svg = true;
     else if (options.dir.empty() && args[i][0] != '-') options.dir = args[i];
     else throw std::invalid_argument("usage: fastcuda " + view + " [--svg] DIR [-o FILE] [-j N]");

@@ -38,6 +38,17 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 2);  // the two preprocess rules
 }
 
+TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that is never up to date") {
+  StepGraph graph = Graph("multi_gencode", "/src");
+  FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
+  CHECK(SingleGraphManifest(graph, options, {}, "").find("always-dirty") == std::string::npos);
+  options.rerun_preprocessing = true;
+  std::string manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: CPP_(HOST|DEVICE) [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 4);
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*always-dirty)") == 5);
+  CHECK(manifest.find("build /b/w$ dir/always-dirty: phony\n") != std::string::npos);
+}
+
 TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the step's own argv") {
   // Hostile names: spaces, $, quotes, a colon, in the tool, the work dir and the source.
   const std::string work = "/tmp/fastcuda fragment $test's:dir";

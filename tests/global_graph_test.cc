@@ -118,6 +118,26 @@ TEST_CASE("regeneration takes dryruns from the cache; unused entries are dropped
   CHECK(changed.dryruns_run == 1);
 }
 
+TEST_CASE("an edited response file and a changed toolchain environment plan anew") {
+  FakeRunner runner;
+  DryrunCache cache;
+  CompileDatabase database = Database();
+  for (CompileEntry& entry : database.entries) entry.nvcc.insert(entry.nvcc.begin() + 1, "@inc.rsp");
+  GlobalPlanOptions options{"/out", 2};
+  auto plan = [&](const std::string& response_file) {
+    return PlanCompileDatabase(database, options, cache, runner,
+                               FakeFileSystem(std::map<std::string, std::string>{{"/build/inc.rsp", response_file}}));
+  };
+  GlobalPlan first = plan("-IincA");
+  CHECK(first.response_files == std::vector<std::string>{"/build/inc.rsp"});
+  CHECK(plan("-IincA").dryruns_run == 0);
+  CHECK(plan("-IincB").dryruns_run == 2);
+  options.toolchain_environment = {{"CPATH", "/inc2"}};
+  GlobalPlan moved = plan("-IincB");
+  CHECK(moved.dryruns_run == 2);
+  CHECK(moved.graphs[0].environment.at("CPATH") == "/inc2");
+}
+
 TEST_CASE("a shape whose substitution is not exact gets one dryrun per TU") {
   FakeRunner runner(/*quirky=*/true);
   DryrunCache cache;

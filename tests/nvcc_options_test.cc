@@ -49,3 +49,10 @@ TEST_CASE("response files and NVCC_*_FLAGS join the arguments") {
   CHECK(EffectiveNvccArgs({"--options-file=more.rsp"}, "", "", "/w", fs) ==
         std::vector<std::string>{"-DY"});
 }
+
+TEST_CASE("the response files a command names, in every spelling, absolute") {
+  CHECK(ResponseFiles({"-c", "@args.rsp", "-optf", "more.rsp", "--options-file=/abs.rsp", "-DX", "a.cu"},
+                      "/w") == std::vector<std::string>{"/w/args.rsp", "/w/more.rsp", "/abs.rsp"});
+  CHECK(ResponseFiles({"-c", "a.cu", "-o", "@not-one-after-o"}, "/w").size() == 1);
+  CHECK(ResponseFiles({"-c", "a.cu"}, "/w").empty());
+}

@@ -3,7 +3,9 @@
 # nvcc rejects (its own message and exit code), an output directory that
 # cannot be written, a missing or malformed compile database (file and
 # position named, exit 2), an entry whose source is missing, entries whose
-# commands try to run something else. `--version` is no program to launch.
+# commands try to run something else, two entries with one output, job
+# counts that are no number, a directory even root cannot write, a full disk.
+# `--version` is no program to launch.
 #
 # usage: bad_input.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -70,5 +72,53 @@ foreign_commands_not_run() {
   grep -q "2 other entries left out" foreign.log && ! compgen -G 'pwned*' > /dev/null
 }
 check "a compile database runs nothing but its nvcc entries' own commands, words quoted" foreign_commands_not_run
+
+one_output_twice() {
+  local rc=0
+  printf '[{"directory": "%s", "file": "ok.cu", "command": "%s -c ok.cu -o twice.o -arch=sm_80"},
+ {"directory": "%s", "file": "other.cu", "command": "%s -c other.cu -o ./twice.o -arch=sm_80"}]\n' \
+    "$scratch" "$NVCC" "$scratch" "$NVCC" > twice.json
+  "$FASTCUDA" build --compdb twice.json --out twice > err.txt 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "the entries for ok.cu and other.cu both write $scratch/twice.o" err.txt &&
+    ! grep -q "multiple rules" err.txt
+}
+check "two entries with one output: exit 2, both named, not Ninja's message" one_output_twice
+
+bad_job_counts() {
+  local count rc
+  for count in abc -1 2x ""; do
+    rc=0
+    "$FASTCUDA" build --compdb twice.json --out jobs -j "$count" 2> err.txt || rc=$?
+    [ "$rc" -eq 2 ] && grep -q "fastcuda: -j must be a number of jobs (0: one per core), not '$count'" err.txt ||
+      return 1
+  done
+  rc=0
+  FASTCUDA_JOBS=-1 "$FASTCUDA" "$NVCC" -c ok.cu -o jobs.o -arch=sm_80 2> err.txt || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "FASTCUDA_JOBS must be a number of jobs" err.txt && [ ! -e jobs.o ]
+}
+check "job counts that are no number (-j abc, -j -1, FASTCUDA_JOBS=-1): exit 2, a clear message" bad_job_counts
+
+same_as_nvcc_for_unwritable_directory() {  # /proc: no file can be made there, not even by root
+  local want=0 got=0
+  "$NVCC" -c ok.cu -o /proc/fastcuda-test.o -arch=sm_80 2> want.txt || want=$?
+  "$FASTCUDA" "$NVCC" -c ok.cu -o /proc/fastcuda-test.o -arch=sm_80 2> got.txt || got=$?
+  [ "$want" -ne 0 ] && [ "$want" -eq "$got" ] && cmp -s want.txt got.txt
+}
+check "an output directory that exists but cannot be written: nvcc's message and exit code" \
+  same_as_nvcc_for_unwritable_directory
+
+full_disk() {  # so full that FastCuda's own first write fails
+  local rc=0
+  dd if=/dev/zero of=full/filler bs=4k 2> /dev/null || true
+  "$FASTCUDA" "$NVCC" -c ok.cu -o full/ok.o -arch=sm_80 > err.txt 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] && grep -q "^fastcuda: cannot write .*: No space left on device$" err.txt && [ ! -e full/ok.o ]
+}
+mkdir -p full
+if mount -t tmpfs -o size=96k tmpfs full 2> /dev/null; then
+  check "a full disk: the build fails saying so (errno named), no object" full_disk
+  umount full
+else
+  echo "SKIP a full disk: this machine does not let the test mount a small tmpfs"
+fi
 
 finish

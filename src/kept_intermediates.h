@@ -1,0 +1,39 @@
+// Intermediates kept between builds, and when they must go.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/file_system.h"
+#include "src/step_graph.h"
+
+namespace fastcuda {
+
+/// The files of one TU that outlive a build: its objects, and the
+/// intermediates kept so that the next build reruns only what changed.
+struct KeptFiles {
+  std::vector<std::string> objects;        ///< absolute: what nvcc was asked to write, less the depfile
+  std::vector<std::string> intermediates;  ///< absolute: every other file the steps write
+};
+
+/// The kept files of a graph. The user's depfile is no object: Ninja
+/// (`deps = gcc`) removes it after every build.
+KeptFiles KeptFilesOf(const StepGraph& graph);
+
+/// The intermediates of every TU one of whose objects is missing. Removing
+/// them before a build makes a removed object (by hand, a clean,
+/// `--clean-first`) rebuild its whole TU from the source, as nvcc would,
+/// instead of from intermediates that may predate the sources (a source
+/// restored with an older mtime, a header that now shadows another).
+std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs);
+
+/// The kept files of a graph directory as a file (`fastcuda build` reads it
+/// before each build), and back. Paths may hold any byte but NUL.
+std::string FormatKeptFiles(const std::vector<KeptFiles>& tus);
+std::vector<KeptFiles> ParseKeptFiles(std::string_view text);
+
+/// Where a graph directory keeps that file.
+std::string KeptFilesPath(const std::string& graph_dir);
+
+}  // namespace fastcuda

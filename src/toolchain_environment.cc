@@ -1,0 +1,32 @@
+#include "src/toolchain_environment.h"
+
+namespace fastcuda {
+namespace {
+
+/// nvcc reads the NVCC_* variables and PATH; gcc's preprocessor and driver
+/// the others (SOURCE_DATE_EPOCH sets __DATE__ and __TIME__, the
+/// *_DEPENDENCIES variables make it write depfiles).
+constexpr const char* kToolchainVariables[] = {
+    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN",        "PATH",
+    "CPATH",              "C_INCLUDE_PATH",    "CPLUS_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+    "COMPILER_PATH",      "LIBRARY_PATH",      "SOURCE_DATE_EPOCH",  "DEPENDENCIES_OUTPUT",
+    "SUNPRO_DEPENDENCIES"};
+
+}  // namespace
+
+std::map<std::string, std::string> ToolchainEnvironment(const std::map<std::string, std::string>& ambient) {
+  std::map<std::string, std::string> environment;
+  for (const char* name : kToolchainVariables) {
+    auto value = ambient.find(name);
+    if (value != ambient.end()) environment.insert(*value);
+  }
+  return environment;
+}
+
+std::string EnvironmentKey(const std::map<std::string, std::string>& environment) {
+  std::string key;
+  for (const auto& [name, value] : environment) key += name + "=" + value + '\n';
+  return key;
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Never a stale object, through cmake/FastCuda.cmake: after each edit that
+# left objects stale before (a source restored with an older mtime, a new
+# header that shadows another, a changed CPATH, an include directory that the
+# Makefile generator passes in a response file), a build through the module
+# with the Ninja and the Unix Makefiles generators has the device code of a
+# plain CMake build that compiled everything anew.
+#
+# usage: stale_module.sh FASTCUDA_SOURCE_DIR FASTCUDA_BUILD_DIR
+set -euo pipefail
+source_dir=$(realpath "$1"); build_dir=$(realpath "$2")
+source "$source_dir/tests/integration/checks.sh" stale_module "$build_dir/bin/fastcuda"
+
+project="$scratch/project"
+mkdir -p "$project/A" "$project/B" "$project/incA" "$project/incB" "$project/cpath1" "$project/cpath2"
+cat > "$project/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.25)
+project(stale LANGUAGES CUDA)
+set(INC incA CACHE STRING "the include directory that holds inc.h")
+add_library(k STATIC k.cu)
+target_include_directories(k PRIVATE "${CMAKE_SOURCE_DIR}/A" "${CMAKE_SOURCE_DIR}/B" "${CMAKE_SOURCE_DIR}/${INC}")
+EOF
+cat > "$project/k.cu" <<'EOF'
+#include "util.cuh"
+#include "inc.h"
+#include <v.h>
+__global__ void k(int *p) { p[0] = SHADOWED; p[1] = INC_VALUE; p[2] = CPATH_VALUE; p[3] = 1; }
+void run(int *p) { k<<<1, 1>>>(p); }
+EOF
+touch -d 2020-01-01 "$project/k.cu"
+echo '#define SHADOWED 1' > "$project/B/util.cuh"
+echo '#define INC_VALUE 1' > "$project/incA/inc.h"
+echo '#define INC_VALUE 2' > "$project/incB/inc.h"
+echo '#define CPATH_VALUE 1' > "$project/cpath1/v.h"
+echo '#define CPATH_VALUE 2' > "$project/cpath2/v.h"
+export CPATH="$project/cpath1"
+
+dirs=("$scratch/plain" "$scratch/ninja" "$scratch/make")
+configure_all() {  # ARGS...: every build directory, the two FastCuda ones through the module
+  local module=(-DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA")
+  cmake -S "$project" -B "$scratch/plain" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 "$@" > "$scratch/plain.cfg.log" &&
+    cmake -S "$project" -B "$scratch/ninja" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 "${module[@]}" "$@" \
+      > "$scratch/ninja.cfg.log" &&
+    cmake -S "$project" -B "$scratch/make" -G "Unix Makefiles" -DCMAKE_CUDA_ARCHITECTURES=80 "${module[@]}" "$@" \
+      > "$scratch/make.cfg.log"
+}
+build_all() {  # ARGS...: every build directory; the plain one always compiles anew
+  cmake --build "$scratch/plain" --clean-first > "$scratch/plain.log" 2>&1 &&
+    cmake --build "$scratch/ninja" "$@" > "$scratch/ninja.log" 2>&1 &&
+    cmake --build "$scratch/make" "$@" > "$scratch/make.log" 2>&1
+}
+device_code() {  # BUILD-DIR: the object's device code as hex
+  local object
+  object=$(find "$1" -name 'k.cu.o' -not -path '*/fastcuda/*' | head -1)
+  objcopy -O binary --only-section=.nv_fatbin "$object" "$scratch/section" && od -An -tx1 "$scratch/section" | tr -d ' \n'
+}
+fresh() {  # GENERATOR-DIR: its object has the plain build's device code
+  local got expected
+  got=$(device_code "$1") && expected=$(device_code "$scratch/plain") && [ -n "$got" ] && [ "$got" = "$expected" ]
+}
+check_fresh() {  # WHAT
+  check "Ninja: $1: fresh" fresh "$scratch/ninja"
+  check "Unix Makefiles: $1: fresh" fresh "$scratch/make"
+}
+
+configure_all
+build_all
+check_fresh "first build"
+
+sed -i 's/p\[3\] = 1/p[3] = 2/' "$project/k.cu" && touch -d 2021-01-01 "$project/k.cu"
+build_all --clean-first
+check_fresh "a source restored with an older mtime, --clean-first"
+
+echo '#define SHADOWED 2' > "$project/A/util.cuh"
+build_all --clean-first
+check_fresh "a new header shadows another, --clean-first"
+
+export CPATH="$project/cpath2"
+build_all
+check_fresh "CPATH names another directory"
+
+configure_all -DINC=incB
+build_all
+check_fresh "an include directory changed (the Makefile generator passes it in a response file)"
+
+finish

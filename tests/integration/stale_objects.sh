@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Never a stale object: what the launcher and `fastcuda build` write is what
+# nvcc writes now from the current sources, headers, flags, response files
+# and environment. Each case edits something the way a careless or hostile
+# user does (an older mtime, a new header that shadows another, a changed
+# CPATH, an edited response file, a killed or concurrent FastCuda, nohup)
+# and compares the object with a fresh nvcc's.
+#
+# usage: stale_objects.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" stale_objects "$@"
+cd "$scratch"
+arch=(-arch=sm_80)
+
+fresh() {  # OBJECT NVCC-ARGS...: OBJECT equals what nvcc writes now from the same arguments
+  local object=$1; shift
+  "$NVCC" "$@" -o reference.o && same_object "$object" reference.o
+}
+launch() { "$FASTCUDA" "$NVCC" "$@"; }
+graph_build() {  # ARGS...: a one-entry database compiling with ARGS here, built into graph/
+  printf '[{"directory": "%s", "file": "k.cu", "command": "%s %s"}]\n' "$PWD" "$NVCC" "$*" > db.json
+  "$FASTCUDA" build --compdb db.json --out graph > build.log 2>&1
+}
+kernel() {  # FILE VALUE: a kernel that stores VALUE
+  printf '__global__ void k(int *p) { *p = %s; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' "$2" > "$1"
+}
+
+# 1. A source replaced by one with an older mtime (a restore, cp -p, tar x).
+older_source() {  # launcher|graph, then: remove the object or not
+  local mode=$1 remove=$2 dir="older-$1-$2"
+  mkdir -p "$dir" && cd "$dir"
+  kernel k.cu 1 && touch -d 2020-01-01 k.cu
+  compile() { if [ "$mode" = launcher ]; then launch "${arch[@]}" -c k.cu -o k.o; else graph_build "${arch[@]}" -c k.cu -o k.o; fi; }
+  compile && kernel k.cu 2 && touch -d 2021-01-01 k.cu
+  [ "$remove" = keep ] || rm k.o
+  compile && fresh k.o "${arch[@]}" -c k.cu
+  local status=$?
+  cd "$scratch"
+  return $status
+}
+check "launcher: a source restored with an older mtime, object removed: fresh" older_source launcher removed
+check "launcher: a source restored with an older mtime, called again: fresh" older_source launcher keep
+check "build: a source restored with an older mtime, object removed: fresh" older_source graph removed
+
+# 2. A new header that shadows another (-IA -IB, then A/util.cuh appears).
+shadowing_header() {  # launcher|graph
+  local dir="shadow-$1"
+  mkdir -p "$dir/A" "$dir/B" && cd "$dir"
+  printf '#define VALUE 1\n' > B/util.cuh
+  printf '#include "util.cuh"\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
+  local flags=("${arch[@]}" -IA -IB -c k.cu)
+  compile() { if [ "$1" = launcher ]; then launch "${flags[@]}" -o k.o; else graph_build "${flags[@]}" -o k.o; fi; }
+  compile "$1" && printf '#define VALUE 2\n' > A/util.cuh && rm k.o && compile "$1" && fresh k.o "${flags[@]}"
+  local status=$?
+  cd "$scratch"
+  return $status
+}
+check "launcher: a new header shadows another, object removed: fresh" shadowing_header launcher
+check "build: a new header shadows another, object removed: fresh" shadowing_header graph
+
+# 3. The environment nvcc's sub-steps read: CPATH names another directory.
+changed_cpath() {  # launcher|graph, then: remove the object or not
+  local mode=$1 remove=$2 dir="cpath-$1-$2"
+  mkdir -p "$dir/inc1" "$dir/inc2" && cd "$dir"
+  printf '#define VALUE 1\n' > inc1/v.h
+  printf '#define VALUE 2\n' > inc2/v.h
+  printf '#include <v.h>\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
+  compile() { if [ "$mode" = launcher ]; then launch "${arch[@]}" -c k.cu -o k.o; else graph_build "${arch[@]}" -c k.cu -o k.o; fi; }
+  CPATH=$PWD/inc1 compile && { [ "$remove" = keep ] || rm k.o; } &&
+    CPATH=$PWD/inc2 compile && CPATH=$PWD/inc2 fresh k.o "${arch[@]}" -c k.cu
+  local status=$?
+  cd "$scratch"
+  return $status
+}
+check "launcher: CPATH changed, object removed: fresh" changed_cpath launcher removed
+check "launcher: CPATH changed, called again: fresh" changed_cpath launcher keep
+check "build: CPATH changed: fresh" changed_cpath graph keep
+
+# 4. A response file (--options-file) names another include directory.
+edited_response_file() {  # launcher|graph
+  local dir="rsp-$1"
+  mkdir -p "$dir/incA" "$dir/incB" && cd "$dir"
+  printf '#define VALUE 1\n' > incA/v.h
+  printf '#define VALUE 2\n' > incB/v.h
+  printf '#include <v.h>\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
+  local flags=("${arch[@]}" --options-file o.rsp -c k.cu)
+  compile() { if [ "$1" = launcher ]; then launch "${flags[@]}" -o k.o; else graph_build "${flags[@]}" -o k.o; fi; }
+  echo "-IincA" > o.rsp && compile "$1" && echo "-IincB" > o.rsp && compile "$1" && fresh k.o "${flags[@]}"
+  local status=$?
+  cd "$scratch"
+  return $status
+}
+check "launcher: an edited response file: fresh" edited_response_file launcher
+check "build: an edited response file: fresh" edited_response_file graph
+
+# A TU that takes seconds, for the cases that stop FastCuda halfway.
+cat > slow.cu <<'EOF'
+#include <cub/block/block_reduce.cuh>
+template <int N> __global__ void k(float *p) {
+  typedef cub::BlockReduce<float, 128> R;
+  __shared__ typename R::TempStorage t;
+  float v = p[threadIdx.x];
+  for (int i = 0; i < N; ++i) v = v * 1.0001f + i;
+  p[0] = R(t).Sum(v);
+}
+template __global__ void k<1>(float *);
+void run(float *p) { k<1><<<1, 128>>>(p); }
+EOF
+slow=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c slow.cu)
+"$NVCC" "${slow[@]}" -o slow-reference.o
+none_left() {  # TEXT: waits up to 60 s until no process names TEXT; true if none is left
+  local i
+  for i in $(seq 600); do pgrep -f -- "$1" > /dev/null || return 0; sleep 0.1; done
+  return 1
+}
+
+# 5. kill -9 of the launcher: nothing it started writes the object later.
+killed_launcher() {
+  mkdir -p killed && rm -f killed/slow.o
+  "$FASTCUDA" "$NVCC" "${slow[@]}" -o killed/slow.o > /dev/null 2>&1 & local pid=$!
+  sleep 2
+  kill -9 "$pid"
+  wait "$pid" 2> /dev/null || true
+  none_left "$scratch/killed" && [ ! -e killed/slow.o ]
+}
+check "launcher killed with -9: no process of it is left, no object is written" killed_launcher
+
+# 6. kill -9 of `fastcuda build`, then an immediate rebuild.
+killed_build() {
+  local trial
+  mkdir -p killed-build
+  printf '[{"directory": "%s", "file": "slow.cu", "command": "%s %s -o killed-build/slow.o"}]\n' \
+    "$scratch" "$NVCC" "${slow[*]}" > killed-build.json
+  for trial in 1 2 3; do
+    rm -rf killed-build/graph killed-build/slow.o
+    "$FASTCUDA" build --compdb killed-build.json --out killed-build/graph > /dev/null 2>&1 & local pid=$!
+    sleep "$trial"
+    { kill -9 "$pid" && wait "$pid"; } 2> /dev/null || true
+    "$FASTCUDA" build --compdb killed-build.json --out killed-build/graph > killed-build.log 2>&1 &&
+      same_object killed-build/slow.o slow-reference.o || return 1
+  done
+}
+check "build killed with -9, built again at once: succeeds, object equals nvcc's" killed_build
+
+# 7. Three launcher calls for one object at once.
+concurrent_calls() {
+  local trial pids pid failed
+  mkdir -p concurrent
+  for trial in 1 2; do
+    rm -f concurrent/slow.o
+    pids=()
+    for pid in 1 2 3; do
+      "$FASTCUDA" "$NVCC" "${slow[@]}" -o concurrent/slow.o > "concurrent/$pid.log" 2>&1 & pids+=($!)
+    done
+    failed=0
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+    [ "$failed" -eq 0 ] && same_object concurrent/slow.o slow-reference.o || return 1
+  done
+}
+check "three launcher calls for one object at once: all succeed, object equals nvcc's" concurrent_calls
+
+# 8. nohup: a hangup of the launcher's process group does not stop it.
+nohup_hangup() {
+  mkdir -p nohup && rm -f nohup/slow.o
+  setsid nohup "$FASTCUDA" "$NVCC" "${slow[@]}" -o nohup/slow.o > nohup/out.log 2>&1 & local pid=$!
+  sleep 2
+  kill -HUP -- "-$pid" 2> /dev/null || kill -HUP "$pid"
+  wait "$pid" && same_object nohup/slow.o slow-reference.o
+}
+check "nohup: a hangup of the whole process group, the launcher still finishes like nvcc" nohup_hangup
+
+# 11. SIGTERM: nvcc exits with 255 and leaves no object.
+terminated() {
+  mkdir -p terminated && rm -f terminated/slow.o
+  "$FASTCUDA" "$NVCC" "${slow[@]}" -o terminated/slow.o > /dev/null 2>&1 & local pid=$!
+  sleep 2
+  kill -TERM "$pid"
+  local status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 255 ] && none_left "$scratch/terminated" && [ ! -e terminated/slow.o ]
+}
+check "launcher terminated: exit status 255 as nvcc's, no process left, no object" terminated
+
+finish

@@ -1,0 +1,54 @@
+#include <doctest/doctest.h>
+
+#include "src/kept_intermediates.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::LoadTranscript;
+
+namespace {
+
+StepGraph DepfileGraph() {
+  DepfileRequest depfile;
+  return BuildStepGraph(LoadTranscript("depfile"), {"/src", "/b/w", depfile, true}, FakeFileSystem());
+}
+
+}  // namespace
+
+TEST_CASE("a graph keeps its intermediates in the work dir; its object is no intermediate, nor the depfile") {
+  StepGraph graph = DepfileGraph();
+  KeptFiles kept = KeptFilesOf(graph);
+  REQUIRE(kept.objects.size() == 1);
+  CHECK(kept.objects[0].rfind("/src/", 0) == 0);
+  CHECK(kept.objects[0].ends_with(".o"));
+  REQUIRE_FALSE(kept.intermediates.empty());
+  for (const std::string& path : kept.intermediates) CHECK(path.rfind("/b/w/", 0) == 0);
+  bool has_preprocessed = false;
+  for (const std::string& path : kept.intermediates) has_preprocessed |= path.ends_with(".cpp1.ii");
+  CHECK(has_preprocessed);
+}
+
+TEST_CASE("a missing object orphans its TU's intermediates; present ones keep theirs") {
+  std::vector<KeptFiles> tus = {{{"/o/a.o"}, {"/w/a.ii", "/w/a.ptx", "/w/a.cubin"}},
+                                {{"/o/b.o"}, {"/w/b.ii", "/w/b.ptx"}}};
+  FakeFileSystem disk({{"/o/b.o", ""}, {"/w/a.ii", ""}, {"/w/a.ptx", ""}, {"/w/b.ii", ""}, {"/w/b.ptx", ""}});
+  CHECK(OrphanedIntermediates(tus, disk) == std::vector<std::string>{"/w/a.ii", "/w/a.ptx"});
+  FakeFileSystem all({{"/o/a.o", ""}, {"/o/b.o", ""}, {"/w/a.ii", ""}});
+  CHECK(OrphanedIntermediates(tus, all).empty());
+}
+
+TEST_CASE("kept files round-trip with any byte but NUL; a torn or foreign file reads as what it holds") {
+  std::vector<KeptFiles> tus = {{{"/o/a b.o", "/o/\xff\n.o"}, {"/w/x\ty.ii"}}, {{}, {"/w/only"}},
+                                {{"/o/none.o"}, {}}};
+  std::string text = FormatKeptFiles(tus);
+  std::vector<KeptFiles> back = ParseKeptFiles(text);
+  REQUIRE(back.size() == 2);  // a TU without intermediates has nothing to drop
+  CHECK(back[0].objects == tus[0].objects);
+  CHECK(back[0].intermediates == tus[0].intermediates);
+  CHECK(back[1].objects.empty());
+  CHECK(back[1].intermediates == tus[1].intermediates);
+  CHECK(ParseKeptFiles(text.substr(0, text.size() - 3)).size() == 1);
+  CHECK(ParseKeptFiles("not this format\n").empty());
+  CHECK(ParseKeptFiles("").empty());
+}
