@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "src/nvcc_options.h"
 #include "src/shell_words.h"
 #include "src/step.h"
 
@@ -29,12 +30,17 @@ std::string StringField(const json& entry, const char* name) {
   return it != entry.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-/// The output of an nvcc call: the entry's `output`, else nvcc's `-o`.
+/// The output of an nvcc call: the entry's `output`, else nvcc's `-o`, else
+/// the file nvcc names after the source (`nvcc -c kern.cu` writes kern.o).
+/// That name reads the entry's words only (an -odir in a response file is
+/// not seen); it names the work dir, and a split graph writes where its
+/// dryrun says.
 std::string OutputOf(const json& entry, const std::vector<std::string>& nvcc) {
   std::string output = StringField(entry, "output");
   if (!output.empty()) return output;
   std::vector<std::string> values = FlagValues(nvcc, {"-o", "--output-file"});
-  return values.empty() ? "" : values.back();
+  if (!values.empty()) return values.back();
+  return DefaultNvccOutput({nvcc.begin() + 1, nvcc.end()}, StringField(entry, "file"));
 }
 
 }  // namespace

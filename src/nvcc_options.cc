@@ -1,5 +1,6 @@
 #include "src/nvcc_options.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string_view>
@@ -65,6 +66,35 @@ std::string_view OptionName(std::string_view word) {
   return word.substr(0, eq);
 }
 
+/// Calls `visit(word, name, value)` for each option and input of `args`,
+/// the value attached with `=` or the next word: a value is never read as an
+/// option or an input.
+template <typename Visit>
+void ForEachOption(const std::vector<std::string>& args, Visit visit) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view word = args[i];
+    std::string_view name = OptionName(word);
+    std::string_view value;
+    if (name.size() < word.size()) {
+      value = word.substr(name.size() + 1);
+    } else if (OptionsWithValue().count(word) && i + 1 < args.size()) {
+      value = args[++i];
+    }
+    visit(word, name, value);
+  }
+}
+
+/// The extension nvcc gives the output it names after the source, by mode,
+/// in the order nvcc prefers them when several are given (it stops at the
+/// earliest phase).
+const std::vector<std::pair<std::set<std::string_view>, std::string_view>>& SourceNamedOutputs() {
+  static const std::vector<std::pair<std::set<std::string_view>, std::string_view>> modes = {
+      {{"-optix-ir", "--optix-ir"}, ".optixir"}, {{"-ptx", "--ptx"}, ".ptx"},
+      {{"-cubin", "--cubin"}, ".cubin"}, {{"-fatbin", "--fatbin"}, ".fatbin"},
+      {{"-c", "--compile", "-dc", "--device-c", "-dw", "--device-w"}, ".o"}};
+  return modes;
+}
+
 std::vector<std::string> ReadResponseFile(const std::string& path, const std::string& cwd,
                                           const FileSystem& fs) {
   std::optional<std::string> text = fs.Read(ResolvePath(cwd, path));
@@ -122,17 +152,12 @@ std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& a
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
   NvccInvocation invocation;
   bool compile_mode = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view word = args[i];
-    std::string_view name = OptionName(word);
-    std::string_view value;
-    if (name.size() < word.size()) {
-      value = word.substr(name.size() + 1);
-    } else if (OptionsWithValue().count(word) && i + 1 < args.size()) {
-      value = args[++i];
-    }
+  ForEachOption(args, [&](std::string_view word, std::string_view name, std::string_view value) {
     if (FallbackOptions().count(name)) {
       invocation.fallback_reason = "nvcc option " + std::string(name);
+    } else if (word == "-") {
+      // nvcc --dryrun would read the source and leave nothing for the run.
+      invocation.fallback_reason = "the source is standard input (-)";
     } else if (CompileOptions().count(word)) {
       compile_mode = true;
     } else if (word == "-MMD" || word == "--generate-nonsystem-dependencies-with-compile") {
@@ -144,11 +169,33 @@ NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
     } else if (name == "-MT" || name == "--dependency-target-name") {
       invocation.depfile.target = std::string(value);
     }
-  }
+  });
   if (!compile_mode && !invocation.fallback_reason) {
     invocation.fallback_reason = "no -c, -dc, -ptx, -cubin, -fatbin or -dlink: nvcc links";
   }
   return invocation;
+}
+
+std::string DefaultNvccOutput(const std::vector<std::string>& args, const std::string& source) {
+  if (source.empty() || source == "-") return "";
+  std::set<std::string_view> options;
+  std::string directory;
+  ForEachOption(args, [&](std::string_view, std::string_view name, std::string_view value) {
+    options.insert(name);
+    if (name == "-odir" || name == "--output-directory") directory = value;
+  });
+  auto given = [&](const std::set<std::string_view>& names) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](std::string_view name) { return options.count(name) > 0; });
+  };
+  std::string name = given({"-dlink", "--device-link"}) ? "a_dlink.o" : "a.out";
+  for (const auto& [modes, extension] : SourceNamedOutputs()) {
+    if (given(modes)) {
+      name = std::filesystem::path(source).stem().string() + std::string(extension);
+      break;
+    }
+  }
+  return directory.empty() ? name : (std::filesystem::path(directory) / name).string();
 }
 
 }  // namespace fastcuda

@@ -36,4 +36,10 @@ std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& a
 /// Reads the mode and depfile options from effective arguments.
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);
 
+/// The file nvcc writes for `source` when no -o names one: the source's stem
+/// with the mode's extension (kern.o for -c), a_dlink.o for -dlink, a.out for
+/// a link, in -odir if given, else in the working directory. Empty for
+/// standard input (`-`), whose output nvcc names after a temporary file.
+std::string DefaultNvccOutput(const std::vector<std::string>& args, const std::string& source);
+
 }  // namespace fastcuda

@@ -44,14 +44,25 @@ TEST_CASE("malformed JSON names the file and the position") {
   CHECK_THROWS_AS(ParseCompileDatabase("", "x.json", "/"), CompileDatabaseError);
 }
 
-TEST_CASE("missing fields: no directory or no output is an error, no command is skipped") {
+TEST_CASE("missing fields: no directory is an error, no command is skipped") {
   CHECK_THROWS_AS(ParseCompileDatabase(R"([{"file": "a.cu", "command": "nvcc -c a.cu -o a.o"}])",
                                        "x.json", "/"),
                   CompileDatabaseError);
-  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu", "command": "nvcc -c a.cu"}])",
+  CHECK(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu"}, 7])", "x.json", "/").skipped == 2);
+}
+
+TEST_CASE("no output and no -o: the object nvcc names after the source, else an error") {
+  CompileDatabase db = ParseCompileDatabase(R"([
+    {"directory": "/b", "file": "/s/kern.cu", "command": "nvcc -c /s/kern.cu"},
+    {"directory": "/b", "file": "k.cu", "arguments": ["nvcc", "-ptx", "k.cu", "-odir", "ptx"]}
+  ])", "db.json", "/");
+  REQUIRE(db.entries.size() == 2);
+  CHECK(db.entries[0].output == "kern.o");  // in the entry's directory, as nvcc writes it
+  CHECK(db.entries[1].output == "ptx/k.ptx");
+  // From standard input nvcc names the object after a temporary: nothing to build.
+  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"directory": "/", "file": "-", "command": "nvcc -x cu -c -"}])",
                                        "x.json", "/"),
                   CompileDatabaseError);
-  CHECK(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu"}, 7])", "x.json", "/").skipped == 2);
 }
 
 TEST_CASE("IsNvcc") {

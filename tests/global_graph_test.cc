@@ -160,6 +160,18 @@ TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph")
   CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.o"});
 }
 
+TEST_CASE("an entry that reads its source from standard input runs nvcc whole, without a dryrun") {
+  CompileDatabase database = Database();
+  database.entries[1].nvcc = {"nvcc", "-x", "cu", "-c", "-", "-o", "obj/b.o"};
+  FakeRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+  REQUIRE(plan.whole_nvcc_entries.size() == 1);
+  CHECK(plan.whole_nvcc_entries[0] == "/src/b.cu: the source is standard input (-)");
+  CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
+  CHECK(runner.calls == 2);  // the other three share one shape
+}
+
 TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest first") {
   FakeRunner runner;
   DryrunCache cache;

@@ -27,6 +27,30 @@ TEST_CASE("an option's value is not read as an option") {
   CHECK_FALSE(Scan({"-c", "a.cu", "-Xcompiler=-E"}).fallback_reason);
 }
 
+TEST_CASE("a source read from standard input runs nvcc: its dryrun would consume the source") {
+  CHECK(Scan({"-x", "cu", "-c", "-", "-o", "s.o"}).fallback_reason == "the source is standard input (-)");
+  CHECK(Scan({"-", "-c", "-x", "cu"}).fallback_reason);
+  CHECK_FALSE(Scan({"-c", "a.cu", "-o", "-"}).fallback_reason);  // an output named -
+  CHECK_FALSE(Scan({"-c", "a.cu", "-Xcompiler", "-"}).fallback_reason);
+}
+
+TEST_CASE("without -o, nvcc names the output after the source, by mode, in -odir") {
+  auto output = [](std::vector<std::string> args, const std::string& source) {
+    return DefaultNvccOutput(args, source);
+  };
+  CHECK(output({"-c", "../src/kern.cu"}, "../src/kern.cu") == "kern.o");
+  CHECK(output({"-dc", "a.b.cu"}, "/s/a.b.cu") == "a.b.o");
+  CHECK(output({"--device-w", "-x", "cu", "plain"}, "plain") == "plain.o");
+  CHECK(output({"-c", "-ptx", "k.cu"}, "k.cu") == "k.ptx");  // the earliest phase wins
+  CHECK(output({"-fatbin", "-cubin", "k.cu"}, "k.cu") == "k.cubin");
+  CHECK(output({"-fatbin", "-c", "k.cu"}, "k.cu") == "k.fatbin");
+  CHECK(output({"-c", "k.cu", "-odir", "obj"}, "k.cu") == "obj/k.o");
+  CHECK(output({"-c", "k.cu", "--output-directory=/o/"}, "k.cu") == "/o/k.o");
+  CHECK(output({"-dlink", "-Xcompiler", "-c", "k.o"}, "k.o") == "a_dlink.o");  // -c is gcc's
+  CHECK(output({"k.cu"}, "k.cu") == "a.out");
+  CHECK(output({"-x", "cu", "-c", "-"}, "-") == "");  // nvcc names it after a temporary
+}
+
 TEST_CASE("depfile options: -MD/-MMD and the target, short and long forms") {
   NvccInvocation md = Scan({"-c", "a.cu", "-MD", "-MT", "obj/a.o", "-MF", "obj/a.o.d"});
   CHECK(md.depfile.system_headers);

@@ -969,6 +969,20 @@ c_fallback_compile() {
   same_object kernel.o
 }
 
+# c_fallback_stdin: the source from standard input (`-`, among the options),
+# which nvcc's dryrun would consume: nvcc runs it, and the object is nvcc's.
+# (A source without anonymous namespaces: nvcc names those after its
+# temporary copy of standard input, which holds its process id.)
+c_fallback_stdin() {
+  run_side nvcc -x cu -c - $ARCH -o kernel.o <"$S/src/plain.cpp"
+  run_side fc -x cu -c - $ARCH -o kernel.o <"$S/src/plain.cpp"
+  expect_success
+  expect_fallback
+  same_stderr
+  same_file_list
+  same_object kernel.o
+}
+
 # c_unwritable_output OUTPUT: nvcc cannot write the object there; FastCuda
 # runs it for its error and writes (or removes) nothing either.
 c_unwritable_output() {
@@ -1166,6 +1180,7 @@ run_case fallback_version c_fallback_version
 run_case fallback_time c_fallback_compile --time times.csv
 run_case fallback_device_time_trace c_fallback_compile -fdevice-time-trace trace.json
 run_case fallback_objdir_as_tempdir c_fallback_compile --objdir-as-tempdir
+run_case fallback_stdin c_fallback_stdin
 run_case output_is_directory c_unwritable_output out/
 run_case output_directory_missing c_unwritable_output missing/kernel.o
 run_case rerun_incremental c_rerun_incremental

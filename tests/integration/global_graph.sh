@@ -4,7 +4,8 @@
 # built with `fastcuda build --compdb`. Checks: device code equal to nvcc's,
 # sub-steps of different TUs interleaved in .ninja_log, a second build has
 # no work, a header touch rebuilds only the TUs that include it, a flags
-# change regenerates the graph, and a compile error gives ninja's failure.
+# change regenerates the graph, an entry without -o writes nvcc's object
+# where nvcc does, and a compile error gives ninja's failure.
 #
 # usage: global_graph.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -175,6 +176,26 @@ stops_cleanly() {
     objcopy -O binary --only-section=.nv_fatbin "$scratch/ref/slow.o" "$scratch/y.fb" && cmp -s "$scratch/x.fb" "$scratch/y.fb"
 }
 check "SIGTERM stops the build and every step; the next build is correct" stops_cleanly
+
+# An entry without -o (nor "output"): nvcc writes kern.o, named after the
+# source, in the entry's directory. FastCuda splits it with that output and
+# builds the other entry too.
+no_output_entry() {
+  local dir=$scratch/no_output
+  mkdir -p "$dir/ref"
+  printf '__global__ void kern(float *x) { x[threadIdx.x] *= 2.f; }\n' > "$dir/kern.cu"
+  printf '__global__ void other(int *x) { x[threadIdx.x] += 1; }\n' > "$dir/other.cu"
+  printf '[{"directory": "%s", "file": "kern.cu", "command": "%s -arch=sm_80 -c kern.cu"},
+ {"directory": "%s", "file": "other.cu", "command": "%s -arch=sm_80 -c other.cu -o other.o"}]\n' \
+    "$dir" "$NVCC" "$dir" "$NVCC" > "$dir/db.json"
+  (cd "$dir" && "$NVCC" -arch=sm_80 -c kern.cu && "$NVCC" -arch=sm_80 -c other.cu -o other.o &&
+    mv kern.o other.o ref/) &&
+    "$FASTCUDA" build --compdb "$dir/db.json" --out "$dir/graph" > "$dir/build.log" 2>&1 &&
+    ! grep -q "nvcc runs whole" "$dir/build.log" &&
+    same_object "$dir/kern.o" "$dir/ref/kern.o" && same_object "$dir/other.o" "$dir/ref/other.o" &&
+    ninja -C "$dir/graph" -n | grep -q "no work to do"
+}
+check "an entry without -o: split, its object nvcc's kern.o in its directory; the rest builds" no_output_entry
 
 echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
 fails_like_ninja() {
