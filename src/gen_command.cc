@@ -14,6 +14,7 @@
 #include "src/commands.h"
 #include "src/file_system.h"
 #include "src/global_graph.h"
+#include "src/json_bytes.h"
 #include "src/launchers.h"
 #include "src/ninja_jobs.h"
 #include "src/nvcc_call.h"
@@ -243,7 +244,7 @@ DryrunCache LoadCache(const std::string& path) {
   std::optional<std::string> text = RealFileSystem().Read(path);
   if (!text) return {};
   try {
-    return nlohmann::json::parse(*text).get<DryrunCache>();
+    return ParseJsonBytes(*text).get<DryrunCache>();
   } catch (const nlohmann::json::exception&) {
     return {};  // a damaged cache only costs dryruns
   }
@@ -294,7 +295,7 @@ int GenerateForDatabase(const GenOptions& options) {
     if (path == GlobalManifestPath(options.out_dir)) WriteFileAtomically(path, content);
     else WriteFileIfChanged(path, content);
   }
-  WriteFileIfChanged(cache_path, nlohmann::json(cache).dump() + "\n");
+  WriteFileIfChanged(cache_path, DumpJsonBytes(nlohmann::json(cache)) + "\n");
   WriteFileIfChanged(GenCommandPath(options), JoinShellWords(GenCommandLine(options)) + "\n");
 
   std::cerr << "fastcuda: " << database.entries.size() << " CUDA TUs (" << plan.shapes

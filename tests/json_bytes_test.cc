@@ -2,7 +2,9 @@
 
 #include <cstdint>
 
+#include "src/compile_database.h"
 #include "src/json_bytes.h"
+#include "src/tu_record.h"
 
 using namespace fastcuda;
 using nlohmann::json;
@@ -79,4 +81,29 @@ TEST_CASE("text that is not JSON still throws") {
   CHECK_THROWS_AS(ParseJsonBytes("\"\xe9"), json::exception);
   CHECK_THROWS_AS(ParseJsonBytes(R"("\uDBFF)"), json::exception);
   CHECK_THROWS_AS(ParseJsonBytes("\"a\\"), json::exception);
+}
+
+TEST_CASE("a compile database CMake wrote in a Latin-1 directory keeps its bytes") {
+  CompileDatabase db = ParseCompileDatabase(
+      "[\n{\n  \"directory\": \"/home/caf\xe9/build\",\n"
+      "  \"command\": \"/usr/local/cuda/bin/nvcc -I\\\"/home/caf\xe9/inc dir\\\" -x cu"
+      " -c /home/caf\xe9/k\xff.cu -o CMakeFiles/t.dir/k\xff.cu.o\",\n"
+      "  \"file\": \"/home/caf\xe9/k\xff.cu\",\n  \"output\": \"CMakeFiles/t.dir/k\xff.cu.o\"\n}\n]",
+      "compile_commands.json", "/");
+  REQUIRE(db.entries.size() == 1);
+  CHECK(db.entries[0].directory == "/home/caf\xe9/build");
+  CHECK(db.entries[0].file == "/home/caf\xe9/k\xff.cu");
+  CHECK(db.entries[0].output == "CMakeFiles/t.dir/k\xff.cu.o");
+  CHECK(db.entries[0].nvcc == std::vector<std::string>{"/usr/local/cuda/bin/nvcc", "-I/home/caf\xe9/inc dir",
+                                                       "-x", "cu", "-c", "/home/caf\xe9/k\xff.cu", "-o",
+                                                       "CMakeFiles/t.dir/k\xff.cu.o"});
+}
+
+TEST_CASE("launcher records with bytes round-trip") {
+  TuRecord record{"/b\xff", {"nvcc", "-c", "caf\xe9.cu"}, {"/w\xe9/a.ii.deps"}};
+  std::optional<TuRecord> back = ParseTuRecord(FormatTuRecord(record));
+  REQUIRE(back);
+  CHECK(back->cwd == record.cwd);
+  CHECK(back->command == record.command);
+  CHECK(back->depfiles == record.depfiles);
 }
