@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "src/critical_path.h"
+#include "src/json_bytes.h"
 #include "src/memory_budget.h"
 
 namespace fastcuda {
@@ -40,13 +41,13 @@ std::string StepsFileText(const std::vector<StepGraph>& graphs,
     }
     tus.push_back({{"source", graph.source}, {"steps", steps}});
   }
-  return json{{"tus", tus}}.dump() + "\n";
+  return DumpJsonBytes(json{{"tus", tus}}) + "\n";
 }
 
 std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
   try {
     std::vector<RecordedTu> tus;
-    const json document = json::parse(text);  // kept alive: the loop refers into it
+    const json document = ParseJsonBytes(text);  // kept alive: the loop refers into it
     for (const json& tu : document.at("tus")) {
       RecordedTu recorded{tu.at("source").get<std::string>(), {}};
       for (const json& step : tu.at("steps")) {

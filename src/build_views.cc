@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "src/json_bytes.h"
+
 namespace fastcuda {
 namespace {
 
@@ -66,7 +68,7 @@ std::string TraceJson(const Timeline& timeline) {
                       {"ts", step.start_ms * 1000}, {"dur", (step.end_ms - step.start_ms) * 1000},
                       {"args", args}});
   }
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump(1) + "\n";
+  return DumpJsonBytes(json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}, 1) + "\n";
 }
 
 std::string TimelineSvg(const Timeline& timeline) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "src/json_bytes.h"
 #include "src/nvcc_options.h"
 #include "src/shell_words.h"
 #include "src/step.h"
@@ -54,7 +55,7 @@ CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& n
                                      const std::string& base_dir) {
   json document;
   try {
-    document = json::parse(text);
+    document = ParseJsonBytes(text);
   } catch (const json::exception& error) {
     // nlohmann's message gives the line and column.
     throw CompileDatabaseError(name + ": not valid JSON: " + error.what());

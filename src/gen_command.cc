@@ -11,6 +11,7 @@
 #include "src/directory_lock.h"
 #include "src/file_system.h"
 #include "src/global_graph.h"
+#include "src/json_bytes.h"
 #include "src/kept_intermediates.h"
 #include "src/launchers.h"
 #include "src/ninja_jobs.h"
@@ -270,7 +271,7 @@ DryrunCache LoadCache(const std::string& path) {
   std::optional<std::string> text = RealFileSystem().Read(path);
   if (!text) return {};
   try {
-    return nlohmann::json::parse(*text).get<DryrunCache>();
+    return ParseJsonBytes(*text).get<DryrunCache>();
   } catch (const nlohmann::json::exception&) {
     return {};  // a damaged cache only costs dryruns
   }
@@ -324,7 +325,7 @@ int GenerateForDatabase(const GenOptions& options) {
     if (path == GlobalManifestPath(options.out_dir)) WriteFileAtomically(path, content);
     else WriteFileIfChanged(path, content);
   }
-  WriteFileIfChanged(cache_path, nlohmann::json(cache).dump() + "\n");
+  WriteFileIfChanged(cache_path, DumpJsonBytes(nlohmann::json(cache)) + "\n");
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
   WriteFileIfChanged(KeptFilesPath(options.out_dir), FormatKeptFiles(kept));

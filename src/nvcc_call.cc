@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/build_timeline.h"
+#include "src/json_bytes.h"
 #include "src/process.h"
 #include "src/stable_hash.h"
 #include "src/toolchain_environment.h"
@@ -91,7 +92,7 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
 }
 
 std::string EnvironmentFileText(const StepGraph& graph) {
-  return nlohmann::json(graph.environment).dump(1) + "\n";
+  return DumpJsonBytes(graph.environment, 1) + "\n";
 }
 
 }  // namespace fastcuda

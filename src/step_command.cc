@@ -18,6 +18,7 @@
 #include "src/embed_fatbin.h"
 #include "src/host_source.h"
 #include "src/file_system.h"
+#include "src/json_bytes.h"
 #include "src/process.h"
 #include "src/shell_words.h"
 
@@ -93,7 +94,7 @@ std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path) 
   if (path.empty()) return {};
   std::optional<std::string> text = RealFileSystem().Read(path);
   if (!text) throw std::runtime_error("cannot read " + path);
-  return nlohmann::json::parse(*text).get<std::map<std::string, std::string>>();
+  return ParseJsonBytes(*text).get<std::map<std::string, std::string>>();
 }
 
 /// Makes every relative path of a depfile absolute, so that Ninja, which

@@ -4,18 +4,20 @@
 #include <set>
 #include <string_view>
 
+#include "src/json_bytes.h"
+
 namespace fastcuda {
 
 std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 
 std::string FormatTuRecord(const TuRecord& record) {
   nlohmann::json json = {{"cwd", record.cwd}, {"command", record.command}, {"depfiles", record.depfiles}};
-  return json.dump(1) + "\n";
+  return DumpJsonBytes(json, 1) + "\n";
 }
 
 std::optional<TuRecord> ParseTuRecord(const std::string& text) {
   try {
-    nlohmann::json json = nlohmann::json::parse(text);
+    nlohmann::json json = ParseJsonBytes(text);
     return TuRecord{json.at("cwd").get<std::string>(),
                     json.at("command").get<std::vector<std::string>>(),
                     json.at("depfiles").get<std::vector<std::string>>()};

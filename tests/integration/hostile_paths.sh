@@ -9,6 +9,9 @@
 # reference's device code and host symbols, and editing the header rebuilds
 # both TUs (depfiles with these paths work). A build directory holding `#`,
 # where CMake refuses the module's custom target, builds through the launcher.
+# Bytes that are not UTF-8 (a Latin-1 `caf\xe9` project, `\xff` in the build
+# directories and a source's name), which CMake writes raw into its compile
+# database: the module, `build --compdb` and the launcher give nvcc's objects.
 #
 # Characters left out, and why (none of them is FastCuda's to fix):
 #   `$`, backquote, `"` anywhere nvcc sees them, `'` in an include
@@ -127,5 +130,56 @@ hash_build() {
     build "$hash_dir" && same_objects "$hash_dir" && ! no_private_work_dirs "$hash_dir"
 }
 check "a build directory holding '#': no graph target, the launcher splits each TU" hash_build
+
+
+# FastCuda's JSON files (dryrun cache, nvcc.env, steps.json, records) carry
+# these bytes; nlohmann::json alone rejects them.
+latin1="$scratch/caf"$'\xe9'
+ff=$'\xff'
+mkdir -p "$latin1/src"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(Latin1 LANGUAGES CXX CUDA)\n%s\n' \
+  "add_library(latin1 STATIC \"src/a$ff.cu\" src/b.cu)" > "$latin1/CMakeLists.txt"
+printf '__global__ void ka(int *p) { p[threadIdx.x] = 3; }\nvoid la(int *p) { ka<<<1, 32>>>(p); }\n' \
+  > "$latin1/src/a$ff.cu"
+printf '__global__ void kb(int *p) { p[threadIdx.x] = 4; }\nvoid lb(int *p) { kb<<<1, 32>>>(p); }\n' \
+  > "$latin1/src/b.cu"
+latin1_objects=("CMakeFiles/latin1.dir/src/a$ff.cu.o" "CMakeFiles/latin1.dir/src/b.cu.o")
+latin1_configure() {  # BUILD-DIR [ARGS...]: logs to BUILD-DIR.configure.log
+  local dir=$1; shift
+  cmake -S "$latin1" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 "$@" > "$dir.configure.log" 2>&1
+}
+latin1_same_objects() {  # BUILD-DIR: every object equals plain CMake's
+  local object
+  for object in "${latin1_objects[@]}"; do
+    same_object "$1/$object" "$latin1/plain$ff/$object" || { echo "  differs: $1/$object"; return 1; }
+  done
+}
+latin1_configure "$latin1/plain$ff" && build "$latin1/plain$ff"
+latin1_module() {
+  local dir="$latin1/module$ff"
+  latin1_configure "$dir" "${with_fastcuda[@]}" && build "$dir" &&
+    LC_ALL=C grep -aq "HOST_CC .*/src/a$ff\.cu$" "$dir.log" && no_private_work_dirs "$dir" &&
+    latin1_same_objects "$dir" && build "$dir" && ! grep -aq "Building CUDA object" "$dir.log"
+}
+check "bytes: the CMake module in a Latin-1 directory builds through the graph, objects equal plain CMake's" \
+  latin1_module
+latin1_compdb() {
+  local dir="$latin1/compdb$ff"
+  latin1_configure "$dir" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON &&
+    LC_ALL=C grep -aq "src/a$ff\.cu" "$dir/compile_commands.json" &&
+    "$FASTCUDA" build --compdb "$dir/compile_commands.json" --out "$dir/graph" -j 2 > "$dir/graph.log" 2>&1 &&
+    latin1_same_objects "$dir" && ninja -C "$dir/graph" -n | grep -q "no work to do" &&
+    "$FASTCUDA" trace "$dir/graph" > "$dir/trace.json" && LC_ALL=C grep -aq "src/a$ff\.cu" "$dir/trace.json"
+}
+check "bytes: build --compdb on CMake's raw-byte database, objects equal plain CMake's, the trace names the file" \
+  latin1_compdb
+latin1_launcher() {
+  local dir="$latin1/launch$ff"
+  mkdir -p "$dir" && (cd "$dir" &&
+    "$NVCC" -arch=sm_80 -c "$latin1/src/a$ff.cu" -o "ref$ff.o" > nvcc.log 2>&1 &&
+    "$FASTCUDA" "$NVCC" -arch=sm_80 -c "$latin1/src/a$ff.cu" -o "a$ff.o" > fastcuda.log 2>&1 &&
+    same_object "a$ff.o" "ref$ff.o")
+}
+check "bytes: the launcher in a build directory holding \\xff, objects equal nvcc's" latin1_launcher
 
 finish
