@@ -6,10 +6,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "src/build_load.h"
-#include "src/file_system.h"
-#include "src/shell_words.h"
-#include "src/stable_hash.h"
+#include "src/base/build_load.h"
+#include "src/base/file_system.h"
+#include "src/base/shell_words.h"
+#include "src/base/stable_hash.h"
 
 namespace fastcuda {
 namespace {
@@ -218,16 +218,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
   }
 }
 
-std::string Landmark(const StepGraph& graph, size_t index) {
-  const GraphStep& step = graph.steps[index];
-  return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
-}
-
 std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }
-
-std::string StampPath(const StepGraph& graph, size_t step_index) {
-  return graph.work_dir + "/step" + std::to_string(step_index) + ".stamp";
-}
 
 std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
                         size_t step_index) {

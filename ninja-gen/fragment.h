@@ -5,8 +5,8 @@
 #include <string>
 
 #include "ninja-gen/ninja_writer.h"
-#include "src/memory_budget.h"
-#include "src/step_graph.h"
+#include "src/plan/memory_budget.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 
@@ -50,13 +50,6 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
 
 /// A phony target that is never up to date (FragmentOptions::rerun_preprocessing).
 std::string AlwaysDirtyPath(const StepGraph& graph);
-
-/// The path of the file a step touches when it has no output of its own.
-std::string StampPath(const StepGraph& graph, size_t step_index);
-
-/// The first file a step leaves behind (its first output, else its stamp),
-/// which other edges can wait on.
-std::string Landmark(const StepGraph& graph, size_t index);
 
 /// The name under which a step's output is captured (launcher mode).
 std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,

@@ -4,10 +4,9 @@
 #include <map>
 #include <numeric>
 
-#include "src/build_timeline.h"
-#include "src/nvcc_call.h"
-#include "src/shell_words.h"
-#include "src/stable_hash.h"
+#include "src/plan/graph_dir.h"
+#include "src/base/shell_words.h"
+#include "src/base/stable_hash.h"
 
 namespace fastcuda {
 namespace {
@@ -42,7 +41,6 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
 
 }  // namespace
 
-std::string GlobalManifestPath(const std::string& out_dir) { return out_dir + "/build.ninja"; }
 
 
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
@@ -51,7 +49,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   std::vector<std::string> env_files;  // per graph
   std::map<std::string, size_t> users;  // env file -> graphs using it
   for (const StepGraph& graph : graphs) {
-    std::string environment = EnvironmentFileText(graph);
+    std::string environment = EnvironmentFileText(graph.environment);
     env_files.push_back(options.out_dir + "/env/" + StableHashHex(environment, 16) + ".env");
     files[env_files.back()] = environment;
     ++users[env_files.back()];

@@ -7,9 +7,9 @@
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/priority_ladder.h"
-#include "src/critical_path.h"
-#include "src/memory_budget.h"
-#include "src/step_graph.h"
+#include "src/plan/critical_path.h"
+#include "src/plan/memory_budget.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 
@@ -38,7 +38,5 @@ struct GlobalManifestOptions {
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options);
 
-/// The path of the top-level manifest in `out_dir`.
-std::string GlobalManifestPath(const std::string& out_dir);
 
 }  // namespace fastcuda

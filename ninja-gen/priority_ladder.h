@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "ninja-gen/ninja_writer.h"
-#include "src/critical_path.h"
-#include "src/step_graph.h"
+#include "src/plan/critical_path.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 

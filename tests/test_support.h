@@ -9,8 +9,8 @@
 
 #include <re2/re2.h>
 
-#include "src/file_system.h"
-#include "src/transcript.h"
+#include "src/base/file_system.h"
+#include "src/nvcc/transcript.h"
 
 namespace fastcuda::testing {
 

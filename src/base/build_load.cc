@@ -1,4 +1,4 @@
-#include "src/build_load.h"
+#include "src/base/build_load.h"
 
 #include <re2/re2.h>
 #include <sched.h>
@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "src/file_system.h"
-#include "src/ninja_jobs.h"
-#include "src/process.h"
+#include "src/base/file_system.h"
+#include "src/base/ninja_jobs.h"
+#include "src/base/process.h"
 
 namespace fastcuda {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/depfile.h"
+#include "src/base/depfile.h"
 
 #include <re2/re2.h>
 

@@ -1,4 +1,4 @@
-#include "src/directory_lock.h"
+#include "src/base/directory_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

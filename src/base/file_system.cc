@@ -1,4 +1,4 @@
-#include "src/file_system.h"
+#include "src/base/file_system.h"
 
 #include <fcntl.h>
 #include <unistd.h>

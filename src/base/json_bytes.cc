@@ -1,4 +1,4 @@
-#include "src/json_bytes.h"
+#include "src/base/json_bytes.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,11 +1,11 @@
-#include "src/ninja_jobs.h"
+#include "src/base/ninja_jobs.h"
 
 #include <re2/re2.h>
 
 #include <stdexcept>
 #include <thread>
 
-#include "src/process.h"
+#include "src/base/process.h"
 
 namespace fastcuda {
 

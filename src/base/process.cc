@@ -1,4 +1,4 @@
-#include "src/process.h"
+#include "src/base/process.h"
 
 #include <fcntl.h>
 #include <poll.h>

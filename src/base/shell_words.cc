@@ -1,4 +1,4 @@
-#include "src/shell_words.h"
+#include "src/base/shell_words.h"
 
 #include <re2/re2.h>
 

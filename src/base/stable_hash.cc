@@ -1,4 +1,4 @@
-#include "src/stable_hash.h"
+#include "src/base/stable_hash.h"
 
 #include <cstdio>
 

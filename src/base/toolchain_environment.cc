@@ -1,4 +1,4 @@
-#include "src/toolchain_environment.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
 namespace {

@@ -1,10 +1,10 @@
-#include "src/embed_fatbin.h"
+#include "src/cli/embed_fatbin.h"
 
 #include <algorithm>
 #include <iostream>
 
-#include "src/file_system.h"
-#include "src/step.h"
+#include "src/base/file_system.h"
+#include "src/nvcc/step.h"
 
 namespace fastcuda {
 namespace {

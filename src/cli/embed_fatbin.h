@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "src/fatbin_embedding.h"
-#include "src/process.h"
+#include "src/graph/fatbin_embedding.h"
+#include "src/base/process.h"
 
 namespace fastcuda {
 

@@ -7,19 +7,21 @@
 #include <utility>
 
 #include "ninja-gen/global_manifest.h"
-#include "src/commands.h"
-#include "src/directory_lock.h"
-#include "src/file_system.h"
-#include "src/global_graph.h"
-#include "src/json_bytes.h"
-#include "src/kept_intermediates.h"
-#include "src/launchers.h"
-#include "src/ninja_jobs.h"
-#include "src/nvcc_call.h"
-#include "src/process.h"
-#include "src/shell_words.h"
-#include "src/toolchain_environment.h"
-#include "src/tu_record.h"
+#include "src/cli/commands.h"
+#include "src/base/directory_lock.h"
+#include "src/base/file_system.h"
+#include "src/plan/global_graph.h"
+#include "src/base/json_bytes.h"
+#include "src/graph/kept_intermediates.h"
+#include "src/graph/launchers.h"
+#include "src/base/ninja_jobs.h"
+#include "src/cli/call_manifest.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/nvcc_call.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
+#include "src/base/toolchain_environment.h"
+#include "src/plan/tu_record.h"
 
 namespace fastcuda {
 namespace {
@@ -117,7 +119,7 @@ int GenerateForCall(const GenOptions& options) {
   std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
   NvccPlan plan = PlanNvccCall(options.nvcc_call.front(), nvcc_args, cwd,
                                [&](const std::string& output) {
-                                 return WorkDirFor(options.out_dir + "/tu", output);
+                                 return WorkDirFor(TuRoot(options.out_dir), output);
                                },
                                options.launchers, CompileModesOf(options));
   if (!plan.graph) {
@@ -128,7 +130,7 @@ int GenerateForCall(const GenOptions& options) {
   const StepGraph& graph = *plan.graph;
   FragmentOptions fragment;
   fragment.fastcuda = SelfExecutable();
-  fragment.env_file = graph.work_dir + "/nvcc.env";
+  fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
   WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options));
   return 0;
@@ -160,10 +162,6 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   return command;
 }
 
-/// Where `gen` notes the command line it ran with, so that `build` knows
-/// when options changed.
-std::string GenCommandPath(const GenOptions& options) { return options.out_dir + "/gen-command.txt"; }
-
 /// What `gen` planned with beyond the database: its command line and the
 /// environment the toolchain reads (a changed CPATH must plan anew).
 std::string GenerationKey(const GenOptions& options) {
@@ -179,24 +177,18 @@ void RemoveOrphanedIntermediates(const std::string& out_dir) {
   for (const std::string& path : OrphanedIntermediates(kept, fs)) std::filesystem::remove(path);
 }
 
-/// Present while the manifest was generated without step times, holding the
-/// size Ninja's log had then: the first build that finds the log grown
-/// regenerates, so that the TU order and the priority ladder come from
-/// measured times.
-std::string NoHistoryPath(const GenOptions& options) { return options.out_dir + "/no-history"; }
-
-std::string NinjaLogPath(const GenOptions& options) { return options.out_dir + "/.ninja_log"; }
-
 uintmax_t FileSize(const std::string& path) {
   std::error_code missing;
   uintmax_t size = std::filesystem::file_size(path, missing);
   return missing ? 0 : size;
 }
 
-/// True when the manifest lacks step times that Ninja's log now holds.
+/// True when the manifest lacks step times that Ninja's log now holds: the
+/// first build that finds the log grown regenerates, so that the TU order
+/// and the priority ladder come from measured times.
 bool HistoryArrived(const GenOptions& options) {
-  std::optional<std::string> size_then = RealFileSystem().Read(NoHistoryPath(options));
-  return size_then && FileSize(NinjaLogPath(options)) > std::stoull("0" + *size_then);
+  std::optional<std::string> size_then = RealFileSystem().Read(NoHistoryPath(options.out_dir));
+  return size_then && FileSize(NinjaLogPath(options.out_dir)) > std::stoull("0" + *size_then);
 }
 
 /// The entry's output as an absolute path, which --only, --exclude and
@@ -288,7 +280,7 @@ int GenerateForDatabase(const GenOptions& options) {
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
 
-  const std::string cache_path = options.out_dir + "/dryrun-cache.json";
+  const std::string cache_path = DryrunCachePath(options.out_dir);
   DryrunCache cache = LoadCache(cache_path);
   GlobalPlan plan = PlanCompileDatabase(
       database,
@@ -306,12 +298,12 @@ int GenerateForDatabase(const GenOptions& options) {
     manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), files->begin(), files->end());
   }
   manifest.pools = ParsePoolDepths(options.pools);
-  std::string ninja_log = fs.Read(NinjaLogPath(options)).value_or("");
+  std::string ninja_log = fs.Read(NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
   if (manifest.history.empty()) {
-    WriteFileIfChanged(NoHistoryPath(options), std::to_string(ninja_log.size()));
+    WriteFileIfChanged(NoHistoryPath(options.out_dir), std::to_string(ninja_log.size()));
   } else {
-    std::filesystem::remove(NoHistoryPath(options));
+    std::filesystem::remove(NoHistoryPath(options.out_dir));
   }
   manifest.memory_history =
       ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
@@ -329,7 +321,7 @@ int GenerateForDatabase(const GenOptions& options) {
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
   WriteFileIfChanged(KeptFilesPath(options.out_dir), FormatKeptFiles(kept));
-  WriteFileIfChanged(GenCommandPath(options), GenerationKey(options));
+  WriteFileIfChanged(GenCommandPath(options.out_dir), GenerationKey(options));
 
   std::cerr << "fastcuda: " << database.entries.size() << " CUDA TUs (" << plan.shapes
             << " command shapes, " << plan.dryruns_run << " dryruns run, " << plan.dryruns_cached
@@ -361,7 +353,7 @@ int BuildMain(const std::vector<std::string>& args) {
   });
   RealFileSystem fs;
   if (!fs.IsFile(GlobalManifestPath(options.out_dir)) || HistoryArrived(options) ||
-      fs.Read(GenCommandPath(options)) != GenerationKey(options)) {
+      fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options)) {
     if (int status = GenMain(args); status != 0) return status;
   }
   RemoveOrphanedIntermediates(options.out_dir);

@@ -7,19 +7,21 @@
 #include <thread>
 
 #include "ninja-gen/fragment.h"
-#include "src/commands.h"
-#include "src/compile_database.h"
-#include "src/depfile.h"
-#include "src/directory_lock.h"
-#include "src/file_system.h"
-#include "src/kept_intermediates.h"
-#include "src/launchers.h"
-#include "src/ninja_jobs.h"
-#include "src/nvcc_call.h"
-#include "src/nvcc_options.h"
-#include "src/process.h"
-#include "src/step.h"
-#include "src/tu_record.h"
+#include "src/cli/commands.h"
+#include "src/nvcc/compile_database.h"
+#include "src/base/depfile.h"
+#include "src/base/directory_lock.h"
+#include "src/base/file_system.h"
+#include "src/graph/kept_intermediates.h"
+#include "src/graph/launchers.h"
+#include "src/base/ninja_jobs.h"
+#include "src/cli/call_manifest.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/nvcc_call.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/base/process.h"
+#include "src/nvcc/step.h"
+#include "src/plan/tu_record.h"
 
 namespace fastcuda {
 namespace {
@@ -119,7 +121,7 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
   std::string object = ResolvePath(cwd, output);
   RealFileSystem fs;
   std::optional<TuRecord> record = ParseTuRecord(
-      fs.Read(TuRecordPath(WorkDirFor(call.graph_dir + "/tu", object))).value_or(""));
+      fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
     return false;
   }
@@ -202,7 +204,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
 
   FragmentOptions options;
   options.fastcuda = SelfExecutable();
-  options.env_file = graph.work_dir + "/nvcc.env";
+  options.env_file = EnvFilePath(graph.work_dir);
   options.ninja_cwd = cwd;
   options.capture_dir = graph.work_dir + "/capture";
   options.rerun_preprocessing = true;

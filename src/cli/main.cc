@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "fastcuda_commit.h"
-#include "src/commands.h"
-#include "src/process.h"
+#include "src/cli/commands.h"
+#include "src/base/process.h"
 
 namespace fastcuda {
 

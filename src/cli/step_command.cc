@@ -12,15 +12,16 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "src/commands.h"
-#include "src/compile_modes.h"
-#include "src/depfile.h"
-#include "src/embed_fatbin.h"
-#include "src/host_source.h"
-#include "src/file_system.h"
-#include "src/json_bytes.h"
-#include "src/process.h"
-#include "src/shell_words.h"
+#include "src/cli/commands.h"
+#include "src/graph/compile_modes.h"
+#include "src/base/depfile.h"
+#include "src/cli/embed_fatbin.h"
+#include "src/graph/host_source.h"
+#include "src/base/file_system.h"
+#include "src/base/json_bytes.h"
+#include "src/base/process.h"
+#include "src/plan/graph_dir.h"
+#include "src/base/shell_words.h"
 
 namespace fastcuda {
 namespace {
@@ -94,7 +95,7 @@ std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path) 
   if (path.empty()) return {};
   std::optional<std::string> text = RealFileSystem().Read(path);
   if (!text) throw std::runtime_error("cannot read " + path);
-  return ParseJsonBytes(*text).get<std::map<std::string, std::string>>();
+  return ParseEnvironmentFile(*text);
 }
 
 /// Makes every relative path of a depfile absolute, so that Ninja, which
@@ -134,12 +135,11 @@ void KeepUnchangedOutputs(const std::vector<std::string>& outputs) {
   }
 }
 
-/// Appends one line in a single write, so that concurrent steps' lines do
-/// not interleave.
-void AppendLine(const std::string& path, const std::string& line) {
+/// Appends `text` in a single write, so that concurrent steps' lines do not
+/// interleave.
+void Append(const std::string& path, const std::string& text) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return;  // the history is a hint; a step does not fail for it
-  std::string text = line + "\n";
   ssize_t ignored = write(fd, text.data(), text.size());
   (void)ignored;
   close(fd);
@@ -212,7 +212,7 @@ int StepMain(const std::vector<std::string>& args) {
   if (!options.blank_disabled.empty()) BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled));
   KeepUnchangedOutputs(outputs);
   if (!options.rss_log.empty() && !outputs.empty()) {
-    AppendLine(options.rss_log, outputs.front() + "\t" + std::to_string(result.max_rss_kb));
+    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb));
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "src/build_views.h"
-#include "src/commands.h"
-#include "src/ninja_jobs.h"
-#include "src/file_system.h"
-#include "src/nvcc_call.h"
+#include "src/views/build_views.h"
+#include "src/cli/commands.h"
+#include "src/base/ninja_jobs.h"
+#include "src/base/file_system.h"
+#include "src/plan/graph_dir.h"
 
 namespace fastcuda {
 namespace {

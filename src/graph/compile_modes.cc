@@ -1,4 +1,4 @@
-#include "src/compile_modes.h"
+#include "src/graph/compile_modes.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "src/process.h"
-#include "src/stable_hash.h"
+#include "src/base/process.h"
+#include "src/base/stable_hash.h"
 
 namespace fastcuda {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/build_load.h"
+#include "src/base/build_load.h"
 
 namespace fastcuda {
 

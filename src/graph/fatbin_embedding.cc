@@ -1,4 +1,4 @@
-#include "src/fatbin_embedding.h"
+#include "src/graph/fatbin_embedding.h"
 
 #include <re2/re2.h>
 

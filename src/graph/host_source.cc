@@ -1,4 +1,4 @@
-#include "src/host_source.h"
+#include "src/graph/host_source.h"
 
 #include <re2/re2.h>
 

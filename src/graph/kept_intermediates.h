@@ -2,11 +2,10 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "src/file_system.h"
-#include "src/step_graph.h"
+#include "src/base/file_system.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 
@@ -27,13 +26,5 @@ KeptFiles KeptFilesOf(const StepGraph& graph);
 /// instead of from intermediates that may predate the sources (a source
 /// restored with an older mtime, a header that now shadows another).
 std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs);
-
-/// The kept files of a graph directory as a file (`fastcuda build` reads it
-/// before each build), and back. Paths may hold any byte but NUL.
-std::string FormatKeptFiles(const std::vector<KeptFiles>& tus);
-std::vector<KeptFiles> ParseKeptFiles(std::string_view text);
-
-/// Where a graph directory keeps that file.
-std::string KeptFilesPath(const std::string& graph_dir);
 
 }  // namespace fastcuda

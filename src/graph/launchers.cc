@@ -1,4 +1,4 @@
-#include "src/launchers.h"
+#include "src/graph/launchers.h"
 
 #include <re2/re2.h>
 
@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "src/process.h"
-#include "src/shell_words.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
 
 namespace fastcuda {
 namespace {

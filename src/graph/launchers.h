@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "src/process.h"
-#include "src/step.h"
+#include "src/base/process.h"
+#include "src/nvcc/step.h"
 
 namespace fastcuda {
 

@@ -1,4 +1,4 @@
-#include "src/step_graph.h"
+#include "src/graph/step_graph.h"
 
 #include <re2/re2.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <string_view>
 
-#include "src/temp_files.h"
+#include "src/nvcc/temp_files.h"
 
 namespace fastcuda {
 namespace {
@@ -361,6 +361,15 @@ std::string SourcePath(const StepGraph& graph) {
 }
 
 }  // namespace
+
+std::string Landmark(const StepGraph& graph, size_t index) {
+  const GraphStep& step = graph.steps[index];
+  return step.outputs.empty() ? StampPath(graph, index) : step.outputs.front();
+}
+
+std::string StampPath(const StepGraph& graph, size_t step_index) {
+  return graph.work_dir + "/step" + std::to_string(step_index) + ".stamp";
+}
 
 StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& options,
                          const FileSystem& fs) {

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "src/compile_modes.h"
-#include "src/fatbin_embedding.h"
-#include "src/file_system.h"
-#include "src/launchers.h"
-#include "src/step.h"
-#include "src/transcript.h"
+#include "src/graph/compile_modes.h"
+#include "src/graph/fatbin_embedding.h"
+#include "src/base/file_system.h"
+#include "src/graph/launchers.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/nvcc/step.h"
+#include "src/nvcc/transcript.h"
 
 namespace fastcuda {
 
@@ -33,13 +34,6 @@ struct GraphStep : Step {
   FatbinEmbedding fatbin;           ///< early host: the layout (kFatbinPlaceholder), the bytes too
                                     ///< (kFatbinary), all of it (kEmbedFatbin)
   std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
-};
-
-/// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT, -MP and long forms).
-struct DepfileRequest {
-  std::string target;          ///< -MT; empty means the object (nvcc's default)
-  bool system_headers = true;  ///< -MD lists system headers, -MMD does not
-  bool phony_targets = false;  ///< -MP: an empty rule for each header
 };
 
 /// Where the graph lives and what it was asked for.
@@ -65,6 +59,13 @@ struct StepGraph {
   std::vector<std::string> final_outputs;  ///< what nvcc was asked to write
   DepfileRequest depfile_request;          ///< how to write the user's depfile, if asked for
 };
+
+/// The path of the file a step touches when it has no output of its own.
+std::string StampPath(const StepGraph& graph, size_t step_index);
+
+/// The first file a step leaves behind (its first output, else its stamp),
+/// which other edges can wait on.
+std::string Landmark(const StepGraph& graph, size_t index);
 
 /// Builds the graph: renames temporaries into the work dir, drops `rm`s,
 /// adds header depfiles to the preprocess steps and links every step to the

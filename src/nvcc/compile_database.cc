@@ -1,14 +1,14 @@
-#include "src/compile_database.h"
+#include "src/nvcc/compile_database.h"
 
 #include <re2/re2.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "src/json_bytes.h"
-#include "src/nvcc_options.h"
-#include "src/shell_words.h"
-#include "src/step.h"
+#include "src/base/json_bytes.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/base/shell_words.h"
+#include "src/nvcc/step.h"
 
 namespace fastcuda {
 namespace {

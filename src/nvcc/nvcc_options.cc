@@ -1,12 +1,12 @@
-#include "src/nvcc_options.h"
+#include "src/nvcc/nvcc_options.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string_view>
 
-#include "src/process.h"
-#include "src/shell_words.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
 
 namespace fastcuda {
 namespace {

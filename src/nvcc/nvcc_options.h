@@ -5,10 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "src/file_system.h"
-#include "src/step_graph.h"
+#include "src/base/file_system.h"
 
 namespace fastcuda {
+
+/// How nvcc was asked to write a depfile (-MD, -MMD, -MF, -MT, -MP and long forms).
+struct DepfileRequest {
+  std::string target;          ///< -MT; empty means the object (nvcc's default)
+  bool system_headers = true;  ///< -MD lists system headers, -MMD does not
+  bool phony_targets = false;  ///< -MP: an empty rule for each header
+};
 
 /// The facts FastCuda takes from nvcc's own arguments. Everything else it
 /// learns from the dryrun.

@@ -1,4 +1,4 @@
-#include "src/step.h"
+#include "src/nvcc/step.h"
 
 #include <re2/re2.h>
 

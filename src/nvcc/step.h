@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/transcript.h"
+#include "src/nvcc/transcript.h"
 
 namespace fastcuda {
 

@@ -1,4 +1,4 @@
-#include "src/temp_files.h"
+#include "src/nvcc/temp_files.h"
 
 #include <re2/re2.h>
 

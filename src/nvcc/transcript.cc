@@ -1,4 +1,4 @@
-#include "src/transcript.h"
+#include "src/nvcc/transcript.h"
 
 #include <re2/re2.h>
 

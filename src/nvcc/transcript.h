@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/shell_words.h"
+#include "src/base/shell_words.h"
 
 namespace fastcuda {
 

@@ -1,10 +1,10 @@
-#include "src/transcript_template.h"
+#include "src/nvcc/transcript_template.h"
 
 #include <re2/re2.h>
 
 #include <filesystem>
 
-#include "src/temp_files.h"
+#include "src/nvcc/temp_files.h"
 
 namespace fastcuda {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "src/transcript.h"
+#include "src/nvcc/transcript.h"
 
 namespace fastcuda {
 

@@ -1,4 +1,4 @@
-#include "src/critical_path.h"
+#include "src/plan/critical_path.h"
 
 #include <re2/re2.h>
 

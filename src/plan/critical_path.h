@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/step_graph.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 

@@ -1,4 +1,4 @@
-#include "src/global_graph.h"
+#include "src/plan/global_graph.h"
 
 #include <sys/stat.h>
 
@@ -7,13 +7,13 @@
 #include <set>
 #include <thread>
 
-#include "src/nvcc_call.h"
-#include "src/nvcc_options.h"
-#include "src/process.h"
-#include "src/shell_words.h"
-#include "src/stable_hash.h"
-#include "src/toolchain_environment.h"
-#include "src/transcript_template.h"
+#include "src/plan/nvcc_call.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
+#include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
+#include "src/nvcc/transcript_template.h"
 
 namespace fastcuda {
 namespace {

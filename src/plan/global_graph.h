@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "src/compile_database.h"
-#include "src/file_system.h"
-#include "src/launchers.h"
-#include "src/step_graph.h"
+#include "src/nvcc/compile_database.h"
+#include "src/base/file_system.h"
+#include "src/graph/launchers.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 

@@ -1,4 +1,4 @@
-#include "src/memory_budget.h"
+#include "src/plan/memory_budget.h"
 
 #include <re2/re2.h>
 
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "src/file_system.h"
+#include "src/base/file_system.h"
 
 namespace fastcuda {
 namespace {
@@ -26,23 +26,6 @@ std::string PoolName(int64_t class_kib) {
 }
 
 }  // namespace
-
-StepMemory ParseStepMemoryLog(std::string_view text) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)\n?)re", RE2::Latin1);
-  StepMemory memory;
-  re2::StringPiece input(text.data(), text.size());
-  std::string output;
-  int64_t kib = 0;
-  while (!input.empty()) {
-    if (RE2::Consume(&input, line, &output, &kib)) {
-      memory[output] = std::max(memory[output], kib);
-      continue;
-    }
-    size_t newline = input.find('\n');
-    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
-  }
-  return memory;
-}
 
 int64_t DefaultStepMemory(StepKind kind) {
   switch (kind) {

@@ -9,16 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "src/step_graph.h"
+#include "src/graph/step_graph.h"
+#include "src/plan/graph_dir.h"
 
 namespace fastcuda {
-
-/// Peak resident memory (KiB) of the step writing each output, from earlier
-/// builds: the largest seen.
-using StepMemory = std::map<std::string, int64_t>;
-
-/// Reads the lines `fastcuda step --rss-log` appends: OUTPUT, tab, KiB.
-StepMemory ParseStepMemoryLog(std::string_view text);
 
 /// A guess of a step's peak memory (KiB) when it has no history.
 int64_t DefaultStepMemory(StepKind kind);

@@ -1,14 +1,12 @@
-#include "src/nvcc_call.h"
+#include "src/plan/nvcc_call.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "src/build_timeline.h"
-#include "src/json_bytes.h"
-#include "src/process.h"
-#include "src/stable_hash.h"
-#include "src/toolchain_environment.h"
-#include "src/transcript.h"
+#include "src/base/process.h"
+#include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
+#include "src/nvcc/transcript.h"
 
 namespace fastcuda {
 namespace {
@@ -69,30 +67,6 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
     plan.fallback_reason = unsupported.what();
   }
   return plan;
-}
-
-std::string StepMemoryLogPath(const std::string& log_dir) { return log_dir + "/step-memory.tsv"; }
-
-std::string StepsFilePath(const std::string& log_dir) { return log_dir + "/steps.json"; }
-
-void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
-                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs) {
-  FragmentOptions options = fragment;
-  options.memory_log = StepMemoryLogPath(log_dir);
-  auto ninja_path = [&](const StepGraph& g, const std::string& path) {
-    return NinjaPath(g, options.ninja_cwd, path);
-  };
-  StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
-  MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs, ninja_path);
-  options.memory_pools = &memory.pool_of_output;
-  WriteFileIfChanged(options.env_file, EnvironmentFileText(graph));
-  WriteFileIfChanged(StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
-  std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;
-  WriteFileIfChanged(log_dir + "/build.ninja", SingleGraphManifest(graph, options, pools, builddir, memory));
-}
-
-std::string EnvironmentFileText(const StepGraph& graph) {
-  return DumpJsonBytes(graph.environment, 1) + "\n";
 }
 
 }  // namespace fastcuda

@@ -6,9 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ninja-gen/fragment.h"
-#include "src/nvcc_options.h"
-#include "src/step_graph.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 
@@ -33,21 +32,5 @@ NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& a
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
 /// distinct for distinct absolute output paths.
 std::string WorkDirFor(const std::string& root, const std::string& absolute_output);
-
-/// Writes the graph's environment as JSON for `fastcuda step --env-file`.
-std::string EnvironmentFileText(const StepGraph& graph);
-
-/// Writes the manifest of one call's graph into `log_dir`/build.ninja, with
-/// its environment file and `steps.json`. `log_dir` is where Ninja keeps
-/// its log (it is the manifest's `builddir` when Ninja runs elsewhere);
-/// steps record their peak memory there, and the memory of earlier builds
-/// sizes the memory pools for `jobs` jobs.
-void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options,
-                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs);
-
-/// Where the steps of a graph whose Ninja log is in `log_dir` record their
-/// peak memory, and where the generator lists the steps.
-std::string StepMemoryLogPath(const std::string& log_dir);
-std::string StepsFilePath(const std::string& log_dir);
 
 }  // namespace fastcuda

@@ -1,14 +1,12 @@
-#include "src/tu_record.h"
+#include "src/plan/tu_record.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 
-#include "src/json_bytes.h"
+#include "src/base/json_bytes.h"
 
 namespace fastcuda {
-
-std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 
 std::string FormatTuRecord(const TuRecord& record) {
   nlohmann::json json = {{"cwd", record.cwd}, {"command", record.command}, {"depfiles", record.depfiles}};

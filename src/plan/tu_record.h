@@ -16,8 +16,6 @@ struct TuRecord {
   std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
 };
 
-/// The record's file in a TU's work directory.
-std::string TuRecordPath(const std::string& work_dir);
 
 std::string FormatTuRecord(const TuRecord& record);
 

@@ -1,4 +1,4 @@
-#include "src/build_timeline.h"
+#include "src/views/build_timeline.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "src/critical_path.h"
-#include "src/json_bytes.h"
-#include "src/memory_budget.h"
+#include "src/plan/critical_path.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/memory_budget.h"
 
 namespace fastcuda {
 namespace {
@@ -28,40 +28,6 @@ std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text) {
 }
 
 }  // namespace
-
-std::string StepsFileText(const std::vector<StepGraph>& graphs,
-                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
-  json tus = json::array();
-  for (const StepGraph& graph : graphs) {
-    json steps = json::array();
-    for (const GraphStep& step : graph.steps) {
-      std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
-      steps.push_back({{"kind", StepKindName(step.kind)}, {"arch", step.arch}, {"output", output},
-                       {"after", step.after}});
-    }
-    tus.push_back({{"source", graph.source}, {"steps", steps}});
-  }
-  return DumpJsonBytes(json{{"tus", tus}}) + "\n";
-}
-
-std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
-  try {
-    std::vector<RecordedTu> tus;
-    const json document = ParseJsonBytes(text);  // kept alive: the loop refers into it
-    for (const json& tu : document.at("tus")) {
-      RecordedTu recorded{tu.at("source").get<std::string>(), {}};
-      for (const json& step : tu.at("steps")) {
-        recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
-                                  step.at("output").get<std::string>(),
-                                  step.at("after").get<std::vector<size_t>>()});
-      }
-      tus.push_back(std::move(recorded));
-    }
-    return tus;
-  } catch (const json::exception& error) {
-    throw std::runtime_error(std::string("not a steps.json: ") + error.what());
-  }
-}
 
 std::string Timeline::Name(const TimedStep& timed) const {
   const RecordedStep& step = Step(timed);

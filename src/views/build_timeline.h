@@ -9,30 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "src/step_graph.h"
+#include "src/plan/graph_dir.h"
 
 namespace fastcuda {
-
-/// A step as the generator recorded it in `steps.json`.
-struct RecordedStep {
-  std::string kind;    ///< the rule name, e.g. "CICC"
-  std::string arch;
-  std::string output;  ///< first output, as Ninja names it
-  std::vector<size_t> after;  ///< indexes within the TU
-};
-
-/// A TU as the generator recorded it.
-struct RecordedTu {
-  std::string source;
-  std::vector<RecordedStep> steps;
-};
-
-/// The file beside a manifest that names every step (`steps.json`).
-std::string StepsFileText(const std::vector<StepGraph>& graphs,
-                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
-
-/// Reads `steps.json`; throws std::runtime_error if it is not one.
-std::vector<RecordedTu> ParseStepsFile(std::string_view text);
 
 /// One step that ran in the last build.
 struct TimedStep {

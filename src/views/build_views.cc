@@ -1,4 +1,4 @@
-#include "src/build_views.h"
+#include "src/views/build_views.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "src/json_bytes.h"
+#include "src/base/json_bytes.h"
 
 namespace fastcuda {
 namespace {

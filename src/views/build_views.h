@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "src/build_timeline.h"
+#include "src/views/build_timeline.h"
 
 namespace fastcuda {
 

@@ -1,4 +1,4 @@
-#include "src/build_load.h"
+#include "src/base/build_load.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/depfile.h"
+#include "src/base/depfile.h"
 
 using namespace fastcuda;
 

@@ -2,9 +2,9 @@
 
 #include <cstdint>
 
-#include "src/compile_database.h"
-#include "src/json_bytes.h"
-#include "src/tu_record.h"
+#include "src/nvcc/compile_database.h"
+#include "src/base/json_bytes.h"
+#include "src/plan/tu_record.h"
 
 using namespace fastcuda;
 using nlohmann::json;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/ninja_jobs.h"
+#include "src/base/ninja_jobs.h"
 
 using namespace fastcuda;
 

@@ -2,7 +2,7 @@
 
 #include <csignal>
 
-#include "src/process.h"
+#include "src/base/process.h"
 
 using namespace fastcuda;
 

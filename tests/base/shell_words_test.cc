@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/shell_words.h"
+#include "src/base/shell_words.h"
 
 using namespace fastcuda;
 

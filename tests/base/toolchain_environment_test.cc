@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/toolchain_environment.h"
+#include "src/base/toolchain_environment.h"
 
 using namespace fastcuda;
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "src/fatbin_embedding.h"
+#include "src/graph/fatbin_embedding.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "ninja-gen/ninja_writer.h"
-#include "src/file_system.h"
-#include "src/process.h"
-#include "src/shell_words.h"
+#include "src/base/file_system.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> words(1);

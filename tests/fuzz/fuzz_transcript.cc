@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "src/step_graph.h"
-#include "src/transcript.h"
+#include "src/graph/step_graph.h"
+#include "src/nvcc/transcript.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "src/compile_modes.h"
+#include "src/graph/compile_modes.h"
 
 using namespace fastcuda;
 

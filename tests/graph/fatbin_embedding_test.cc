@@ -1,4 +1,4 @@
-#include "src/fatbin_embedding.h"
+#include "src/graph/fatbin_embedding.h"
 
 #include <doctest/doctest.h>
 

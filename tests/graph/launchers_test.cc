@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "src/launchers.h"
-#include "src/shell_words.h"
+#include "src/graph/launchers.h"
+#include "src/base/shell_words.h"
 
 using namespace fastcuda;
 

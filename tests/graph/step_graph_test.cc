@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <re2/re2.h>
 
-#include "src/step_graph.h"
+#include "src/graph/step_graph.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

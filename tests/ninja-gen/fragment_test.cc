@@ -3,8 +3,8 @@
 #include <re2/re2.h>
 
 #include "ninja-gen/fragment.h"
-#include "src/process.h"
-#include "src/shell_words.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
 
 #include <algorithm>
 #include <filesystem>

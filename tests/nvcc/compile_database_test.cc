@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/compile_database.h"
+#include "src/nvcc/compile_database.h"
 
 using namespace fastcuda;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/nvcc_options.h"
+#include "src/nvcc/nvcc_options.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/transcript_template.h"
+#include "src/nvcc/transcript_template.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

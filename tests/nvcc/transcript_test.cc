@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/transcript.h"
+#include "src/nvcc/transcript.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

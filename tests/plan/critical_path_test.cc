@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/critical_path.h"
+#include "src/plan/critical_path.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "ninja-gen/global_manifest.h"
-#include "src/global_graph.h"
+#include "src/plan/global_graph.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/memory_budget.h"
+#include "src/plan/memory_budget.h"
 
 using namespace fastcuda;
 

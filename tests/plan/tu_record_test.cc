@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "src/tu_record.h"
+#include "src/plan/tu_record.h"
 
 using namespace fastcuda;
 

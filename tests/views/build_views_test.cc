@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <re2/re2.h>
 
-#include "src/build_views.h"
+#include "src/views/build_views.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

@@ -1,0 +1,26 @@
+#include "src/cli/call_manifest.h"
+
+#include "src/base/file_system.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/memory_budget.h"
+
+namespace fastcuda {
+
+void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
+                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs) {
+  FragmentOptions options = fragment;
+  options.memory_log = StepMemoryLogPath(log_dir);
+  auto ninja_path = [&](const StepGraph& g, const std::string& path) {
+    return NinjaPath(g, options.ninja_cwd, path);
+  };
+  StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
+  MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs, ninja_path);
+  options.memory_pools = &memory.pool_of_output;
+  WriteFileIfChanged(options.env_file, EnvironmentFileText(graph.environment));
+  WriteFileIfChanged(StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
+  std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;
+  WriteFileIfChanged(GlobalManifestPath(log_dir),
+                     SingleGraphManifest(graph, options, pools, builddir, memory));
+}
+
+}  // namespace fastcuda

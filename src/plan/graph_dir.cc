@@ -1,0 +1,136 @@
+#include "src/plan/graph_dir.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "src/base/json_bytes.h"
+
+namespace fastcuda {
+namespace {
+
+using nlohmann::json;
+
+/// Tokens separated by NUL; a TU is its object count, its objects, its
+/// intermediates and an empty token.
+void AppendToken(std::string& text, const std::string& token) {
+  text += token;
+  text += '\0';
+}
+
+}  // namespace
+
+std::string GlobalManifestPath(const std::string& dir) { return dir + "/build.ninja"; }
+std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
+std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
+std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
+std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
+std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
+std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
+std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
+std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
+std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
+std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
+
+std::string StepsFileText(const std::vector<StepGraph>& graphs,
+                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
+  json tus = json::array();
+  for (const StepGraph& graph : graphs) {
+    json steps = json::array();
+    for (const GraphStep& step : graph.steps) {
+      std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
+      steps.push_back({{"kind", StepKindName(step.kind)}, {"arch", step.arch}, {"output", output},
+                       {"after", step.after}});
+    }
+    tus.push_back({{"source", graph.source}, {"steps", steps}});
+  }
+  return DumpJsonBytes(json{{"tus", tus}}) + "\n";
+}
+
+std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
+  try {
+    std::vector<RecordedTu> tus;
+    const json document = ParseJsonBytes(text);  // kept alive: the loop refers into it
+    for (const json& tu : document.at("tus")) {
+      RecordedTu recorded{tu.at("source").get<std::string>(), {}};
+      for (const json& step : tu.at("steps")) {
+        recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
+                                  step.at("output").get<std::string>(),
+                                  step.at("after").get<std::vector<size_t>>()});
+      }
+      tus.push_back(std::move(recorded));
+    }
+    return tus;
+  } catch (const json::exception& error) {
+    throw std::runtime_error(std::string("not a steps.json: ") + error.what());
+  }
+}
+
+std::string EnvironmentFileText(const std::map<std::string, std::string>& environment) {
+  return DumpJsonBytes(environment, 1) + "\n";
+}
+
+std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text) {
+  return ParseJsonBytes(text).get<std::map<std::string, std::string>>();
+}
+
+std::string StepMemoryLine(const std::string& output, int64_t peak_kib) {
+  return output + "\t" + std::to_string(peak_kib) + "\n";
+}
+
+StepMemory ParseStepMemoryLog(std::string_view text) {
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)\n?)re", RE2::Latin1);
+  StepMemory memory;
+  re2::StringPiece input(text.data(), text.size());
+  std::string output;
+  int64_t kib = 0;
+  while (!input.empty()) {
+    if (RE2::Consume(&input, line, &output, &kib)) {
+      memory[output] = std::max(memory[output], kib);
+      continue;
+    }
+    size_t newline = input.find('\n');
+    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
+  }
+  return memory;
+}
+
+std::string FormatKeptFiles(const std::vector<KeptFiles>& tus) {
+  std::string text;
+  for (const KeptFiles& tu : tus) {
+    if (tu.intermediates.empty()) continue;
+    AppendToken(text, std::to_string(tu.objects.size()));
+    for (const std::string& object : tu.objects) AppendToken(text, object);
+    for (const std::string& path : tu.intermediates) AppendToken(text, path);
+    AppendToken(text, "");
+  }
+  return text;
+}
+
+std::vector<KeptFiles> ParseKeptFiles(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  for (size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\0', start);
+    if (end == std::string_view::npos) break;  // a torn last token: ignore it
+    tokens.push_back(text.substr(start, end - start));
+  }
+  std::vector<KeptFiles> tus;
+  for (size_t i = 0; i < tokens.size();) {
+    KeptFiles tu;
+    size_t objects = 0;
+    for (char digit : tokens[i++]) {
+      if (digit < '0' || digit > '9') return tus;  // not this format: keep what was read
+      objects = objects * 10 + (digit - '0');
+    }
+    for (; i < tokens.size() && !tokens[i].empty(); ++i) {
+      (tu.objects.size() < objects ? tu.objects : tu.intermediates).emplace_back(tokens[i]);
+    }
+    if (i == tokens.size()) break;  // torn: the TU's end is missing
+    ++i;
+    tus.push_back(std::move(tu));
+  }
+  return tus;
+}
+
+}  // namespace fastcuda

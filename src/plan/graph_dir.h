@@ -1,0 +1,70 @@
+// A graph directory: every path in it and the format of every file FastCuda
+// keeps there (`fastcuda gen --out DIR`, or a launcher's work dir).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/graph/kept_intermediates.h"
+#include "src/graph/step_graph.h"
+
+namespace fastcuda {
+
+/// Where the files of a graph directory are.
+std::string GlobalManifestPath(const std::string& dir);  ///< `build.ninja`
+std::string NinjaLogPath(const std::string& dir);        ///< Ninja's `.ninja_log`
+std::string TuRoot(const std::string& dir);              ///< `tu/`: one work dir per TU
+std::string EnvFilePath(const std::string& work_dir);    ///< a graph's environment (`nvcc.env`)
+std::string TuRecordPath(const std::string& work_dir);   ///< what `fastcuda --graph` reads
+std::string StepsFilePath(const std::string& dir);       ///< `steps.json`, see StepsFileText
+std::string StepMemoryLogPath(const std::string& dir);   ///< `step-memory.tsv`, see StepMemoryLine
+std::string KeptFilesPath(const std::string& dir);       ///< `kept-files`, see FormatKeptFiles
+std::string DryrunCachePath(const std::string& dir);     ///< dryrun texts by key
+std::string GenCommandPath(const std::string& dir);      ///< what `gen` planned with
+/// Present while the manifest was generated without step times, holding the
+/// size Ninja's log had then.
+std::string NoHistoryPath(const std::string& dir);
+
+/// A step as the generator recorded it in `steps.json`.
+struct RecordedStep {
+  std::string kind;    ///< the rule name, e.g. "CICC"
+  std::string arch;
+  std::string output;  ///< first output, as Ninja names it
+  std::vector<size_t> after;  ///< indexes within the TU
+};
+
+/// A TU as the generator recorded it.
+struct RecordedTu {
+  std::string source;
+  std::vector<RecordedStep> steps;
+};
+
+/// `steps.json`: every step of every graph, its first output named by
+/// `ninja_path`; and back (throws std::runtime_error if it is not one).
+std::string StepsFileText(const std::vector<StepGraph>& graphs,
+                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
+std::vector<RecordedTu> ParseStepsFile(std::string_view text);
+
+/// `nvcc.env`: the variables every step of a graph sets; and back.
+std::string EnvironmentFileText(const std::map<std::string, std::string>& environment);
+std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text);
+
+/// Peak resident memory (KiB) of the step writing each output, from earlier
+/// builds: the largest seen.
+using StepMemory = std::map<std::string, int64_t>;
+
+/// The line a step appends to `step-memory.tsv` (in one write, so that
+/// concurrent steps' lines do not interleave); and the lines read back.
+std::string StepMemoryLine(const std::string& output, int64_t peak_kib);
+StepMemory ParseStepMemoryLog(std::string_view text);
+
+/// `kept-files`, which `fastcuda build` reads before each build; and back.
+/// Paths may hold any byte but NUL.
+std::string FormatKeptFiles(const std::vector<KeptFiles>& tus);
+std::vector<KeptFiles> ParseKeptFiles(std::string_view text);
+
+}  // namespace fastcuda
