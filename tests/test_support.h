@@ -27,19 +27,48 @@ inline Transcript LoadTranscript(const std::string& name) {
   return ParseTranscript(TranscriptText(name), [](std::string_view) { return std::nullopt; });
 }
 
-/// A disk holding exactly the files it is given.
-class FakeFileSystem : public FileSystem {
+/// A disk holding exactly the files it is given; writes change it, each
+/// one a tick of its clock later than the last.
+class FakeFileSystem : public WritableFileSystem {
  public:
-  explicit FakeFileSystem(std::map<std::string, std::string> files = {}) : files_(std::move(files)) {}
+  explicit FakeFileSystem(std::map<std::string, std::string> files = {}) : files_(std::move(files)) {
+    for (const auto& [path, content] : files_) mtimes_[path] = Tick();
+  }
   bool IsFile(const std::string& path) const override { return files_.count(path) > 0; }
   std::optional<std::string> Read(const std::string& path) const override {
     auto it = files_.find(path);
     if (it == files_.end()) return std::nullopt;
     return it->second;
   }
+  std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const override {
+    auto it = mtimes_.find(path);
+    if (it == mtimes_.end()) return std::nullopt;
+    return it->second;
+  }
+  void SetMTime(const std::string& path, std::filesystem::file_time_type time) override { mtimes_[path] = time; }
+  void Write(const std::string& path, const std::string& content) override {
+    files_[path] = content;
+    mtimes_[path] = Tick();
+  }
+  bool Remove(const std::string& path) override {
+    mtimes_.erase(path);
+    return files_.erase(path) > 0;
+  }
+  bool Rename(const std::string& from, const std::string& to) override {
+    auto it = files_.find(from);
+    if (it == files_.end()) return false;
+    files_[to] = it->second;
+    mtimes_[to] = mtimes_[from];
+    Remove(from);
+    return true;
+  }
+  const std::map<std::string, std::string>& files() const { return files_; }
 
  private:
+  std::filesystem::file_time_type Tick() { return clock_ += std::chrono::seconds(1); }
   std::map<std::string, std::string> files_;
+  std::map<std::string, std::filesystem::file_time_type> mtimes_;
+  std::filesystem::file_time_type clock_{};
 };
 
 /// How many times `pattern` (RE2) matches in `text`.

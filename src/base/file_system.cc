@@ -25,6 +25,32 @@ std::optional<std::string> RealFileSystem::Read(const std::string& path) const {
   return content.str();
 }
 
+std::optional<std::filesystem::file_time_type> RealFileSystem::MTime(const std::string& path) const {
+  std::error_code error;
+  auto time = std::filesystem::last_write_time(path, error);
+  if (error) return std::nullopt;
+  return time;
+}
+
+void RealFileSystem::SetMTime(const std::string& path, std::filesystem::file_time_type time) {
+  std::filesystem::last_write_time(path, time);
+}
+
+void RealFileSystem::Write(const std::string& path, const std::string& content) {
+  WriteFileAtomically(path, content);
+}
+
+bool RealFileSystem::Remove(const std::string& path) {
+  std::error_code ignored;  // a file that cannot be removed is not there to trust either
+  return std::filesystem::remove(path, ignored);
+}
+
+bool RealFileSystem::Rename(const std::string& from, const std::string& to) {
+  std::error_code missing;
+  std::filesystem::rename(from, to, missing);
+  return !missing;
+}
+
 std::string ResolvePath(const std::string& dir, const std::string& path) {
   if (dir.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(dir) / path).lexically_normal().string();

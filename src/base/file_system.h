@@ -1,6 +1,7 @@
 // File access behind a small interface, so the pure core can be tested with a fake.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,11 +18,31 @@ class FileSystem {
   virtual std::optional<std::string> Read(const std::string& path) const = 0;
 };
 
+/// A file system the edges also write to: every disk effect of the commands
+/// goes through one, so that tests can run them on a fake.
+class WritableFileSystem : public FileSystem {
+ public:
+  /// The modification time of `path`, or nullopt if it does not exist.
+  virtual std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const = 0;
+  virtual void SetMTime(const std::string& path, std::filesystem::file_time_type time) = 0;
+  /// Writes `content` whole, atomically (see WriteFileAtomically). Throws std::runtime_error.
+  virtual void Write(const std::string& path, const std::string& content) = 0;
+  /// Removes a file; false if there was none.
+  virtual bool Remove(const std::string& path) = 0;
+  /// Moves a file over another; false if there was none to move.
+  virtual bool Rename(const std::string& from, const std::string& to) = 0;
+};
+
 /// The real disk.
-class RealFileSystem : public FileSystem {
+class RealFileSystem : public WritableFileSystem {
  public:
   bool IsFile(const std::string& path) const override;
   std::optional<std::string> Read(const std::string& path) const override;
+  std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const override;
+  void SetMTime(const std::string& path, std::filesystem::file_time_type time) override;
+  void Write(const std::string& path, const std::string& content) override;
+  bool Remove(const std::string& path) override;
+  bool Rename(const std::string& from, const std::string& to) override;
 };
 
 /// Remembers the answers of another FileSystem's IsFile, for planning many

@@ -23,6 +23,11 @@ std::map<std::string, std::string> ToolchainEnvironment(const std::map<std::stri
   return environment;
 }
 
+std::string EnvironmentValue(const std::map<std::string, std::string>& environment, const std::string& name) {
+  auto found = environment.find(name);
+  return found == environment.end() ? "" : found->second;
+}
+
 std::string EnvironmentKey(const std::map<std::string, std::string>& environment) {
   std::string key;
   for (const auto& [name, value] : environment) key += name + "=" + value + '\n';

@@ -1,6 +1,8 @@
 #include "src/cli/call_manifest.h"
 
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
+#include "src/base/process.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/memory_budget.h"
 
@@ -14,7 +16,7 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
     return NinjaPath(g, options.ninja_cwd, path);
   };
   StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
-  MemoryPlan memory = PlanMemory({graph}, history, DefaultMemoryBudgetKib(), jobs, ninja_path);
+  MemoryPlan memory = PlanMemory({graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()), jobs, ninja_path);
   options.memory_pools = &memory.pool_of_output;
   WriteFileIfChanged(options.env_file, EnvironmentFileText(graph.environment));
   WriteFileIfChanged(StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));

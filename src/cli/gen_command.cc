@@ -10,6 +10,7 @@
 #include "src/cli/commands.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
 #include "src/plan/global_graph.h"
 #include "src/base/json_bytes.h"
 #include "src/graph/kept_intermediates.h"
@@ -46,7 +47,7 @@ struct GenOptions {
   std::vector<std::string> only;      ///< keep only entries whose output path contains one
   std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
   bool launcher_records = false;      ///< write what `fastcuda --graph` reads
-  StepLaunchers launchers = LaunchersFromEnvironment();  ///< host and device launchers
+  StepLaunchers launchers = LaunchersFrom(CurrentEnvironment());  ///< host and device launchers
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first
   std::vector<std::pair<std::string, std::string>> launchers_for;
@@ -117,11 +118,11 @@ unsigned Jobs(const GenOptions& options) {
 int GenerateForCall(const GenOptions& options) {
   const std::string cwd = std::filesystem::current_path().string();
   std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
-  NvccPlan plan = PlanNvccCall(options.nvcc_call.front(), nvcc_args, cwd,
-                               [&](const std::string& output) {
-                                 return WorkDirFor(TuRoot(options.out_dir), output);
-                               },
-                               options.launchers, CompileModesOf(options));
+  StepLaunchers launchers = options.launchers;
+  AddLauncherVersions(launchers, ProgramVersion);
+  NvccPlan plan = PlanNvccCall({options.nvcc_call.front(), nvcc_args, cwd, CurrentEnvironment()},
+                               [&](const std::string& output) { return WorkDirFor(TuRoot(options.out_dir), output); },
+                               launchers, CompileModesOf(options), NvccDryrunRunner(), RealFileSystem());
   if (!plan.graph) {
     Complain("cannot split this nvcc call: " + plan.fallback_reason);
     return 2;
@@ -282,11 +283,13 @@ int GenerateForDatabase(const GenOptions& options) {
 
   const std::string cache_path = DryrunCachePath(options.out_dir);
   DryrunCache cache = LoadCache(cache_path);
-  GlobalPlan plan = PlanCompileDatabase(
-      database,
-      {options.out_dir, Jobs(options), options.launcher_records, options.launchers,
-       CompileModesOf(options), ToolchainEnvironment(CurrentEnvironment())},
-      cache, NvccDryrunRunner(), fs);
+  GlobalPlanOptions planning{options.out_dir, Jobs(options), options.launcher_records, options.launchers,
+                             CompileModesOf(options), CurrentEnvironment()};
+  AddLauncherVersions(planning.launchers, ProgramVersion);
+  for (const CompileEntry& entry : database.entries) {
+    AddLauncherVersion(planning.launchers.versions, entry.launcher, ProgramVersion);
+  }
+  GlobalPlan plan = PlanCompileDatabase(database, planning, cache, NvccDryrunRunner(), fs);
   if (options.launcher_records) WriteTuRecords(database, plan);
 
   GlobalManifestOptions manifest;
@@ -309,7 +312,7 @@ int GenerateForDatabase(const GenOptions& options) {
       ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
 
   manifest.priority_ladder = PriorityLadderWanted(options);
-  manifest.memory_budget_kib = DefaultMemoryBudgetKib();
+  manifest.memory_budget_kib = MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib());
   manifest.jobs = Jobs(options);
   for (const auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) {
     // The top manifest is always written: Ninja compares its mtime with the

@@ -186,10 +186,12 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   if (!call.graph_dir.empty() && UseGraphResult(call, cwd)) return 0;
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
-  StepLaunchers launchers = LaunchersFromEnvironment();
+  const std::map<std::string, std::string> environment = CurrentEnvironment();
+  StepLaunchers launchers = LaunchersFrom(environment);
   launchers.nvcc = call.launcher;
-  NvccPlan plan = PlanNvccCall(args.front(), nvcc_args, cwd, LauncherWorkDir, launchers,
-                               CompileModesFromEnvironment());
+  AddLauncherVersions(launchers, ProgramVersion);
+  NvccPlan plan = PlanNvccCall({args.front(), nvcc_args, cwd, environment}, LauncherWorkDir, launchers,
+                               CompileModesFrom(environment), NvccDryrunRunner(), RealFileSystem());
   auto run_nvcc_itself = [&](const std::string& why) {
     std::vector<std::string> whole = call.launcher;
     whole.insert(whole.end(), args.begin(), args.end());

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 #include "src/base/stable_hash.h"
 
 namespace fastcuda {
@@ -35,10 +35,10 @@ bool ParseEarlyHost(std::string_view text) {
   throw std::invalid_argument("FASTCUDA_EARLY_HOST must be on or off, not " + std::string(text));
 }
 
-CompileModes CompileModesFromEnvironment() {
-  return {ParseModuleIdMode(EnvironmentVariable("FASTCUDA_MODULE_ID")),
-          ParseSplitCompile(EnvironmentVariable("FASTCUDA_SPLIT_COMPILE")),
-          ParseEarlyHost(EnvironmentVariable("FASTCUDA_EARLY_HOST"))};
+CompileModes CompileModesFrom(const std::map<std::string, std::string>& environment) {
+  return {ParseModuleIdMode(EnvironmentValue(environment, "FASTCUDA_MODULE_ID")),
+          ParseSplitCompile(EnvironmentValue(environment, "FASTCUDA_SPLIT_COMPILE")),
+          ParseEarlyHost(EnvironmentValue(environment, "FASTCUDA_EARLY_HOST"))};
 }
 
 std::string OwnModuleId(const std::string& source_path, const std::vector<std::string>& outputs) {

@@ -2,6 +2,7 @@
 // makes the module id, and how many threads cicc and ptxas get.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,8 +47,9 @@ SplitCompile ParseSplitCompile(std::string_view text);
 /// std::invalid_argument on anything else.
 bool ParseEarlyHost(std::string_view text);
 
-/// The modes this process's environment asks for.
-CompileModes CompileModesFromEnvironment();
+/// The modes FASTCUDA_MODULE_ID, FASTCUDA_SPLIT_COMPILE and FASTCUDA_EARLY_HOST
+/// of `environment` ask for. Throws std::invalid_argument.
+CompileModes CompileModesFrom(const std::map<std::string, std::string>& environment);
 
 /// FastCuda's module id for the TU compiled from `source_path` into
 /// `outputs`: nvcc's shape (`_HASH_LENGTH_NAME`), with a hash of both, so

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
 namespace {
@@ -41,17 +41,23 @@ std::vector<int> VersionNumbers(std::string_view version) {
   return numbers;
 }
 
+std::string ToolOf(const std::vector<std::string>& launcher) {
+  return std::filesystem::path(launcher.front()).filename().string();
+}
+
 /// Whether the launcher's tool runs `kind`; nullopt for a tool not in the table.
 std::optional<bool> KnownToRun(const std::vector<std::string>& launcher, StepKind kind,
-                               const VersionProbe& version) {
+                               const std::map<std::string, std::string>& versions) {
   if (launcher.empty()) return std::nullopt;
-  std::string tool = std::filesystem::path(launcher.front()).filename().string();
+  std::string tool = ToolOf(launcher);
   bool known = false;
   for (const KnownLauncher& row : kKnownLaunchers) {
     if (row.tool != tool) continue;
     known = true;
     if (row.kind != kind) continue;
-    return row.since.empty() || VersionNumbers(version(launcher.front())) >= VersionNumbers(row.since);
+    if (row.since.empty()) return true;
+    auto version = versions.find(launcher.front());
+    return version != versions.end() && VersionNumbers(version->second) >= VersionNumbers(row.since);
   }
   return known ? std::optional<bool>(false) : std::nullopt;
 }
@@ -63,26 +69,43 @@ bool IsDeviceCompile(StepKind kind) {
 
 }  // namespace
 
-StepLaunchers LaunchersFromEnvironment() {
-  auto words = [](const char* variable) {
+StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment) {
+  auto words = [&](const char* variable) {
     try {
-      return SplitShellWords(EnvironmentVariable(variable));
+      return SplitShellWords(EnvironmentValue(environment, variable));
     } catch (const ShellSyntaxError& error) {
       throw ShellSyntaxError(std::string(variable) + ": " + error.what());
     }
   };
-  return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}};
+  return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}, {}};
 }
 
-std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step,
-                                     const VersionProbe& version) {
+void AddLauncherVersion(std::map<std::string, std::string>& versions, const std::vector<std::string>& launcher,
+                        const VersionProbe& version) {
+  if (launcher.empty() || versions.count(launcher.front())) return;
+  std::string tool = ToolOf(launcher);
+  for (const KnownLauncher& row : kKnownLaunchers) {
+    if (row.tool == tool && !row.since.empty()) {
+      versions[launcher.front()] = version(launcher.front());
+      return;
+    }
+  }
+}
+
+void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version) {
+  for (const auto* launcher : {&launchers.host, &launchers.device, &launchers.nvcc}) {
+    AddLauncherVersion(launchers.versions, *launcher, version);
+  }
+}
+
+std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step) {
   bool host = step.kind == StepKind::kHostCompile;
   if (step.outputs.empty() || (!host && !IsDeviceCompile(step.kind))) return {};
   const std::vector<std::string>& chosen = host ? launchers.host : launchers.device;
   if (!chosen.empty()) {
-    return KnownToRun(chosen, step.kind, version).value_or(true) ? chosen : std::vector<std::string>{};
+    return KnownToRun(chosen, step.kind, launchers.versions).value_or(true) ? chosen : std::vector<std::string>{};
   }
-  return KnownToRun(launchers.nvcc, step.kind, version).value_or(host) ? launchers.nvcc
+  return KnownToRun(launchers.nvcc, step.kind, launchers.versions).value_or(host) ? launchers.nvcc
                                                                         : std::vector<std::string>{};
 }
 

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "src/base/process.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -16,13 +16,25 @@ struct StepLaunchers {
   std::vector<std::string> host;    ///< FASTCUDA_HOST_LAUNCHER: for the host compile steps
   std::vector<std::string> device;  ///< FASTCUDA_DEVICE_LAUNCHER: for cicc, ptxas, fatbinary
   std::vector<std::string> nvcc;    ///< the prefix of the nvcc command itself (`ccache nvcc ...`)
+  /// The version of each launcher program whose steps depend on it (sccache),
+  /// asked at the edge (AddLauncherVersion): planning runs no program.
+  std::map<std::string, std::string> versions;
 };
 
-/// FASTCUDA_HOST_LAUNCHER and FASTCUDA_DEVICE_LAUNCHER, split into shell words.
-StepLaunchers LaunchersFromEnvironment();
+/// FASTCUDA_HOST_LAUNCHER and FASTCUDA_DEVICE_LAUNCHER of `environment`,
+/// split into shell words.
+StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment);
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;
+
+/// Adds to `versions` the version of `launcher`'s program, asked of
+/// `version`, when what LauncherFor gives it depends on one.
+void AddLauncherVersion(std::map<std::string, std::string>& versions, const std::vector<std::string>& launcher,
+                        const VersionProbe& version);
+
+/// AddLauncherVersion for the host, device and nvcc launchers.
+void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version);
 
 
 /// The words to put before `step`'s command, or none. Host preprocessing
@@ -31,9 +43,8 @@ using VersionProbe = std::function<std::string(const std::string& program)>;
 /// ptxas or fatbinary step `device`, each limited to the steps its tool is
 /// known to run when it is one of ccache, sccache, distcc or icecc. Without
 /// one, the nvcc command's own launcher runs the steps its tool is known to
-/// run, or the host compile when the tool is not one of those. `version`
-/// is asked only about sccache, which knows cicc and ptxas since 0.9.
-std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step,
-                                     const VersionProbe& version = ProgramVersion);
+/// run, or the host compile when the tool is not one of those. sccache knows
+/// cicc and ptxas since 0.9 (`launchers.versions`).
+std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step);
 
 }  // namespace fastcuda

@@ -5,7 +5,7 @@
 #include <set>
 #include <string_view>
 
-#include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 #include "src/base/shell_words.h"
 
 namespace fastcuda {
@@ -143,10 +143,11 @@ std::vector<std::string> ResponseFiles(const std::vector<std::string>& args, con
   return files;
 }
 
-std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& args,
-                                               const std::string& cwd, const FileSystem& fs) {
-  return EffectiveNvccArgs(args, EnvironmentVariable("NVCC_PREPEND_FLAGS"),
-                           EnvironmentVariable("NVCC_APPEND_FLAGS"), cwd, fs);
+std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& args,
+                                             const std::map<std::string, std::string>& environment,
+                                             const std::string& cwd, const FileSystem& fs) {
+  return EffectiveNvccArgs(args, EnvironmentValue(environment, "NVCC_PREPEND_FLAGS"),
+                           EnvironmentValue(environment, "NVCC_APPEND_FLAGS"), cwd, fs);
 }
 
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {

@@ -1,6 +1,7 @@
 // What FastCuda needs to know of an nvcc command line before splitting it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,10 +35,11 @@ std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
 /// as the arguments are.
 std::vector<std::string> ResponseFiles(const std::vector<std::string>& args, const std::string& cwd);
 
-/// EffectiveNvccArgs with NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS of this
-/// process's environment.
-std::vector<std::string> EffectiveNvccArgsHere(const std::vector<std::string>& args,
-                                               const std::string& cwd, const FileSystem& fs);
+/// EffectiveNvccArgs with the NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS of
+/// `environment`.
+std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& args,
+                                             const std::map<std::string, std::string>& environment,
+                                             const std::string& cwd, const FileSystem& fs);
 
 /// Reads the mode and depfile options from effective arguments.
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);

@@ -1,7 +1,5 @@
 #include "src/plan/global_graph.h"
 
-#include <sys/stat.h>
-
 #include <atomic>
 #include <filesystem>
 #include <set>
@@ -39,12 +37,13 @@ std::string ShapeOf(const CompileEntry& entry, const std::vector<std::string>& e
   return JoinShellWords(words);
 }
 
-PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc, const std::string& environment,
+PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
+                  const std::map<std::string, std::string>& ambient, const std::string& environment,
                   const FileSystem& fs) {
   PlannedEntry planned;
   planned.entry = &entry;
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
-  std::vector<std::string> effective = EffectiveNvccArgsHere(args, entry.directory, fs);
+  std::vector<std::string> effective = EffectiveNvccArgsIn(args, ambient, entry.directory, fs);
   planned.invocation = ScanNvccArgs(effective);
   std::string source_abs = ResolvePath(entry.directory, entry.file);
   for (const std::string& word : args) {
@@ -87,8 +86,7 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
   plan.dryruns_run += missing.size();
 }
 
-Transcript Parse(const std::string& text) {
-  std::map<std::string, std::string> ambient = CurrentEnvironment();
+Transcript Parse(const std::string& text, const std::map<std::string, std::string>& ambient) {
   return ParseTranscript(text, [&](std::string_view name) -> std::optional<std::string> {
     auto it = ambient.find(std::string(name));
     if (it == ambient.end()) return std::nullopt;
@@ -114,25 +112,6 @@ StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_di
 
 }  // namespace
 
-std::optional<std::string> NvccDryrunRunner::Dryrun(const std::vector<std::string>& nvcc_and_args,
-                                                    const std::string& cwd) const {
-  ProcessSpec spec{{nvcc_and_args.front(), "--dryrun"}, cwd, {}, true};
-  spec.argv.insert(spec.argv.end(), nvcc_and_args.begin() + 1, nvcc_and_args.end());
-  ProcessResult result = RunProcess(spec);
-  if (result.exit_code != 0) return std::nullopt;
-  return result.stderr_text + result.stdout_text;
-}
-
-ProgramIdentity NvccDryrunRunner::Identify(const std::string& program) const {
-  std::string path = FindProgram(program, EnvironmentVariable("PATH"));
-  std::error_code error;
-  std::string real = std::filesystem::canonical(path, error).string();
-  struct stat info {};
-  if (error || stat(real.c_str(), &info) != 0) return {program, ""};
-  return {real, std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
-                    std::to_string(info.st_mtim.tv_nsec)};
-}
-
 GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlanOptions& options,
                                DryrunCache& cache, const DryrunRunner& runner,
                                const FileSystem& disk) {
@@ -142,13 +121,14 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   std::vector<PlannedEntry> entries;
   std::map<std::string, std::vector<size_t>> shapes;  // shape -> entry indexes
   std::set<std::string> programs, response_files;
-  const std::string environment = EnvironmentKey(options.toolchain_environment);
+  const std::map<std::string, std::string> toolchain = ToolchainEnvironment(options.environment);
+  const std::string environment = EnvironmentKey(toolchain);
   for (const CompileEntry& entry : database.entries) {
     auto identity = identities.find(entry.nvcc.front());
     if (identity == identities.end()) {
       identity = identities.emplace(entry.nvcc.front(), runner.Identify(entry.nvcc.front())).first;
     }
-    entries.push_back(Plan(entry, identity->second, environment, fs));
+    entries.push_back(Plan(entry, identity->second, options.environment, environment, fs));
     if (!entries.back().invocation.fallback_reason) {
       shapes[entries.back().shape].push_back(entries.size() - 1);
     }
@@ -176,9 +156,9 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     if (members.size() >= 2 && cache.count(first.cache_key) &&
         cache.count(entries[members[1]].cache_key)) {
       const PlannedEntry& second = entries[members[1]];
-      Transcript base = Parse(cache.at(first.cache_key));
+      Transcript base = Parse(cache.at(first.cache_key), options.environment);
       if (SameCommands(InstantiateTranscript(base, first.names, second.names),
-                       Parse(cache.at(second.cache_key)))) {
+                       Parse(cache.at(second.cache_key), options.environment))) {
         verified = base;
       }
     }
@@ -203,7 +183,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         transcript = InstantiateTranscript(*base, first.names, planned.names);
       } else if (cache.count(planned.cache_key)) {
         used_keys.insert(planned.cache_key);
-        transcript = Parse(cache.at(planned.cache_key));
+        transcript = Parse(cache.at(planned.cache_key), options.environment);
       }
       StepLaunchers launchers = options.launchers;
       launchers.nvcc = planned.entry->launcher;
@@ -212,7 +192,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         plan.graphs.push_back(BuildStepGraph(
             *transcript,
             {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles,
-             launchers, options.modes, options.toolchain_environment},
+             launchers, options.modes, toolchain},
             fs));
         continue;
       } catch (const UnsupportedTranscript& unsupported) {

@@ -7,37 +7,12 @@
 #include <vector>
 
 #include "src/nvcc/compile_database.h"
+#include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/graph/launchers.h"
 #include "src/graph/step_graph.h"
 
 namespace fastcuda {
-
-/// Where a program is and what version of it that is.
-struct ProgramIdentity {
-  std::string path;   ///< resolved on PATH, links followed
-  std::string stamp;  ///< size and mtime; empty if it could not be found
-};
-
-/// Runs `nvcc --dryrun`; behind an interface so tests can replay recordings.
-/// Called from several threads at once.
-class DryrunRunner {
- public:
-  virtual ~DryrunRunner() = default;
-  /// The dryrun text of `nvcc_and_args` run in `cwd`, or nullopt if nvcc failed.
-  virtual std::optional<std::string> Dryrun(const std::vector<std::string>& nvcc_and_args,
-                                            const std::string& cwd) const = 0;
-  /// Identifies the nvcc that `program` names, for cache keys.
-  virtual ProgramIdentity Identify(const std::string& program) const = 0;
-};
-
-/// The real nvcc.
-class NvccDryrunRunner : public DryrunRunner {
- public:
-  std::optional<std::string> Dryrun(const std::vector<std::string>& nvcc_and_args,
-                                    const std::string& cwd) const override;
-  ProgramIdentity Identify(const std::string& program) const override;
-};
 
 /// Dryrun texts by cache key, kept between generations.
 using DryrunCache = std::map<std::string, std::string>;
@@ -49,7 +24,10 @@ struct GlobalPlanOptions {
   bool keep_depfiles = false;  ///< keep every TU's header depfiles (for the launcher)
   StepLaunchers launchers;     ///< host and device launchers; `nvcc` is each entry's own
   CompileModes modes;          ///< module id and split-compile modes
-  std::map<std::string, std::string> toolchain_environment;  ///< see ToolchainEnvironment
+  /// The environment the dryruns and steps run in: its NVCC_*_FLAGS are
+  /// nvcc's arguments too, `$VAR`s in transcripts expand from it, and its
+  /// ToolchainEnvironment is set on every step and keys the dryrun cache.
+  std::map<std::string, std::string> environment;
 };
 
 /// Every entry's graph, and what it took.

@@ -3,10 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <set>
-
-#include "src/base/file_system.h"
 
 namespace fastcuda {
 namespace {
@@ -78,17 +75,12 @@ MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& hi
   return plan;
 }
 
-int64_t DefaultMemoryBudgetKib() {
-  if (const char* text = std::getenv("FASTCUDA_MEMORY_BUDGET")) {
-    if (std::optional<int64_t> kib = ParseMemorySize(text)) return *kib;
-    throw std::invalid_argument(std::string("FASTCUDA_MEMORY_BUDGET is not a size: ") + text);
+int64_t MemoryBudgetKib(const std::string& configured, std::optional<int64_t> available_kib) {
+  if (!configured.empty()) {
+    if (std::optional<int64_t> kib = ParseMemorySize(configured)) return *kib;
+    throw std::invalid_argument("FASTCUDA_MEMORY_BUDGET is not a size: " + configured);
   }
-  std::string meminfo = RealFileSystem().Read("/proc/meminfo").value_or("");
-  int64_t available = 0;
-  if (RE2::PartialMatch(meminfo, R"re(MemAvailable:\s+(\d+) kB)re", &available)) {
-    return available / 4 * 3;
-  }
-  return 8ll * 1024 * 1024;
+  return available_kib ? *available_kib / 4 * 3 : 8ll * 1024 * 1024;
 }
 
 }  // namespace fastcuda

@@ -35,8 +35,9 @@ MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& hi
                       int64_t budget_kib, unsigned jobs,
                       const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
 
-/// The default budget: FASTCUDA_MEMORY_BUDGET, else three quarters of the
-/// memory available now (/proc/meminfo).
-int64_t DefaultMemoryBudgetKib();
+/// The budget: `configured` (FASTCUDA_MEMORY_BUDGET) when set, else three
+/// quarters of the memory available (8 GiB when that is unknown). Throws
+/// std::invalid_argument for a configured text that is no size.
+int64_t MemoryBudgetKib(const std::string& configured, std::optional<int64_t> available_kib);
 
 }  // namespace fastcuda

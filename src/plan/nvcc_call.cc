@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "src/base/process.h"
 #include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
 #include "src/nvcc/transcript.h"
@@ -28,36 +27,33 @@ std::string WorkDirFor(const std::string& root, const std::string& absolute_outp
   return root + "/" + name + "-" + StableHashHex(absolute_output);
 }
 
-NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
-                      const std::string& cwd, const WorkDirChooser& work_dir_for,
-                      const StepLaunchers& launchers, const CompileModes& modes) {
+NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for, const StepLaunchers& launchers,
+                      const CompileModes& modes, const DryrunRunner& runner, const FileSystem& fs) {
   NvccPlan plan;
-  RealFileSystem fs;
-  NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgsHere(args, cwd, fs));
+  const std::string& cwd = call.cwd;
+  NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgsIn(call.args, call.environment, cwd, fs));
   if (invocation.fallback_reason) {
     plan.fallback_reason = *invocation.fallback_reason;
     return plan;
   }
-  ProcessSpec dryrun{{nvcc, "--dryrun"}, cwd, {}, true};
-  dryrun.argv.insert(dryrun.argv.end(), args.begin(), args.end());
-  ProcessResult result = RunProcess(dryrun);
-  if (result.exit_code != 0) {
+  std::vector<std::string> command = {call.nvcc};
+  command.insert(command.end(), call.args.begin(), call.args.end());
+  std::optional<std::string> dryrun = runner.Dryrun(command, cwd);
+  if (!dryrun) {
     plan.fallback_reason = "nvcc --dryrun failed";
     return plan;
   }
-  std::map<std::string, std::string> ambient = CurrentEnvironment();
-  Transcript transcript = ParseTranscript(
-      result.stderr_text + result.stdout_text,
-      [&](std::string_view name) -> std::optional<std::string> {
-        auto it = ambient.find(std::string(name));
-        if (it == ambient.end()) return std::nullopt;
+  Transcript transcript =
+      ParseTranscript(*dryrun, [&](std::string_view name) -> std::optional<std::string> {
+        auto it = call.environment.find(std::string(name));
+        if (it == call.environment.end()) return std::nullopt;
         return it->second;
       });
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
     StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile, false,
-                             launchers, modes, ToolchainEnvironment(ambient)};
+                             launchers, modes, ToolchainEnvironment(call.environment)};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     RequireFileOutputs(draft, cwd);

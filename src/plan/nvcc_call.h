@@ -2,10 +2,13 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "src/base/dryrun_runner.h"
+#include "src/base/file_system.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/graph/step_graph.h"
 
@@ -21,13 +24,21 @@ struct NvccPlan {
 /// Chooses the work directory of an nvcc call from its first output (absolute).
 using WorkDirChooser = std::function<std::string(const std::string& absolute_output)>;
 
-/// Plans `nvcc ARGS` run in `cwd`: scans the arguments, runs the dryrun with
-/// this process's environment and builds the graph, its steps run through
-/// `launchers` in `modes`, in the work directory that `work_dir_for` gives
-/// for the call's first output.
-NvccPlan PlanNvccCall(const std::string& nvcc, const std::vector<std::string>& args,
-                      const std::string& cwd, const WorkDirChooser& work_dir_for,
-                      const StepLaunchers& launchers, const CompileModes& modes);
+/// An nvcc call as a user makes it.
+struct NvccCall {
+  std::string nvcc;
+  std::vector<std::string> args;
+  std::string cwd;
+  /// The call's environment: its NVCC_*_FLAGS are arguments too, `$VAR`s in
+  /// the dryrun expand from it, its ToolchainEnvironment is set on every step.
+  std::map<std::string, std::string> environment;
+};
+
+/// Plans `call`: scans the arguments, has `runner` run the dryrun and builds
+/// the graph, its steps run through `launchers` in `modes`, in the work
+/// directory that `work_dir_for` gives for the call's first output.
+NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for, const StepLaunchers& launchers,
+                      const CompileModes& modes, const DryrunRunner& runner, const FileSystem& fs);
 
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
 /// distinct for distinct absolute output paths.

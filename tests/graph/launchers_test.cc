@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include <cstdlib>
+#include <map>
 
 #include "src/graph/launchers.h"
 #include "src/base/shell_words.h"
@@ -14,9 +14,10 @@ using Words = std::vector<std::string>;
 /// A step of `kind` that writes one file.
 Step Writing(StepKind kind) { return {kind, "", {"prog"}, {}, {"out"}}; }
 
-/// A probe that finds every program at `version`.
-VersionProbe At(const std::string& version) {
-  return [version](const std::string&) { return version; };
+/// `launchers` with every program whose version matters at `version`.
+StepLaunchers At(StepLaunchers launchers, const std::string& version) {
+  AddLauncherVersions(launchers, [version](const std::string&) { return version; });
+  return launchers;
 }
 
 /// The kinds, in the order of kKinds below, whose steps `launchers` prefixes
@@ -29,7 +30,7 @@ std::string Prefixed(const StepLaunchers& launchers, const Words& expected,
                                         StepKind::kNvlink,         StepKind::kHostCompile};
   std::string kinds;
   for (StepKind kind : kKinds) {
-    Words launcher = LauncherFor(launchers, Writing(kind), At(version));
+    Words launcher = LauncherFor(At(launchers, version), Writing(kind));
     if (!launcher.empty()) {
       CHECK(launcher == expected);
       kinds += std::string(StepKindName(kind)) + " ";
@@ -69,26 +70,40 @@ TEST_CASE("FASTCUDA_HOST_LAUNCHER: the host compile only, never preprocessing") 
 
 TEST_CASE("a class's own launcher replaces the nvcc command's for that class only") {
   StepLaunchers launchers{{"distcc"}, {}, {"sccache"}};
-  CHECK(LauncherFor(launchers, Writing(StepKind::kHostCompile), At("0.9")) == Words{"distcc"});
-  CHECK(LauncherFor(launchers, Writing(StepKind::kCicc), At("0.9")) == Words{"sccache"});
+  CHECK(LauncherFor(At(launchers, "0.9"), Writing(StepKind::kHostCompile)) == Words{"distcc"});
+  CHECK(LauncherFor(At(launchers, "0.9"), Writing(StepKind::kCicc)) == Words{"sccache"});
   launchers.device = {"ccache"};  // ccache runs no device step: none gets sccache either
-  CHECK(LauncherFor(launchers, Writing(StepKind::kCicc), At("0.9")).empty());
+  CHECK(LauncherFor(At(launchers, "0.9"), Writing(StepKind::kCicc)).empty());
 }
 
 TEST_CASE("a step that writes no file (ptxas checking a PTX-only target) runs locally") {
   Step check{StepKind::kPtxas, "compute_90", {"ptxas", "-arch=compute_90", "x.ptx"}, {}, {}};
-  CHECK(LauncherFor({{}, {"rexec"}, {"sccache"}}, check, At("0.9")).empty());
+  CHECK(LauncherFor(At({{}, {"rexec"}, {"sccache"}}, "0.9"), check).empty());
 }
 
 TEST_CASE("the launcher variables are read as shell words") {
-  setenv("FASTCUDA_HOST_LAUNCHER", "env 'A=b c' ccache", 1);
-  setenv("FASTCUDA_DEVICE_LAUNCHER", "", 1);
-  StepLaunchers launchers = LaunchersFromEnvironment();
+  std::map<std::string, std::string> environment = {{"FASTCUDA_HOST_LAUNCHER", "env 'A=b c' ccache"},
+                                                    {"FASTCUDA_DEVICE_LAUNCHER", ""}};
+  StepLaunchers launchers = LaunchersFrom(environment);
   CHECK(launchers.host == Words{"env", "A=b c", "ccache"});
   CHECK(launchers.device.empty());
-  setenv("FASTCUDA_DEVICE_LAUNCHER", "rexec 'unterminated", 1);
-  CHECK_THROWS_WITH_AS(LaunchersFromEnvironment(), doctest::Contains("FASTCUDA_DEVICE_LAUNCHER"),
+  environment["FASTCUDA_DEVICE_LAUNCHER"] = "rexec 'unterminated";
+  CHECK_THROWS_WITH_AS(LaunchersFrom(environment), doctest::Contains("FASTCUDA_DEVICE_LAUNCHER"),
                        ShellSyntaxError);
-  unsetenv("FASTCUDA_HOST_LAUNCHER");
-  unsetenv("FASTCUDA_DEVICE_LAUNCHER");
+}
+
+TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {
+  std::vector<std::string> asked;
+  VersionProbe probe = [&](const std::string& program) {
+    asked.push_back(program);
+    return std::string("0.10");
+  };
+  StepLaunchers launchers{{"ccache"}, {"/opt/sccache"}, {"/opt/sccache"}};
+  AddLauncherVersions(launchers, probe);
+  AddLauncherVersion(launchers.versions, {"distcc"}, probe);
+  CHECK(asked == Words{"/opt/sccache"});
+  CHECK(launchers.versions == std::map<std::string, std::string>{{"/opt/sccache", "0.10"}});
+  CHECK(LauncherFor(launchers, Writing(StepKind::kCicc)) == Words{"/opt/sccache"});
+  launchers.versions.clear();  // an unknown version is too old for cicc
+  CHECK(LauncherFor(launchers, Writing(StepKind::kCicc)).empty());
 }

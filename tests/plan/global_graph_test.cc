@@ -132,10 +132,11 @@ TEST_CASE("an edited response file and a changed toolchain environment plan anew
   CHECK(first.response_files == std::vector<std::string>{"/build/inc.rsp"});
   CHECK(plan("-IincA").dryruns_run == 0);
   CHECK(plan("-IincB").dryruns_run == 2);
-  options.toolchain_environment = {{"CPATH", "/inc2"}};
+  options.environment = {{"CPATH", "/inc2"}, {"HOME", "/root"}};
   GlobalPlan moved = plan("-IincB");
   CHECK(moved.dryruns_run == 2);
   CHECK(moved.graphs[0].environment.at("CPATH") == "/inc2");
+  CHECK_FALSE(moved.graphs[0].environment.count("HOME"));
 }
 
 TEST_CASE("a shape whose substitution is not exact gets one dryrun per TU") {

@@ -63,3 +63,11 @@ TEST_CASE("history moves a step to the class of its measured peak") {
   CHECK(plan.pool_of_output.at("/w/0.ptx") == "fastcuda_mem_4096m");
   CHECK_FALSE(plan.pool_of_output.count("/w/1.ptx"));
 }
+
+TEST_CASE("the budget: the configured size, else three quarters of what is available") {
+  CHECK(MemoryBudgetKib("48G", 1000) == 48ll * 1024 * 1024);
+  CHECK(MemoryBudgetKib("", 4000) == 3000);
+  CHECK(MemoryBudgetKib("", std::nullopt) == 8ll * 1024 * 1024);
+  CHECK_THROWS_WITH_AS(MemoryBudgetKib("lots", 4000), "FASTCUDA_MEMORY_BUDGET is not a size: lots",
+                       std::invalid_argument);
+}

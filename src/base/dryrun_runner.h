@@ -1,0 +1,37 @@
+// Running `nvcc --dryrun`, behind an interface so that planning can be
+// tested on recorded transcripts.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fastcuda {
+
+/// Where a program is and what version of it that is.
+struct ProgramIdentity {
+  std::string path;   ///< resolved on PATH, links followed
+  std::string stamp;  ///< size and mtime; empty if it could not be found
+};
+
+/// Runs `nvcc --dryrun`; behind an interface so tests can replay recordings.
+/// Called from several threads at once.
+class DryrunRunner {
+ public:
+  virtual ~DryrunRunner() = default;
+  /// The dryrun text of `nvcc_and_args` run in `cwd`, or nullopt if nvcc failed.
+  virtual std::optional<std::string> Dryrun(const std::vector<std::string>& nvcc_and_args,
+                                            const std::string& cwd) const = 0;
+  /// Identifies the nvcc that `program` names, for cache keys.
+  virtual ProgramIdentity Identify(const std::string& program) const = 0;
+};
+
+/// The real nvcc.
+class NvccDryrunRunner : public DryrunRunner {
+ public:
+  std::optional<std::string> Dryrun(const std::vector<std::string>& nvcc_and_args,
+                                    const std::string& cwd) const override;
+  ProgramIdentity Identify(const std::string& program) const override;
+};
+
+}  // namespace fastcuda

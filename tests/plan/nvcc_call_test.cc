@@ -1,0 +1,59 @@
+#include <doctest/doctest.h>
+
+#include "src/plan/nvcc_call.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::TranscriptText;
+
+namespace {
+
+/// Answers every dryrun with one recorded transcript (or fails), counting calls.
+class RecordedRunner : public DryrunRunner {
+ public:
+  explicit RecordedRunner(std::optional<std::string> text) : text_(std::move(text)) {}
+  std::optional<std::string> Dryrun(const std::vector<std::string>& command, const std::string&) const override {
+    commands.push_back(command);
+    return text_;
+  }
+  ProgramIdentity Identify(const std::string& program) const override { return {program, "1"}; }
+  mutable std::vector<std::vector<std::string>> commands;
+
+ private:
+  std::optional<std::string> text_;
+};
+
+NvccCall Call(std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
+  return {"nvcc", std::move(args), "/src/project", std::move(environment)};
+}
+
+NvccPlan Plan(const NvccCall& call, const RecordedRunner& runner) {
+  return PlanNvccCall(call, [](const std::string& output) { return output + ".work"; }, {}, {}, runner,
+                      FakeFileSystem(std::map<std::string, std::string>{{"/src/project/kernel.cu", ""}}));
+}
+
+}  // namespace
+
+TEST_CASE("a launcher call is planned from its dryrun, in the work dir of its output, without nvcc") {
+  RecordedRunner runner(TranscriptText("single_arch"));
+  NvccPlan plan = Plan(Call({"-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}, {{"CPATH", "/inc"}}), runner);
+  REQUIRE(plan.graph);
+  CHECK(runner.commands == std::vector<std::vector<std::string>>{
+                               {"nvcc", "-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}});
+  CHECK(plan.graph->work_dir == "/src/project/kernel.o.work");
+  CHECK(plan.graph->final_outputs == std::vector<std::string>{"kernel.o"});
+  CHECK(plan.graph->environment.at("CPATH") == "/inc");
+}
+
+TEST_CASE("modes nvcc must run itself are known before any dryrun; a failed dryrun falls back too") {
+  RecordedRunner runner(TranscriptText("single_arch"));
+  NvccPlan preprocess = Plan(Call({"-E", "kernel.cu"}), runner);
+  CHECK_FALSE(preprocess.graph);
+  CHECK(preprocess.fallback_reason == "nvcc option -E");
+  NvccPlan appended = Plan(Call({"-c", "kernel.cu"}, {{"NVCC_APPEND_FLAGS", "-E"}}), runner);
+  CHECK(appended.fallback_reason == "nvcc option -E");
+  CHECK(runner.commands.empty());
+  RecordedRunner failing(std::nullopt);
+  CHECK(Plan(Call({"-c", "kernel.cu", "-o", "kernel.o"}), failing).fallback_reason == "nvcc --dryrun failed");
+}
