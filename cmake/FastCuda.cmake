@@ -16,6 +16,7 @@ Use it in one of two ways::
 
 Nothing else changes: ``cmake --build`` (and any IDE that drives it) builds
 as before, with the Ninja, Ninja Multi-Config and Unix Makefiles generators.
+The module needs CMake 3.20 or newer.
 
 How it works
 ^^^^^^^^^^^^
@@ -46,10 +47,14 @@ there the launcher (``fastcuda`` without ``--graph``) splits each TU alone.
 Cache variables
 ^^^^^^^^^^^^^^^
 
-``FASTCUDA_ENABLE``
+All but ``FASTCUDA_ENABLE`` and ``FASTCUDA_JOBS`` are advanced.
+
+.. variable:: FASTCUDA_ENABLE
+
   ``ON`` by default. ``OFF`` leaves the project exactly as without the module.
 
-``FASTCUDA_EXECUTABLE``
+.. variable:: FASTCUDA_EXECUTABLE
+
   The ``fastcuda`` tool. When empty the module uses, in order: the tool of
   the FastCuda package found by ``find_package(FastCuda)``, the ``fastcuda``
   target of a FastCuda source tree added with ``add_subdirectory`` or
@@ -57,20 +62,24 @@ Cache variables
   lives in, and ``fastcuda`` on ``PATH``. Configuring stops with an error if
   there is none.
 
-``FASTCUDA_JOBS``
+.. variable:: FASTCUDA_JOBS
+
   Parallel sub-steps of the graph; ``0`` (the default) means one per core.
 
-``FASTCUDA_MODULE_ID``
+.. variable:: FASTCUDA_MODULE_ID
+
   ``nvcc`` (the default: cudafe++ makes the module id, objects match nvcc's)
   or ``own`` (FastCuda writes it, so cicc need not wait for cudafe++). Empty
   takes the ``FASTCUDA_MODULE_ID`` environment variable of the build.
 
-``FASTCUDA_SPLIT_COMPILE``
+.. variable:: FASTCUDA_SPLIT_COMPILE
+
   ``off`` (the default), ``auto`` or a thread count for cicc and ptxas. Empty
   takes the ``FASTCUDA_SPLIT_COMPILE`` environment variable of the build. See
   the README for what both modes change in the objects.
 
-``FASTCUDA_EARLY_HOST``
+.. variable:: FASTCUDA_EARLY_HOST
+
   ``off`` (the default) or ``on``: a TU's host compile does not wait for its
   device code; the fatbin is linked into its object afterwards. Empty takes
   the ``FASTCUDA_EARLY_HOST`` environment variable of the build.
@@ -87,7 +96,22 @@ Commands
   Leaves the CUDA sources of the targets out of the graph; nvcc compiles them
   as it would without FastCuda.
 #]=======================================================================]
+
+# Before any command an older CMake would stop at with a less clear error:
+# cmake_path and the EXPORT_COMPILE_COMMANDS target property came in 3.20.
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "FastCuda needs CMake 3.20 or newer; this is CMake ${CMAKE_VERSION}.")
+endif()
+
 include_guard(GLOBAL)
+
+# The policies of whichever project includes the module (through its
+# cmake_minimum_required) would otherwise decide how if(), option() and
+# set(CACHE) behave here; under a project requiring CMake 3.2, IN_LIST does
+# not parse. Functions keep the policies they were defined with, so these also
+# hold for the deferred _fastcuda_finalize. 3.25 is the CMake it is tested with.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.20...3.25)
 
 option(FASTCUDA_ENABLE "Build CUDA sub-steps through FastCuda's global graph" ON)
 set(FASTCUDA_EXECUTABLE "" CACHE FILEPATH "The fastcuda tool (empty: find it)")
@@ -95,6 +119,7 @@ set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: o
 set(FASTCUDA_MODULE_ID "" CACHE STRING "Module ids: nvcc or own (empty: the environment's)")
 set(FASTCUDA_SPLIT_COMPILE "" CACHE STRING "Threads for cicc and ptxas: off, auto or N (empty: the environment's)")
 set(FASTCUDA_EARLY_HOST "" CACHE STRING "Host compiles before the device code: on or off (empty: the environment's)")
+mark_as_advanced(FASTCUDA_EXECUTABLE FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE FASTCUDA_EARLY_HOST)
 
 set_property(GLOBAL PROPERTY _FASTCUDA_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -125,6 +150,7 @@ function(_fastcuda_find_executable out_var)
     cmake_path(NORMAL_PATH found)
   else()
     find_program(_FASTCUDA_ON_PATH fastcuda)
+    mark_as_advanced(_FASTCUDA_ON_PATH)
     if(_FASTCUDA_ON_PATH)
       set(found "${_FASTCUDA_ON_PATH}")
     endif()
@@ -269,3 +295,5 @@ if(FASTCUDA_ENABLE)
   cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" ID fastcuda_finalize
                  CALL _fastcuda_finalize)
 endif()
+
+cmake_policy(POP)

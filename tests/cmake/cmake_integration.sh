@@ -62,6 +62,20 @@ only_debug_built() { ! find "$scratch/fc-Ninja-Multi-Config" -path '*/Release/*'
 check "Ninja Multi-Config: the graph builds only the configuration being built" only_debug_built
 
 ninja_dir="$scratch/fc-Ninja"
+cache_names() {  # LIST-OPTION: the module's cache variables that cmake LIST-OPTION shows
+  cmake -N "$1" "$ninja_dir" | sed -n 's/^\(_*FASTCUDA_[A-Z_]*\):.*/\1/p' | tr '\n' ' '
+}
+advanced_variables() {
+  [ "$(cache_names -L)" = "FASTCUDA_ENABLE FASTCUDA_JOBS " ] &&
+    [ "$(cache_names -LA)" = "FASTCUDA_EARLY_HOST FASTCUDA_ENABLE FASTCUDA_EXECUTABLE FASTCUDA_JOBS FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE " ]
+}
+check "cache: all but FASTCUDA_ENABLE and FASTCUDA_JOBS are advanced" advanced_variables
+old_cmake_refused() {  # a CMAKE_VERSION of 3.19 stands in for that CMake
+  printf 'set(CMAKE_VERSION 3.19.8)\ninclude("%s")\n' "$source_dir/cmake/FastCuda.cmake" > "$scratch/old_cmake.cmake" &&
+    ! cmake -P "$scratch/old_cmake.cmake" > "$scratch/old_cmake.log" 2>&1 &&
+    grep -q 'FastCuda needs CMake 3.20 or newer; this is CMake 3.19.8' "$scratch/old_cmake.log"
+}
+check "a CMake older than 3.20 stops at the module's own error" old_cmake_refused
 interleaved() {
   grep -v '^#' "$ninja_dir/fastcuda/.ninja_log" | sort -n -k1,1 | awk -F'\t' '{ split($4, p, "/tu/"); split(p[2], q, "/"); print q[1] }' |
     awk '{ if ($0 != last) { runs[$0]++; last = $0 } } END { for (tu in runs) if (runs[tu] > 1) found = 1; exit !found }'

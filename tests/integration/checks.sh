@@ -1,30 +1,45 @@
 # Sourced by the integration scripts: their arguments, a scratch directory,
 # PASS/FAIL bookkeeping and an object comparison.
 #   source checks.sh NAME "$@"   sets FASTCUDA, NVCC and scratch (a new directory
-#                                under $FASTCUDA_TEST_SCRATCH, else $PWD)
+#                                under $FASTCUDA_TEST_SCRATCH, else $PWD), all
+#                                absolute; exits 2 if FASTCUDA is not executable
 #   check NAME COMMAND...        runs COMMAND, prints PASS or FAIL NAME
+#   record STATUS NAME           the same for a result found otherwise: PASS if
+#                                STATUS is 0
 #   same_object OBJECT REFERENCE equal device code (.nv_fatbin, or __nv_relfatbin
 #                                for relocatable code; not empty) and host symbols (nm)
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
-#   finish                       prints "N passed, M failed"; removes the scratch
-#                                directory if all passed, else keeps it and exits 1
+#   finish                       prints "N passed, M failed" last; removes the
+#                                scratch directory if all passed (unless
+#                                FASTCUDA_TEST_KEEP=1), else keeps it and exits 1
+if [ ! -x "${2:-}" ]; then
+  echo "$1: no fastcuda tool at '${2:-}'" >&2
+  exit 2
+fi
 FASTCUDA=$(realpath "$2")
 NVCC=${3:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-scratch=$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/$1.XXXXXX")
+# Absolute, as the scripts cd into their own directories.
+case $NVCC in */*) NVCC=$(realpath -s "$NVCC") ;; esac
+scratch=$(realpath "$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/$1.XXXXXX")")
 passed=0
 failed=0
 
-check() {
-  local name=$1
-  shift
-  if "$@"; then
-    echo "PASS $name"
+record() {
+  if [ "$1" -eq 0 ]; then
+    echo "PASS $2"
     passed=$((passed + 1))
   else
-    echo "FAIL $name"
+    echo "FAIL $2"
     failed=$((failed + 1))
   fi
+}
+
+check() {
+  local name=$1 status=0
+  shift
+  "$@" || status=$?
+  record "$status" "$name"
 }
 
 same_object() {
@@ -44,12 +59,12 @@ JSON
 }
 
 finish() {
-  echo "$passed passed, $failed failed"
   cd /
-  if [ "$failed" -eq 0 ]; then
+  if [ "$failed" -eq 0 ] && [ "${FASTCUDA_TEST_KEEP:-0}" = 0 ]; then
     rm -rf "$scratch"
   else
     echo "scratch kept: $scratch"
-    exit 1
   fi
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ] || exit 1
 }

@@ -11,7 +11,9 @@
 #
 # usage: flag_matrix.sh FASTCUDA_BINARY [NVCC]
 # env:   FASTCUDA_TEST_SCRATCH  where the scratch directory goes (default:
-#                               $PWD if writable, else $TMPDIR or /tmp)
+#                               $PWD; under the build tree, where CTest runs
+#                               us, so that the gen case can check that no
+#                               /tmp path leaks into build.ninja)
 #        FASTCUDA_TEST_KEEP=1   keep the scratch directory even on success
 #        FASTCUDA_TEST_ONLY=RE  run only the cases whose name matches RE
 #
@@ -19,21 +21,10 @@
 # is `N passed, M failed`; the exit status is non-zero if any case failed.
 set -euo pipefail
 
-if [[ $# -lt 1 || $# -gt 2 ]]; then
-  echo "usage: $0 FASTCUDA_BINARY [NVCC]" >&2
-  exit 2
-fi
-
-FASTCUDA=$(realpath "$1")
-if [[ $# -ge 2 ]]; then
-  NVCC=$2
-elif command -v nvcc >/dev/null 2>&1; then
-  NVCC=$(command -v nvcc)
-else
-  NVCC=/usr/local/cuda/bin/nvcc
-fi
-# Cases cd into their own directories: make a path-like NVCC absolute.
-if [[ $NVCC == */* ]]; then NVCC=$(realpath "$NVCC"); fi
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" flag_matrix "$@"
+# Errexit stops the script outside a case (a setup step, a broken helper):
+# say where what it left is.
+trap 'echo "flag_matrix: aborted (exit code $?); scratch kept: $scratch" >&2' EXIT
 
 for tool in "$NVCC" objcopy nm ninja cmp diff awk sed sort; do
   if ! command -v "$tool" >/dev/null 2>&1; then
@@ -41,57 +32,26 @@ for tool in "$NVCC" objcopy nm ninja cmp diff awk sed sort; do
     exit 2
   fi
 done
-if [[ ! -x $FASTCUDA ]]; then
-  echo "flag_matrix: not executable: $FASTCUDA" >&2
-  exit 2
-fi
-
-# ---------------------------------------------------------------------------
-# Scratch directory: under the build tree (CTest runs us there) so that the
-# gen case can check that no /tmp path leaks into build.ninja.
-if [[ -n ${FASTCUDA_TEST_SCRATCH:-} ]]; then
-  SCRATCH_BASE=$FASTCUDA_TEST_SCRATCH
-elif [[ -w $PWD ]]; then
-  SCRATCH_BASE=$PWD
-else
-  SCRATCH_BASE=${TMPDIR:-/tmp}
-fi
-mkdir -p "$SCRATCH_BASE"
-S=$(mktemp -d "$(realpath "$SCRATCH_BASE")/fastcuda-flag-matrix.XXXXXX")
-START_SECONDS=$SECONDS
-
-PASSED=0
-FAILED=0
-FAILED_NAMES=()
-
-FINISHED=0
-finish() {
-  local rc=$?
-  if [[ $rc -ne 0 && $FINISHED == 0 ]]; then
-    echo "flag_matrix: aborted (exit code $rc); scratch kept: $S" >&2
-  fi
-}
-trap finish EXIT
 
 # FastCuda gets NVCC through a transparent shim that logs each call, so that
 # the test knows whether FastCuda split a call (it then runs only
 # `nvcc --dryrun ...`) or ran nvcc itself.
-mkdir -p "$S/bin"
+mkdir -p "$scratch/bin"
 REAL_NVCC=$NVCC
 if [[ $REAL_NVCC != */* ]]; then REAL_NVCC=$(command -v "$REAL_NVCC"); fi
-cat >"$S/bin/nvcc" <<EOF
+cat >"$scratch/bin/nvcc" <<EOF
 #!/usr/bin/env bash
 if [[ -n \${FASTCUDA_TEST_NVCC_LOG:-} ]]; then printf '%s\\n' "\$*" >>"\$FASTCUDA_TEST_NVCC_LOG"; fi
 exec $(printf %q "$REAL_NVCC") "\$@"
 EOF
-chmod +x "$S/bin/nvcc"
-NVCC_SHIM=$S/bin/nvcc
+chmod +x "$scratch/bin/nvcc"
+NVCC_SHIM=$scratch/bin/nvcc
 
 # ---------------------------------------------------------------------------
 # Test sources.
-mkdir -p "$S/src/a" "$S/src/b" "$S/src/dir with spaces" "$S/inc" "$S/sysinc"
+mkdir -p "$scratch/src/a" "$scratch/src/b" "$scratch/src/dir with spaces" "$scratch/inc" "$scratch/sysinc"
 
-cat >"$S/src/kernel.cu" <<'EOF'
+cat >"$scratch/src/kernel.cu" <<'EOF'
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -132,19 +92,19 @@ int run_kernels(float* d, int n) {
 EOF
 
 # A header only the device passes see.
-cat >"$S/inc/dev_only.h" <<'EOF'
+cat >"$scratch/inc/dev_only.h" <<'EOF'
 #pragma once
 __device__ inline float device_only_twice(float x) { return 2.0f * x; }
 EOF
-cat >"$S/inc/common.h" <<'EOF'
+cat >"$scratch/inc/common.h" <<'EOF'
 #pragma once
 #define COMMON_SCALE 3
 EOF
-cat >"$S/sysinc/sys_header.h" <<'EOF'
+cat >"$scratch/sysinc/sys_header.h" <<'EOF'
 #pragma once
 #define SYS_OFFSET 5
 EOF
-cat >"$S/src/devhdr.cu" <<'EOF'
+cat >"$scratch/src/devhdr.cu" <<'EOF'
 #include "common.h"
 #include <sys_header.h>
 #ifdef __CUDA_ARCH__
@@ -161,11 +121,11 @@ void launch_devhdr(float* x) { use_device_header<<<1, 32>>>(x); }
 EOF
 
 # A header only the sm_90 device pass sees.
-cat >"$S/inc/sm90_only.h" <<'EOF'
+cat >"$scratch/inc/sm90_only.h" <<'EOF'
 #pragma once
 __device__ inline float sm90_only_thrice(float x) { return 3.0f * x; }
 EOF
-cat >"$S/src/archhdr.cu" <<'EOF'
+cat >"$scratch/src/archhdr.cu" <<'EOF'
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #include "sm90_only.h"
 #endif
@@ -178,7 +138,7 @@ void launch_archhdr(float* x) { use_arch_header<<<1, 32>>>(x); }
 EOF
 
 # -D / -I / -isystem.
-cat >"$S/src/defs.cu" <<'EOF'
+cat >"$scratch/src/defs.cu" <<'EOF'
 #include "common.h"
 #include <sys_header.h>
 #ifndef FROM_COMMAND_LINE
@@ -191,7 +151,7 @@ void CONCAT(launch_, FROM_COMMAND_LINE)(int* p) { CONCAT(kernel_, FROM_COMMAND_L
 EOF
 
 # Relocatable device code: a device function defined in one file, used in another.
-cat >"$S/src/rdc_a.cu" <<'EOF'
+cat >"$scratch/src/rdc_a.cu" <<'EOF'
 extern __device__ float shared_device_function(float x);
 extern __device__ int shared_device_variable;
 __global__ void rdc_user(float* x) {
@@ -199,7 +159,7 @@ __global__ void rdc_user(float* x) {
 }
 void launch_rdc_user(float* x) { rdc_user<<<1, 32>>>(x); }
 EOF
-cat >"$S/src/rdc_b.cu" <<'EOF'
+cat >"$scratch/src/rdc_b.cu" <<'EOF'
 __device__ int shared_device_variable = 3;
 __device__ float shared_device_function(float x) { return x * x + 1.0f; }
 __global__ void rdc_provider(float* x) { x[0] = shared_device_function(x[0]); }
@@ -207,7 +167,7 @@ void launch_rdc_provider(float* x) { rdc_provider<<<1, 1>>>(x); }
 EOF
 
 # A compile error (in device code, found by the front end).
-cat >"$S/src/error.cu" <<'EOF'
+cat >"$scratch/src/error.cu" <<'EOF'
 __global__ void broken(int* p) {
   *p = this_name_is_not_declared + 1;
 }
@@ -215,12 +175,12 @@ void launch_broken(int* p) { broken<<<1, 1>>>(p); }
 EOF
 
 # Errors found later: by the host assembler, by ptxas.
-cat >"$S/src/host_error.cu" <<'EOF'
+cat >"$scratch/src/host_error.cu" <<'EOF'
 __global__ void fine_kernel(int* p) { *p = 1; }
 void host_asm_error() { asm volatile("this_is_not_an_x86_instruction"); }
 void launch_fine(int* p) { fine_kernel<<<1, 1>>>(p); }
 EOF
-cat >"$S/src/ptxas_error.cu" <<'EOF'
+cat >"$scratch/src/ptxas_error.cu" <<'EOF'
 __global__ void too_much_shared(int* p) {
   __shared__ volatile char big[200000];
   big[threadIdx.x] = 1;
@@ -230,7 +190,7 @@ void launch_shared(int* p) { too_much_shared<<<1, 1>>>(p); }
 EOF
 
 # Warnings from the preprocessors and the front ends.
-cat >"$S/src/warnings.cu" <<'EOF'
+cat >"$scratch/src/warnings.cu" <<'EOF'
 #warning "a preprocessor warning"
 __global__ void warn_kernel(int* p) { int unused_in_kernel = 3; *p = 1; }
 int host_warn(int a) { int unused_in_host; if (a = 2) return 1; return 0; }
@@ -238,7 +198,7 @@ void launch_warn(int* p) { warn_kernel<<<1, 1>>>(p); }
 EOF
 
 # C++17 / C++20 features.
-cat >"$S/src/modern.cu" <<'EOF'
+cat >"$scratch/src/modern.cu" <<'EOF'
 #include <type_traits>
 template <typename T>
 __global__ void modern_kernel(T* p) {
@@ -262,13 +222,13 @@ void launch_modern(float* f, int* i) {
 EOF
 
 # CUDA code in a .cpp file (for -x cu).
-cat >"$S/src/plain.cpp" <<'EOF'
+cat >"$scratch/src/plain.cpp" <<'EOF'
 __global__ void kernel_in_cpp_file(int* p) { *p = 1; }
 void launch_from_cpp(int* p) { kernel_in_cpp_file<<<1, 1>>>(p); }
 EOF
 
 # Host-side strict-aliasing and PIC-sensitive code.
-cat >"$S/src/hostside.cu" <<'EOF'
+cat >"$scratch/src/hostside.cu" <<'EOF'
 static int host_global = 1;
 int* host_global_address() { return &host_global; }
 float type_pun(int i) { return *reinterpret_cast<float*>(&i); }
@@ -277,25 +237,25 @@ void launch_hostside(float* p) { hostside_kernel<<<1, 32>>>(p, type_pun(1)); }
 EOF
 
 # Same basename in two directories.
-cat >"$S/src/a/same.cu" <<'EOF'
+cat >"$scratch/src/a/same.cu" <<'EOF'
 __global__ void same_in_a(int* p) { *p = 'a'; }
 void launch_same_a(int* p) { same_in_a<<<1, 1>>>(p); }
 EOF
-cat >"$S/src/b/same.cu" <<'EOF'
+cat >"$scratch/src/b/same.cu" <<'EOF'
 __global__ void same_in_b(int* p) { *p = 'b'; }
 void launch_same_b(int* p) { same_in_b<<<1, 1>>>(p); }
 EOF
 
-cat >"$S/src/dir with spaces/my kernel.cu" <<'EOF'
+cat >"$scratch/src/dir with spaces/my kernel.cu" <<'EOF'
 #include "common.h"
 __global__ void kernel_with_spaces(int* p) { *p = COMMON_SCALE; }
 void launch_with_spaces(int* p) { kernel_with_spaces<<<1, 1>>>(p); }
 EOF
 
 # ---------------------------------------------------------------------------
-# Helpers. Case directories are $S/cases/NAME/{nvcc,fc}, and what the tools
-# printed goes to $S/cases/NAME/{nvcc,fc}.{stdout,stderr,rc}. Both sides run
-# in the same directory $S/cases/NAME/w (see enter_side) with the same
+# Helpers. Case directories are $scratch/cases/NAME/{nvcc,fc}, and what the tools
+# printed goes to $scratch/cases/NAME/{nvcc,fc}.{stdout,stderr,rc}. Both sides run
+# in the same directory $scratch/cases/NAME/w (see enter_side) with the same
 # relative paths, so that everything the compilers record about paths (line
 # info records the compilation directory) is the same on both sides.
 SRC=../../../src
@@ -319,7 +279,7 @@ note() {
 
 # Sets up the current case's directories.
 case_dirs() {
-  C=$S/cases/$1
+  C=$scratch/cases/$1
   mkdir -p "$C/nvcc" "$C/fc"
 }
 
@@ -493,9 +453,13 @@ same_symbols() {
   fi
 }
 
-same_object() {
-  same_fatbin "$1"
-  same_symbols "$1"
+# same_objects OBJ...: each OBJ's fatbin sections and host symbols agree.
+same_objects() {
+  local o
+  for o in "$@"; do
+    same_fatbin "$o"
+    same_symbols "$o"
+  done
 }
 
 # Depfile parsing (make syntax): the target of the first rule, and the set of
@@ -587,8 +551,7 @@ compile_checks() {
   expect_split
   same_stderr
   same_file_list
-  local o
-  for o in "$@"; do same_object "$o"; done
+  same_objects "$@"
 }
 
 # c_kernel_with FLAGS...: compiles the kernel with FLAGS for $ARCH, the usual checks.
@@ -597,14 +560,16 @@ c_kernel_with() {
   compile_checks kernel.o
 }
 
+FAILED_NAMES=()
+
 # run_case NAME FUNCTION [ARGS...]: runs FUNCTION ARGS in a subshell (with errexit, so that
-# an unexpected failure fails the case), logs to $S/logs/NAME.log.
+# an unexpected failure fails the case), logs to $scratch/logs/NAME.log.
 run_case() {
   local name=$1 fn=$2
   shift 2
   if [[ -n ${FASTCUDA_TEST_ONLY:-} && ! $name =~ $FASTCUDA_TEST_ONLY ]]; then return; fi
-  mkdir -p "$S/logs"
-  local log="$S/logs/$name.log" rc=0 t0=$SECONDS
+  mkdir -p "$scratch/logs"
+  local log="$scratch/logs/$name.log" rc=0 t0=$SECONDS
   set +e
   (
     set -euo pipefail
@@ -615,14 +580,11 @@ run_case() {
   ) >"$log" 2>&1
   rc=$?
   set -e
+  record "$rc" "$name ($((SECONDS - t0))s)"
   if [[ $rc -eq 0 ]]; then
-    PASSED=$((PASSED + 1))
-    echo "PASS $name ($((SECONDS - t0))s)"
-    if [[ -f "$S/cases/$name/notes" ]]; then sed 's/^/  /' "$S/cases/$name/notes"; fi
+    if [[ -f "$scratch/cases/$name/notes" ]]; then sed 's/^/  /' "$scratch/cases/$name/notes"; fi
   else
-    FAILED=$((FAILED + 1))
     FAILED_NAMES+=("$name")
-    echo "FAIL $name ($((SECONDS - t0))s)"
     sed 's/^/  /' "$log"
   fi
 }
@@ -813,7 +775,7 @@ c_response_at_file() {
   same_file_list
   if [[ $(cat "$C/nvcc.rc") == 0 ]]; then
     expect_split
-    same_object kernel.o
+    same_objects kernel.o
   else
     # nvcc 13 does not read @files ("Don't know what to do with '@args.rsp'").
     note "nvcc rejects @args.rsp (exit code $(cat "$C/nvcc.rc")); compared the failures"
@@ -914,7 +876,7 @@ c_rerun_incremental() {
   # replays what the steps printed and keeps the object; after an edit of a
   # device-only header the object is rebuilt (like nvcc's of the new source).
   mkdir -p "$C/src_private"
-  cp "$S/src/devhdr.cu" "$S/inc/common.h" "$S/inc/dev_only.h" "$S/sysinc/sys_header.h" "$C/src_private/"
+  cp "$scratch/src/devhdr.cu" "$scratch/inc/common.h" "$scratch/inc/dev_only.h" "$scratch/sysinc/sys_header.h" "$C/src_private/"
   local -a args=(-c "$ARCH" -Xptxas -v -I../src_private -MD -MF devhdr.o.d ../src_private/devhdr.cu -o devhdr.o)
   run_side fc "${args[@]}"
   expect_success_side fc
@@ -966,7 +928,7 @@ c_fallback_compile() {
   expect_success
   expect_fallback
   same_file_list
-  same_object kernel.o
+  same_objects kernel.o
 }
 
 # c_fallback_stdin: the source from standard input (`-`, among the options),
@@ -974,13 +936,13 @@ c_fallback_compile() {
 # (A source without anonymous namespaces: nvcc names those after its
 # temporary copy of standard input, which holds its process id.)
 c_fallback_stdin() {
-  run_side nvcc -x cu -c - $ARCH -o kernel.o <"$S/src/plain.cpp"
-  run_side fc -x cu -c - $ARCH -o kernel.o <"$S/src/plain.cpp"
+  run_side nvcc -x cu -c - $ARCH -o kernel.o <"$scratch/src/plain.cpp"
+  run_side fc -x cu -c - $ARCH -o kernel.o <"$scratch/src/plain.cpp"
   expect_success
   expect_fallback
   same_stderr
   same_file_list
-  same_object kernel.o
+  same_objects kernel.o
 }
 
 # c_unwritable_output OUTPUT: nvcc cannot write the object there; FastCuda
@@ -1009,7 +971,7 @@ c_gen_three_gencode() {
   gen_checks "${gencodes[@]}"
   leave_side fc
   if [[ -f "$C/fc/kernel.o" ]]; then
-    same_object kernel.o
+    same_objects kernel.o
     same_depfile kernel.o.d
   fi
 }
@@ -1039,13 +1001,13 @@ gen_checks() {
   # No /tmp path: no nvcc temporary, nothing else either (the scratch dir and
   # the fastcuda binary aside, should CI have put them under /tmp).
   if grep -q 'tmpxft' "$manifest" ||
-     sed -e "s#$S##g" -e "s#$(dirname "$FASTCUDA")##g" "$manifest" | grep -q '/tmp/'; then
+     sed -e "s#$scratch##g" -e "s#$(dirname "$FASTCUDA")##g" "$manifest" | grep -q '/tmp/'; then
     problem "build.ninja mentions /tmp:"
-    sed "s#$S##g" "$manifest" | grep -o '[^ ]*/tmp/[^ ]*' | head -5 | sed 's/^/      /'
+    sed "s#$scratch##g" "$manifest" | grep -o '[^ ]*/tmp/[^ ]*' | head -5 | sed 's/^/      /'
   fi
   # Build it from another directory: relative paths are the gen dir's.
   rc=0
-  (cd "$S" && ninja -C "$w/gen") >"$C/ninja1.log" 2>&1 || rc=$?
+  (cd "$scratch" && ninja -C "$w/gen") >"$C/ninja1.log" 2>&1 || rc=$?
   if [[ $rc != 0 ]]; then
     problem "ninja -C gen failed ($rc):"
     tail -30 "$C/ninja1.log" | sed 's/^/      /'
@@ -1128,7 +1090,7 @@ c_concurrent_launchers() {
   same_file_list
   local o
   for o in kernel.cu.o a/same.cu.o b/same.cu.o defs.cu.o rdc_a.cu.o devhdr.cu.o; do
-    same_object "$obj/src/$o"
+    same_objects "$obj/src/$o"
   done
   same_depfile "$obj/src/kernel.cu.o.d"
   same_depfile "$obj/src/a/same.cu.o.d"
@@ -1136,7 +1098,7 @@ c_concurrent_launchers() {
   same_depfile "$obj/src/devhdr.cu.o.d" dev_only.h
 }
 
-echo "flag_matrix: fastcuda $FASTCUDA, nvcc $NVCC, scratch $S"
+echo "flag_matrix: fastcuda $FASTCUDA, nvcc $NVCC, scratch $scratch"
 
 run_case c_arch_sm80 c_arch_sm80
 run_case gencode_three_sm_compute c_gencode_three
@@ -1187,13 +1149,7 @@ run_case rerun_incremental c_rerun_incremental
 run_case gen_three_gencode c_gen_three_gencode
 run_case concurrent_launchers_one_dir c_concurrent_launchers
 
-FINISHED=1
-echo "runtime $((SECONDS - START_SECONDS))s"
-if [[ $FAILED -ne 0 ]]; then echo "failed: ${FAILED_NAMES[*]}"; fi
-if [[ $FAILED -eq 0 && ${FASTCUDA_TEST_KEEP:-0} == 0 ]]; then
-  rm -rf "$S"
-else
-  echo "scratch kept: $S"
-fi
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED -eq 0 ]]
+trap - EXIT
+echo "runtime ${SECONDS}s"
+if [[ $failed -ne 0 ]]; then echo "failed: ${FAILED_NAMES[*]}"; fi
+finish
