@@ -5,10 +5,9 @@
 
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
-#include "src/base/ninja_jobs.h"
-#include "src/base/process.h"
 #include "src/cli/commands.h"
 #include "src/cli/gen_options.h"
+#include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/plan/graph_dir.h"
 
@@ -59,11 +58,11 @@ int BuildMain(const std::vector<std::string>& args) {
     if (int status = GenMain(args); status != 0) return status;
   }
   RemoveOrphanedIntermediates(options.out_dir);
-  ProcessSpec ninja{{NinjaProgram(), "-C", options.out_dir}, "", {}, false, true, lock.fd()};
-  for (const std::string& argument : NinjaJobArgumentsHere(options.jobs, NinjaProgram())) {
-    ninja.argv.push_back(argument);
-  }
-  return RunProcess(ninja).exit_code;
+  NinjaRun ninja;
+  ninja.dir = options.out_dir;
+  ninja.jobs = options.jobs;
+  ninja.lock_fd = lock.fd();
+  return RunNinja(ninja).exit_code;
 }
 
 }  // namespace fastcuda
