@@ -1,5 +1,5 @@
 // `fastcuda gen`: Ninja manifests for one nvcc call or a whole compile
-// database, and `fastcuda build`: generate when needed, then run Ninja.
+// database.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -8,7 +8,7 @@
 
 #include "ninja-gen/global_manifest.h"
 #include "src/cli/commands.h"
-#include "src/base/directory_lock.h"
+#include "src/cli/gen_options.h"
 #include "src/base/file_system.h"
 #include "src/base/machine.h"
 #include "src/plan/global_graph.h"
@@ -26,90 +26,6 @@
 
 namespace fastcuda {
 namespace {
-
-constexpr const char* kGenUsage =
-    "usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...\n"
-    "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]\n"
-    "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]\n"
-    "                    [--launcher-for TEXT LAUNCHER]...\n"
-    "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER]\n"
-    "        [--module-id nvcc|own] [--split-compile off|auto|N] [--early-host on|off]\n"
-    "        [--priority-ladder on|off|auto]\n"
-    "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER, $FASTCUDA_MODULE_ID,\n"
-    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_EARLY_HOST, $FASTCUDA_PRIORITY_LADDER)";
-
-/// The options of `gen` and `build`.
-struct GenOptions {
-  std::string out_dir;   ///< absolute
-  std::string compdb;    ///< absolute; empty for a single call
-  std::string pools;
-  unsigned jobs = 0;     ///< 0: the core count
-  std::vector<std::string> only;      ///< keep only entries whose output path contains one
-  std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
-  bool launcher_records = false;      ///< write what `fastcuda --graph` reads
-  StepLaunchers launchers = LaunchersFrom(CurrentEnvironment());  ///< host and device launchers
-  /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
-  /// command has no launcher run as if LAUNCHER (shell words) came first
-  std::vector<std::pair<std::string, std::string>> launchers_for;
-  /// Mode texts as given (parsed by CompileModesOf), written back by GenCommandLine.
-  std::string module_id = EnvironmentVariable("FASTCUDA_MODULE_ID");
-  std::string split_compile = EnvironmentVariable("FASTCUDA_SPLIT_COMPILE");
-  std::string early_host = EnvironmentVariable("FASTCUDA_EARLY_HOST");
-  std::string priority_ladder = EnvironmentVariable("FASTCUDA_PRIORITY_LADDER", "auto");
-  std::vector<std::string> nvcc_call;  ///< after `--`
-};
-
-CompileModes CompileModesOf(const GenOptions& options) {
-  return {ParseModuleIdMode(options.module_id), ParseSplitCompile(options.split_compile),
-          ParseEarlyHost(options.early_host)};
-}
-
-GenOptions ParseGenOptions(const std::vector<std::string>& args) {
-  GenOptions options;
-  size_t i = 0;
-  auto value = [&]() -> const std::string& {
-    if (i + 1 >= args.size()) throw std::invalid_argument(std::string(kGenUsage));
-    return args[++i];
-  };
-  for (; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--") {
-      options.nvcc_call.assign(args.begin() + i + 1, args.end());
-      break;
-    }
-    if (flag == "--out") options.out_dir = value();
-    else if (flag == "--compdb") options.compdb = value();
-    else if (flag == "--pools") options.pools = value();
-    else if (flag == "-j") options.jobs = ParseJobCount(value(), "-j");
-    else if (flag == "--exclude") options.excludes.push_back(value());
-    else if (flag == "--only") options.only.push_back(value());
-    else if (flag == "--launcher-records") options.launcher_records = true;
-    else if (flag == "--host-launcher") options.launchers.host = SplitShellWords(value());
-    else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
-    else if (flag == "--module-id") options.module_id = value();
-    else if (flag == "--split-compile") options.split_compile = value();
-    else if (flag == "--early-host") options.early_host = value();
-    else if (flag == "--priority-ladder") options.priority_ladder = value();
-    else if (flag == "--launcher-for") {
-      std::string text = value();
-      options.launchers_for.emplace_back(text, value());
-    }
-    else throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
-  }
-  if (options.out_dir.empty() || options.compdb.empty() == options.nvcc_call.empty()) {
-    throw std::invalid_argument(kGenUsage);
-  }
-  auto absolute = [](const std::string& path) {
-    return std::filesystem::absolute(path).lexically_normal().string();
-  };
-  CompileModesOf(options);  // says what is wrong now, not after the dryruns
-  if (options.priority_ladder != "on" && options.priority_ladder != "off" && options.priority_ladder != "auto") {
-    throw std::invalid_argument("FASTCUDA_PRIORITY_LADDER must be on, off or auto, not " + options.priority_ladder);
-  }
-  options.out_dir = absolute(options.out_dir);
-  if (!options.compdb.empty()) options.compdb = absolute(options.compdb);
-  return options;
-}
 
 unsigned Jobs(const GenOptions& options) {
   return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -135,61 +51,6 @@ int GenerateForCall(const GenOptions& options) {
   fragment.ninja_cwd = options.out_dir;
   WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options));
   return 0;
-}
-
-/// The `fastcuda gen` call that regenerates with the same options.
-std::vector<std::string> GenCommandLine(const GenOptions& options) {
-  std::vector<std::string> command = {SelfExecutable(), "gen", "--compdb", options.compdb,
-                                      "--out", options.out_dir};
-  if (!options.pools.empty()) command.insert(command.end(), {"--pools", options.pools});
-  if (options.jobs) command.insert(command.end(), {"-j", std::to_string(options.jobs)});
-  for (const std::string& text : options.only) command.insert(command.end(), {"--only", text});
-  for (const std::string& text : options.excludes) command.insert(command.end(), {"--exclude", text});
-  if (options.launcher_records) command.push_back("--launcher-records");
-  // The launchers are written out, so that a changed environment regenerates.
-  if (!options.launchers.host.empty()) {
-    command.insert(command.end(), {"--host-launcher", JoinShellWords(options.launchers.host)});
-  }
-  if (!options.launchers.device.empty()) {
-    command.insert(command.end(), {"--device-launcher", JoinShellWords(options.launchers.device)});
-  }
-  for (const auto& [text, launcher] : options.launchers_for) {
-    command.insert(command.end(), {"--launcher-for", text, launcher});
-  }
-  if (!options.module_id.empty()) command.insert(command.end(), {"--module-id", options.module_id});
-  if (!options.split_compile.empty()) command.insert(command.end(), {"--split-compile", options.split_compile});
-  if (!options.early_host.empty()) command.insert(command.end(), {"--early-host", options.early_host});
-  command.insert(command.end(), {"--priority-ladder", options.priority_ladder});
-  return command;
-}
-
-/// What `gen` planned with beyond the database: its command line and the
-/// environment the toolchain reads (a changed CPATH must plan anew).
-std::string GenerationKey(const GenOptions& options) {
-  return JoinShellWords(GenCommandLine(options)) + "\n" +
-         EnvironmentKey(ToolchainEnvironment(CurrentEnvironment()));
-}
-
-/// Removes the intermediates of every TU whose object is missing (see
-/// OrphanedIntermediates).
-void RemoveOrphanedIntermediates(const std::string& out_dir) {
-  RealFileSystem fs;
-  std::vector<KeptFiles> kept = ParseKeptFiles(fs.Read(KeptFilesPath(out_dir)).value_or(""));
-  for (const std::string& path : OrphanedIntermediates(kept, fs)) std::filesystem::remove(path);
-}
-
-uintmax_t FileSize(const std::string& path) {
-  std::error_code missing;
-  uintmax_t size = std::filesystem::file_size(path, missing);
-  return missing ? 0 : size;
-}
-
-/// True when the manifest lacks step times that Ninja's log now holds: the
-/// first build that finds the log grown regenerates, so that the TU order
-/// and the priority ladder come from measured times.
-bool HistoryArrived(const GenOptions& options) {
-  std::optional<std::string> size_then = RealFileSystem().Read(NoHistoryPath(options.out_dir));
-  return size_then && FileSize(NinjaLogPath(options.out_dir)) > std::stoull("0" + *size_then);
 }
 
 /// The entry's output as an absolute path, which --only, --exclude and
@@ -346,25 +207,6 @@ int GenMain(const std::vector<std::string>& args) {
     Complain(error.what());
     return 2;
   }
-}
-
-int BuildMain(const std::vector<std::string>& args) {
-  GenOptions options = ParseGenOptions(args);
-  if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
-  DirectoryLock lock(options.out_dir, "build.lock", [&] {
-    Complain("another fastcuda build is running in " + options.out_dir + "; waiting for it to finish");
-  });
-  RealFileSystem fs;
-  if (!fs.IsFile(GlobalManifestPath(options.out_dir)) || HistoryArrived(options) ||
-      fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options)) {
-    if (int status = GenMain(args); status != 0) return status;
-  }
-  RemoveOrphanedIntermediates(options.out_dir);
-  ProcessSpec ninja{{NinjaProgram(), "-C", options.out_dir}, "", {}, false, true, lock.fd()};
-  for (const std::string& argument : NinjaJobArgumentsHere(options.jobs, NinjaProgram())) {
-    ninja.argv.push_back(argument);
-  }
-  return RunProcess(ninja).exit_code;
 }
 
 }  // namespace fastcuda

@@ -16,6 +16,7 @@
 #include "src/graph/launchers.h"
 #include "src/base/ninja_jobs.h"
 #include "src/cli/call_manifest.h"
+#include "src/cli/run_ninja.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/nvcc_call.h"
 #include "src/nvcc/nvcc_options.h"
@@ -231,11 +232,13 @@ int LauncherMain(const std::vector<std::string>& all_args) {
     run_nvcc_itself(unwritable.what());
   }
 
-  ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true, true, lock->fd()};
-  for (const std::string& argument : NinjaJobArgumentsHere(jobs, NinjaProgram())) {
-    ninja.argv.push_back(argument);
-  }
-  ProcessResult result = RunProcess(ninja);
+  NinjaRun ninja;
+  ninja.manifest = manifest;
+  ninja.cwd = cwd;
+  ninja.jobs = jobs;
+  ninja.quiet = ninja.capture = true;
+  ninja.lock_fd = lock->fd();
+  ProcessResult result = RunNinja(ninja);
   int step_failure = ReplayStepOutput(graph, options);
   if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph);
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);

@@ -13,22 +13,67 @@ void Complain(const std::string& message) { std::cerr << "fastcuda: " << message
 
 namespace {
 
-constexpr const char* kUsage = R"(usage:
+/// The words of a command line after `fastcuda` (and after a sub-command's name).
+using Arguments = std::vector<std::string>;
+
+/// Who types a sub-command: the usage lists only those that people do.
+enum class Audience {
+  kPeople,
+  kNinjaEdges,  ///< written into the manifests FastCuda generates
+};
+
+/// One sub-command, as in Ninja's `kTools[]`: a row of kSubCommands.
+struct SubCommand {
+  const char* name;         ///< the first word of the command line
+  const char* synopsis;     ///< the arguments after it
+  const char* description;  ///< one line
+  int (*main)(const Arguments& args);  ///< gets the words after the name
+  Audience audience;
+};
+
+/// `fastcuda --version`: the version, and the commit it was built from.
+int VersionMain(const Arguments&) {
+  std::cout << "fastcuda " << FASTCUDA_VERSION << " (commit " << FASTCUDA_COMMIT << ")\n";
+  return 0;
+}
+
+/// Every sub-command, in the order the usage lists them.
+constexpr SubCommand kSubCommands[] = {
+    {"gen", "--out DIR (-- NVCC ARGS... | --compdb FILE)",
+     "write DIR/build.ninja for one nvcc call or a whole compile database", GenMain, Audience::kPeople},
+    {"build", "--compdb FILE --out DIR [-j N]", "generate when needed, then build with Ninja", BuildMain,
+     Audience::kPeople},
+    {"trace", "[--svg] DIR [-o FILE]", "the last build: Chrome/Perfetto JSON, or an SVG timeline",
+     [](const Arguments& args) { return ViewMain("trace", args); }, Audience::kPeople},
+    {"report", "DIR [-j N]", "why the build took as long as it did",
+     [](const Arguments& args) { return ViewMain("report", args); }, Audience::kPeople},
+    {"table", "DIR [-o FILE]", "CSV of step times, output sizes, peak memory",
+     [](const Arguments& args) { return ViewMain("table", args); }, Audience::kPeople},
+    {"graph", "DIR [-o FILE]", "DOT of the step graph",
+     [](const Arguments& args) { return ViewMain("graph", args); }, Audience::kPeople},
+    {"--version", "", "the version and the commit it was built from", VersionMain, Audience::kPeople},
+    {"step", "[OUTPUT...] [OPTION...] -- COMMAND", "run one sub-step inside a Ninja edge", StepMain,
+     Audience::kNinjaEdges},
+    {"merge-depfiles", "[--phony-targets] [--cwd DIR] [--target T] -o FILE DEPFILE...",
+     "write the depfile nvcc was asked for", MergeDepfilesMain, Audience::kNinjaEdges},
+    {"write-text", "[--cwd DIR] TEXT FILE", "write TEXT unless FILE holds it already", WriteTextMain,
+     Audience::kNinjaEdges},
+    {"write-fatbin-placeholder", "--cwd DIR whole|relocatable FILE",
+     "write FatbinPlaceholder unless FILE holds it already", WriteFatbinPlaceholderMain,
+     Audience::kNinjaEdges},
+};
+
+/// The usage before the sub-commands: the launcher form, which has no name to put in a row.
+constexpr const char* kLauncherUsage = R"(usage:
   fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...
                                           compile like NVCC ARGS..., sub-steps in parallel;
                                           LAUNCHER (ccache...) runs the host compile
                                           (sccache: also cicc and ptxas);
                                           DIR: a global graph that may have built it already
-  fastcuda gen --out DIR -- NVCC ARGS...  write DIR/build.ninja for one nvcc call
-  fastcuda gen --compdb FILE --out DIR    one graph for every nvcc call of a compile database
-  fastcuda build --compdb FILE --out DIR [-j N]
-                                          generate when needed, then build with Ninja
-  fastcuda trace [--svg] DIR [-o FILE]    the last build: Chrome/Perfetto JSON, or an SVG timeline
-  fastcuda report DIR [-j N]              why the build took as long as it did
-  fastcuda table DIR [-o FILE]            CSV of step times, output sizes, peak memory
-  fastcuda graph DIR [-o FILE]            DOT of the step graph
-  fastcuda --version                      the version and the commit it was built from
-  (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
+)";
+
+/// The usage after the sub-commands.
+constexpr const char* kUsageNotes = R"(  (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself), FASTCUDA_MEMORY_BUDGET,
              FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N,
@@ -37,25 +82,38 @@ environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8)
              FASTCUDA_DEVICE_LAUNCHER (runs cicc, ptxas, fatbinary: sccache, a remote runner)
 )";
 
-int Dispatch(const std::vector<std::string>& args) {
+/// The usage's column of descriptions; a longer command line puts its
+/// description on the next line.
+constexpr size_t kDescriptionColumn = 42;
+
+/// `  fastcuda NAME SYNOPSIS`, then the description at kDescriptionColumn.
+std::string UsageLine(const SubCommand& command) {
+  std::string line = std::string("  fastcuda ") + command.name;
+  if (*command.synopsis) line += std::string(" ") + command.synopsis;
+  if (line.size() + 2 > kDescriptionColumn) line += "\n" + std::string(kDescriptionColumn, ' ');
+  else line.resize(kDescriptionColumn, ' ');
+  return line + command.description + "\n";
+}
+
+/// The launcher form, the sub-commands that people type, and the environment.
+std::string Usage() {
+  std::string usage = kLauncherUsage;
+  for (const SubCommand& command : kSubCommands) {
+    if (command.audience == Audience::kPeople) usage += UsageLine(command);
+  }
+  return usage + kUsageNotes;
+}
+
+/// Runs the sub-command that the first word names; any other first word
+/// begins a compile for the launcher.
+int Dispatch(const Arguments& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << kUsage;
+    std::cout << Usage();
     return args.empty() ? 2 : 0;
   }
-  if (args[0] == "--version") {
-    std::cout << "fastcuda " << FASTCUDA_VERSION << " (commit " << FASTCUDA_COMMIT << ")\n";
-    return 0;
+  for (const SubCommand& command : kSubCommands) {
+    if (args[0] == command.name) return command.main(Arguments(args.begin() + 1, args.end()));
   }
-  std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (args[0] == "gen") return GenMain(rest);
-  if (args[0] == "build") return BuildMain(rest);
-  for (const char* view : {"trace", "report", "table", "graph"}) {
-    if (args[0] == view) return ViewMain(view, rest);
-  }
-  if (args[0] == "step") return StepMain(rest);
-  if (args[0] == "merge-depfiles") return MergeDepfilesMain(rest);
-  if (args[0] == "write-text") return WriteTextMain(rest);
-  if (args[0] == "write-fatbin-placeholder") return WriteFatbinPlaceholderMain(rest);
   return LauncherMain(args);
 }
 

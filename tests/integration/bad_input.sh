@@ -5,7 +5,8 @@
 # position named, exit 2), an entry whose source is missing, entries whose
 # commands try to run something else, two entries with one output, job
 # counts that are no number, a directory even root cannot write, a full disk.
-# `--version` is no program to launch.
+# `--version` is no program to launch; `--help` lists every sub-command
+# people type, and a first word that is none is the compiler to launch.
 #
 # usage: bad_input.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -21,6 +22,27 @@ nvcc_not_found() {
 check "nvcc not found: a clear error" nvcc_not_found
 check "--version is fastcuda's own, not a program to launch" \
   bash -c "'$FASTCUDA' --version | grep -Eq '^fastcuda [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$'"
+
+help_lists_public_commands() {
+  local command
+  "$FASTCUDA" --help > help.txt || return 1
+  grep -q "^  fastcuda \[--graph DIR\] \[LAUNCHER...\] NVCC ARGS...$" help.txt &&
+    grep -q "^environment: FASTCUDA_JOBS" help.txt || return 1
+  for command in gen build trace report table graph --version; do
+    grep -Eq -e "^  fastcuda $command( |$)" help.txt || return 1
+  done
+  ! grep -Eq "fastcuda (step|merge-depfiles|write-text|write-fatbin-placeholder)" help.txt
+}
+check "--help lists every public sub-command and the launcher form, not the ones Ninja's edges run" \
+  help_lists_public_commands
+
+unknown_first_word() {  # not a sub-command, not nvcc: launched as the compiler, as before
+  local rc=0
+  "$FASTCUDA" frobnicate -c ok.cu -o unknown.o 2> err.txt || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "^fastcuda: cannot run frobnicate: No such file or directory$" err.txt &&
+    [ ! -e unknown.o ]
+}
+check "an unknown first word that is not nvcc: the compiler that cannot run, exit 2" unknown_first_word
 
 same_as_nvcc_for_bad_flags() {
   local want=0 got=0

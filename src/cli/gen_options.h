@@ -1,0 +1,51 @@
+// The options that `fastcuda gen` and `fastcuda build` share, and the key
+// that tells `build` whether `gen` must plan anew.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/base/process.h"
+#include "src/graph/compile_modes.h"
+#include "src/graph/launchers.h"
+
+namespace fastcuda {
+
+/// The options of `gen` and `build`.
+struct GenOptions {
+  std::string out_dir;   ///< absolute
+  std::string compdb;    ///< absolute; empty for a single call
+  std::string pools;
+  unsigned jobs = 0;     ///< 0: the core count
+  std::vector<std::string> only;      ///< keep only entries whose output path contains one
+  std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
+  bool launcher_records = false;      ///< write what `fastcuda --graph` reads
+  StepLaunchers launchers = LaunchersFrom(CurrentEnvironment());  ///< host and device launchers
+  /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
+  /// command has no launcher run as if LAUNCHER (shell words) came first
+  std::vector<std::pair<std::string, std::string>> launchers_for;
+  /// Mode texts as given (parsed by CompileModesOf), written back by GenCommandLine.
+  std::string module_id = EnvironmentVariable("FASTCUDA_MODULE_ID");
+  std::string split_compile = EnvironmentVariable("FASTCUDA_SPLIT_COMPILE");
+  std::string early_host = EnvironmentVariable("FASTCUDA_EARLY_HOST");
+  std::string priority_ladder = EnvironmentVariable("FASTCUDA_PRIORITY_LADDER", "auto");
+  std::vector<std::string> nvcc_call;  ///< after `--`
+};
+
+/// The arguments of `gen` or `build`, paths made absolute. Throws
+/// std::invalid_argument with the usage on a wrong or missing option, and
+/// on a mode text that CompileModesOf would reject (before any dryrun runs).
+GenOptions ParseGenOptions(const std::vector<std::string>& args);
+
+/// The compile modes that the options' mode texts name.
+CompileModes CompileModesOf(const GenOptions& options);
+
+/// The `fastcuda gen` call that regenerates with the same options.
+std::vector<std::string> GenCommandLine(const GenOptions& options);
+
+/// What `gen` planned with beyond the database: its command line and the
+/// environment the toolchain reads (a changed CPATH must plan anew).
+std::string GenerationKey(const GenOptions& options);
+
+}  // namespace fastcuda
