@@ -1,6 +1,8 @@
 // Helpers shared by the unit tests: recorded transcripts and a fake disk.
 #pragma once
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -9,6 +11,7 @@
 
 #include <re2/re2.h>
 
+#include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/nvcc/transcript.h"
 
@@ -34,6 +37,8 @@ class FakeFileSystem : public WritableFileSystem {
   explicit FakeFileSystem(std::map<std::string, std::string> files = {}) : files_(std::move(files)) {
     for (const auto& [path, content] : files_) mtimes_[path] = Tick();
   }
+  FakeFileSystem(std::initializer_list<std::pair<const std::string, std::string>> files)
+      : FakeFileSystem(std::map<std::string, std::string>(files)) {}
   bool IsFile(const std::string& path) const override { return files_.count(path) > 0; }
   std::optional<std::string> Read(const std::string& path) const override {
     auto it = files_.find(path);
@@ -69,6 +74,45 @@ class FakeFileSystem : public WritableFileSystem {
   std::map<std::string, std::string> files_;
   std::map<std::string, std::filesystem::file_time_type> mtimes_;
   std::filesystem::file_time_type clock_{};
+};
+
+/// Writes the dryrun nvcc would for `nvcc -c SRC -o OUT [flags]`, with a
+/// fresh process id each time. With `quirky`, every transcript also holds a
+/// number that changes from call to call, which no substitution reproduces.
+class FakeDryrunRunner : public DryrunRunner {
+ public:
+  explicit FakeDryrunRunner(bool quirky = false) : quirky_(quirky) {}
+
+  std::optional<std::string> Dryrun(const std::vector<std::string>& argv,
+                                    const std::string& cwd) const override {
+    int call = ++calls;  // this call's number, however many run at once
+    std::string source, output, flags;
+    for (size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i] == "-o") output = argv[++i];
+      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu") source = argv[i];
+      else if (argv[i] != "-c") flags += " " + argv[i];
+    }
+    if (quirky_) flags += " -DCALL=" + std::to_string(call);
+    std::string stem = std::filesystem::path(source).stem().string();
+    std::string tmp = "/tmp/tmpxft_" + std::to_string(1000 + call) + "_00000000-";
+    std::string abs = (std::filesystem::path(cwd) / source).lexically_normal().string();
+    return "#$ PATH=/cuda/bin\n"
+           "#$ gcc -E -x c++" + flags + " \"" + source + "\" -o \"" + tmp + "5_" + stem + ".cpp4.ii\"\n"
+           "#$ cudafe++ --orig_src_file_name \"" + source + "\" --orig_src_path_name \"" + abs +
+           "\" --gen_c_file_name \"" + tmp + "6_" + stem + ".cudafe1.cpp\" --stub_file_name \"tmpxft_" +
+           std::to_string(1000 + call) + "_00000000-6_" + stem + ".cudafe1.stub.c\" \"" + tmp + "5_" +
+           stem + ".cpp4.ii\"\n"
+           "#$ gcc -c -x c++ \"" + tmp + "6_" + stem + ".cudafe1.cpp\" -o \"" + output + "\"\n";
+  }
+
+  ProgramIdentity Identify(const std::string& program) const override {
+    return {"/cuda/bin/" + program, "1"};
+  }
+
+  mutable std::atomic<int> calls{0};
+
+ private:
+  bool quirky_;
 };
 
 /// How many times `pattern` (RE2) matches in `text`.

@@ -8,6 +8,7 @@
 
 #include "ninja-gen/global_manifest.h"
 #include "src/cli/commands.h"
+#include "src/cli/gen_command.h"
 #include "src/cli/gen_options.h"
 #include "src/base/file_system.h"
 #include "src/base/machine.h"
@@ -101,7 +102,7 @@ void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
 
 /// Tells `fastcuda --graph` how each split TU is built (entries nvcc runs
 /// whole have no header depfiles, so the launcher builds those itself).
-void WriteTuRecords(const CompileDatabase& database, const GlobalPlan& plan) {
+void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, Generation& generation) {
   for (size_t i = 0; i < plan.graphs.size(); ++i) {
     const StepGraph& graph = plan.graphs[i];
     TuRecord record{graph.cwd, database.entries[i].nvcc, {}};
@@ -109,8 +110,8 @@ void WriteTuRecords(const CompileDatabase& database, const GlobalPlan& plan) {
       if (!step.kept_depfile.empty()) record.depfiles.push_back(step.kept_depfile);
     }
     std::string path = TuRecordPath(graph.work_dir);
-    if (record.depfiles.empty()) std::filesystem::remove(path);
-    else WriteFileIfChanged(path, FormatTuRecord(record));
+    if (record.depfiles.empty()) generation.removed.push_back(path);
+    else generation.files[path] = FormatTuRecord(record);
   }
 }
 
@@ -121,8 +122,8 @@ bool PriorityLadderWanted(const GenOptions& options) {
   return NinjaMinorVersion(NinjaProgram()) >= 12;
 }
 
-DryrunCache LoadCache(const std::string& path) {
-  std::optional<std::string> text = RealFileSystem().Read(path);
+DryrunCache LoadCache(const std::string& path, const FileSystem& fs) {
+  std::optional<std::string> text = fs.Read(path);
   if (!text) return {};
   try {
     return ParseJsonBytes(*text).get<DryrunCache>();
@@ -131,78 +132,95 @@ DryrunCache LoadCache(const std::string& path) {
   }
 }
 
-int GenerateForDatabase(const GenOptions& options) {
-  RealFileSystem fs;
+/// What Ninja's log says of earlier builds, for the manifest, and whether
+/// the manifest lacks it (NoHistoryPath).
+void AddHistory(const std::string& out_dir, const FileSystem& fs, GlobalManifestOptions& manifest,
+                Generation& generation) {
+  std::string ninja_log = fs.Read(NinjaLogPath(out_dir)).value_or("");
+  manifest.history = ParseNinjaLog(ninja_log);
+  if (manifest.history.empty()) generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
+  else generation.removed.push_back(NoHistoryPath(out_dir));
+  manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(out_dir)).value_or(""));
+}
+
+}  // namespace
+
+GenerationContext LoadGenerationContext(const GenOptions& options) {
+  return {CurrentEnvironment(), SelfExecutable(), PriorityLadderWanted(options), AvailableMemoryKib(),
+          ProgramVersion};
+}
+
+Generation GenerateForDatabase(const GenOptions& options, const GenerationContext& context,
+                               const DryrunRunner& runner, const FileSystem& fs) {
   std::optional<std::string> text = fs.Read(options.compdb);
   if (!text) throw CompileDatabaseError("cannot read " + options.compdb);
   CompileDatabase database = ParseCompileDatabase(
       *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
-
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
 
-  const std::string cache_path = DryrunCachePath(options.out_dir);
-  DryrunCache cache = LoadCache(cache_path);
+  DryrunCache cache = LoadCache(DryrunCachePath(options.out_dir), fs);
   GlobalPlanOptions planning{options.out_dir, Jobs(options), options.launcher_records, options.launchers,
-                             CompileModesOf(options), CurrentEnvironment()};
-  AddLauncherVersions(planning.launchers, ProgramVersion);
+                             CompileModesOf(options), context.environment};
+  AddLauncherVersions(planning.launchers, context.launcher_version);
   for (const CompileEntry& entry : database.entries) {
-    AddLauncherVersion(planning.launchers.versions, entry.launcher, ProgramVersion);
+    AddLauncherVersion(planning.launchers.versions, entry.launcher, context.launcher_version);
   }
-  GlobalPlan plan = PlanCompileDatabase(database, planning, cache, NvccDryrunRunner(), fs);
-  if (options.launcher_records) WriteTuRecords(database, plan);
+  GlobalPlan plan = PlanCompileDatabase(database, planning, cache, runner, fs);
+  Generation generation;
+  if (options.launcher_records) AddTuRecords(database, plan, generation);
 
   GlobalManifestOptions manifest;
   manifest.out_dir = options.out_dir;
-  manifest.fastcuda = SelfExecutable();
+  manifest.fastcuda = context.fastcuda;
   manifest.regenerate_command = GenCommandLine(options);
   manifest.regenerate_inputs = {options.compdb, manifest.fastcuda};
   for (const auto* files : {&plan.nvcc_programs, &plan.response_files}) {
     manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), files->begin(), files->end());
   }
   manifest.pools = ParsePoolDepths(options.pools);
-  std::string ninja_log = fs.Read(NinjaLogPath(options.out_dir)).value_or("");
-  manifest.history = ParseNinjaLog(ninja_log);
-  if (manifest.history.empty()) {
-    WriteFileIfChanged(NoHistoryPath(options.out_dir), std::to_string(ninja_log.size()));
-  } else {
-    std::filesystem::remove(NoHistoryPath(options.out_dir));
-  }
-  manifest.memory_history =
-      ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
-
-  manifest.priority_ladder = PriorityLadderWanted(options);
-  manifest.memory_budget_kib = MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib());
+  AddHistory(options.out_dir, fs, manifest, generation);
+  manifest.priority_ladder = context.priority_ladder;
+  manifest.memory_budget_kib = MemoryBudgetKib(EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"),
+                                               context.available_memory_kib);
   manifest.jobs = Jobs(options);
-  for (const auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) {
-    // The top manifest is always written: Ninja compares its mtime with the
-    // database's to decide whether to regenerate.
-    if (path == GlobalManifestPath(options.out_dir)) WriteFileAtomically(path, content);
-    else WriteFileIfChanged(path, content);
-  }
-  WriteFileIfChanged(cache_path, DumpJsonBytes(nlohmann::json(cache)) + "\n");
+  for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
+  generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
-  WriteFileIfChanged(KeptFilesPath(options.out_dir), FormatKeptFiles(kept));
-  WriteFileIfChanged(GenCommandPath(options.out_dir), GenerationKey(options));
+  generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
+  generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
 
-  std::cerr << "fastcuda: " << database.entries.size() << " CUDA TUs (" << plan.shapes
-            << " command shapes, " << plan.dryruns_run << " dryruns run, " << plan.dryruns_cached
-            << " cached), " << database.skipped << " other entries left out"
-            << (excluded ? ", " + std::to_string(excluded) + " excluded" : "") << "\n";
+  generation.report = "fastcuda: " + std::to_string(database.entries.size()) + " CUDA TUs (" +
+                      std::to_string(plan.shapes) + " command shapes, " + std::to_string(plan.dryruns_run) +
+                      " dryruns run, " + std::to_string(plan.dryruns_cached) + " cached), " +
+                      std::to_string(database.skipped) + " other entries left out" +
+                      (excluded ? ", " + std::to_string(excluded) + " excluded" : "") + "\n";
   for (const std::string& entry : plan.whole_nvcc_entries) {
-    std::cerr << "fastcuda: nvcc runs whole for " << entry << "\n";
+    generation.report += "fastcuda: nvcc runs whole for " + entry + "\n";
   }
-  return 0;
+  return generation;
 }
 
-}  // namespace
+void WriteGeneration(const Generation& generation, const std::string& out_dir, WritableFileSystem& fs) {
+  for (const auto& [path, content] : generation.files) {
+    // The top manifest is always written: Ninja compares its mtime with the
+    // database's to decide whether to regenerate.
+    if (path == GlobalManifestPath(out_dir) || fs.Read(path) != content) fs.Write(path, content);
+  }
+  for (const std::string& path : generation.removed) fs.Remove(path);
+}
 
 int GenMain(const std::vector<std::string>& args) {
   GenOptions options = ParseGenOptions(args);
   try {
-    return options.compdb.empty() ? GenerateForCall(options) : GenerateForDatabase(options);
+    if (options.compdb.empty()) return GenerateForCall(options);
+    RealFileSystem fs;
+    Generation generation = GenerateForDatabase(options, LoadGenerationContext(options), NvccDryrunRunner(), fs);
+    WriteGeneration(generation, options.out_dir, fs);
+    std::cerr << generation.report;
+    return 0;
   } catch (const CompileDatabaseError& error) {
     Complain(error.what());
     return 2;

@@ -104,9 +104,8 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   return command;
 }
 
-std::string GenerationKey(const GenOptions& options) {
-  return JoinShellWords(GenCommandLine(options)) + "\n" +
-         EnvironmentKey(ToolchainEnvironment(CurrentEnvironment()));
+std::string GenerationKey(const GenOptions& options, const std::map<std::string, std::string>& environment) {
+  return JoinShellWords(GenCommandLine(options)) + "\n" + EnvironmentKey(ToolchainEnvironment(environment));
 }
 
 }  // namespace fastcuda

@@ -2,6 +2,7 @@
 // that tells `build` whether `gen` must plan anew.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,7 +46,7 @@ CompileModes CompileModesOf(const GenOptions& options);
 std::vector<std::string> GenCommandLine(const GenOptions& options);
 
 /// What `gen` planned with beyond the database: its command line and the
-/// environment the toolchain reads (a changed CPATH must plan anew).
-std::string GenerationKey(const GenOptions& options);
+/// toolchain's part of `environment` (a changed CPATH must plan anew).
+std::string GenerationKey(const GenOptions& options, const std::map<std::string, std::string>& environment);
 
 }  // namespace fastcuda

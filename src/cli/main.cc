@@ -9,8 +9,6 @@
 
 namespace fastcuda {
 
-void Complain(const std::string& message) { std::cerr << "fastcuda: " << message << std::endl; }
-
 namespace {
 
 /// The words of a command line after `fastcuda` (and after a sub-command's name).

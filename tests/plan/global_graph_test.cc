@@ -1,6 +1,5 @@
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <filesystem>
 
 #include "ninja-gen/global_manifest.h"
@@ -8,48 +7,10 @@
 #include "tests/test_support.h"
 
 using namespace fastcuda;
+using fastcuda::testing::FakeDryrunRunner;
 using fastcuda::testing::FakeFileSystem;
 
 namespace {
-
-/// Writes the dryrun nvcc would for `nvcc -c SRC -o OUT [flags]`, with a
-/// fresh process id each time. With `quirky`, every transcript also holds a
-/// number that changes from call to call, which no substitution reproduces.
-class FakeRunner : public DryrunRunner {
- public:
-  explicit FakeRunner(bool quirky = false) : quirky_(quirky) {}
-
-  std::optional<std::string> Dryrun(const std::vector<std::string>& argv,
-                                    const std::string& cwd) const override {
-    int call = ++calls;  // this call's number, however many run at once
-    std::string source, output, flags;
-    for (size_t i = 1; i < argv.size(); ++i) {
-      if (argv[i] == "-o") output = argv[++i];
-      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu") source = argv[i];
-      else if (argv[i] != "-c") flags += " " + argv[i];
-    }
-    if (quirky_) flags += " -DCALL=" + std::to_string(call);
-    std::string stem = std::filesystem::path(source).stem().string();
-    std::string tmp = "/tmp/tmpxft_" + std::to_string(1000 + call) + "_00000000-";
-    std::string abs = (std::filesystem::path(cwd) / source).lexically_normal().string();
-    return "#$ PATH=/cuda/bin\n"
-           "#$ gcc -E -x c++" + flags + " \"" + source + "\" -o \"" + tmp + "5_" + stem + ".cpp4.ii\"\n"
-           "#$ cudafe++ --orig_src_file_name \"" + source + "\" --orig_src_path_name \"" + abs +
-           "\" --gen_c_file_name \"" + tmp + "6_" + stem + ".cudafe1.cpp\" --stub_file_name \"tmpxft_" +
-           std::to_string(1000 + call) + "_00000000-6_" + stem + ".cudafe1.stub.c\" \"" + tmp + "5_" +
-           stem + ".cpp4.ii\"\n"
-           "#$ gcc -c -x c++ \"" + tmp + "6_" + stem + ".cudafe1.cpp\" -o \"" + output + "\"\n";
-  }
-
-  ProgramIdentity Identify(const std::string& program) const override {
-    return {"/cuda/bin/" + program, "1"};
-  }
-
-  mutable std::atomic<int> calls{0};
-
- private:
-  bool quirky_;
-};
 
 CompileDatabase Database(const std::string& extra_flag_for_last = "") {
   CompileDatabase database;
@@ -74,7 +35,7 @@ const GraphStep& HostCompile(const StepGraph& graph) {
 }  // namespace
 
 TEST_CASE("one dryrun per command shape, confirmed by a second TU, instantiated for the rest") {
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
   CHECK(plan.shapes == 1);
@@ -93,7 +54,7 @@ TEST_CASE("one dryrun per command shape, confirmed by a second TU, instantiated 
     CHECK(HostCompile(graph).argv[4] == graph.work_dir + "/" + stem + ".cudafe1.cpp");
   }
   // The instantiated graph equals the one a real dryrun of that TU gives.
-  FakeRunner direct;
+  FakeDryrunRunner direct;
   DryrunCache fresh;
   CompileDatabase only_c;
   only_c.entries = {Database().entries[2]};
@@ -103,7 +64,7 @@ TEST_CASE("one dryrun per command shape, confirmed by a second TU, instantiated 
 }
 
 TEST_CASE("regeneration takes dryruns from the cache; unused entries are dropped") {
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache{{"stale", "#$ old\n"}};
   PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
   CHECK_FALSE(cache.count("stale"));
@@ -119,7 +80,7 @@ TEST_CASE("regeneration takes dryruns from the cache; unused entries are dropped
 }
 
 TEST_CASE("an edited response file and a changed toolchain environment plan anew") {
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache;
   CompileDatabase database = Database();
   for (CompileEntry& entry : database.entries) entry.nvcc.insert(entry.nvcc.begin() + 1, "@inc.rsp");
@@ -140,7 +101,7 @@ TEST_CASE("an edited response file and a changed toolchain environment plan anew
 }
 
 TEST_CASE("a shape whose substitution is not exact gets one dryrun per TU") {
-  FakeRunner runner(/*quirky=*/true);
+  FakeDryrunRunner runner(/*quirky=*/true);
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
   CHECK(plan.dryruns_run == 4);  // 2 representatives, then the 2 others
@@ -151,7 +112,7 @@ TEST_CASE("a shape whose substitution is not exact gets one dryrun per TU") {
 TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph") {
   CompileDatabase database = Database();
   database.entries[1].nvcc.push_back("-E");
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
@@ -164,7 +125,7 @@ TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph")
 TEST_CASE("an entry that reads its source from standard input runs nvcc whole, without a dryrun") {
   CompileDatabase database = Database();
   database.entries[1].nvcc = {"nvcc", "-x", "cu", "-c", "-", "-o", "obj/b.o"};
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
@@ -174,7 +135,7 @@ TEST_CASE("an entry that reads its source from standard input runs nvcc whole, w
 }
 
 TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest first") {
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
   GlobalManifestOptions options;
@@ -204,7 +165,7 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
 TEST_CASE("each entry's own launcher, and the host launcher over it, run its host compile") {
   CompileDatabase database = Database();
   database.entries[1].launcher = {"ccache"};
-  FakeRunner runner;
+  FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlanOptions options{"/out", 2};
   GlobalPlan plan = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());

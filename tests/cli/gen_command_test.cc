@@ -1,0 +1,92 @@
+#include <doctest/doctest.h>
+
+#include "src/cli/build_command.h"
+#include "src/cli/gen_command.h"
+#include "src/nvcc/compile_database.h"
+#include "src/plan/graph_dir.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::CountMatches;
+using fastcuda::testing::FakeDryrunRunner;
+using fastcuda::testing::FakeFileSystem;
+
+namespace {
+
+const char* kDatabase = R"([
+  {"directory": "/build", "file": "/src/a.cu", "command": "nvcc -c /src/a.cu -o obj/a.o"},
+  {"directory": "/build", "file": "/src/b.cu", "command": "nvcc -c /src/b.cu -o obj/b.o"}
+])";
+
+GenOptions Options() { return ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "2"}); }
+
+GenerationContext Context(std::map<std::string, std::string> environment = {}) {
+  return {std::move(environment), "/bin/fastcuda", false, 4 << 20, [](const std::string&) { return ""; }};
+}
+
+/// Generates into `disk` as `fastcuda gen` would.
+Generation Generate(FakeFileSystem& disk, const FakeDryrunRunner& runner, const GenerationContext& context) {
+  Generation generation = GenerateForDatabase(Options(), context, runner, disk);
+  WriteGeneration(generation, "/build/fc", disk);
+  return generation;
+}
+
+}  // namespace
+
+TEST_CASE("gen on fakes: the manifest, the kept files, the cache and the key, with no nvcc run") {
+  FakeFileSystem disk({{"/build/db.json", kDatabase}});
+  FakeDryrunRunner runner;
+  Generation generation = Generate(disk, runner, Context({{"CPATH", "/inc"}, {"HOME", "/root"}}));
+  CHECK(runner.calls == 2);
+  CHECK(generation.report == "fastcuda: 2 CUDA TUs (1 command shapes, 2 dryruns run, 0 cached), "
+                             "0 other entries left out\n");
+  const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
+  CHECK(CountMatches(manifest, R"(desc = HOST_CC /src/[ab]\.cu)") == 2);
+  CHECK(manifest.find("/bin/fastcuda") != std::string::npos);
+  std::vector<KeptFiles> kept = ParseKeptFiles(disk.Read(KeptFilesPath("/build/fc")).value_or(""));
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].objects == std::vector<std::string>{"/build/obj/a.o"});
+  CHECK(disk.Read(GenCommandPath("/build/fc")).value_or("").find("CPATH=/inc\n") != std::string::npos);
+  CHECK(disk.Read(NoHistoryPath("/build/fc")) == "0");
+
+  // Again with the same inputs: every dryrun comes from the cache.
+  CHECK(Generate(disk, runner, Context({{"CPATH", "/inc"}})).report.find("0 dryruns run, 2 cached") !=
+        std::string::npos);
+  CHECK(runner.calls == 2);
+  // A changed CPATH plans anew.
+  Generate(disk, runner, Context({{"CPATH", "/other"}}));
+  CHECK(runner.calls == 4);
+}
+
+TEST_CASE("gen on fakes: two entries with one output are refused, naming both") {
+  FakeFileSystem disk({{"/build/db.json", R"([
+    {"directory": "/build", "file": "a.cu", "command": "nvcc -c a.cu -o x.o"},
+    {"directory": "/build", "file": "b.cu", "command": "nvcc -c b.cu -o ./x.o"}])"}});
+  CHECK_THROWS_WITH_AS(GenerateForDatabase(Options(), Context(), FakeDryrunRunner(), disk),
+                       "the entries for a.cu and b.cu both write /build/x.o; give each its own -o",
+                       CompileDatabaseError);
+}
+
+TEST_CASE("build on fakes: it generates when the manifest, the key or the history says so") {
+  FakeFileSystem disk({{"/build/db.json", kDatabase}});
+  CHECK(NeedsGeneration(Options(), {}, disk));
+  Generate(disk, FakeDryrunRunner(), Context({{"CPATH", "/inc"}}));
+  CHECK(NeedsGeneration(Options(), {}, disk));  // no history yet: the first build's log will have some
+  disk.Remove(NoHistoryPath("/build/fc"));
+  CHECK_FALSE(NeedsGeneration(Options(), {{"CPATH", "/inc"}, {"TERM", "dumb"}}, disk));
+  CHECK(NeedsGeneration(Options(), {{"CPATH", "/other"}}, disk));
+}
+
+TEST_CASE("build on fakes: a removed object takes its TU's intermediates with it, no other TU's") {
+  FakeFileSystem disk({{"/build/db.json", kDatabase}});
+  Generate(disk, FakeDryrunRunner(), Context());
+  std::vector<KeptFiles> kept = ParseKeptFiles(disk.Read(KeptFilesPath("/build/fc")).value_or(""));
+  REQUIRE(kept.size() == 2);
+  for (const KeptFiles& tu : kept) {
+    for (const std::string& path : tu.intermediates) disk.Write(path, "kept");
+  }
+  disk.Write("/build/obj/b.o", "object");  // a.o is missing
+  RemoveOrphanedIntermediates("/build/fc", disk);
+  for (const std::string& path : kept[0].intermediates) CHECK_FALSE(disk.IsFile(path));
+  for (const std::string& path : kept[1].intermediates) CHECK(disk.IsFile(path));
+}
