@@ -14,13 +14,6 @@
 namespace fastcuda {
 namespace {
 
-constexpr StepKind kAllKinds[] = {
-    StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
-    StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
-    StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
-    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kFatbinPlaceholder,
-    StepKind::kEmbedFatbin,    StepKind::kUnknown};
-
 /// Steps whose work `fastcuda` does itself rather than wrap a program.
 bool RunByFastcuda(StepKind kind) {
   return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId ||
