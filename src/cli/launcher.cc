@@ -92,18 +92,6 @@ std::optional<std::filesystem::file_time_type> ModificationTime(const std::strin
   return time;
 }
 
-/// The depfile nvcc would write for this call, if it asks for one.
-std::optional<std::string> RequestedDepfile(const std::vector<std::string>& nvcc,
-                                            const std::string& output) {
-  std::vector<std::string> named = FlagValues(nvcc, {"-MF", "--dependency-output"});
-  if (!named.empty()) return named.back();
-  for (const char* flag : {"-MD", "-MMD", "--generate-dependencies-with-compile",
-                           "--generate-nonsystem-dependencies-with-compile"}) {
-    if (HasFlag(nvcc, flag)) return std::filesystem::path(output).replace_extension(".d").string();
-  }
-  return std::nullopt;
-}
-
 /// With `--graph DIR`: when the global graph has built this object from the
 /// same command and has seen the current version of every file it depends
 /// on, writes the depfile the caller asked for and returns true. The graph's
