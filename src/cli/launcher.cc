@@ -1,6 +1,5 @@
 // `fastcuda NVCC ARGS...`: a drop-in nvcc whose sub-steps Ninja runs in parallel.
 #include <csignal>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "src/cli/call_manifest.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/nvcc_call.h"
+#include "src/plan/step_protocol.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/base/process.h"
 #include "src/nvcc/step.h"
@@ -45,13 +45,11 @@ std::string LauncherWorkDir(const std::string& absolute_output) {
 int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options) {
   RealFileSystem fs;
   for (size_t i = 0; i < graph.steps.size(); ++i) {
-    std::string capture = CapturePath(options, graph, i);
-    std::optional<std::string> rc = fs.Read(capture + ".rc");
-    if (!rc) continue;
-    std::cout << fs.Read(capture + ".out").value_or("") << std::flush;
-    std::cerr << fs.Read(capture + ".err").value_or("") << std::flush;
-    int code = std::atoi(rc->c_str());
-    if (code != 0) return code;
+    std::optional<CapturedOutput> captured = ReadCapture(CapturePath(options, graph, i), fs);
+    if (!captured) continue;
+    std::cout << captured->stdout_text << std::flush;
+    std::cerr << captured->stderr_text << std::flush;
+    if (captured->exit_code != 0) return captured->exit_code;
   }
   return 0;
 }
