@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "ninja-gen/fragment.h"
+#include "ninja-gen/ninja_writer.h"
 #include "src/cli/commands.h"
 #include "src/nvcc/compile_database.h"
 #include "src/base/depfile.h"
@@ -211,8 +212,8 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
                       jobs ? jobs : std::thread::hardware_concurrency());
-  } catch (const std::invalid_argument& unwritable) {  // a path Ninja cannot name
-    run_nvcc_itself(unwritable.what());
+  } catch (const UnnameablePath& unnameable) {
+    run_nvcc_itself(unnameable.what());
   }
 
   ProcessSpec ninja{{NinjaProgram(), "-f", manifest, "--quiet"}, cwd, {}, true, true, lock->fd()};
