@@ -16,18 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 baseline="$(realpath "$1")"
 repeats="${2:-5}"
 cd "$work"
-cat > tu.cu <<'EOF'
-#include <cub/block/block_reduce.cuh>
-template <int N> __global__ void k(float *p) {
-  typedef cub::BlockReduce<float, 128> R;
-  __shared__ typename R::TempStorage t;
-  float v = p[threadIdx.x];
-  for (int i = 0; i < N; ++i) v = v * 1.0001f + i;
-  p[0] = R(t).Sum(v);
-}
-template __global__ void k<1>(float *);
-void run(float *p) { k<1><<<1, 128>>>(p); }
-EOF
+cp "$bench_dir/../tests/integration/slow_tu.cu" tu.cu
 args=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c tu.cu)
 printf '[{"directory": "%s", "file": "tu.cu", "command": "nvcc %s -o db.o"}]\n' "$work" "${args[*]}" > db.json
 

@@ -6,20 +6,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "src/base/build_load.h"
 #include "src/base/file_system.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
+#include "src/plan/step_protocol.h"
 
 namespace fastcuda {
 namespace {
-
-constexpr StepKind kAllKinds[] = {
-    StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
-    StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
-    StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
-    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kFatbinPlaceholder,
-    StepKind::kEmbedFatbin,    StepKind::kUnknown};
 
 /// Steps whose work `fastcuda` does itself rather than wrap a program.
 bool RunByFastcuda(StepKind kind) {
@@ -74,6 +67,27 @@ std::string Abbreviate(std::string value, const std::string& text, const std::st
   return value;
 }
 
+/// The `fastcuda step` call of a step that wraps a program, but for the
+/// options every step shares (WriteStepRules) and the outputs (`$out`).
+StepInvocation InvocationOf(const StepGraph& graph, size_t index, const FragmentOptions& options,
+                            const PathMapper& paths) {
+  const GraphStep& step = graph.steps[index];
+  StepInvocation call;
+  if (!paths.same_dir()) call.cwd = graph.cwd;
+  if (!step.depfile.empty()) {
+    call.depfile = step.depfile;
+    call.absolute_depfile = !paths.same_dir();
+    call.kept_depfile = step.kept_depfile;
+  }
+  if (step.outputs.empty()) call.stamp = StampPath(graph, index);
+  if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
+  call.split_share = step.split_share;
+  call.blank_disabled = step.host_source;
+  if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
+  call.argv = step.argv;
+  return call;
+}
+
 /// The edge variables the rules' command template fills in: `flags` (the
 /// step's own options) and `argv` (its command after `--`), with the work
 /// dir abbreviated to `${w}`. Ninja expands an edge's variables when it
@@ -88,45 +102,35 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(
   auto ninja = [](const std::vector<std::string>& words) { return EscapeNinjaValue(JoinShellWords(words)); };
   std::string flags, argv;
   if (step.kind == StepKind::kFilterDependencies) {
-    std::vector<std::string> words = {"merge-depfiles", "--cwd", graph.cwd, "--target", DepfileTarget(graph)};
+    std::vector<std::string> words = {"merge-depfiles", std::string(kCwdFlag), graph.cwd, "--target",
+                                      DepfileTarget(graph)};
     if (graph.depfile_request.phony_targets) words.push_back("--phony-targets");
     words.push_back("-o");
     flags = ninja(words);
     argv = ninja(step.inputs);
   } else if (step.kind == StepKind::kModuleId) {
-    flags = ninja({"write-text", "--cwd", graph.cwd, step.module_id});
+    flags = ninja({"write-text", std::string(kCwdFlag), graph.cwd, step.module_id});
   } else if (step.kind == StepKind::kFatbinPlaceholder) {
-    flags = ninja({"write-fatbin-placeholder", "--cwd", graph.cwd,
+    flags = ninja({"write-fatbin-placeholder", std::string(kCwdFlag), graph.cwd,
                    std::string(FatbinLayoutName(step.fatbin.layout))});
   } else {
-    std::vector<std::string> words;
-    if (!paths.same_dir()) words.insert(words.end(), {"--cwd", graph.cwd});
-    if (!step.depfile.empty()) {
-      words.insert(words.end(), {"--depfile", step.depfile});
-      if (!paths.same_dir()) words.push_back("--absolute-depfile");
-      if (!step.kept_depfile.empty()) words.insert(words.end(), {"--keep-depfile", step.kept_depfile});
-    }
-    if (step.outputs.empty()) words.insert(words.end(), {"--stamp", StampPath(graph, index)});
-    if (!options.capture_dir.empty()) words.insert(words.end(), {"--capture", CapturePath(options, graph, index)});
-    if (step.split_share > 0) {
-      words.insert(words.end(), {std::string(kSplitAutoFlag), std::to_string(step.split_share)});
-    }
-    if (!step.host_source.empty()) words.insert(words.end(), {"--blank-disabled", step.host_source});
-    if (step.kind == StepKind::kEmbedFatbin) {
-      words.insert(words.end(),
-                   {"--early-object", step.fatbin.early_object, "--embed-fatbin", step.fatbin.fatbin_c});
-    }
-    if (!step.fatbin.fatbin_bytes.empty()) {
-      words.insert(words.end(), {"--fatbin-bytes", step.fatbin.fatbin_bytes, "--fatbin-layout",
-                                 std::string(FatbinLayoutName(step.fatbin.layout))});
-    }
-    flags = ninja(words);
-    std::vector<std::string> command = {"--"};
-    command.insert(command.end(), step.argv.begin(), step.argv.end());
-    argv = ninja(command);
+    StepInvocation call = InvocationOf(graph, index, options, paths);
+    flags = ninja(call.OwnWords());
+    argv = ninja(call.CommandWords());
   }
   std::string work = EscapeNinjaValue(graph.work_dir);
   return {{"flags", Abbreviate(flags, work, "${w}")}, {"argv", Abbreviate(argv, work, "${w}")}};
+}
+
+/// The rules' `fastcuda step` command: the options every step shares, then
+/// the edge's. `$env` is looked up when the command runs: an edge may bind
+/// another. The memory log is the file-level `$step_options`.
+std::string StepRuleCommand() {
+  StepInvocation shared;
+  shared.env_file = "$env";  // a Ninja variable, written as it is
+  std::string command = "$fastcuda step";
+  for (const std::string& word : shared.SharedWords()) command += " " + word;
+  return command + " $step_options $flags $out $argv";
 }
 
 }  // namespace
@@ -160,15 +164,15 @@ PoolDepths ParsePoolDepths(const std::string& text) {
 void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const FragmentOptions& shared) {
   writer.Variable("fastcuda", QuoteShellWord(shared.fastcuda));
   writer.Variable("env", QuoteShellWord(shared.env_file));
-  writer.Variable("step_options", shared.memory_log.empty() ? "" : "--rss-log " + QuoteShellWord(shared.memory_log));
+  StepInvocation logging;
+  logging.rss_log = shared.memory_log;
+  writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
+  const std::string step_command = StepRuleCommand();
   for (StepKind kind : kAllKinds) {
     // restat: `fastcuda step` keeps an output that came out unchanged, with
     // its old mtime, and Ninja then skips the steps that depend on it.
-    // `env` is looked up when the command runs: an edge may bind another.
-    std::string command = RunByFastcuda(kind)
-                              ? "$fastcuda $flags $out $argv"
-                              : "$fastcuda step --env-file $env $step_options $flags $out $argv";
+    std::string command = RunByFastcuda(kind) ? "$fastcuda $flags $out $argv" : step_command;
     NinjaRule rule{std::string(StepKindName(kind)),
                    {{"command", command}, {"description", "$desc"}, {"restat", "1"}}};
     if (IsPreprocess(kind)) {

@@ -1,7 +1,5 @@
 #include "ninja-gen/ninja_writer.h"
 
-#include <stdexcept>
-
 namespace fastcuda {
 namespace {
 
@@ -19,7 +17,7 @@ std::string Escape(std::string_view text, bool is_path) {
 
 std::string EscapeNinjaPath(std::string_view path) {
   if (path.find_first_of(std::string_view("|\0", 2)) != std::string_view::npos) {
-    throw std::invalid_argument("Ninja cannot name a file whose path holds '|': " + std::string(path));
+    throw UnnameablePath("Ninja cannot name a file whose path holds '|': " + std::string(path));
   }
   return Escape(path, true);
 }

@@ -1,15 +1,22 @@
 // Writing Ninja manifest syntax: the one place that knows Ninja's escaping.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fastcuda {
 
+/// A path Ninja has no way to name. Its own type, so that the launcher runs
+/// nvcc itself for it and for no other bad argument.
+struct UnnameablePath : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
 /// Escapes a path for a `build` line: `$`, space, `:` and newline. Ninja
 /// has no escape for `|` in a path (nor for a NUL byte): such a path throws
-/// std::invalid_argument, and callers fall back to running nvcc itself.
+/// UnnameablePath, and callers fall back to running nvcc itself.
 std::string EscapeNinjaPath(std::string_view path);
 
 /// Escapes a variable value (a command, a description): `$` and newline.

@@ -1,12 +1,12 @@
 // `fastcuda NVCC ARGS...`: a drop-in nvcc whose sub-steps Ninja runs in parallel.
 #include <csignal>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include "ninja-gen/fragment.h"
+#include "ninja-gen/ninja_writer.h"
 #include "src/cli/commands.h"
 #include "src/nvcc/compile_database.h"
 #include "src/base/depfile.h"
@@ -19,6 +19,7 @@
 #include "src/cli/run_ninja.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/nvcc_call.h"
+#include "src/plan/step_protocol.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/base/process.h"
 #include "src/nvcc/step.h"
@@ -46,13 +47,11 @@ std::string LauncherWorkDir(const std::string& absolute_output) {
 int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options) {
   RealFileSystem fs;
   for (size_t i = 0; i < graph.steps.size(); ++i) {
-    std::string capture = CapturePath(options, graph, i);
-    std::optional<std::string> rc = fs.Read(capture + ".rc");
-    if (!rc) continue;
-    std::cout << fs.Read(capture + ".out").value_or("") << std::flush;
-    std::cerr << fs.Read(capture + ".err").value_or("") << std::flush;
-    int code = std::atoi(rc->c_str());
-    if (code != 0) return code;
+    std::optional<CapturedOutput> captured = ReadCapture(CapturePath(options, graph, i), fs);
+    if (!captured) continue;
+    std::cout << captured->stdout_text << std::flush;
+    std::cerr << captured->stderr_text << std::flush;
+    if (captured->exit_code != 0) return captured->exit_code;
   }
   return 0;
 }
@@ -91,18 +90,6 @@ std::optional<std::filesystem::file_time_type> ModificationTime(const std::strin
   auto time = std::filesystem::last_write_time(path, error);
   if (error) return std::nullopt;
   return time;
-}
-
-/// The depfile nvcc would write for this call, if it asks for one.
-std::optional<std::string> RequestedDepfile(const std::vector<std::string>& nvcc,
-                                            const std::string& output) {
-  std::vector<std::string> named = FlagValues(nvcc, {"-MF", "--dependency-output"});
-  if (!named.empty()) return named.back();
-  for (const char* flag : {"-MD", "-MMD", "--generate-dependencies-with-compile",
-                           "--generate-nonsystem-dependencies-with-compile"}) {
-    if (HasFlag(nvcc, flag)) return std::filesystem::path(output).replace_extension(".d").string();
-  }
-  return std::nullopt;
 }
 
 /// With `--graph DIR`: when the global graph has built this object from the
@@ -228,8 +215,8 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
                       jobs ? jobs : std::thread::hardware_concurrency());
-  } catch (const std::invalid_argument& unwritable) {  // a path Ninja cannot name
-    run_nvcc_itself(unwritable.what());
+  } catch (const UnnameablePath& unnameable) {
+    run_nvcc_itself(unnameable.what());
   }
 
   NinjaRun ninja;

@@ -21,75 +21,11 @@
 #include "src/base/json_bytes.h"
 #include "src/base/process.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/step_protocol.h"
 #include "src/base/shell_words.h"
 
 namespace fastcuda {
 namespace {
-
-/// The options of `fastcuda step`.
-struct StepOptions {
-  std::string cwd;           ///< run the program here
-  std::string env_file;      ///< JSON object of variables to set
-  std::string depfile;       ///< the program writes this header depfile
-  bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
-  std::string kept_depfile;  ///< copy of the depfile as the program wrote it
-  std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
-                                     ///< (the words before `--` that are no option)
-  std::string stamp;         ///< touched when the program succeeds; it is no output to keep
-  std::string capture;       ///< save stdout, stderr and exit code as CAPTURE.{out,err,rc}
-  std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
-  int split_share = 0;       ///< >0: give the program (cicc, ptxas) its part of the free job slots
-  std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
-                                             ///< a fatbin for (with an early object)
-  std::string blank_disabled;  ///< an output whose `#if 0` blocks to blank (host_source.h)
-  std::vector<std::string> argv;
-};
-
-FatbinEmbedding& Embedding(StepOptions& options) {
-  if (!options.embedding) options.embedding.emplace();
-  return *options.embedding;
-}
-
-StepOptions ParseStepOptions(const std::vector<std::string>& args) {
-  StepOptions options;
-  size_t i = 0;
-  auto value = [&](const std::string& flag) -> std::string {
-    if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
-    return args[++i];
-  };
-  for (; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--") {
-      options.argv.assign(args.begin() + i + 1, args.end());
-      break;
-    }
-    if (flag.rfind("--", 0) != 0) {
-      options.outputs.push_back(flag);  // Ninja's $out: the step's outputs
-      continue;
-    }
-    if (flag == "--cwd") options.cwd = value(flag);
-    else if (flag == "--env-file") options.env_file = value(flag);
-    else if (flag == "--depfile") options.depfile = value(flag);
-    else if (flag == "--absolute-depfile") options.absolute_depfile = true;
-    else if (flag == "--keep-depfile") options.kept_depfile = value(flag);
-    else if (flag == "--stamp") options.stamp = value(flag);
-    else if (flag == "--capture") options.capture = value(flag);
-    else if (flag == "--rss-log") options.rss_log = value(flag);
-    else if (flag == kSplitAutoFlag) options.split_share = std::stoi(value(flag));
-    else if (flag == "--blank-disabled") options.blank_disabled = value(flag);
-    else if (flag == "--early-object") Embedding(options).early_object = value(flag);
-    else if (flag == "--embed-fatbin") Embedding(options).fatbin_c = value(flag);
-    else if (flag == "--fatbin-bytes") Embedding(options).fatbin_bytes = value(flag);
-    else if (flag == "--fatbin-layout") {
-      std::optional<FatbinLayout> layout = ParseFatbinLayout(value(flag));
-      if (!layout) throw std::invalid_argument("--fatbin-layout is whole or relocatable");
-      Embedding(options).layout = *layout;
-    }
-    else throw std::invalid_argument("unknown step option " + flag);
-  }
-  if (options.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
-  return options;
-}
 
 std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path) {
   if (path.empty()) return {};
@@ -145,12 +81,6 @@ void Append(const std::string& path, const std::string& text) {
   close(fd);
 }
 
-void WriteCapture(const std::string& prefix, const ProcessResult& result) {
-  WriteFileAtomically(prefix + ".out", result.stdout_text);
-  WriteFileAtomically(prefix + ".err", result.stderr_text);
-  WriteFileAtomically(prefix + ".rc", std::to_string(result.exit_code) + "\n");
-}
-
 /// Blanks the `#if 0` blocks of cudafe++'s host source, before restat
 /// compares it with the last build's.
 void BlankDisabledCodeIn(const std::string& path) {
@@ -161,7 +91,7 @@ void BlankDisabledCodeIn(const std::string& path) {
 
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the jobs
 /// the build runs when the step starts.
-void SplitByLoad(StepOptions& options) {
+void SplitByLoad(StepInvocation& options) {
   if (options.split_share > 0) {
     options.argv = WithAutoSplit(std::move(options.argv), CurrentBuildLoad(), options.split_share);
   }
@@ -170,7 +100,7 @@ void SplitByLoad(StepOptions& options) {
 /// Names the command a signal killed, with the step's own output: captured
 /// (the launcher prints it in nvcc's order) or on stderr (Ninja prints it
 /// under the failed edge). A crashing program often says nothing itself.
-void ReportSignal(const StepOptions& options, ProcessResult& result) {
+void ReportSignal(const StepInvocation& options, ProcessResult& result) {
   if (result.signal == 0) return;
   std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
   if (options.capture.empty()) std::cerr << line << std::flush;
@@ -178,7 +108,7 @@ void ReportSignal(const StepOptions& options, ProcessResult& result) {
 }
 
 /// Runs the step's program, or the early host step it stands for.
-ProcessResult RunProgram(const StepOptions& options, const ProcessSpec& spec) {
+ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec) {
   if (!options.embedding) return RunProcess(spec);
   const FatbinEmbedding& embedding = *options.embedding;
   if (embedding.early_object.empty()) return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout);
@@ -189,7 +119,7 @@ ProcessResult RunProgram(const StepOptions& options, const ProcessSpec& spec) {
 
 int StepMain(const std::vector<std::string>& args) {
   DieWithParent();
-  StepOptions options = ParseStepOptions(args);
+  StepInvocation options = StepInvocation::Parse(args);
   SplitByLoad(options);
   ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),
                    !options.capture.empty()};
@@ -200,7 +130,9 @@ int StepMain(const std::vector<std::string>& args) {
   SetOutputsAside(outputs);
   ProcessResult result = RunProgram(options, spec);
   ReportSignal(options, result);
-  if (!options.capture.empty()) WriteCapture(options.capture, result);
+  if (!options.capture.empty()) {
+    WriteCapture(options.capture, {result.stdout_text, result.stderr_text, result.exit_code});
+  }
   if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.
     for (const std::string& output : outputs) {
@@ -227,7 +159,7 @@ int StepMain(const std::vector<std::string>& args) {
 int WriteTextMain(const std::vector<std::string>& args) {
   std::string cwd;
   size_t i = 0;
-  if (args.size() >= 2 && args[0] == "--cwd") {
+  if (args.size() >= 2 && args[0] == kCwdFlag) {
     cwd = args[1];
     i = 2;
   }
@@ -239,7 +171,7 @@ int WriteTextMain(const std::vector<std::string>& args) {
 
 int WriteFatbinPlaceholderMain(const std::vector<std::string>& args) {
   std::optional<FatbinLayout> layout;
-  if (args.size() == 4 && args[0] == "--cwd") layout = ParseFatbinLayout(args[2]);
+  if (args.size() == 4 && args[0] == kCwdFlag) layout = ParseFatbinLayout(args[2]);
   if (!layout) throw std::invalid_argument("write-fatbin-placeholder needs --cwd DIR whole|relocatable FILE");
   WriteFileIfChanged(ResolvePath(args[1], args[3]), FatbinPlaceholder(*layout));
   return 0;
@@ -253,7 +185,7 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
     if (args[i] == "--phony-targets") phony_targets = true;
-    else if (args[i] == "--cwd" && has_value) cwd = args[++i];
+    else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
     else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));

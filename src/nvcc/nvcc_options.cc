@@ -7,9 +7,24 @@
 
 #include "src/base/toolchain_environment.h"
 #include "src/base/shell_words.h"
+#include "src/nvcc/step.h"
 
 namespace fastcuda {
 namespace {
+
+/// An nvcc option by both its names.
+struct Option {
+  std::string_view short_name;
+  std::string_view long_name;
+  bool Is(std::string_view name) const { return name == short_name || name == long_name; }
+};
+
+/// nvcc's depfile options: the only place that spells them.
+constexpr Option kDepfileWithSystemHeaders{"-MD", "--generate-dependencies-with-compile"};
+constexpr Option kDepfileWithoutSystemHeaders{"-MMD", "--generate-nonsystem-dependencies-with-compile"};
+constexpr Option kDepfileOutput{"-MF", "--dependency-output"};
+constexpr Option kDepfileTarget{"-MT", "--dependency-target-name"};
+constexpr Option kDepfilePhonyTargets{"-MP", "--generate-dependency-targets"};
 
 /// nvcc options whose value may follow as the next word. Knowing them keeps
 /// a value such as `-Xcompiler -E` from being read as an option.
@@ -161,13 +176,13 @@ NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
       invocation.fallback_reason = "the source is standard input (-)";
     } else if (CompileOptions().count(word)) {
       compile_mode = true;
-    } else if (word == "-MMD" || word == "--generate-nonsystem-dependencies-with-compile") {
+    } else if (kDepfileWithoutSystemHeaders.Is(word)) {
       invocation.depfile.system_headers = false;
-    } else if (word == "-MD" || word == "--generate-dependencies-with-compile") {
+    } else if (kDepfileWithSystemHeaders.Is(word)) {
       invocation.depfile.system_headers = true;
-    } else if (word == "-MP" || word == "--generate-dependency-targets") {
+    } else if (kDepfilePhonyTargets.Is(word)) {
       invocation.depfile.phony_targets = true;
-    } else if (name == "-MT" || name == "--dependency-target-name") {
+    } else if (kDepfileTarget.Is(name)) {
       invocation.depfile.target = std::string(value);
     }
   });
@@ -175,6 +190,33 @@ NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
     invocation.fallback_reason = "no -c, -dc, -ptx, -cubin, -fatbin or -dlink: nvcc links";
   }
   return invocation;
+}
+
+std::optional<std::string> RequestedDepfile(const std::vector<std::string>& command,
+                                            const std::string& output) {
+  std::vector<std::string> named = FlagValues(command, {kDepfileOutput.short_name, kDepfileOutput.long_name});
+  if (!named.empty()) return named.back();
+  for (const Option& option : {kDepfileWithSystemHeaders, kDepfileWithoutSystemHeaders}) {
+    if (HasFlag(command, option.short_name) || HasFlag(command, option.long_name)) {
+      return std::filesystem::path(output).replace_extension(".d").string();
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> WithoutDepfileOptions(const std::vector<std::string>& args) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view word = args[i];
+    std::string_view name = OptionName(word);
+    bool with_value = kDepfileOutput.Is(name) || kDepfileTarget.Is(name);
+    if (with_value || kDepfileWithSystemHeaders.Is(word) || kDepfileWithoutSystemHeaders.Is(word)) {
+      if (with_value && name == word) ++i;  // the value is the next word
+      continue;
+    }
+    kept.push_back(args[i]);
+  }
+  return kept;
 }
 
 std::string DefaultNvccOutput(const std::vector<std::string>& args, const std::string& source) {

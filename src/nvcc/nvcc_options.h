@@ -44,6 +44,17 @@ std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& arg
 /// Reads the mode and depfile options from effective arguments.
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);
 
+/// The depfile nvcc writes for `command` (nvcc and its arguments), whose
+/// object is `output`: -MF's, else with -MD or -MMD the object's name with
+/// `.d`; nullopt when it writes none.
+std::optional<std::string> RequestedDepfile(const std::vector<std::string>& command,
+                                            const std::string& output);
+
+/// nvcc arguments without the options that ask for a depfile (-MD, -MMD,
+/// -MT, -MF and their long forms): CMake adds them to the command it runs
+/// but leaves them out of compile_commands.json.
+std::vector<std::string> WithoutDepfileOptions(const std::vector<std::string>& args);
+
 /// The file nvcc writes for `source` when no -o names one: the source's stem
 /// with the mode's extension (kern.o for -c), a_dlink.o for -dlink, a.out for
 /// a link, in -odir if given, else in the working directory. Empty for

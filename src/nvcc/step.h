@@ -28,6 +28,15 @@ enum class StepKind {
   kUnknown,            ///< anything else: run as it is
 };
 
+/// Every kind a step of a graph can have: all but kRemove, as the graph drops
+/// `rm` steps (nvcc's temporaries are kept for the next build).
+inline constexpr StepKind kAllKinds[] = {
+    StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
+    StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
+    StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
+    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kFatbinPlaceholder,
+    StepKind::kEmbedFatbin,    StepKind::kUnknown};
+
 /// The short upper-case name used in Ninja rule names and descriptions.
 std::string_view StepKindName(StepKind kind);
 

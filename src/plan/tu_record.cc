@@ -1,8 +1,6 @@
 #include "src/plan/tu_record.h"
 
 #include <nlohmann/json.hpp>
-#include <set>
-#include <string_view>
 
 #include "src/base/json_bytes.h"
 
@@ -22,25 +20,6 @@ std::optional<TuRecord> ParseTuRecord(const std::string& text) {
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
-}
-
-std::vector<std::string> WithoutDepfileOptions(const std::vector<std::string>& args) {
-  static const std::set<std::string_view> flags = {
-      "-MD", "-MMD", "--generate-dependencies-with-compile",
-      "--generate-nonsystem-dependencies-with-compile"};
-  static const std::set<std::string_view> with_value = {
-      "-MT", "-MF", "--dependency-output", "--dependency-target-name"};
-  std::vector<std::string> kept;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view word = args[i];
-    std::string_view name = word.substr(0, word.find('='));
-    if (flags.count(word) || with_value.count(name)) {
-      if (with_value.count(word)) ++i;  // the value is the next word
-      continue;
-    }
-    kept.push_back(args[i]);
-  }
-  return kept;
 }
 
 }  // namespace fastcuda

@@ -16,15 +16,10 @@ struct TuRecord {
   std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
 };
 
-
+/// The record as its file holds it: JSON.
 std::string FormatTuRecord(const TuRecord& record);
 
 /// nullopt if the text is not a record.
 std::optional<TuRecord> ParseTuRecord(const std::string& text);
-
-/// nvcc arguments without the options that ask for a depfile (-MD, -MMD,
-/// -MT, -MF and their long forms): CMake adds them to the command it runs
-/// but leaves them out of compile_commands.json.
-std::vector<std::string> WithoutDepfileOptions(const std::vector<std::string>& args);
 
 }  // namespace fastcuda

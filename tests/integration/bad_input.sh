@@ -4,7 +4,8 @@
 # cannot be written, a missing or malformed compile database (file and
 # position named, exit 2), an entry whose source is missing, entries whose
 # commands try to run something else, two entries with one output, job
-# counts that are no number, a directory even root cannot write, a full disk.
+# counts that are no number, a memory budget that is no size (the launcher
+# rejects it as build does), a directory even root cannot write, a full disk.
 # `--version` is no program to launch; `--help` lists every sub-command
 # people type, and a first word that is none is the compiler to launch.
 #
@@ -119,6 +120,18 @@ bad_job_counts() {
   [ "$rc" -eq 2 ] && grep -q "FASTCUDA_JOBS must be a number of jobs" err.txt && [ ! -e jobs.o ]
 }
 check "job counts that are no number (-j abc, -j -1, FASTCUDA_JOBS=-1): exit 2, a clear message" bad_job_counts
+
+bad_memory_budget() {  # the launcher must not take it for a path Ninja cannot name and run nvcc
+  local rc=0 message="fastcuda: FASTCUDA_MEMORY_BUDGET is not a size: garbage"
+  FASTCUDA_MEMORY_BUDGET=garbage "$FASTCUDA" "$NVCC" -c ok.cu -o budget.o -arch=sm_80 2> err.txt || rc=$?
+  [ "$rc" -eq 2 ] && grep -qx "$message" err.txt && [ ! -e budget.o ] || return 1
+  rc=0
+  printf '[{"directory": "%s", "file": "ok.cu", "command": "%s -c ok.cu -o budget.o -arch=sm_80"}]\n' \
+    "$scratch" "$NVCC" > budget.json
+  FASTCUDA_MEMORY_BUDGET=garbage "$FASTCUDA" build --compdb budget.json --out budget 2> err.txt || rc=$?
+  [ "$rc" -eq 2 ] && grep -qx "$message" err.txt
+}
+check "a memory budget that is no size: the launcher and build reject it alike, exit 2" bad_memory_budget
 
 same_as_nvcc_for_unwritable_directory() {  # /proc: no file can be made there, not even by root
   local want=0 got=0

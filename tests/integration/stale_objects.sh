@@ -25,87 +25,65 @@ kernel() {  # FILE VALUE: a kernel that stores VALUE
   printf '__global__ void k(int *p) { *p = %s; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' "$2" > "$1"
 }
 
-# 1. A source replaced by one with an older mtime (a restore, cp -p, tar x).
-older_source() {  # launcher|graph, then: remove the object or not
-  local mode=$1 remove=$2 dir="older-$1-$2"
-  mkdir -p "$dir" && cd "$dir"
-  kernel k.cu 1 && touch -d 2020-01-01 k.cu
-  compile() { if [ "$mode" = launcher ]; then launch "${arch[@]}" -c k.cu -o k.o; else graph_build "${arch[@]}" -c k.cu -o k.o; fi; }
-  compile && kernel k.cu 2 && touch -d 2021-01-01 k.cu
-  [ "$remove" = keep ] || rm k.o
-  compile && fresh k.o "${arch[@]}" -c k.cu
-  local status=$?
-  cd "$scratch"
-  return $status
+compile_as() {  # launcher|graph ARGS...: compiles here with the launcher or `fastcuda build`
+  local mode=$1; shift
+  if [ "$mode" = launcher ]; then launch "$@"; else graph_build "$@"; fi
 }
+value_header() {  # DIR VALUE: DIR/v.h defines VALUE
+  mkdir -p "$1" && printf '#define VALUE %s\n' "$2" > "$1/v.h"
+}
+value_kernel() {  # HEADER: k.cu stores the VALUE that HEADER defines
+  printf '#include %s\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' "$1" > k.cu
+}
+
+# Each case runs in a directory of its own, in a subshell.
+# 1. A source replaced by one with an older mtime (a restore, cp -p, tar x).
+older_source() (  # launcher|graph, then: remove the object or not
+  mkdir -p "older-$1-$2" && cd "older-$1-$2"
+  kernel k.cu 1 && touch -d 2020-01-01 k.cu
+  compile_as "$1" "${arch[@]}" -c k.cu -o k.o && kernel k.cu 2 && touch -d 2021-01-01 k.cu
+  [ "$2" = keep ] || rm k.o
+  compile_as "$1" "${arch[@]}" -c k.cu -o k.o && fresh k.o "${arch[@]}" -c k.cu
+)
 check "launcher: a source restored with an older mtime, object removed: fresh" older_source launcher removed
 check "launcher: a source restored with an older mtime, called again: fresh" older_source launcher keep
 check "build: a source restored with an older mtime, object removed: fresh" older_source graph removed
 
-# 2. A new header that shadows another (-IA -IB, then A/util.cuh appears).
-shadowing_header() {  # launcher|graph
-  local dir="shadow-$1"
-  mkdir -p "$dir/A" "$dir/B" && cd "$dir"
-  printf '#define VALUE 1\n' > B/util.cuh
-  printf '#include "util.cuh"\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
+# 2. A new header that shadows another (-IA -IB, then A/v.h appears).
+shadowing_header() (  # launcher|graph
+  mkdir -p "shadow-$1" && cd "shadow-$1"
+  value_header B 1 && mkdir -p A && value_kernel '"v.h"'
   local flags=("${arch[@]}" -IA -IB -c k.cu)
-  compile() { if [ "$1" = launcher ]; then launch "${flags[@]}" -o k.o; else graph_build "${flags[@]}" -o k.o; fi; }
-  compile "$1" && printf '#define VALUE 2\n' > A/util.cuh && rm k.o && compile "$1" && fresh k.o "${flags[@]}"
-  local status=$?
-  cd "$scratch"
-  return $status
-}
+  compile_as "$1" "${flags[@]}" -o k.o && value_header A 2 && rm k.o && compile_as "$1" "${flags[@]}" -o k.o &&
+    fresh k.o "${flags[@]}"
+)
 check "launcher: a new header shadows another, object removed: fresh" shadowing_header launcher
 check "build: a new header shadows another, object removed: fresh" shadowing_header graph
 
 # 3. The environment nvcc's sub-steps read: CPATH names another directory.
-changed_cpath() {  # launcher|graph, then: remove the object or not
-  local mode=$1 remove=$2 dir="cpath-$1-$2"
-  mkdir -p "$dir/inc1" "$dir/inc2" && cd "$dir"
-  printf '#define VALUE 1\n' > inc1/v.h
-  printf '#define VALUE 2\n' > inc2/v.h
-  printf '#include <v.h>\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
-  compile() { if [ "$mode" = launcher ]; then launch "${arch[@]}" -c k.cu -o k.o; else graph_build "${arch[@]}" -c k.cu -o k.o; fi; }
-  CPATH=$PWD/inc1 compile && { [ "$remove" = keep ] || rm k.o; } &&
-    CPATH=$PWD/inc2 compile && CPATH=$PWD/inc2 fresh k.o "${arch[@]}" -c k.cu
-  local status=$?
-  cd "$scratch"
-  return $status
-}
+changed_cpath() (  # launcher|graph, then: remove the object or not
+  mkdir -p "cpath-$1-$2" && cd "cpath-$1-$2"
+  value_header inc1 1 && value_header inc2 2 && value_kernel '<v.h>'
+  CPATH=$PWD/inc1 compile_as "$1" "${arch[@]}" -c k.cu -o k.o && { [ "$2" = keep ] || rm k.o; } &&
+    CPATH=$PWD/inc2 compile_as "$1" "${arch[@]}" -c k.cu -o k.o && CPATH=$PWD/inc2 fresh k.o "${arch[@]}" -c k.cu
+)
 check "launcher: CPATH changed, object removed: fresh" changed_cpath launcher removed
 check "launcher: CPATH changed, called again: fresh" changed_cpath launcher keep
 check "build: CPATH changed: fresh" changed_cpath graph keep
 
 # 4. A response file (--options-file) names another include directory.
-edited_response_file() {  # launcher|graph
-  local dir="rsp-$1"
-  mkdir -p "$dir/incA" "$dir/incB" && cd "$dir"
-  printf '#define VALUE 1\n' > incA/v.h
-  printf '#define VALUE 2\n' > incB/v.h
-  printf '#include <v.h>\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
+edited_response_file() (  # launcher|graph
+  mkdir -p "rsp-$1" && cd "rsp-$1"
+  value_header incA 1 && value_header incB 2 && value_kernel '<v.h>'
   local flags=("${arch[@]}" --options-file o.rsp -c k.cu)
-  compile() { if [ "$1" = launcher ]; then launch "${flags[@]}" -o k.o; else graph_build "${flags[@]}" -o k.o; fi; }
-  echo "-IincA" > o.rsp && compile "$1" && echo "-IincB" > o.rsp && compile "$1" && fresh k.o "${flags[@]}"
-  local status=$?
-  cd "$scratch"
-  return $status
-}
+  echo "-IincA" > o.rsp && compile_as "$1" "${flags[@]}" -o k.o && echo "-IincB" > o.rsp &&
+    compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+)
 check "launcher: an edited response file: fresh" edited_response_file launcher
 check "build: an edited response file: fresh" edited_response_file graph
 
 # A TU that takes seconds, for the cases that stop FastCuda halfway.
-cat > slow.cu <<'EOF'
-#include <cub/block/block_reduce.cuh>
-template <int N> __global__ void k(float *p) {
-  typedef cub::BlockReduce<float, 128> R;
-  __shared__ typename R::TempStorage t;
-  float v = p[threadIdx.x];
-  for (int i = 0; i < N; ++i) v = v * 1.0001f + i;
-  p[0] = R(t).Sum(v);
-}
-template __global__ void k<1>(float *);
-void run(float *p) { k<1><<<1, 128>>>(p); }
-EOF
+cp "$(dirname "${BASH_SOURCE[0]}")/slow_tu.cu" slow.cu
 slow=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c slow.cu)
 "$NVCC" "${slow[@]}" -o slow-reference.o
 none_left() {  # TEXT: waits up to 60 s until no process names TEXT; true if none is left

@@ -9,7 +9,7 @@ using namespace fastcuda;
 TEST_CASE("paths escape $, space and colon; values escape $ only") {
   CHECK(EscapeNinjaPath("a b:c$d") == "a$ b$:c$$d");
   CHECK(EscapeNinjaValue("a b:c$d") == "a b:c$$d");
-  CHECK_THROWS_AS(EscapeNinjaPath("pipe|in/path.o"), std::invalid_argument);
+  CHECK_THROWS_AS(EscapeNinjaPath("pipe|in/path.o"), UnnameablePath);
 }
 
 TEST_CASE("a build statement with every kind of input and output") {

@@ -64,6 +64,23 @@ TEST_CASE("depfile options: -MD/-MMD and the target, short and long forms") {
   CHECK(Scan({"-c", "a.cu", "-MD", "--generate-dependency-targets"}).depfile.phony_targets);
 }
 
+TEST_CASE("CMake's command minus its depfile options is the compile database's command") {
+  std::vector<std::string> launched = {"nvcc", "-DX", "-MD", "-MT", "obj/a.o", "-MF", "obj/a.o.d",
+                                       "-x", "cu", "-c", "a.cu", "-o", "obj/a.o"};
+  CHECK(WithoutDepfileOptions(launched) ==
+        std::vector<std::string>{"nvcc", "-DX", "-x", "cu", "-c", "a.cu", "-o", "obj/a.o"});
+  CHECK(WithoutDepfileOptions({"nvcc", "-MMD", "--dependency-output=a.d", "--dependency-target-name",
+                               "t", "-c", "a.cu"}) == std::vector<std::string>{"nvcc", "-c", "a.cu"});
+}
+
+TEST_CASE("the depfile nvcc writes: -MF's, else the object's name with .d for -MD or -MMD") {
+  CHECK(RequestedDepfile({"nvcc", "-c", "a.cu", "-MD", "-MF", "obj/a.d"}, "obj/a.o") == "obj/a.d");
+  CHECK(RequestedDepfile({"nvcc", "-c", "a.cu", "-MMD", "--dependency-output=x.d"}, "a.o") == "x.d");
+  CHECK(RequestedDepfile({"nvcc", "-c", "a.cu", "-MMD"}, "obj/a.o") == "obj/a.d");
+  CHECK(RequestedDepfile({"nvcc", "-c", "a.cu", "--generate-dependencies-with-compile"}, "a.o") == "a.d");
+  CHECK_FALSE(RequestedDepfile({"nvcc", "-c", "a.cu", "-MT", "t"}, "a.o"));
+}
+
 TEST_CASE("response files and NVCC_*_FLAGS join the arguments") {
   FakeFileSystem fs({{"/w/args.rsp", "-E \"-DX=a b\"\n"}, {"/w/more.rsp", "-DY"}});
   std::vector<std::string> args =

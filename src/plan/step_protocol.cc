@@ -1,0 +1,138 @@
+#include "src/plan/step_protocol.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "src/base/build_load.h"
+
+namespace fastcuda {
+namespace {
+
+// The options of `fastcuda step` by what they concern, besides kCwdFlag and
+// kSplitAutoFlag (whose home is build_load, which counts the running steps
+// that carry it).
+constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log";
+constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
+                           kKeepDepfile = "--keep-depfile";
+constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
+constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
+                           kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
+
+/// Ends the options: the program's command follows.
+constexpr std::string_view kCommandFollows = "--";
+
+/// Appends `flag value`, unless the value is empty (the option is not given).
+void AddOption(std::vector<std::string>& words, std::string_view flag, const std::string& value) {
+  if (!value.empty()) words.insert(words.end(), {std::string(flag), value});
+}
+
+/// The embedding options, after the step's others.
+void AddEmbedding(std::vector<std::string>& words, const FatbinEmbedding& embedding) {
+  AddOption(words, kEarlyObject, embedding.early_object);
+  AddOption(words, kEmbedFatbin, embedding.fatbin_c);
+  if (embedding.fatbin_bytes.empty()) return;
+  AddOption(words, kFatbinBytes, embedding.fatbin_bytes);
+  AddOption(words, kFatbinLayout, std::string(FatbinLayoutName(embedding.layout)));
+}
+
+FatbinLayout LayoutNamed(const std::string& name) {
+  std::optional<FatbinLayout> layout = ParseFatbinLayout(name);
+  if (!layout) throw std::invalid_argument(std::string(kFatbinLayout) + " is whole or relocatable");
+  return *layout;
+}
+
+FatbinEmbedding& Embedding(StepInvocation& call) {
+  if (!call.embedding) call.embedding.emplace();
+  return *call.embedding;
+}
+
+std::string StdoutPath(const std::string& prefix) { return prefix + ".out"; }
+std::string StderrPath(const std::string& prefix) { return prefix + ".err"; }
+std::string ExitCodePath(const std::string& prefix) { return prefix + ".rc"; }
+
+}  // namespace
+
+std::vector<std::string> StepInvocation::SharedWords() const {
+  std::vector<std::string> words;
+  AddOption(words, kEnvFile, env_file);
+  AddOption(words, kRssLog, rss_log);
+  return words;
+}
+
+std::vector<std::string> StepInvocation::OwnWords() const {
+  std::vector<std::string> words;
+  AddOption(words, kCwdFlag, cwd);
+  AddOption(words, kDepfile, depfile);
+  if (absolute_depfile) words.emplace_back(kAbsoluteDepfile);
+  AddOption(words, kKeepDepfile, kept_depfile);
+  AddOption(words, kStamp, stamp);
+  AddOption(words, kCapture, capture);
+  if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
+  AddOption(words, kBlankDisabled, blank_disabled);
+  if (embedding) AddEmbedding(words, *embedding);
+  return words;
+}
+
+std::vector<std::string> StepInvocation::CommandWords() const {
+  std::vector<std::string> words = {std::string(kCommandFollows)};
+  words.insert(words.end(), argv.begin(), argv.end());
+  return words;
+}
+
+std::vector<std::string> StepInvocation::Words() const {
+  std::vector<std::string> words = SharedWords();
+  for (const std::vector<std::string>& part : {OwnWords(), outputs, CommandWords()}) {
+    words.insert(words.end(), part.begin(), part.end());
+  }
+  return words;
+}
+
+StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
+  StepInvocation call;
+  size_t i = 0;
+  auto value = [&](std::string_view flag) -> std::string {
+    if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
+    return args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    std::string_view flag = args[i];
+    if (flag == kCommandFollows) {
+      call.argv.assign(args.begin() + i + 1, args.end());
+      break;
+    }
+    if (!flag.starts_with("--")) call.outputs.push_back(args[i]);  // Ninja's $out: the step's outputs
+    else if (flag == kCwdFlag) call.cwd = value(flag);
+    else if (flag == kEnvFile) call.env_file = value(flag);
+    else if (flag == kDepfile) call.depfile = value(flag);
+    else if (flag == kAbsoluteDepfile) call.absolute_depfile = true;
+    else if (flag == kKeepDepfile) call.kept_depfile = value(flag);
+    else if (flag == kStamp) call.stamp = value(flag);
+    else if (flag == kCapture) call.capture = value(flag);
+    else if (flag == kRssLog) call.rss_log = value(flag);
+    else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
+    else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
+    else if (flag == kEarlyObject) Embedding(call).early_object = value(flag);
+    else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
+    else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);
+    else if (flag == kFatbinLayout) Embedding(call).layout = LayoutNamed(value(flag));
+    else throw std::invalid_argument("unknown step option " + std::string(flag));
+  }
+  if (call.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
+  return call;
+}
+
+void WriteCapture(const std::string& prefix, const CapturedOutput& output) {
+  WriteFileAtomically(StdoutPath(prefix), output.stdout_text);
+  WriteFileAtomically(StderrPath(prefix), output.stderr_text);
+  // Last: its presence tells ReadCapture that the step ran.
+  WriteFileAtomically(ExitCodePath(prefix), std::to_string(output.exit_code) + "\n");
+}
+
+std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs) {
+  std::optional<std::string> exit_code = fs.Read(ExitCodePath(prefix));
+  if (!exit_code) return std::nullopt;
+  return CapturedOutput{fs.Read(StdoutPath(prefix)).value_or(""), fs.Read(StderrPath(prefix)).value_or(""),
+                        std::atoi(exit_code->c_str())};
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,70 @@
+// `fastcuda step`'s command line, which the generator writes into each Ninja
+// edge and the step reads back, and the files in which a step leaves what it
+// printed for the launcher: one home for both sides of each.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/base/file_system.h"
+#include "src/graph/fatbin_embedding.h"
+
+namespace fastcuda {
+
+/// The option naming the directory a command of an edge runs in, for
+/// `fastcuda step` as for the commands fastcuda runs itself (write-text,
+/// merge-depfiles, write-fatbin-placeholder).
+inline constexpr std::string_view kCwdFlag = "--cwd";
+
+/// One call of `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge.
+struct StepInvocation {
+  std::string cwd;           ///< run the program here
+  std::string env_file;      ///< JSON object of variables to set
+  std::string depfile;       ///< the program writes this header depfile
+  bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
+  std::string kept_depfile;  ///< copy of the depfile as the program wrote it
+  std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
+                                     ///< (the words before `--` that are no option)
+  std::string stamp;         ///< touched when the program succeeds; it is no output to keep
+  std::string capture;       ///< save what the program printed (WriteCapture)
+  std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
+  int split_share = 0;       ///< >0: give the program (cicc, ptxas) its part of the free job slots
+  std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
+                                             ///< a fatbin for (with an early object)
+  std::string blank_disabled;  ///< an output whose `#if 0` blocks to blank (host_source.h)
+  std::vector<std::string> argv;  ///< the program's command
+
+  /// The options every step of a manifest shares (environment file, memory
+  /// log): the generator writes them once, into the rule and a file-level variable.
+  std::vector<std::string> SharedWords() const;
+  /// The step's own options, which its edge binds.
+  std::vector<std::string> OwnWords() const;
+  /// `--` and the program's command.
+  std::vector<std::string> CommandWords() const;
+  /// The whole command line after `fastcuda step`: SharedWords, OwnWords,
+  /// the outputs, CommandWords.
+  std::vector<std::string> Words() const;
+
+  /// Reads a command line as Words writes it, the parts in any order.
+  /// Throws std::invalid_argument on anything else.
+  static StepInvocation Parse(const std::vector<std::string>& args);
+};
+
+/// What a step printed and how it ended: saved by `fastcuda step --capture
+/// PREFIX`, replayed by the launcher in nvcc's order.
+struct CapturedOutput {
+  std::string stdout_text;
+  std::string stderr_text;
+  int exit_code = 0;
+};
+
+/// Writes PREFIX.out, PREFIX.err and PREFIX.rc, each atomically.
+void WriteCapture(const std::string& prefix, const CapturedOutput& output);
+
+/// What WriteCapture saved under `prefix`; nullopt while the step has not
+/// run (no PREFIX.rc).
+std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs);
+
+}  // namespace fastcuda

@@ -1,0 +1,102 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "src/plan/step_protocol.h"
+
+using namespace fastcuda;
+
+namespace {
+
+/// A call with every field set, none to its default.
+StepInvocation EveryField() {
+  StepInvocation call;
+  call.cwd = "/build dir";
+  call.env_file = "/w/nvcc.env";
+  call.depfile = "k.cpp4.ii.d";
+  call.absolute_depfile = true;
+  call.kept_depfile = "/w/k.cpp4.ii.deps";
+  call.outputs = {"k.cpp4.ii", "k.extra"};
+  call.stamp = "/w/step3.stamp";
+  call.capture = "/w/capture/step3-abc";
+  call.rss_log = "/w/step-memory.tsv";
+  call.split_share = 3;
+  call.embedding =
+      FatbinEmbedding{"/w/k.early.o", "/w/k.fatbin.c", "/w/k.fatbin", FatbinLayout::kRelocatable};
+  call.blank_disabled = "/w/k.cudafe1.cpp";
+  call.argv = {"cicc", "--orig_src_file_name", "k.cu", "-o", "k.ptx"};
+  return call;
+}
+
+}  // namespace
+
+TEST_CASE("Parse reads every field of the command line Words writes") {
+  StepInvocation call = EveryField();
+  StepInvocation back = StepInvocation::Parse(call.Words());
+  CHECK(back.cwd == call.cwd);
+  CHECK(back.env_file == call.env_file);
+  CHECK(back.depfile == call.depfile);
+  CHECK(back.absolute_depfile);
+  CHECK(back.kept_depfile == call.kept_depfile);
+  CHECK(back.outputs == call.outputs);
+  CHECK(back.stamp == call.stamp);
+  CHECK(back.capture == call.capture);
+  CHECK(back.rss_log == call.rss_log);
+  CHECK(back.split_share == call.split_share);
+  REQUIRE(back.embedding);
+  CHECK(back.embedding->early_object == call.embedding->early_object);
+  CHECK(back.embedding->fatbin_c == call.embedding->fatbin_c);
+  CHECK(back.embedding->fatbin_bytes == call.embedding->fatbin_bytes);
+  CHECK(back.embedding->layout == FatbinLayout::kRelocatable);
+  CHECK(back.blank_disabled == call.blank_disabled);
+  CHECK(back.argv == call.argv);
+}
+
+TEST_CASE("options left at their defaults are not written, and read back as defaults") {
+  StepInvocation call;
+  call.argv = {"ptxas", "--stamp"};  // after `--`, words are the program's
+  CHECK(call.Words() == std::vector<std::string>{"--", "ptxas", "--stamp"});
+  StepInvocation back = StepInvocation::Parse(call.Words());
+  CHECK(back.argv == call.argv);
+  CHECK(back.stamp.empty());
+  CHECK_FALSE(back.absolute_depfile);
+  CHECK_FALSE(back.embedding);
+}
+
+TEST_CASE("the parts Words joins are what the generator writes apart") {
+  StepInvocation call = EveryField();
+  std::vector<std::string> joined = call.SharedWords();
+  for (const std::vector<std::string>& part : {call.OwnWords(), call.outputs, call.CommandWords()}) {
+    joined.insert(joined.end(), part.begin(), part.end());
+  }
+  CHECK(joined == call.Words());
+  CHECK(call.SharedWords().size() == 4);  // the environment and the memory log, with their values
+  CHECK(call.CommandWords().front() == "--");
+}
+
+TEST_CASE("a command line Parse cannot read throws, naming what is wrong") {
+  CHECK_THROWS_WITH_AS(StepInvocation::Parse({"--depfile"}), "--depfile needs a value",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(StepInvocation::Parse({"--nope", "--", "cc"}), "unknown step option --nope",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(StepInvocation::Parse({"--fatbin-layout", "flat", "--", "fatbinary"}),
+                       "--fatbin-layout is whole or relocatable", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(StepInvocation::Parse({"out.o"}), "step needs -- COMMAND", std::invalid_argument);
+}
+
+TEST_CASE("a step's captured output reads back as written; a step that did not run has none") {
+  std::string pattern = (std::filesystem::temp_directory_path() / "fastcuda-capture-XXXXXX").string();
+  REQUIRE(mkdtemp(pattern.data()));
+  std::string prefix = pattern + "/step0-abc";
+  RealFileSystem fs;
+  CHECK_FALSE(ReadCapture(prefix, fs));
+  WriteCapture(prefix, {"out\nput", "a warning\n", 3});
+  std::optional<CapturedOutput> back = ReadCapture(prefix, fs);
+  REQUIRE(back);
+  CHECK(back->stdout_text == "out\nput");
+  CHECK(back->stderr_text == "a warning\n");
+  CHECK(back->exit_code == 3);
+  std::filesystem::remove_all(pattern);
+}
