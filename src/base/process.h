@@ -50,6 +50,20 @@ int ReceivedSignal();
 /// sccache's server) holds the parent's lock.
 void CloseInheritedDescriptor();
 
+/// Starts the programs a command runs, so that tests can run the command
+/// with a fake.
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  virtual ProcessResult Run(const ProcessSpec& spec) = 0;
+};
+
+/// RunProcess.
+class RealCommandRunner : public CommandRunner {
+ public:
+  ProcessResult Run(const ProcessSpec& spec) override { return RunProcess(spec); }
+};
+
 /// How a process ended, in words: "exited with status 2", or "killed by
 /// signal 11 (Segmentation fault)".
 std::string DescribeEnd(const ProcessResult& result);

@@ -6,13 +6,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "src/cli/commands.h"
+#include "src/cli/step_command.h"
 #include "src/graph/compile_modes.h"
 #include "src/base/depfile.h"
 #include "src/cli/embed_fatbin.h"
@@ -27,47 +25,39 @@
 namespace fastcuda {
 namespace {
 
-std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path) {
+std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path, const FileSystem& fs) {
   if (path.empty()) return {};
-  std::optional<std::string> text = RealFileSystem().Read(path);
+  std::optional<std::string> text = fs.Read(path);
   if (!text) throw std::runtime_error("cannot read " + path);
   return ParseEnvironmentFile(*text);
 }
 
 /// Makes every relative path of a depfile absolute, so that Ninja, which
 /// runs elsewhere, finds the headers.
-void MakeDepfileAbsolute(const std::string& path, const std::string& cwd) {
-  Depfile depfile = ParseDepfile(RealFileSystem().Read(path).value_or(""));
+void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, WritableFileSystem& fs) {
+  Depfile depfile = ParseDepfile(fs.Read(path).value_or(""));
   for (std::string& dependency : depfile.dependencies) dependency = ResolvePath(cwd, dependency);
-  WriteFileAtomically(path, FormatDepfile(depfile));
+  fs.Write(path, FormatDepfile(depfile));
 }
 
 /// Where an output waits while its step runs, so that an unchanged result
 /// can get its old file (and mtime) back.
 std::string PreviousPath(const std::string& output) { return output + ".fastcuda-prev"; }
 
-bool SameContent(const std::string& a, const std::string& b) {
-  RealFileSystem fs;
-  std::optional<std::string> x = fs.Read(a);
-  return x && x == fs.Read(b);
-}
-
 /// Moves existing outputs aside before the step writes new ones.
-void SetOutputsAside(const std::vector<std::string>& outputs) {
-  for (const std::string& output : outputs) {
-    std::error_code ignored;  // a missing output has nothing to set aside
-    std::filesystem::rename(output, PreviousPath(output), ignored);
-  }
+void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem& fs) {
+  for (const std::string& output : outputs) fs.Rename(output, PreviousPath(output));
 }
 
 /// After a successful step: where an output came out the same as before,
 /// puts the old file back, so Ninja (restat = 1) skips what depends on it.
-void KeepUnchangedOutputs(const std::vector<std::string>& outputs) {
+void KeepUnchangedOutputs(const std::vector<std::string>& outputs, WritableFileSystem& fs) {
   for (const std::string& output : outputs) {
     std::string previous = PreviousPath(output);
-    if (!std::filesystem::exists(previous)) continue;
-    if (SameContent(output, previous)) std::filesystem::rename(previous, output);
-    else std::filesystem::remove(previous);
+    std::optional<std::string> before = fs.Read(previous);
+    if (!before) continue;
+    if (before == fs.Read(output)) fs.Rename(previous, output);
+    else fs.Remove(previous);
   }
 }
 
@@ -83,10 +73,10 @@ void Append(const std::string& path, const std::string& text) {
 
 /// Blanks the `#if 0` blocks of cudafe++'s host source, before restat
 /// compares it with the last build's.
-void BlankDisabledCodeIn(const std::string& path) {
-  std::optional<std::string> text = RealFileSystem().Read(path);
+void BlankDisabledCodeIn(const std::string& path, WritableFileSystem& fs) {
+  std::optional<std::string> text = fs.Read(path);
   if (!text) return;
-  if (std::optional<std::string> blanked = BlankDisabledCode(*text)) WriteFileAtomically(path, *blanked);
+  if (std::optional<std::string> blanked = BlankDisabledCode(*text)) fs.Write(path, *blanked);
 }
 
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the jobs
@@ -108,8 +98,8 @@ void ReportSignal(const StepInvocation& options, ProcessResult& result) {
 }
 
 /// Runs the step's program, or the early host step it stands for.
-ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec) {
-  if (!options.embedding) return RunProcess(spec);
+ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec, CommandRunner& runner) {
+  if (!options.embedding) return runner.Run(spec);
   const FatbinEmbedding& embedding = *options.embedding;
   if (embedding.early_object.empty()) return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout);
   return EmbedFatbin(spec, embedding);
@@ -117,43 +107,46 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec)
 
 }  // namespace
 
-int StepMain(const std::vector<std::string>& args) {
-  DieWithParent();
-  StepInvocation options = StepInvocation::Parse(args);
+int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
   SplitByLoad(options);
-  ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file),
-                   !options.capture.empty()};
+  ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file, fs), !options.capture.empty()};
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
-  SetOutputsAside(outputs);
-  ProcessResult result = RunProgram(options, spec);
+  SetOutputsAside(outputs, fs);
+  ProcessResult result = RunProgram(options, spec, runner);
   ReportSignal(options, result);
   if (!options.capture.empty()) {
-    WriteCapture(options.capture, {result.stdout_text, result.stderr_text, result.exit_code});
+    WriteCapture(options.capture, {result.stdout_text, result.stderr_text, result.exit_code}, fs);
   }
   if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.
     for (const std::string& output : outputs) {
-      std::filesystem::remove(output);
-      std::filesystem::remove(PreviousPath(output));
+      fs.Remove(output);
+      fs.Remove(PreviousPath(output));
     }
     return result.exit_code;
   }
-  if (!options.blank_disabled.empty()) BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled));
-  KeepUnchangedOutputs(outputs);
+  if (!options.blank_disabled.empty()) BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
+  KeepUnchangedOutputs(outputs, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
     Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb));
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {
-    std::filesystem::copy_file(depfile, ResolvePath(options.cwd, options.kept_depfile),
-                               std::filesystem::copy_options::overwrite_existing);
+    fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
-  if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd);
-  if (!options.stamp.empty()) std::ofstream(ResolvePath(options.cwd, options.stamp), std::ios::trunc);
+  if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd, fs);
+  if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
   return 0;
+}
+
+int StepMain(const std::vector<std::string>& args) {
+  DieWithParent();
+  RealCommandRunner runner;
+  RealFileSystem fs;
+  return RunStep(StepInvocation::Parse(args), runner, fs);
 }
 
 int WriteTextMain(const std::vector<std::string>& args) {

@@ -121,11 +121,11 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
   return call;
 }
 
-void WriteCapture(const std::string& prefix, const CapturedOutput& output) {
-  WriteFileAtomically(StdoutPath(prefix), output.stdout_text);
-  WriteFileAtomically(StderrPath(prefix), output.stderr_text);
+void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs) {
+  fs.Write(StdoutPath(prefix), output.stdout_text);
+  fs.Write(StderrPath(prefix), output.stderr_text);
   // Last: its presence tells ReadCapture that the step ran.
-  WriteFileAtomically(ExitCodePath(prefix), std::to_string(output.exit_code) + "\n");
+  fs.Write(ExitCodePath(prefix), std::to_string(output.exit_code) + "\n");
 }
 
 std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs) {

@@ -61,7 +61,7 @@ struct CapturedOutput {
 };
 
 /// Writes PREFIX.out, PREFIX.err and PREFIX.rc, each atomically.
-void WriteCapture(const std::string& prefix, const CapturedOutput& output);
+void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs);
 
 /// What WriteCapture saved under `prefix`; nullopt while the step has not
 /// run (no PREFIX.rc).

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "src/plan/step_protocol.h"
+#include "tests/test_support.h"
 
 using namespace fastcuda;
 
@@ -87,16 +88,13 @@ TEST_CASE("a command line Parse cannot read throws, naming what is wrong") {
 }
 
 TEST_CASE("a step's captured output reads back as written; a step that did not run has none") {
-  std::string pattern = (std::filesystem::temp_directory_path() / "fastcuda-capture-XXXXXX").string();
-  REQUIRE(mkdtemp(pattern.data()));
-  std::string prefix = pattern + "/step0-abc";
-  RealFileSystem fs;
+  std::string prefix = "/w/capture/step0-abc";
+  fastcuda::testing::FakeFileSystem fs;
   CHECK_FALSE(ReadCapture(prefix, fs));
-  WriteCapture(prefix, {"out\nput", "a warning\n", 3});
+  WriteCapture(prefix, {"out\nput", "a warning\n", 3}, fs);
   std::optional<CapturedOutput> back = ReadCapture(prefix, fs);
   REQUIRE(back);
   CHECK(back->stdout_text == "out\nput");
   CHECK(back->stderr_text == "a warning\n");
   CHECK(back->exit_code == 3);
-  std::filesystem::remove_all(pattern);
 }

@@ -1,0 +1,16 @@
+// `fastcuda step`, on the processes and file system it is given.
+#pragma once
+
+#include "src/base/file_system.h"
+#include "src/base/process.h"
+#include "src/plan/step_protocol.h"
+
+namespace fastcuda {
+
+/// Runs one step: sets its outputs aside, runs its program through `runner`,
+/// keeps an output that came out the same (with its old mtime, for
+/// restat), removes every output of a failed step, keeps and rewrites its
+/// depfile, touches its stamp. Returns the program's exit status.
+int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs);
+
+}  // namespace fastcuda

@@ -1,0 +1,77 @@
+#include <doctest/doctest.h>
+
+#include "src/cli/step_command.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+
+namespace {
+
+/// A program that writes `content` to the output after `-o` and exits with
+/// `exit_code`, on the fake disk it is given; remembers what it ran.
+class FakeProgram : public CommandRunner {
+ public:
+  FakeProgram(FakeFileSystem& disk, std::string content, int exit_code = 0)
+      : disk_(disk), content_(std::move(content)), exit_code_(exit_code) {}
+  ProcessResult Run(const ProcessSpec& spec) override {
+    ran.push_back(spec);
+    for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+      if (spec.argv[i] == "-o") disk_.Write(ResolvePath(spec.cwd, spec.argv[i + 1]), content_);
+    }
+    return {exit_code_, 0, "printed\n", "", 1234};
+  }
+  std::vector<ProcessSpec> ran;
+
+ private:
+  FakeFileSystem& disk_;
+  std::string content_;
+  int exit_code_;
+};
+
+StepInvocation Step(const std::vector<std::string>& options) {
+  std::vector<std::string> args = options;
+  args.insert(args.end(), {"--cwd", "/w", "--env-file", "/w/nvcc.env", "/w/a.ptx", "--", "cicc", "-o", "a.ptx"});
+  return StepInvocation::Parse(args);
+}
+
+}  // namespace
+
+TEST_CASE("step on fakes: an output that came out the same keeps its file and mtime (restat)") {
+  FakeFileSystem disk({{"/w/nvcc.env", R"({"PATH": "/cuda/bin"})"}, {"/w/a.ptx", "ptx v1"}});
+  auto before = disk.MTime("/w/a.ptx");
+  FakeProgram same(disk, "ptx v1");
+  CHECK(RunStep(Step({}), same, disk) == 0);
+  REQUIRE(same.ran.size() == 1);
+  CHECK(same.ran[0].env_set == std::map<std::string, std::string>{{"PATH", "/cuda/bin"}});
+  CHECK(same.ran[0].cwd == "/w");
+  CHECK(disk.MTime("/w/a.ptx") == before);
+  CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
+  FakeProgram changed(disk, "ptx v2");
+  CHECK(RunStep(Step({}), changed, disk) == 0);
+  CHECK(disk.Read("/w/a.ptx") == "ptx v2");
+  CHECK(disk.MTime("/w/a.ptx") != before);
+}
+
+TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
+  FakeProgram failing(disk, "half a ptx", 3);
+  CHECK(RunStep(Step({"--capture", "/w/capture/step0"}), failing, disk) == 3);
+  CHECK_FALSE(disk.IsFile("/w/a.ptx"));
+  CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
+  std::optional<CapturedOutput> captured = ReadCapture("/w/capture/step0", disk);
+  REQUIRE(captured);
+  CHECK(captured->exit_code == 3);
+  CHECK(captured->stdout_text == "printed\n");
+}
+
+TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touched") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ii.d", "a.ii: k.cu inc/h.h\n"}});
+  FakeProgram program(disk, "text");
+  StepInvocation step =
+      Step({"--depfile", "a.ii.d", "--absolute-depfile", "--keep-depfile", "a.ii.deps", "--stamp", "/w/s.stamp"});
+  CHECK(RunStep(step, program, disk) == 0);
+  CHECK(disk.Read("/w/a.ii.deps") == "a.ii: k.cu inc/h.h\n");
+  CHECK(disk.Read("/w/a.ii.d").value_or("").find("/w/inc/h.h") != std::string::npos);
+  CHECK(disk.Read("/w/s.stamp") == "");
+}
