@@ -8,6 +8,7 @@
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/ninja_writer.h"
 #include "src/cli/commands.h"
+#include "src/cli/launcher.h"
 #include "src/nvcc/compile_database.h"
 #include "src/base/depfile.h"
 #include "src/base/directory_lock.h"
@@ -56,92 +57,10 @@ int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options) {
   return 0;
 }
 
-/// `fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...`, taken apart.
-struct LauncherCall {
-  std::string graph_dir;                   ///< the global graph that may have built the object
-  std::vector<std::string> launcher;       ///< ccache, sccache... before nvcc
-  std::vector<std::string> nvcc;           ///< nvcc and its arguments
-};
-
-LauncherCall ParseLauncherCall(const std::vector<std::string>& args) {
-  LauncherCall call;
-  size_t start = 0;
-  if (args.size() > 2 && args[0] == "--graph") {
-    call.graph_dir = args[1];
-    start = 2;
-  }
-  // Words before the first one that is nvcc are launchers, if nvcc is there
-  // at all (NVCC may be a path to an nvcc of another name).
-  size_t nvcc = start;
-  for (size_t i = start; i < args.size() && args[i].rfind('-', 0) != 0; ++i) {
-    if (IsNvcc(args[i])) {
-      nvcc = i;
-      break;
-    }
-  }
-  if (nvcc >= args.size()) throw std::invalid_argument("no nvcc command given");
-  call.launcher.assign(args.begin() + start, args.begin() + nvcc);
-  call.nvcc.assign(args.begin() + nvcc, args.end());
-  return call;
-}
-
-std::optional<std::filesystem::file_time_type> ModificationTime(const std::string& path) {
-  std::error_code error;
-  auto time = std::filesystem::last_write_time(path, error);
-  if (error) return std::nullopt;
-  return time;
-}
-
-/// With `--graph DIR`: when the global graph has built this object from the
-/// same command and has seen the current version of every file it depends
-/// on, writes the depfile the caller asked for and returns true. The graph's
-/// preprocessing rewrites its kept depfiles each time it runs, so a source
-/// or header newer than the depfile that lists it means the graph has not
-/// caught up (the object's own mtime says nothing: restat keeps an unchanged
-/// object's old one). Never trusts a stale object. An object older than its
-/// newest dependency gets that one's mtime: CMake's Ninja records the
-/// object's mtime after this call and would otherwise find it older than a
-/// touched header on every later build, and run this call again.
-bool UseGraphResult(const LauncherCall& call, const std::string& cwd) {
-  std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
-  if (outputs.empty()) return false;
-  const std::string& output = outputs.back();
-  std::string object = ResolvePath(cwd, output);
-  RealFileSystem fs;
-  std::optional<TuRecord> record = ParseTuRecord(
-      fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
-  if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
-    return false;
-  }
-  std::optional<std::filesystem::file_time_type> object_time = ModificationTime(object);
-  if (!object_time) return false;
-  std::filesystem::file_time_type newest = *object_time;
-  std::vector<Depfile> parts;
-  for (const std::string& path : record->depfiles) {
-    std::optional<std::string> text = fs.Read(path);
-    std::optional<std::filesystem::file_time_type> seen = ModificationTime(path);
-    if (!text || !seen) return false;
-    parts.push_back(ParseDepfile(*text));
-    for (const std::string& dependency : parts.back().dependencies) {
-      std::optional<std::filesystem::file_time_type> time = ModificationTime(ResolvePath(cwd, dependency));
-      if (!time || *time > *seen) return false;
-      newest = std::max(newest, *time);
-    }
-  }
-  if (newest != *object_time) std::filesystem::last_write_time(object, newest);
-  std::vector<std::string> dependencies = UnionOfDependencies(parts);
-  if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
-    DepfileRequest request = ScanNvccArgs(call.nvcc).depfile;
-    WriteFileAtomically(ResolvePath(cwd, *depfile),
-                        FormatDepfile({{request.target.empty() ? output : request.target}, dependencies},
-                                      request.phony_targets));
-  }
-  return true;
-}
-
-void RemoveOutputs(const StepGraph& graph) {
+/// After a failure, as nvcc leaves no object of a failed compile.
+void RemoveOutputs(const StepGraph& graph, WritableFileSystem& fs) {
   for (const std::string& output : graph.final_outputs) {
-    std::filesystem::remove(std::filesystem::path(graph.cwd) / output);
+    fs.Remove(ResolvePath(graph.cwd, output));
   }
 }
 
@@ -168,10 +87,69 @@ int ExitLikeNvccOn(int signal) {
 
 }  // namespace
 
+LauncherCall ParseLauncherCall(const std::vector<std::string>& args) {
+  LauncherCall call;
+  size_t start = 0;
+  if (args.size() > 2 && args[0] == "--graph") {
+    call.graph_dir = args[1];
+    start = 2;
+  }
+  // Words before the first one that is nvcc are launchers, if nvcc is there
+  // at all (NVCC may be a path to an nvcc of another name).
+  size_t nvcc = start;
+  for (size_t i = start; i < args.size() && args[i].rfind('-', 0) != 0; ++i) {
+    if (IsNvcc(args[i])) {
+      nvcc = i;
+      break;
+    }
+  }
+  if (nvcc >= args.size()) throw std::invalid_argument("no nvcc command given");
+  call.launcher.assign(args.begin() + start, args.begin() + nvcc);
+  call.nvcc.assign(args.begin() + nvcc, args.end());
+  return call;
+}
+
+bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFileSystem& fs) {
+  std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
+  if (outputs.empty()) return false;
+  const std::string& output = outputs.back();
+  std::string object = ResolvePath(cwd, output);
+  std::optional<TuRecord> record = ParseTuRecord(
+      fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
+  if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
+    return false;
+  }
+  std::optional<std::filesystem::file_time_type> object_time = fs.MTime(object);
+  if (!object_time) return false;
+  std::filesystem::file_time_type newest = *object_time;
+  std::vector<Depfile> parts;
+  for (const std::string& path : record->depfiles) {
+    std::optional<std::string> text = fs.Read(path);
+    std::optional<std::filesystem::file_time_type> seen = fs.MTime(path);
+    if (!text || !seen) return false;
+    parts.push_back(ParseDepfile(*text));
+    for (const std::string& dependency : parts.back().dependencies) {
+      std::optional<std::filesystem::file_time_type> time = fs.MTime(ResolvePath(cwd, dependency));
+      if (!time || *time > *seen) return false;
+      newest = std::max(newest, *time);
+    }
+  }
+  if (newest != *object_time) fs.SetMTime(object, newest);
+  std::vector<std::string> dependencies = UnionOfDependencies(parts);
+  if (std::optional<std::string> depfile = RequestedDepfile(call.nvcc, output)) {
+    DepfileRequest request = ScanNvccArgs(call.nvcc).depfile;
+    fs.Write(ResolvePath(cwd, *depfile),
+             FormatDepfile({{request.target.empty() ? output : request.target}, dependencies},
+                           request.phony_targets));
+  }
+  return true;
+}
+
 int LauncherMain(const std::vector<std::string>& all_args) {
   const std::string cwd = std::filesystem::current_path().string();
   LauncherCall call = ParseLauncherCall(all_args);
-  if (!call.graph_dir.empty() && UseGraphResult(call, cwd)) return 0;
+  RealFileSystem disk;
+  if (!call.graph_dir.empty() && UseGraphResult(call, cwd, disk)) return 0;
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
   const std::map<std::string, std::string> environment = CurrentEnvironment();
@@ -209,8 +187,8 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   } catch (const std::exception& unwritable) {  // nvcc fails there too, with the assembler's message
     run_nvcc_itself(std::string("no work directory: ") + unwritable.what());
   }
-  for (const std::string& path : OrphanedIntermediates({KeptFilesOf(graph)}, RealFileSystem())) {
-    std::filesystem::remove(path);
+  for (const std::string& path : OrphanedIntermediates({KeptFilesOf(graph)}, disk)) {
+    disk.Remove(path);
   }
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
@@ -227,7 +205,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   ninja.lock_fd = lock->fd();
   ProcessResult result = RunNinja(ninja);
   int step_failure = ReplayStepOutput(graph, options);
-  if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph);
+  if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph, disk);
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
   if (step_failure != 0) return step_failure;
   if (result.exit_code != 0) {

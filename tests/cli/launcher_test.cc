@@ -1,0 +1,66 @@
+#include <doctest/doctest.h>
+
+#include "src/base/depfile.h"
+#include "src/cli/launcher.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/nvcc_call.h"
+#include "src/plan/tu_record.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+
+namespace {
+
+const std::vector<std::string> kCommand = {"nvcc", "-c", "/src/a.cu", "-o", "obj/a.o"};
+
+/// A disk where the graph at /g built /b/obj/a.o from kCommand, its kept
+/// depfile written after the source and header it lists.
+FakeFileSystem BuiltByGraph() {
+  FakeFileSystem disk;
+  disk.Write("/src/a.cu", "source");
+  disk.Write("/src/h.h", "header");
+  disk.Write("/b/obj/a.o", "object");
+  std::string work_dir = WorkDirFor(TuRoot("/g"), "/b/obj/a.o");
+  disk.Write(work_dir + "/a.cpp4.ii.deps", "a.cpp4.ii: /src/a.cu /src/h.h\n");
+  disk.Write(TuRecordPath(work_dir), FormatTuRecord({"/b", kCommand, {work_dir + "/a.cpp4.ii.deps"}}));
+  return disk;
+}
+
+LauncherCall Call(std::vector<std::string> extra = {}) {
+  std::vector<std::string> nvcc = kCommand;
+  nvcc.insert(nvcc.end(), extra.begin(), extra.end());
+  return {"/g", {}, nvcc};
+}
+
+}  // namespace
+
+TEST_CASE("launcher: words before nvcc are launchers; --graph names the graph") {
+  LauncherCall call = ParseLauncherCall({"--graph", "/g", "ccache", "/cuda/bin/nvcc", "-c", "a.cu"});
+  CHECK(call.graph_dir == "/g");
+  CHECK(call.launcher == std::vector<std::string>{"ccache"});
+  CHECK(call.nvcc == std::vector<std::string>{"/cuda/bin/nvcc", "-c", "a.cu"});
+  // NVCC may be an nvcc of another name: with no nvcc, the first word is it.
+  CHECK(ParseLauncherCall({"my-cuda-compiler", "-c", "a.cu"}).launcher.empty());
+  CHECK_THROWS_AS(ParseLauncherCall({}), std::invalid_argument);
+}
+
+TEST_CASE("launcher on fakes: the graph's object is used when it saw every file; the depfile is written") {
+  FakeFileSystem disk = BuiltByGraph();
+  CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));
+  CHECK(disk.Read("/b/obj/a.o.d").value_or("") ==
+        FormatDepfile({{"obj/a.o"}, {"/src/a.cu", "/src/h.h"}}, /*phony_targets=*/false));
+  // The object is no older than what it was made from, for CMake's Ninja.
+  CHECK(disk.MTime("/b/obj/a.o") >= disk.MTime("/src/h.h"));
+}
+
+TEST_CASE("launcher on fakes: never the graph's object when it may be stale") {
+  FakeFileSystem edited = BuiltByGraph();
+  edited.Write("/src/h.h", "header, edited after the graph ran");
+  CHECK_FALSE(UseGraphResult(Call(), "/b", edited));
+  FakeFileSystem disk = BuiltByGraph();
+  CHECK_FALSE(UseGraphResult(Call({"-DOTHER"}), "/b", disk));  // another command
+  CHECK_FALSE(UseGraphResult(Call(), "/elsewhere", disk));      // another directory
+  disk.Remove("/b/obj/a.o");
+  CHECK_FALSE(UseGraphResult(Call(), "/b", disk));
+}
