@@ -26,7 +26,9 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-std::string PoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
+std::string PoolName(StepKind kind) {
+  return "fastcuda_" + Lower(StepKindName(kind));
+}
 
 /// NinjaPath for one graph, and whether its steps run where Ninja does.
 class PathMapper {
@@ -96,8 +98,9 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
 /// by every edge (the tool, the environment, the memory log) are file-level
 /// variables the rule's command refers to; the outputs come from `$out`.
 /// Keeping repeated text out of the manifest halves Ninja's parse time.
-std::vector<std::pair<std::string, std::string>> CommandVariables(
-    const StepGraph& graph, size_t index, const FragmentOptions& options, const PathMapper& paths) {
+std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGraph& graph, size_t index,
+                                                                  const FragmentOptions& options,
+                                                                  const PathMapper& paths) {
   const GraphStep& step = graph.steps[index];
   auto ninja = [](const std::vector<std::string>& words) { return EscapeNinjaValue(JoinShellWords(words)); };
   std::string flags, argv;
@@ -192,8 +195,8 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     const GraphStep& step = graph.steps[i];
     NinjaBuild build;
     build.rule = std::string(StepKindName(step.kind));
-    build.outputs = step.outputs.empty() ? std::vector<std::string>{StampPath(graph, i)}
-                                         : paths(step.outputs);
+    build.outputs =
+        step.outputs.empty() ? std::vector<std::string>{StampPath(graph, i)} : paths(step.outputs);
     if (!step.kept_depfile.empty()) build.implicit_outputs = {step.kept_depfile};
     build.inputs = paths(step.inputs);
     std::set<std::string> listed(build.inputs.begin(), build.inputs.end());
@@ -222,10 +225,11 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
   }
 }
 
-std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }
+std::string AlwaysDirtyPath(const StepGraph& graph) {
+  return graph.work_dir + "/always-dirty";
+}
 
-std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
-                        size_t step_index) {
+std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index) {
   // The command's hash keeps output captured for another command from being
   // replayed after the manifest changed.
   return options.capture_dir + "/step" + std::to_string(step_index) + "-" +

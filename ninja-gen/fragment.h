@@ -5,16 +5,16 @@
 #include <string>
 
 #include "ninja-gen/ninja_writer.h"
-#include "src/plan/memory_budget.h"
 #include "src/graph/step_graph.h"
+#include "src/plan/memory_budget.h"
 
 namespace fastcuda {
 
 /// How the edges of a step graph are written.
 struct FragmentOptions {
-  std::string fastcuda;   ///< the fastcuda executable, which runs every step
-  std::string env_file;   ///< holds the graph's environment (see WriteEnvironmentFile)
-  std::string ninja_cwd;  ///< directory Ninja runs in; other relative paths are made absolute
+  std::string fastcuda;     ///< the fastcuda executable, which runs every step
+  std::string env_file;     ///< holds the graph's environment (see WriteEnvironmentFile)
+  std::string ninja_cwd;    ///< directory Ninja runs in; other relative paths are made absolute
   std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
   std::string memory_log;   ///< non-empty: steps append their peak memory there
   /// The preprocessing steps run in every build: the kept intermediates are
@@ -52,8 +52,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
 std::string AlwaysDirtyPath(const StepGraph& graph);
 
 /// The name under which a step's output is captured (launcher mode).
-std::string CapturePath(const FragmentOptions& options, const StepGraph& graph,
-                        size_t step_index);
+std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index);
 
 /// A complete manifest for one graph: rules, edges, and its outputs as the
 /// default targets. `builddir` (may be empty) is where Ninja keeps its logs.

@@ -4,9 +4,9 @@
 #include <map>
 #include <numeric>
 
-#include "src/plan/graph_dir.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
+#include "src/plan/graph_dir.h"
 
 namespace fastcuda {
 namespace {
@@ -20,8 +20,7 @@ std::vector<size_t> ScheduleOrder(const std::vector<std::vector<int64_t>>& remai
   }
   std::vector<size_t> order(remaining.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return length[a] > length[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return length[a] > length[b]; });
   return order;
 }
 
@@ -41,12 +40,10 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
 
 }  // namespace
 
-
-
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options) {
   std::map<std::string, std::string> files;
-  std::vector<std::string> env_files;  // per graph
+  std::vector<std::string> env_files;   // per graph
   std::map<std::string, size_t> users;  // env file -> graphs using it
   for (const StepGraph& graph : graphs) {
     std::string environment = EnvironmentFileText(graph.environment);
@@ -74,16 +71,14 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   WriteStepRules(top, options.pools, shared);
   MemoryPlan memory;
   if (options.memory_budget_kib > 0) {
-    memory = PlanMemory(graphs, options.memory_history, options.memory_budget_kib, options.jobs,
-                        ninja_path);
+    memory = PlanMemory(graphs, options.memory_history, options.memory_budget_kib, options.jobs, ninja_path);
     WriteMemoryPools(top, memory);
   }
   // Every step's remaining time, once: for the TU order and the ladder.
   std::vector<std::vector<int64_t>> remaining;
   for (const StepGraph& graph : graphs) {
-    remaining.push_back(RemainingPathMs(graph, options.history, [&](const std::string& path) {
-      return ninja_path(graph, path);
-    }));
+    remaining.push_back(RemainingPathMs(graph, options.history,
+                                        [&](const std::string& path) { return ninja_path(graph, path); }));
   }
   std::vector<std::string> objects;
   for (size_t index : ScheduleOrder(remaining)) {

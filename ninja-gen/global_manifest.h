@@ -7,26 +7,25 @@
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/priority_ladder.h"
+#include "src/graph/step_graph.h"
 #include "src/plan/critical_path.h"
 #include "src/plan/memory_budget.h"
-#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 
 /// What the top-level manifest needs besides the graphs.
 struct GlobalManifestOptions {
-  std::string out_dir;                         ///< absolute; Ninja runs here
-  std::string fastcuda;                        ///< the executable running the steps
-  std::vector<std::string> regenerate_command; ///< the `fastcuda gen` call that wrote this
-  std::vector<std::string> regenerate_inputs;  ///< database, fastcuda, nvcc binaries
+  std::string out_dir;                          ///< absolute; Ninja runs here
+  std::string fastcuda;                         ///< the executable running the steps
+  std::vector<std::string> regenerate_command;  ///< the `fastcuda gen` call that wrote this
+  std::vector<std::string> regenerate_inputs;   ///< database, fastcuda, nvcc binaries
   PoolDepths pools;
-  StepDurations history;                       ///< from the last build's .ninja_log
-  StepMemory memory_history;                   ///< peak memory of steps in earlier builds
-  int64_t memory_budget_kib = 0;               ///< 0: no memory pools
-  unsigned jobs = 1;                           ///< Ninja's job count, for the memory plan
-  bool priority_ladder = false;                ///< rank steps by remaining time (Ninja 1.12+)
+  StepDurations history;          ///< from the last build's .ninja_log
+  StepMemory memory_history;      ///< peak memory of steps in earlier builds
+  int64_t memory_budget_kib = 0;  ///< 0: no memory pools
+  unsigned jobs = 1;              ///< Ninja's job count, for the memory plan
+  bool priority_ladder = false;   ///< rank steps by remaining time (Ninja 1.12+)
 };
-
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
 /// the regeneration edge, the edges of every TU, `all`) and one environment
@@ -37,6 +36,5 @@ struct GlobalManifestOptions {
 /// remaining time for the Ninja versions that have it.
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options);
-
 
 }  // namespace fastcuda

@@ -22,9 +22,13 @@ std::string EscapeNinjaPath(std::string_view path) {
   return Escape(path, true);
 }
 
-std::string EscapeNinjaValue(std::string_view value) { return Escape(value, false); }
+std::string EscapeNinjaValue(std::string_view value) {
+  return Escape(value, false);
+}
 
-void NinjaWriter::Comment(std::string_view text) { text_.append("# ").append(text).append("\n"); }
+void NinjaWriter::Comment(std::string_view text) {
+  text_.append("# ").append(text).append("\n");
+}
 
 void NinjaWriter::Variable(std::string_view name, std::string_view value) {
   text_.append(name).append(" = ").append(EscapeNinjaValue(value)).append("\n");
@@ -70,6 +74,5 @@ void NinjaWriter::Default(const std::vector<std::string>& targets) {
   PathList("", targets);
   text_.append("\n");
 }
-
 
 }  // namespace fastcuda

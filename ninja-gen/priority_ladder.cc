@@ -12,14 +12,15 @@ namespace {
 /// build's timings) but cost a cascade of rungs after the last step.
 constexpr int64_t kMinQuantumMs = 250;
 
-std::string RungPath(const std::string& dir, size_t k) { return dir + "/rung" + std::to_string(k); }
+std::string RungPath(const std::string& dir, size_t k) {
+  return dir + "/rung" + std::to_string(k);
+}
 
 }  // namespace
 
 PriorityLadder PlanPriorityLadder(
     const std::vector<StepGraph>& graphs, const std::vector<std::vector<int64_t>>& remaining,
-    const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path,
-    size_t max_rungs) {
+    const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path, size_t max_rungs) {
   int64_t longest = 0;
   for (const std::vector<int64_t>& steps : remaining) {
     for (int64_t ms : steps) longest = std::max(longest, ms);

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "ninja-gen/ninja_writer.h"
-#include "src/plan/critical_path.h"
 #include "src/graph/step_graph.h"
+#include "src/plan/critical_path.h"
 
 namespace fastcuda {
 
@@ -16,10 +16,9 @@ namespace fastcuda {
 /// 0.3-second one of a light TU weigh the same, and the heavy TU's chain
 /// ends the build alone. A ladder of cheap edges beside the graph makes the
 /// count stand for time: rung k waits for rung k+1 (order-only: Ninja ranks
-/// through those too), the last rung for nothing, `all` for rung 1; a step with R ms of remaining path (its own
-/// and the longest chain after it) is an input of rung round(R / quantum),
-/// so Ninja ranks it by R (a step that its followers already rank that high
-/// is left off). Rungs only touch a file, off every step's path.
+/// through those too), the last rung for nothing, `all` for rung 1; a step with R ms of remaining path (its
+/// own and the longest chain after it) is an input of rung round(R / quantum), so Ninja ranks it by R (a step
+/// that its followers already rank that high is left off). Rungs only touch a file, off every step's path.
 struct PriorityLadder {
   int64_t quantum_ms = 0;
   /// rungs[k - 1]: the files (as Ninja names them) that rung k waits for.

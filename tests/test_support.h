@@ -50,7 +50,9 @@ class FakeFileSystem : public WritableFileSystem {
     if (it == mtimes_.end()) return std::nullopt;
     return it->second;
   }
-  void SetMTime(const std::string& path, std::filesystem::file_time_type time) override { mtimes_[path] = time; }
+  void SetMTime(const std::string& path, std::filesystem::file_time_type time) override {
+    mtimes_[path] = time;
+  }
   void Write(const std::string& path, const std::string& content) override {
     files_[path] = content;
     mtimes_[path] = Tick();
@@ -88,21 +90,28 @@ class FakeDryrunRunner : public DryrunRunner {
     int call = ++calls;  // this call's number, however many run at once
     std::string source, output, flags;
     for (size_t i = 1; i < argv.size(); ++i) {
-      if (argv[i] == "-o") output = argv[++i];
-      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu") source = argv[i];
-      else if (argv[i] != "-c") flags += " " + argv[i];
+      if (argv[i] == "-o")
+        output = argv[++i];
+      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu")
+        source = argv[i];
+      else if (argv[i] != "-c")
+        flags += " " + argv[i];
     }
     if (quirky_) flags += " -DCALL=" + std::to_string(call);
     std::string stem = std::filesystem::path(source).stem().string();
     std::string tmp = "/tmp/tmpxft_" + std::to_string(1000 + call) + "_00000000-";
     std::string abs = (std::filesystem::path(cwd) / source).lexically_normal().string();
     return "#$ PATH=/cuda/bin\n"
-           "#$ gcc -E -x c++" + flags + " \"" + source + "\" -o \"" + tmp + "5_" + stem + ".cpp4.ii\"\n"
-           "#$ cudafe++ --orig_src_file_name \"" + source + "\" --orig_src_path_name \"" + abs +
-           "\" --gen_c_file_name \"" + tmp + "6_" + stem + ".cudafe1.cpp\" --stub_file_name \"tmpxft_" +
-           std::to_string(1000 + call) + "_00000000-6_" + stem + ".cudafe1.stub.c\" \"" + tmp + "5_" +
-           stem + ".cpp4.ii\"\n"
-           "#$ gcc -c -x c++ \"" + tmp + "6_" + stem + ".cudafe1.cpp\" -o \"" + output + "\"\n";
+           "#$ gcc -E -x c++" +
+           flags + " \"" + source + "\" -o \"" + tmp + "5_" + stem +
+           ".cpp4.ii\"\n"
+           "#$ cudafe++ --orig_src_file_name \"" +
+           source + "\" --orig_src_path_name \"" + abs + "\" --gen_c_file_name \"" + tmp + "6_" + stem +
+           ".cudafe1.cpp\" --stub_file_name \"tmpxft_" + std::to_string(1000 + call) + "_00000000-6_" + stem +
+           ".cudafe1.stub.c\" \"" + tmp + "5_" + stem +
+           ".cpp4.ii\"\n"
+           "#$ gcc -c -x c++ \"" +
+           tmp + "6_" + stem + ".cudafe1.cpp\" -o \"" + output + "\"\n";
   }
 
   ProgramIdentity Identify(const std::string& program) const override {

@@ -20,8 +20,10 @@ namespace {
 std::optional<int> NinjaJobLimit(const std::vector<std::string>& argv) {
   for (size_t i = 1; i < argv.size(); ++i) {
     std::string value;
-    if (argv[i] == "-j" && i + 1 < argv.size()) value = argv[i + 1];
-    else if (argv[i].starts_with("-j")) value = argv[i].substr(2);
+    if (argv[i] == "-j" && i + 1 < argv.size())
+      value = argv[i + 1];
+    else if (argv[i].starts_with("-j"))
+      value = argv[i].substr(2);
     int jobs = 0;
     if (RE2::FullMatch(value, R"re((\d+))re", &jobs) && jobs > 0) return jobs;
   }
@@ -73,7 +75,8 @@ std::vector<ProcessInfo> ReadBuildProcesses(int self) {
   std::istringstream words(children);
   for (int child; words >> child;) {
     if (!seen.insert(child).second) continue;  // an ancestor, read already
-    if (std::optional<ProcessInfo> process = ReadProcess(disk, child)) processes.push_back(std::move(*process));
+    if (std::optional<ProcessInfo> process = ReadProcess(disk, child))
+      processes.push_back(std::move(*process));
   }
   return processes;
 }
@@ -93,13 +96,16 @@ std::optional<ProcessInfo> ParseProcessStat(std::string_view stat) {
   process.name = std::string(stat.substr(open + 1, close - open - 1));
   std::string_view before = stat.substr(0, open), after = stat.substr(close + 1);
   if (!RE2::FullMatch(re2::StringPiece(before.data(), before.size()), R"re((\d+) )re", &process.pid) ||
-      !RE2::PartialMatch(re2::StringPiece(after.data(), after.size()), R"re(^ \S+ (\d+))re", &process.parent)) {
+      !RE2::PartialMatch(re2::StringPiece(after.data(), after.size()), R"re(^ \S+ (\d+))re",
+                         &process.parent)) {
     return std::nullopt;
   }
   return process;
 }
 
-bool IsNinja(const ProcessInfo& process) { return process.name.starts_with("ninja"); }
+bool IsNinja(const ProcessInfo& process) {
+  return process.name.starts_with("ninja");
+}
 
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags) {
@@ -110,7 +116,10 @@ BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int c
     ++children[process.parent];
     if (Splits(process)) ++splitting_children[process.parent];
   }
-  auto find = [&](int pid) { auto it = by_pid.find(pid); return it == by_pid.end() ? nullptr : it->second; };
+  auto find = [&](int pid) {
+    auto it = by_pid.find(pid);
+    return it == by_pid.end() ? nullptr : it->second;
+  };
   BuildLoad load{std::max(1, cores), 0, 0};
   if (std::optional<unsigned> make_jobs = MakeJobLimit(makeflags)) {
     load.slots = std::clamp(static_cast<int>(*make_jobs), 1, load.slots);

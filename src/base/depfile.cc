@@ -9,7 +9,9 @@ namespace {
 
 /// One word of a depfile (backslash escapes kept) and the separator after it.
 const RE2& DepfileWord() {
-  static const RE2 re(R"re((?:\s|\\\r?\n)*((?:\\[^\r\n]|\$\$|[^\s\\:$]|:[^\s])+)[ \t]*(:?)(?:[ \t]|\\\r?\n)*(\r?\n)?)re", RE2::Latin1);
+  static const RE2 re(
+      R"re((?:\s|\\\r?\n)*((?:\\[^\r\n]|\$\$|[^\s\\:$]|:[^\s])+)[ \t]*(:?)(?:[ \t]|\\\r?\n)*(\r?\n)?)re",
+      RE2::Latin1);
   return re;
 }
 

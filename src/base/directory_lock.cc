@@ -24,6 +24,8 @@ DirectoryLock::DirectoryLock(const std::string& dir, const std::string& name,
   }
 }
 
-DirectoryLock::~DirectoryLock() { close(fd_); }
+DirectoryLock::~DirectoryLock() {
+  close(fd_);
+}
 
 }  // namespace fastcuda

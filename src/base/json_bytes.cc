@@ -12,7 +12,9 @@ namespace {
 // that range is carried as its four bytes, each a reserved code point, so
 // that mapping back yields every string's bytes exactly.
 
-bool IsContinuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+bool IsContinuation(unsigned char byte) {
+  return (byte & 0xC0) == 0x80;
+}
 
 /// The length of the well-formed UTF-8 character at text[i], 0 if none.
 size_t CharLength(std::string_view text, size_t i) {
@@ -23,10 +25,14 @@ size_t CharLength(std::string_view text, size_t i) {
   // surrogates and code points above U+10FFFF.
   unsigned char low = 0x80, high = 0xBF;
   size_t length;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-  else if (lead >= 0xE0 && lead <= 0xEF) length = 3;
-  else if (lead >= 0xF0 && lead <= 0xF4) length = 4;
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4;
+  else
+    return 0;
   if (lead == 0xE0) low = 0xA0;
   if (lead == 0xED) high = 0x9F;
   if (lead == 0xF0) low = 0x90;
@@ -86,8 +92,10 @@ std::optional<unsigned> Hex4(std::string_view text, size_t i) {
   if (i + 4 > text.size()) return std::nullopt;
   unsigned value = 0;
   for (char c : text.substr(i, 4)) {
-    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                               : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
     if (digit < 0) return std::nullopt;
     value = value * 16 + static_cast<unsigned>(digit);
   }

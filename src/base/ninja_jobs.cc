@@ -26,7 +26,8 @@ unsigned ParseJobCount(std::string_view text, std::string_view what) {
 std::optional<unsigned> MakeJobLimit(std::string_view makeflags) {
   static const RE2 jobs_flag(R"re((?:^|\s)-j\s*(\d+))re");
   unsigned jobs = 0;
-  if (!RE2::PartialMatch(re2::StringPiece(makeflags.data(), makeflags.size()), jobs_flag, &jobs)) return std::nullopt;
+  if (!RE2::PartialMatch(re2::StringPiece(makeflags.data(), makeflags.size()), jobs_flag, &jobs))
+    return std::nullopt;
   return jobs;
 }
 
@@ -48,7 +49,9 @@ std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::st
   return NinjaJobArguments(context);
 }
 
-std::string NinjaProgram() { return EnvironmentVariable("FASTCUDA_NINJA", "ninja"); }
+std::string NinjaProgram() {
+  return EnvironmentVariable("FASTCUDA_NINJA", "ninja");
+}
 
 int NinjaMinorVersion(const std::string& ninja) {
   int minor = 11;  // no Ninja: the build reports it when it runs one

@@ -10,9 +10,9 @@ namespace fastcuda {
 
 /// What decides the Ninja job count.
 struct JobContext {
-  unsigned requested = 0;     ///< -j / FASTCUDA_JOBS; 0 when not given
-  std::string makeflags;      ///< MAKEFLAGS of the environment (a parent make's)
-  int ninja_minor = 11;       ///< Ninja's version 1.x
+  unsigned requested = 0;  ///< -j / FASTCUDA_JOBS; 0 when not given
+  std::string makeflags;   ///< MAKEFLAGS of the environment (a parent make's)
+  int ninja_minor = 11;    ///< Ninja's version 1.x
   unsigned cores = 1;
 };
 

@@ -129,7 +129,9 @@ void DieWithParent() {
   if (getppid() != parent) raise(SIGTERM);
 }
 
-int ReceivedSignal() { return received_signal.load(); }
+int ReceivedSignal() {
+  return received_signal.load();
+}
 
 void CloseInheritedDescriptor() {
   const char* fd = std::getenv(kInheritedFdVariable);

@@ -10,10 +10,10 @@ namespace fastcuda {
 
 /// What to run and how.
 struct ProcessSpec {
-  std::vector<std::string> argv;                ///< argv[0] is looked up on PATH
-  std::string cwd;                              ///< empty: the current directory
-  std::map<std::string, std::string> env_set;   ///< added to (or replacing in) the environment
-  bool capture_output = false;                  ///< collect stdout and stderr instead of inheriting
+  std::vector<std::string> argv;               ///< argv[0] is looked up on PATH
+  std::string cwd;                             ///< empty: the current directory
+  std::map<std::string, std::string> env_set;  ///< added to (or replacing in) the environment
+  bool capture_output = false;                 ///< collect stdout and stderr instead of inheriting
   /// Run in a process group of its own, so that the terminal's signals reach
   /// only this process, which forwards those it does not ignore (Ninja would
   /// otherwise stop on a hangup that `nohup` told FastCuda to ignore).
@@ -25,11 +25,11 @@ struct ProcessSpec {
 
 /// How a process ended.
 struct ProcessResult {
-  int exit_code = 0;       ///< the exit status, or 128 + signal number
-  int signal = 0;          ///< the signal that killed it; 0 when it exited
-  std::string stdout_text; ///< when captured
-  std::string stderr_text; ///< when captured
-  long max_rss_kb = 0;     ///< peak resident memory, from wait4
+  int exit_code = 0;        ///< the exit status, or 128 + signal number
+  int signal = 0;           ///< the signal that killed it; 0 when it exited
+  std::string stdout_text;  ///< when captured
+  std::string stderr_text;  ///< when captured
+  long max_rss_kb = 0;      ///< peak resident memory, from wait4
 };
 
 /// Runs a process to completion. The child gets SIGTERM when the thread

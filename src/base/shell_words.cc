@@ -15,7 +15,8 @@ const RE2& WordPattern() {
 /// escaped character, a variable, or plain text.
 const RE2& WordPiecePattern() {
   static const RE2 re(
-      R"re("((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|([^"'\\$]+|\$))re", RE2::Latin1);
+      R"re("((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|([^"'\\$]+|\$))re",
+      RE2::Latin1);
   return re;
 }
 
@@ -23,7 +24,8 @@ const RE2& WordPiecePattern() {
 /// variable, or literal text (other backslashes stay literal).
 const RE2& DoubleQuotedPiecePattern() {
   static const RE2 re(
-      R"re(\\([\\"$`])|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|(\\|[^\\$]+|\$))re", RE2::Latin1);
+      R"re(\\([\\"$`])|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|(\\|[^\\$]+|\$))re",
+      RE2::Latin1);
   return re;
 }
 
@@ -44,14 +46,17 @@ std::string UnquoteDoubleQuoted(std::string_view quoted, const VariableLookup* l
   std::string escaped, braced, plain_var, literal;
   while (!text.empty()) {
     escaped.clear(), braced.clear(), plain_var.clear(), literal.clear();
-    if (!RE2::Consume(&text, DoubleQuotedPiecePattern(), &escaped, &braced, &plain_var,
-                      &literal)) {
+    if (!RE2::Consume(&text, DoubleQuotedPiecePattern(), &escaped, &braced, &plain_var, &literal)) {
       throw ShellSyntaxError("cannot read quoted text: " + text.as_string());
     }
-    if (!escaped.empty()) out += escaped;
-    else if (!braced.empty()) out += Expand(lookup, braced);
-    else if (!plain_var.empty()) out += Expand(lookup, plain_var);
-    else out += literal;
+    if (!escaped.empty())
+      out += escaped;
+    else if (!braced.empty())
+      out += Expand(lookup, braced);
+    else if (!plain_var.empty())
+      out += Expand(lookup, plain_var);
+    else
+      out += literal;
   }
   return out;
 }
@@ -65,16 +70,22 @@ std::string Unquote(std::string_view word, const VariableLookup* lookup) {
   while (!raw.empty()) {
     for (auto* s : {&dquoted, &squoted, &escaped, &braced, &plain_var, &literal}) s->clear();
     char first = raw.empty() ? '\0' : raw[0];
-    if (!RE2::Consume(&raw, WordPiecePattern(), &dquoted, &squoted, &escaped, &braced,
-                      &plain_var, &literal)) {
+    if (!RE2::Consume(&raw, WordPiecePattern(), &dquoted, &squoted, &escaped, &braced, &plain_var,
+                      &literal)) {
       throw ShellSyntaxError("cannot read shell word: " + raw.as_string());
     }
-    if (first == '"') out += UnquoteDoubleQuoted(dquoted, lookup);
-    else if (first == '\'') out += squoted;
-    else if (first == '\\') out += escaped;
-    else if (!braced.empty()) out += Expand(lookup, braced);
-    else if (!plain_var.empty()) out += Expand(lookup, plain_var);
-    else out += literal;
+    if (first == '"')
+      out += UnquoteDoubleQuoted(dquoted, lookup);
+    else if (first == '\'')
+      out += squoted;
+    else if (first == '\\')
+      out += escaped;
+    else if (!braced.empty())
+      out += Expand(lookup, braced);
+    else if (!plain_var.empty())
+      out += Expand(lookup, plain_var);
+    else
+      out += literal;
   }
   return out;
 }
@@ -85,8 +96,7 @@ std::vector<std::string> RawWords(std::string_view line) {
   std::vector<std::string> raw;
   std::string word;
   while (RE2::Consume(&text, WordPattern(), &word)) raw.push_back(word);
-  if (std::string_view(text.data(), text.size()).find_first_not_of(" \t\r\n") !=
-      std::string_view::npos) {
+  if (std::string_view(text.data(), text.size()).find_first_not_of(" \t\r\n") != std::string_view::npos) {
     throw ShellSyntaxError("unterminated quote in: " + text.as_string());
   }
   return raw;
@@ -123,8 +133,10 @@ std::string QuoteShellWord(std::string_view word) {
   if (RE2::FullMatch(word, safe)) return std::string(word);
   std::string quoted = "'";
   for (char c : word) {
-    if (c == '\'') quoted += "'\\''";
-    else quoted += c;
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
   }
   return quoted + "'";
 }

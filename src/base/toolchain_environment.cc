@@ -7,10 +7,9 @@ namespace {
 /// the others (SOURCE_DATE_EPOCH sets __DATE__ and __TIME__, the
 /// *_DEPENDENCIES variables make it write depfiles).
 constexpr const char* kToolchainVariables[] = {
-    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN",        "PATH",
-    "CPATH",              "C_INCLUDE_PATH",    "CPLUS_INCLUDE_PATH", "GCC_EXEC_PREFIX",
-    "COMPILER_PATH",      "LIBRARY_PATH",      "SOURCE_DATE_EPOCH",  "DEPENDENCIES_OUTPUT",
-    "SUNPRO_DEPENDENCIES"};
+    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",   "NVCC_CCBIN",         "PATH",          "CPATH",
+    "C_INCLUDE_PATH",     "CPLUS_INCLUDE_PATH",  "GCC_EXEC_PREFIX",    "COMPILER_PATH", "LIBRARY_PATH",
+    "SOURCE_DATE_EPOCH",  "DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES"};
 
 }  // namespace
 

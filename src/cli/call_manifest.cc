@@ -8,15 +8,17 @@
 
 namespace fastcuda {
 
-void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment,
-                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs) {
+void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, const PoolDepths& pools,
+                       const std::string& log_dir, unsigned jobs) {
   FragmentOptions options = fragment;
   options.memory_log = StepMemoryLogPath(log_dir);
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };
   StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
-  MemoryPlan memory = PlanMemory({graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()), jobs, ninja_path);
+  MemoryPlan memory = PlanMemory(
+      {graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()),
+      jobs, ninja_path);
   options.memory_pools = &memory.pool_of_output;
   WriteFileIfChanged(options.env_file, EnvironmentFileText(graph.environment));
   WriteFileIfChanged(StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));

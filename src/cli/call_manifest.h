@@ -13,7 +13,7 @@ namespace fastcuda {
 /// its log (it is the manifest's `builddir` when Ninja runs elsewhere);
 /// steps record their peak memory there, and the memory of earlier builds
 /// sizes the memory pools for `jobs` jobs.
-void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options,
-                       const PoolDepths& pools, const std::string& log_dir, unsigned jobs);
+void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options, const PoolDepths& pools,
+                       const std::string& log_dir, unsigned jobs);
 
 }  // namespace fastcuda

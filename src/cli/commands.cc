@@ -4,6 +4,8 @@
 
 namespace fastcuda {
 
-void Complain(const std::string& message) { std::cerr << "fastcuda: " << message << std::endl; }
+void Complain(const std::string& message) {
+  std::cerr << "fastcuda: " << message << std::endl;
+}
 
 }  // namespace fastcuda

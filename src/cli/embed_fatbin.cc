@@ -43,9 +43,9 @@ ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& byte
   ProcessSpec probe = fatbinary;
   probe.argv = LayoutProbeCommand(fatbinary.argv);
   probe.capture_output = true;  // what it says is no concern of the build's
-  bool expected =
-      RunProcess(probe).exit_code == 0 &&
-      EmbeddingAssembly(RealFileSystem().Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""), layout, bytes_path);
+  bool expected = RunProcess(probe).exit_code == 0 &&
+                  EmbeddingAssembly(RealFileSystem().Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""),
+                                    layout, bytes_path);
   if (!expected) argv.push_back(std::string(kEmbeddedFatbinFlag) + fatbin_c);  // EmbedFatbin says why
   ProcessSpec spec = fatbinary;
   spec.argv = std::move(argv);

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "src/graph/fatbin_embedding.h"
 #include "src/base/process.h"
+#include "src/graph/fatbin_embedding.h"
 
 namespace fastcuda {
 

@@ -7,22 +7,22 @@
 #include <utility>
 
 #include "ninja-gen/global_manifest.h"
-#include "src/cli/commands.h"
-#include "src/cli/gen_command.h"
-#include "src/cli/gen_options.h"
 #include "src/base/file_system.h"
-#include "src/base/machine.h"
-#include "src/plan/global_graph.h"
 #include "src/base/json_bytes.h"
-#include "src/graph/kept_intermediates.h"
-#include "src/graph/launchers.h"
+#include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
-#include "src/cli/call_manifest.h"
-#include "src/plan/graph_dir.h"
-#include "src/plan/nvcc_call.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/base/toolchain_environment.h"
+#include "src/cli/call_manifest.h"
+#include "src/cli/commands.h"
+#include "src/cli/gen_command.h"
+#include "src/cli/gen_options.h"
+#include "src/graph/kept_intermediates.h"
+#include "src/graph/launchers.h"
+#include "src/plan/global_graph.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/nvcc_call.h"
 #include "src/plan/tu_record.h"
 
 namespace fastcuda {
@@ -37,9 +37,10 @@ int GenerateForCall(const GenOptions& options) {
   std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
   StepLaunchers launchers = options.launchers;
   AddLauncherVersions(launchers, ProgramVersion);
-  NvccPlan plan = PlanNvccCall({options.nvcc_call.front(), nvcc_args, cwd, CurrentEnvironment()},
-                               [&](const std::string& output) { return WorkDirFor(TuRoot(options.out_dir), output); },
-                               launchers, CompileModesOf(options), NvccDryrunRunner(), RealFileSystem());
+  NvccPlan plan = PlanNvccCall(
+      {options.nvcc_call.front(), nvcc_args, cwd, CurrentEnvironment()},
+      [&](const std::string& output) { return WorkDirFor(TuRoot(options.out_dir), output); }, launchers,
+      CompileModesOf(options), NvccDryrunRunner(), RealFileSystem());
   if (!plan.graph) {
     Complain("cannot split this nvcc call: " + plan.fallback_reason);
     return 2;
@@ -64,9 +65,8 @@ std::string AbsoluteOutput(const CompileEntry& entry) {
 /// none of `only` (when given); returns how many.
 size_t LeaveOutExcluded(CompileDatabase& database, const GenOptions& options) {
   auto contains_any = [](const std::string& output, const std::vector<std::string>& texts) {
-    return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) {
-      return output.find(text) != std::string::npos;
-    });
+    return std::any_of(texts.begin(), texts.end(),
+                       [&](const std::string& text) { return output.find(text) != std::string::npos; });
   };
   return std::erase_if(database.entries, [&](const CompileEntry& entry) {
     std::string output = AbsoluteOutput(entry);
@@ -110,8 +110,10 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, Gener
       if (!step.kept_depfile.empty()) record.depfiles.push_back(step.kept_depfile);
     }
     std::string path = TuRecordPath(graph.work_dir);
-    if (record.depfiles.empty()) generation.removed.push_back(path);
-    else generation.files[path] = FormatTuRecord(record);
+    if (record.depfiles.empty())
+      generation.removed.push_back(path);
+    else
+      generation.files[path] = FormatTuRecord(record);
   }
 }
 
@@ -138,8 +140,10 @@ void AddHistory(const std::string& out_dir, const FileSystem& fs, GlobalManifest
                 Generation& generation) {
   std::string ninja_log = fs.Read(NinjaLogPath(out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
-  if (manifest.history.empty()) generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
-  else generation.removed.push_back(NoHistoryPath(out_dir));
+  if (manifest.history.empty())
+    generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
+  else
+    generation.removed.push_back(NoHistoryPath(out_dir));
   manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(out_dir)).value_or(""));
 }
 
@@ -161,8 +165,8 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
   AddLaunchers(database, options);
 
   DryrunCache cache = LoadCache(DryrunCachePath(options.out_dir), fs);
-  GlobalPlanOptions planning{options.out_dir, Jobs(options), options.launcher_records, options.launchers,
-                             CompileModesOf(options), context.environment};
+  GlobalPlanOptions planning{options.out_dir,   Jobs(options),           options.launcher_records,
+                             options.launchers, CompileModesOf(options), context.environment};
   AddLauncherVersions(planning.launchers, context.launcher_version);
   for (const CompileEntry& entry : database.entries) {
     AddLauncherVersion(planning.launchers.versions, entry.launcher, context.launcher_version);
@@ -182,8 +186,8 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
   manifest.pools = ParsePoolDepths(options.pools);
   AddHistory(options.out_dir, fs, manifest, generation);
   manifest.priority_ladder = context.priority_ladder;
-  manifest.memory_budget_kib = MemoryBudgetKib(EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"),
-                                               context.available_memory_kib);
+  manifest.memory_budget_kib = MemoryBudgetKib(
+      EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
   manifest.jobs = Jobs(options);
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
@@ -217,7 +221,8 @@ int GenMain(const std::vector<std::string>& args) {
   try {
     if (options.compdb.empty()) return GenerateForCall(options);
     RealFileSystem fs;
-    Generation generation = GenerateForDatabase(options, LoadGenerationContext(options), NvccDryrunRunner(), fs);
+    Generation generation =
+        GenerateForDatabase(options, LoadGenerationContext(options), NvccDryrunRunner(), fs);
     WriteGeneration(generation, options.out_dir, fs);
     std::cerr << generation.report;
     return 0;

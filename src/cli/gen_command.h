@@ -18,10 +18,10 @@ namespace fastcuda {
 /// files it reads: asked at the edge (LoadGenerationContext).
 struct GenerationContext {
   std::map<std::string, std::string> environment;
-  std::string fastcuda;                        ///< the tool the manifest runs
-  bool priority_ladder = false;                ///< the Ninja that runs it ranks edges by path
+  std::string fastcuda;          ///< the tool the manifest runs
+  bool priority_ladder = false;  ///< the Ninja that runs it ranks edges by path
   std::optional<int64_t> available_memory_kib;
-  VersionProbe launcher_version;               ///< asked about launchers whose version matters
+  VersionProbe launcher_version;  ///< asked about launchers whose version matters
 };
 
 /// What generation writes: files by path (the top manifest always, the

@@ -15,10 +15,10 @@ namespace fastcuda {
 
 /// The options of `gen` and `build`.
 struct GenOptions {
-  std::string out_dir;   ///< absolute
-  std::string compdb;    ///< absolute; empty for a single call
+  std::string out_dir;  ///< absolute
+  std::string compdb;   ///< absolute; empty for a single call
   std::string pools;
-  unsigned jobs = 0;     ///< 0: the core count
+  unsigned jobs = 0;                  ///< 0: the core count
   std::vector<std::string> only;      ///< keep only entries whose output path contains one
   std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
   bool launcher_records = false;      ///< write what `fastcuda --graph` reads

@@ -7,23 +7,23 @@
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/ninja_writer.h"
-#include "src/cli/commands.h"
-#include "src/cli/launcher.h"
-#include "src/nvcc/compile_database.h"
 #include "src/base/depfile.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/ninja_jobs.h"
+#include "src/base/process.h"
+#include "src/cli/call_manifest.h"
+#include "src/cli/commands.h"
+#include "src/cli/launcher.h"
+#include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
-#include "src/base/ninja_jobs.h"
-#include "src/cli/call_manifest.h"
-#include "src/cli/run_ninja.h"
+#include "src/nvcc/compile_database.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/nvcc/step.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/nvcc_call.h"
 #include "src/plan/step_protocol.h"
-#include "src/nvcc/nvcc_options.h"
-#include "src/base/process.h"
-#include "src/nvcc/step.h"
 #include "src/plan/tu_record.h"
 
 namespace fastcuda {
@@ -114,8 +114,8 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   if (outputs.empty()) return false;
   const std::string& output = outputs.back();
   std::string object = ResolvePath(cwd, output);
-  std::optional<TuRecord> record = ParseTuRecord(
-      fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
+  std::optional<TuRecord> record =
+      ParseTuRecord(fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
     return false;
   }

@@ -11,9 +11,9 @@ namespace fastcuda {
 
 /// `fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...`, taken apart.
 struct LauncherCall {
-  std::string graph_dir;                   ///< the global graph that may have built the object
-  std::vector<std::string> launcher;       ///< ccache, sccache... before nvcc
-  std::vector<std::string> nvcc;           ///< nvcc and its arguments
+  std::string graph_dir;              ///< the global graph that may have built the object
+  std::vector<std::string> launcher;  ///< ccache, sccache... before nvcc
+  std::vector<std::string> nvcc;      ///< nvcc and its arguments
 };
 
 /// Takes the call apart: words before the first that is nvcc are launchers;

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "fastcuda_commit.h"
-#include "src/cli/commands.h"
 #include "src/base/process.h"
+#include "src/cli/commands.h"
 
 namespace fastcuda {
 
@@ -22,9 +22,9 @@ enum class Audience {
 
 /// One sub-command, as in Ninja's `kTools[]`: a row of kSubCommands.
 struct SubCommand {
-  const char* name;         ///< the first word of the command line
-  const char* synopsis;     ///< the arguments after it
-  const char* description;  ///< one line
+  const char* name;                    ///< the first word of the command line
+  const char* synopsis;                ///< the arguments after it
+  const char* description;             ///< one line
   int (*main)(const Arguments& args);  ///< gets the words after the name
   Audience audience;
 };
@@ -71,7 +71,8 @@ constexpr const char* kLauncherUsage = R"(usage:
 )";
 
 /// The usage after the sub-commands.
-constexpr const char* kUsageNotes = R"(  (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
+constexpr const char* kUsageNotes =
+    R"(  (DIR: a gen/build --out directory, or a launcher work dir OBJDIR/.fastcuda/OBJ)
 environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8),
              FASTCUDA_VERBOSE=1 (say why nvcc runs itself), FASTCUDA_MEMORY_BUDGET,
              FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N,
@@ -88,8 +89,10 @@ constexpr size_t kDescriptionColumn = 42;
 std::string UsageLine(const SubCommand& command) {
   std::string line = std::string("  fastcuda ") + command.name;
   if (*command.synopsis) line += std::string(" ") + command.synopsis;
-  if (line.size() + 2 > kDescriptionColumn) line += "\n" + std::string(kDescriptionColumn, ' ');
-  else line.resize(kDescriptionColumn, ' ');
+  if (line.size() + 2 > kDescriptionColumn)
+    line += "\n" + std::string(kDescriptionColumn, ' ');
+  else
+    line.resize(kDescriptionColumn, ' ');
   return line + command.description + "\n";
 }
 

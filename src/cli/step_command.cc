@@ -9,18 +9,18 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "src/cli/commands.h"
-#include "src/cli/step_command.h"
-#include "src/graph/compile_modes.h"
 #include "src/base/depfile.h"
-#include "src/cli/embed_fatbin.h"
-#include "src/graph/host_source.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
 #include "src/base/process.h"
+#include "src/base/shell_words.h"
+#include "src/cli/commands.h"
+#include "src/cli/embed_fatbin.h"
+#include "src/cli/step_command.h"
+#include "src/graph/compile_modes.h"
+#include "src/graph/host_source.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
-#include "src/base/shell_words.h"
 
 namespace fastcuda {
 namespace {
@@ -42,7 +42,9 @@ void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, Writab
 
 /// Where an output waits while its step runs, so that an unchanged result
 /// can get its old file (and mtime) back.
-std::string PreviousPath(const std::string& output) { return output + ".fastcuda-prev"; }
+std::string PreviousPath(const std::string& output) {
+  return output + ".fastcuda-prev";
+}
 
 /// Moves existing outputs aside before the step writes new ones.
 void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem& fs) {
@@ -56,8 +58,10 @@ void KeepUnchangedOutputs(const std::vector<std::string>& outputs, WritableFileS
     std::string previous = PreviousPath(output);
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
-    if (before == fs.Read(output)) fs.Rename(previous, output);
-    else fs.Remove(previous);
+    if (before == fs.Read(output))
+      fs.Rename(previous, output);
+    else
+      fs.Remove(previous);
   }
 }
 
@@ -93,8 +97,10 @@ void SplitByLoad(StepInvocation& options) {
 void ReportSignal(const StepInvocation& options, ProcessResult& result) {
   if (result.signal == 0) return;
   std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
-  if (options.capture.empty()) std::cerr << line << std::flush;
-  else result.stderr_text += line;
+  if (options.capture.empty())
+    std::cerr << line << std::flush;
+  else
+    result.stderr_text += line;
 }
 
 /// Runs the step's program, or the early host step it stands for.
@@ -109,7 +115,8 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
   SplitByLoad(options);
-  ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file, fs), !options.capture.empty()};
+  ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file, fs),
+                   !options.capture.empty()};
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
@@ -128,7 +135,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     }
     return result.exit_code;
   }
-  if (!options.blank_disabled.empty()) BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
+  if (!options.blank_disabled.empty())
+    BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(outputs, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
     Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb));
@@ -177,11 +185,16 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
   RealFileSystem fs;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
-    if (args[i] == "--phony-targets") phony_targets = true;
-    else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
-    else if (args[i] == "--target" && has_value) target = args[++i];
-    else if (args[i] == "-o" && has_value) output = args[++i];
-    else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
+    if (args[i] == "--phony-targets")
+      phony_targets = true;
+    else if (args[i] == kCwdFlag && has_value)
+      cwd = args[++i];
+    else if (args[i] == "--target" && has_value)
+      target = args[++i];
+    else if (args[i] == "-o" && has_value)
+      output = args[++i];
+    else
+      parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
   WriteFileAtomically(ResolvePath(cwd, output),

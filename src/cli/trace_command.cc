@@ -4,11 +4,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "src/views/build_views.h"
-#include "src/cli/commands.h"
-#include "src/base/ninja_jobs.h"
 #include "src/base/file_system.h"
+#include "src/base/ninja_jobs.h"
+#include "src/cli/commands.h"
 #include "src/plan/graph_dir.h"
+#include "src/views/build_views.h"
 
 namespace fastcuda {
 namespace {
@@ -25,11 +25,16 @@ ViewOptions ParseViewOptions(const std::string& view, const std::vector<std::str
   ViewOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
-    if (args[i] == "-o" && has_value) options.output = args[++i];
-    else if (args[i] == "-j" && has_value) options.jobs = ParseJobCount(args[++i], "-j");
-    else if (args[i] == "--svg" && view == "trace") options.svg = true;
-    else if (options.dir.empty() && args[i][0] != '-') options.dir = args[i];
-    else throw std::invalid_argument("usage: fastcuda " + view + " [--svg] DIR [-o FILE] [-j N]");
+    if (args[i] == "-o" && has_value)
+      options.output = args[++i];
+    else if (args[i] == "-j" && has_value)
+      options.jobs = ParseJobCount(args[++i], "-j");
+    else if (args[i] == "--svg" && view == "trace")
+      options.svg = true;
+    else if (options.dir.empty() && args[i][0] != '-')
+      options.dir = args[i];
+    else
+      throw std::invalid_argument("usage: fastcuda " + view + " [--svg] DIR [-o FILE] [-j N]");
   }
   if (options.dir.empty()) throw std::invalid_argument("usage: fastcuda " + view + " DIR");
   return options;
@@ -66,9 +71,12 @@ int ViewMain(const std::string& view, const std::vector<std::string>& args) {
     return 0;
   }
   Timeline timeline = LoadTimeline(options.dir);
-  if (view == "trace") Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline));
-  else if (view == "report") Emit(options, BuildReport(timeline, options.jobs));
-  else Emit(options, StepTableCsv(timeline));
+  if (view == "trace")
+    Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline));
+  else if (view == "report")
+    Emit(options, BuildReport(timeline, options.jobs));
+  else
+    Emit(options, StepTableCsv(timeline));
   return 0;
 }
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "src/base/toolchain_environment.h"
 #include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
 
@@ -46,13 +46,16 @@ std::string OwnModuleId(const std::string& source_path, const std::vector<std::s
   for (const std::string& output : outputs) key += "\n" + output;
   // cudafe++ pastes the id into identifiers: keep it one.
   std::string name = std::filesystem::path(source_path).filename().string();
-  std::replace_if(name.begin(), name.end(), [](unsigned char c) { return !std::isalnum(c); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](unsigned char c) { return !std::isalnum(c); }, '_');
   std::string id = "_";
   id.append(StableHashHex(key, 16)).append("_").append(std::to_string(name.size())).append("_");
   return id.append(name);
 }
 
-std::vector<std::string> SplitCompileFlag(int threads) { return {"-split-compile", std::to_string(threads)}; }
+std::vector<std::string> SplitCompileFlag(int threads) {
+  return {"-split-compile", std::to_string(threads)};
+}
 
 bool HasSplitCompileFlag(const std::vector<std::string>& argv) {
   return std::any_of(argv.begin(), argv.end(), [](const std::string& word) {

@@ -21,8 +21,7 @@ constexpr std::string_view kDataDeclaration =
     "extern const unsigned long long fatbinData[];\n"
     "#ifdef __cplusplus\n}\n#endif\n"
     "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-constexpr std::string_view kWholeWrapper =
-    "static const __fatBinC_Wrapper_t __fatDeviceText";
+constexpr std::string_view kWholeWrapper = "static const __fatBinC_Wrapper_t __fatDeviceText";
 constexpr std::string_view kRelocatableWrapper =
     "#undef __FATIDNAME_CORE\n"
     "#undef __FATIDNAME\n"
@@ -40,7 +39,8 @@ constexpr std::string_view kLiteralEnd = "\\n\"";
 /// The assembler text of a directive's string literal ("\".align 8\\n\"");
 /// nullopt for escapes other than \\" and the final \\n.
 std::optional<std::string> DirectiveOf(std::string_view literal) {
-  if (literal.size() < 1 + kLiteralEnd.size() || !literal.starts_with('"') || !literal.ends_with(kLiteralEnd)) {
+  if (literal.size() < 1 + kLiteralEnd.size() || !literal.starts_with('"') ||
+      !literal.ends_with(kLiteralEnd)) {
     return std::nullopt;
   }
   literal = literal.substr(1, literal.size() - 1 - kLiteralEnd.size());
@@ -105,8 +105,7 @@ std::string ExpectedFatbinCPart(FatbinLayout layout) {
 
 std::string FatbinPlaceholder(FatbinLayout layout) {
   std::string macro(kRealFatbinMacro);
-  return "#ifdef " + macro + "\n#include " + macro + "\n#else\n" + ExpectedFatbinCPart(layout) +
-         "#endif\n";
+  return "#ifdef " + macro + "\n#include " + macro + "\n#else\n" + ExpectedFatbinCPart(layout) + "#endif\n";
 }
 
 std::optional<std::string> FatbinAssembly(const EmbeddedFatbin& fatbin, std::string_view bytes_path) {
@@ -162,7 +161,8 @@ std::vector<std::string> LayoutProbeCommand(const std::vector<std::string>& fatb
   return probe;
 }
 
-std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary, std::string_view bytes_path) {
+std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary,
+                                             std::string_view bytes_path) {
   std::vector<std::string> command;
   for (const std::string& word : fatbinary) {
     if (!word.starts_with(kEmbeddedFatbinFlag)) command.push_back(word);

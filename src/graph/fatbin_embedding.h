@@ -77,7 +77,8 @@ std::vector<std::string> LayoutProbeCommand(const std::vector<std::string>& fatb
 /// (`--create`) instead of the `.fatbin.c`: the text of a 7.6 MB fatbin
 /// took it 70 of its 90 ms. Throws unless the command has one
 /// kEmbeddedFatbinFlag word.
-std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary, std::string_view bytes_path);
+std::vector<std::string> BinaryFatbinCommand(const std::vector<std::string>& fatbinary,
+                                             std::string_view bytes_path);
 
 /// The files of one TU's embedding, as the graph's steps name them.
 struct FatbinEmbedding {

@@ -26,9 +26,9 @@ struct KnownLauncher {
 /// straight to the compiler, distcc and icecc preprocess locally anyway),
 /// and none knows fatbinary.
 constexpr KnownLauncher kKnownLaunchers[] = {
-    {"ccache", StepKind::kHostCompile, ""},  {"distcc", StepKind::kHostCompile, ""},
-    {"icecc", StepKind::kHostCompile, ""},   {"sccache", StepKind::kHostCompile, ""},
-    {"sccache", StepKind::kCicc, "0.9"},     {"sccache", StepKind::kPtxas, "0.9"},
+    {"ccache", StepKind::kHostCompile, ""}, {"distcc", StepKind::kHostCompile, ""},
+    {"icecc", StepKind::kHostCompile, ""},  {"sccache", StepKind::kHostCompile, ""},
+    {"sccache", StepKind::kCicc, "0.9"},    {"sccache", StepKind::kPtxas, "0.9"},
 };
 
 /// The numbers of a dotted version ("0.10.1" -> 0, 10, 1).
@@ -80,8 +80,8 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
   return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}, {}};
 }
 
-void AddLauncherVersion(std::map<std::string, std::string>& versions, const std::vector<std::string>& launcher,
-                        const VersionProbe& version) {
+void AddLauncherVersion(std::map<std::string, std::string>& versions,
+                        const std::vector<std::string>& launcher, const VersionProbe& version) {
   if (launcher.empty() || versions.count(launcher.front())) return;
   std::string tool = ToolOf(launcher);
   for (const KnownLauncher& row : kKnownLaunchers) {
@@ -103,10 +103,12 @@ std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step&
   if (step.outputs.empty() || (!host && !IsDeviceCompile(step.kind))) return {};
   const std::vector<std::string>& chosen = host ? launchers.host : launchers.device;
   if (!chosen.empty()) {
-    return KnownToRun(chosen, step.kind, launchers.versions).value_or(true) ? chosen : std::vector<std::string>{};
+    return KnownToRun(chosen, step.kind, launchers.versions).value_or(true) ? chosen
+                                                                            : std::vector<std::string>{};
   }
-  return KnownToRun(launchers.nvcc, step.kind, launchers.versions).value_or(host) ? launchers.nvcc
-                                                                        : std::vector<std::string>{};
+  return KnownToRun(launchers.nvcc, step.kind, launchers.versions).value_or(host)
+             ? launchers.nvcc
+             : std::vector<std::string>{};
 }
 
 }  // namespace fastcuda

@@ -18,7 +18,7 @@ struct StepLaunchers {
   std::vector<std::string> nvcc;    ///< the prefix of the nvcc command itself (`ccache nvcc ...`)
   /// The version of each launcher program whose steps depend on it (sccache),
   /// asked at the edge (AddLauncherVersion): planning runs no program.
-  std::map<std::string, std::string> versions;
+  std::map<std::string, std::string> versions = {};
 };
 
 /// FASTCUDA_HOST_LAUNCHER and FASTCUDA_DEVICE_LAUNCHER of `environment`,
@@ -30,12 +30,11 @@ using VersionProbe = std::function<std::string(const std::string& program)>;
 
 /// Adds to `versions` the version of `launcher`'s program, asked of
 /// `version`, when what LauncherFor gives it depends on one.
-void AddLauncherVersion(std::map<std::string, std::string>& versions, const std::vector<std::string>& launcher,
-                        const VersionProbe& version);
+void AddLauncherVersion(std::map<std::string, std::string>& versions,
+                        const std::vector<std::string>& launcher, const VersionProbe& version);
 
 /// AddLauncherVersion for the host, device and nvcc launchers.
 void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version);
-
 
 /// The words to put before `step`'s command, or none. Host preprocessing
 /// and cudafe++ never get a launcher, nor does a step that writes no file

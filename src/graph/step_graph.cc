@@ -20,8 +20,10 @@ std::vector<std::string> PathCandidates(const std::string& word) {
   re2::StringPiece rest(word);
   std::string value;
   while (!rest.empty()) {
-    if (RE2::Consume(&rest, piece, &value)) candidates.push_back(value);
-    else rest.remove_prefix(1);
+    if (RE2::Consume(&rest, piece, &value))
+      candidates.push_back(value);
+    else
+      rest.remove_prefix(1);
   }
   return candidates;
 }
@@ -30,8 +32,8 @@ std::vector<std::string> PathCandidates(const std::string& word) {
 /// the future fatbin.c that cicc's stub will include, and the source's name
 /// as cudafe++ and cicc print it in messages.
 std::set<std::string> NotInputs(const Step& step) {
-  std::vector<std::string> names = FlagValues(
-      step.argv, {"--include_file_name", "--orig_src_file_name", "--orig_src_path_name"});
+  std::vector<std::string> names =
+      FlagValues(step.argv, {"--include_file_name", "--orig_src_file_name", "--orig_src_path_name"});
   if (step.kind == StepKind::kCudafe) {
     std::vector<std::string> stub = FlagValues(step.argv, {"--stub_file_name"});
     names.insert(names.end(), stub.begin(), stub.end());
@@ -43,8 +45,7 @@ std::set<std::string> NotInputs(const Step& step) {
 /// Options and bare words (numbers, names) are not worth a stat: an input
 /// file has a directory or an extension.
 bool MayBePath(const std::string& candidate) {
-  return !candidate.empty() && candidate[0] != '-' &&
-         candidate.find_first_of("./") != std::string::npos;
+  return !candidate.empty() && candidate[0] != '-' && candidate.find_first_of("./") != std::string::npos;
 }
 
 /// True if `name`, as cudafe++'s and cicc's `--include_file_name`, names
@@ -59,8 +60,8 @@ bool NamesFile(const std::string& name, const std::string& path) {
 /// DWARF, stack usage, call graphs, dumps, its own depfile), which would
 /// then take the early object's name and directory.
 bool NeedsHostCompileInPlace(std::string_view word) {
-  static constexpr std::string_view kPrefixes[] = {"-flto", "-save-temps", "-fprofile-", "-gsplit-dwarf",
-                                                   "-fcallgraph-info", "-fdump-"};
+  static constexpr std::string_view kPrefixes[] = {"-flto",         "-save-temps",      "-fprofile-",
+                                                   "-gsplit-dwarf", "-fcallgraph-info", "-fdump-"};
   static constexpr std::string_view kWords[] = {"--coverage", "-ftest-coverage", "-fstack-usage", "-MD",
                                                 "-MMD"};
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
@@ -114,7 +115,7 @@ class GraphBuilder {
   bool user_wants_depfile_ = false;         ///< nvcc was asked for a depfile
   std::string real_fatbin_c_;               ///< early host: what fatbinary writes
   std::string fatbin_bytes_;                ///< early host: the binary fatbin fatbinary writes too
-  std::string early_stem_;                  ///< early host: the placeholder's and early object's path less suffix
+  std::string early_stem_;  ///< early host: the placeholder's and early object's path less suffix
   FatbinLayout fatbin_layout_ = FatbinLayout::kWhole;  ///< early host: the placeholder's layout
 };
 
@@ -152,8 +153,7 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
 void GraphBuilder::AddHeaderDepfile(GraphStep& step) const {
   if (!IsPreprocess(step.kind) || step.outputs.empty()) return;
   step.depfile = step.outputs.front() + ".d";
-  step.argv.insert(step.argv.end(), {options_.depfile.system_headers ? "-MD" : "-MMD", "-MF",
-                                     step.depfile});
+  step.argv.insert(step.argv.end(), {options_.depfile.system_headers ? "-MD" : "-MMD", "-MF", step.depfile});
   if (user_wants_depfile_) step.kept_depfile = step.outputs.front() + ".deps";
 }
 
@@ -270,7 +270,8 @@ bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& grap
   fatbin_bytes_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - 2);  // nvcc's name for a binary fatbin
   fatbin_layout_ =
       HasFlag(fatbinaries[0]->argv, "--device-c") ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
-  early_stem_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
+  early_stem_ =
+      real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
   GraphStep placeholder;
   placeholder.kind = StepKind::kFatbinPlaceholder;
   placeholder.fatbin.layout = fatbin_layout_;
@@ -392,7 +393,8 @@ StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& o
   }
   graph.source = SourceName(graph);
   for (GraphStep& step : graph.steps) {
-    if (step.kind == StepKind::kModuleId) step.module_id = OwnModuleId(SourcePath(graph), graph.final_outputs);
+    if (step.kind == StepKind::kModuleId)
+      step.module_id = OwnModuleId(SourcePath(graph), graph.final_outputs);
   }
   return graph;
 }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "src/base/file_system.h"
 #include "src/graph/compile_modes.h"
 #include "src/graph/fatbin_embedding.h"
-#include "src/base/file_system.h"
 #include "src/graph/launchers.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
@@ -55,7 +55,7 @@ struct StepGraph {
   std::map<std::string, std::string> environment;  ///< set for every step
   std::string cwd;
   std::string work_dir;
-  std::string source;  ///< the source being compiled, for descriptions
+  std::string source;                      ///< the source being compiled, for descriptions
   std::vector<std::string> final_outputs;  ///< what nvcc was asked to write
   DepfileRequest depfile_request;          ///< how to write the user's depfile, if asked for
 };
@@ -72,7 +72,6 @@ std::string Landmark(const StepGraph& graph, size_t index);
 /// steps that write what it reads, including files reached through
 /// `#include` of generated sources (`.stub.c`, `.fatbin.c`). Throws
 /// UnsupportedTranscript.
-StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& options,
-                         const FileSystem& fs);
+StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& options, const FileSystem& fs);
 
 }  // namespace fastcuda

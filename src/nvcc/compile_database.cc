@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
-#include "src/nvcc/nvcc_options.h"
 #include "src/base/shell_words.h"
+#include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {

@@ -16,10 +16,10 @@ struct CompileDatabaseError : std::runtime_error {
 
 /// One nvcc call from a compile database.
 struct CompileEntry {
-  std::string directory;           ///< absolute directory the command runs in
-  std::string file;                ///< the source, as the entry names it
-  std::string output;              ///< the object, relative to `directory` or absolute (else nvcc's name)
-  std::vector<std::string> nvcc;   ///< nvcc and its arguments, any launcher prefix removed
+  std::string directory;              ///< absolute directory the command runs in
+  std::string file;                   ///< the source, as the entry names it
+  std::string output;                 ///< the object, relative to `directory` or absolute (else nvcc's name)
+  std::vector<std::string> nvcc;      ///< nvcc and its arguments, any launcher prefix removed
   std::vector<std::string> launcher;  ///< the launcher prefix (ccache, sccache, ...), if any
 };
 

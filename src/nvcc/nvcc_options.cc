@@ -5,8 +5,8 @@
 #include <set>
 #include <string_view>
 
-#include "src/base/toolchain_environment.h"
 #include "src/base/shell_words.h"
+#include "src/base/toolchain_environment.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -29,25 +29,103 @@ constexpr Option kDepfilePhonyTargets{"-MP", "--generate-dependency-targets"};
 /// nvcc options whose value may follow as the next word. Knowing them keeps
 /// a value such as `-Xcompiler -E` from being read as an option.
 const std::set<std::string_view>& OptionsWithValue() {
-  static const std::set<std::string_view> options = {
-      "-o", "--output-file", "-x", "--x", "-std", "--std", "-I", "--include-path", "-isystem",
-      "--system-include", "-D", "--define-macro", "-U", "--undefine-macro", "-include",
-      "--pre-include", "-L", "--library-path", "-l", "--library", "-ccbin", "--compiler-bindir",
-      "-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options", "-Xarchive",
-      "--archive-options", "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options",
-      "-Xfatbin", "--fatbin-options", "-Xcudafe", "-Xcicc", "-arch", "--gpu-architecture",
-      "-code", "--gpu-code", "-gencode", "--generate-code", "-maxrregcount", "--maxrregcount",
-      "-t", "--threads", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
-      "-odir", "--output-directory", "-optf", "--options-file", "-rdc",
-      "--relocatable-device-code", "-ftz", "--ftz", "-prec-div", "--prec-div", "-prec-sqrt",
-      "--prec-sqrt", "-fmad", "--fmad", "-Werror", "--Werror", "-diag-suppress",
-      "--diag-suppress", "-diag-warn", "--diag-warn", "-diag-error", "--diag-error",
-      "-keep-dir", "--keep-dir", "-split-compile", "--split-compile", "-time", "--time",
-      "-cudart", "--cudart", "-cudadevrt", "--cudadevrt", "-m", "--machine", "-default-stream",
-      "--default-stream", "-ldir", "--libdevice-directory", "-dopt", "--dopt", "-jump-table-density",
-      "-split-compile-extended",
-      "--run-args", "-fdevice-time-trace", "--fdevice-time-trace",
-      "--static-global-template-stub", "-static-global-template-stub"};
+  static const std::set<std::string_view> options = {"-o",
+                                                     "--output-file",
+                                                     "-x",
+                                                     "--x",
+                                                     "-std",
+                                                     "--std",
+                                                     "-I",
+                                                     "--include-path",
+                                                     "-isystem",
+                                                     "--system-include",
+                                                     "-D",
+                                                     "--define-macro",
+                                                     "-U",
+                                                     "--undefine-macro",
+                                                     "-include",
+                                                     "--pre-include",
+                                                     "-L",
+                                                     "--library-path",
+                                                     "-l",
+                                                     "--library",
+                                                     "-ccbin",
+                                                     "--compiler-bindir",
+                                                     "-Xcompiler",
+                                                     "--compiler-options",
+                                                     "-Xlinker",
+                                                     "--linker-options",
+                                                     "-Xarchive",
+                                                     "--archive-options",
+                                                     "-Xptxas",
+                                                     "--ptxas-options",
+                                                     "-Xnvlink",
+                                                     "--nvlink-options",
+                                                     "-Xfatbin",
+                                                     "--fatbin-options",
+                                                     "-Xcudafe",
+                                                     "-Xcicc",
+                                                     "-arch",
+                                                     "--gpu-architecture",
+                                                     "-code",
+                                                     "--gpu-code",
+                                                     "-gencode",
+                                                     "--generate-code",
+                                                     "-maxrregcount",
+                                                     "--maxrregcount",
+                                                     "-t",
+                                                     "--threads",
+                                                     "-MF",
+                                                     "--dependency-output",
+                                                     "-MT",
+                                                     "--dependency-target-name",
+                                                     "-odir",
+                                                     "--output-directory",
+                                                     "-optf",
+                                                     "--options-file",
+                                                     "-rdc",
+                                                     "--relocatable-device-code",
+                                                     "-ftz",
+                                                     "--ftz",
+                                                     "-prec-div",
+                                                     "--prec-div",
+                                                     "-prec-sqrt",
+                                                     "--prec-sqrt",
+                                                     "-fmad",
+                                                     "--fmad",
+                                                     "-Werror",
+                                                     "--Werror",
+                                                     "-diag-suppress",
+                                                     "--diag-suppress",
+                                                     "-diag-warn",
+                                                     "--diag-warn",
+                                                     "-diag-error",
+                                                     "--diag-error",
+                                                     "-keep-dir",
+                                                     "--keep-dir",
+                                                     "-split-compile",
+                                                     "--split-compile",
+                                                     "-time",
+                                                     "--time",
+                                                     "-cudart",
+                                                     "--cudart",
+                                                     "-cudadevrt",
+                                                     "--cudadevrt",
+                                                     "-m",
+                                                     "--machine",
+                                                     "-default-stream",
+                                                     "--default-stream",
+                                                     "-ldir",
+                                                     "--libdevice-directory",
+                                                     "-dopt",
+                                                     "--dopt",
+                                                     "-jump-table-density",
+                                                     "-split-compile-extended",
+                                                     "--run-args",
+                                                     "-fdevice-time-trace",
+                                                     "--fdevice-time-trace",
+                                                     "--static-global-template-stub",
+                                                     "-static-global-template-stub"};
   return options;
 }
 
@@ -56,13 +134,43 @@ const std::set<std::string_view>& OptionsWithValue() {
 /// sub-steps, and --objdir-as-tempdir names the temporaries as outputs: none
 /// of them shows in the dryrun.
 const std::set<std::string_view>& FallbackOptions() {
-  static const std::set<std::string_view> options = {
-      "-E", "--preprocess", "-M", "--generate-dependencies", "-MM",
-      "--generate-nonsystem-dependencies", "-V", "--version", "-h", "--help", "-lib", "--lib",
-      "-link", "--link", "-run", "--run", "-dryrun", "--dryrun", "-keep", "--keep",
-      "-save-temps", "--save-temps", "-v", "--verbose", "--list-gpu-arch", "-arch-ls",
-      "--list-gpu-code", "-code-ls", "-optix-ir", "--optix-ir", "-lto-ir", "-time", "--time",
-      "-fdevice-time-trace", "--fdevice-time-trace", "-objtemp", "--objdir-as-tempdir"};
+  static const std::set<std::string_view> options = {"-E",
+                                                     "--preprocess",
+                                                     "-M",
+                                                     "--generate-dependencies",
+                                                     "-MM",
+                                                     "--generate-nonsystem-dependencies",
+                                                     "-V",
+                                                     "--version",
+                                                     "-h",
+                                                     "--help",
+                                                     "-lib",
+                                                     "--lib",
+                                                     "-link",
+                                                     "--link",
+                                                     "-run",
+                                                     "--run",
+                                                     "-dryrun",
+                                                     "--dryrun",
+                                                     "-keep",
+                                                     "--keep",
+                                                     "-save-temps",
+                                                     "--save-temps",
+                                                     "-v",
+                                                     "--verbose",
+                                                     "--list-gpu-arch",
+                                                     "-arch-ls",
+                                                     "--list-gpu-code",
+                                                     "-code-ls",
+                                                     "-optix-ir",
+                                                     "--optix-ir",
+                                                     "-lto-ir",
+                                                     "-time",
+                                                     "--time",
+                                                     "-fdevice-time-trace",
+                                                     "--fdevice-time-trace",
+                                                     "-objtemp",
+                                                     "--objdir-as-tempdir"};
   return options;
 }
 
@@ -70,8 +178,8 @@ const std::set<std::string_view>& FallbackOptions() {
 /// FastCuda splits.
 const std::set<std::string_view>& CompileOptions() {
   static const std::set<std::string_view> options = {
-      "-c", "--compile", "-dc", "--device-c", "-dw", "--device-w", "-ptx", "--ptx",
-      "-cubin", "--cubin", "-fatbin", "--fatbin", "-dlink", "--device-link"};
+      "-c",    "--compile", "-dc",     "--device-c", "-dw",      "--device-w", "-ptx",
+      "--ptx", "-cubin",    "--cubin", "-fatbin",    "--fatbin", "-dlink",     "--device-link"};
   return options;
 }
 
@@ -104,8 +212,10 @@ void ForEachOption(const std::vector<std::string>& args, Visit visit) {
 /// earliest phase).
 const std::vector<std::pair<std::set<std::string_view>, std::string_view>>& SourceNamedOutputs() {
   static const std::vector<std::pair<std::set<std::string_view>, std::string_view>> modes = {
-      {{"-optix-ir", "--optix-ir"}, ".optixir"}, {{"-ptx", "--ptx"}, ".ptx"},
-      {{"-cubin", "--cubin"}, ".cubin"}, {{"-fatbin", "--fatbin"}, ".fatbin"},
+      {{"-optix-ir", "--optix-ir"}, ".optixir"},
+      {{"-ptx", "--ptx"}, ".ptx"},
+      {{"-cubin", "--cubin"}, ".cubin"},
+      {{"-fatbin", "--fatbin"}, ".fatbin"},
       {{"-c", "--compile", "-dc", "--device-c", "-dw", "--device-w"}, ".o"}};
   return modes;
 }
@@ -133,9 +243,8 @@ std::optional<std::string> ResponseFileAt(const std::vector<std::string>& args, 
 }  // namespace
 
 std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
-                                           const std::string& prepend_flags,
-                                           const std::string& append_flags, const std::string& cwd,
-                                           const FileSystem& fs) {
+                                           const std::string& prepend_flags, const std::string& append_flags,
+                                           const std::string& cwd, const FileSystem& fs) {
   std::vector<std::string> effective = SplitShellWords(prepend_flags);
   for (size_t i = 0; i < args.size(); ++i) {
     if (std::optional<std::string> file = ResponseFileAt(args, i)) {

@@ -27,9 +27,8 @@ struct NvccInvocation {
 /// nvcc's arguments as nvcc sees them: NVCC_PREPEND_FLAGS, the command line
 /// with response files (`@FILE`, `-optf FILE`) expanded, NVCC_APPEND_FLAGS.
 std::vector<std::string> EffectiveNvccArgs(const std::vector<std::string>& args,
-                                           const std::string& prepend_flags,
-                                           const std::string& append_flags, const std::string& cwd,
-                                           const FileSystem& fs);
+                                           const std::string& prepend_flags, const std::string& append_flags,
+                                           const std::string& cwd, const FileSystem& fs);
 
 /// The response files `args` names, absolute: inputs of the dryrun as much
 /// as the arguments are.

@@ -26,18 +26,17 @@ std::string PreprocessArch(const std::vector<std::string>& argv) {
 /// Host compilers nvcc may drive (-ccbin can name any of these, with a
 /// target prefix or version suffix).
 bool LooksLikeHostCompiler(const std::string& program) {
-  static const RE2 compiler(R"re((?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icx|icpx|nvc\+\+)(?:-[0-9.]+)?)re", RE2::Latin1);
+  static const RE2 compiler(
+      R"re((?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icx|icpx|nvc\+\+)(?:-[0-9.]+)?)re", RE2::Latin1);
   return RE2::FullMatch(program, compiler);
 }
 
 /// Types a host compiler command by its mode flag and output suffix.
-StepKind HostCompilerKind(const std::vector<std::string>& argv,
-                          const std::vector<std::string>& outputs) {
+StepKind HostCompilerKind(const std::vector<std::string>& argv, const std::vector<std::string>& outputs) {
   if (HasFlag(argv, "-E")) {
     bool device = std::any_of(outputs.begin(), outputs.end(),
                               [](const std::string& o) { return o.ends_with(".cpp1.ii"); });
-    return device || !PreprocessArch(argv).empty() ? StepKind::kDevicePreprocess
-                                                   : StepKind::kHostPreprocess;
+    return device || !PreprocessArch(argv).empty() ? StepKind::kDevicePreprocess : StepKind::kHostPreprocess;
   }
   if (HasFlag(argv, "-c")) return StepKind::kHostCompile;
   return StepKind::kHostLink;
@@ -59,21 +58,36 @@ std::vector<std::string> ModuleIdOutputs(const std::vector<std::string>& argv) {
 
 std::string_view StepKindName(StepKind kind) {
   switch (kind) {
-    case StepKind::kHostPreprocess: return "CPP_HOST";
-    case StepKind::kDevicePreprocess: return "CPP_DEVICE";
-    case StepKind::kCudafe: return "CUDAFE";
-    case StepKind::kCicc: return "CICC";
-    case StepKind::kPtxas: return "PTXAS";
-    case StepKind::kFatbinary: return "FATBINARY";
-    case StepKind::kNvlink: return "NVLINK";
-    case StepKind::kHostCompile: return "HOST_CC";
-    case StepKind::kHostLink: return "HOST_LINK";
-    case StepKind::kRemove: return "RM";
-    case StepKind::kFilterDependencies: return "DEPFILE";
-    case StepKind::kModuleId: return "MODULE_ID";
-    case StepKind::kFatbinPlaceholder: return "FATBIN_PLACEHOLDER";
-    case StepKind::kEmbedFatbin: return "EMBED_FATBIN";
-    case StepKind::kUnknown: return "STEP";
+    case StepKind::kHostPreprocess:
+      return "CPP_HOST";
+    case StepKind::kDevicePreprocess:
+      return "CPP_DEVICE";
+    case StepKind::kCudafe:
+      return "CUDAFE";
+    case StepKind::kCicc:
+      return "CICC";
+    case StepKind::kPtxas:
+      return "PTXAS";
+    case StepKind::kFatbinary:
+      return "FATBINARY";
+    case StepKind::kNvlink:
+      return "NVLINK";
+    case StepKind::kHostCompile:
+      return "HOST_CC";
+    case StepKind::kHostLink:
+      return "HOST_LINK";
+    case StepKind::kRemove:
+      return "RM";
+    case StepKind::kFilterDependencies:
+      return "DEPFILE";
+    case StepKind::kModuleId:
+      return "MODULE_ID";
+    case StepKind::kFatbinPlaceholder:
+      return "FATBIN_PLACEHOLDER";
+    case StepKind::kEmbedFatbin:
+      return "EMBED_FATBIN";
+    case StepKind::kUnknown:
+      return "STEP";
   }
   return "STEP";
 }
@@ -92,8 +106,7 @@ std::vector<std::string> FlagValues(const std::vector<std::string>& argv,
         values.push_back(argv[++i]);
         break;
       }
-      if (word.size() > name.size() && word.substr(0, name.size()) == name &&
-          word[name.size()] == '=') {
+      if (word.size() > name.size() && word.substr(0, name.size()) == name && word[name.size()] == '=') {
         values.emplace_back(word.substr(name.size() + 1));
         break;
       }
@@ -126,9 +139,9 @@ Step ClassifyCommand(const TranscriptCommand& command) {
     step.kind = StepKind::kCicc;
     std::vector<std::string> arch = FlagValues(argv, {"-arch"});
     step.arch = arch.empty() ? "" : arch.back();
-    step.outputs = Concat(FlagValues(argv, {"-o", "--gen_c_file_name", "--stub_file_name",
-                                            "--gen_device_file_name"}),
-                          ModuleIdOutputs(argv));
+    step.outputs =
+        Concat(FlagValues(argv, {"-o", "--gen_c_file_name", "--stub_file_name", "--gen_device_file_name"}),
+               ModuleIdOutputs(argv));
   } else if (program == "ptxas") {
     step.kind = StepKind::kPtxas;
     std::vector<std::string> arch = FlagValues(argv, {"-arch", "--gpu-name"});
@@ -145,9 +158,8 @@ Step ClassifyCommand(const TranscriptCommand& command) {
   } else {
     step.outputs = FlagValues(argv, {"-o"});
     bool compiler_mode = HasFlag(argv, "-E") || HasFlag(argv, "-c");
-    step.kind = compiler_mode || LooksLikeHostCompiler(program)
-                    ? HostCompilerKind(argv, step.outputs)
-                    : StepKind::kUnknown;
+    step.kind = compiler_mode || LooksLikeHostCompiler(program) ? HostCompilerKind(argv, step.outputs)
+                                                                : StepKind::kUnknown;
     if (IsPreprocess(step.kind)) step.arch = PreprocessArch(argv);
   }
   return step;

@@ -11,31 +11,32 @@ namespace fastcuda {
 
 /// What a sub-command of nvcc does, decided by its program and file suffixes.
 enum class StepKind {
-  kHostPreprocess,     ///< host compiler -E writing the host `.cpp4.ii`
-  kDevicePreprocess,   ///< host compiler -E writing a per-arch `.cpp1.ii`
-  kCudafe,             ///< cudafe++: splits host code, writes `.cudafe1.cpp`
-  kCicc,               ///< cicc: device code to `.ptx` (and the host stub)
-  kPtxas,              ///< ptxas: `.ptx` to `.cubin`
-  kFatbinary,          ///< fatbinary: images to the embedded `.fatbin.c`
-  kNvlink,             ///< nvlink: device link
-  kHostCompile,        ///< host compiler -c: the object file
-  kHostLink,           ///< host compiler linking an executable or library
-  kRemove,             ///< `rm` of a temporary
-  kFilterDependencies, ///< nvcc writing the depfile it was asked for
-  kModuleId,           ///< FastCuda writing the module id (FASTCUDA_MODULE_ID=own)
-  kFatbinPlaceholder,  ///< FastCuda writing the `.fatbin.c` stand-in (FASTCUDA_EARLY_HOST=on)
-  kEmbedFatbin,        ///< FastCuda linking the fatbin into the early host object (same)
-  kUnknown,            ///< anything else: run as it is
+  kHostPreprocess,      ///< host compiler -E writing the host `.cpp4.ii`
+  kDevicePreprocess,    ///< host compiler -E writing a per-arch `.cpp1.ii`
+  kCudafe,              ///< cudafe++: splits host code, writes `.cudafe1.cpp`
+  kCicc,                ///< cicc: device code to `.ptx` (and the host stub)
+  kPtxas,               ///< ptxas: `.ptx` to `.cubin`
+  kFatbinary,           ///< fatbinary: images to the embedded `.fatbin.c`
+  kNvlink,              ///< nvlink: device link
+  kHostCompile,         ///< host compiler -c: the object file
+  kHostLink,            ///< host compiler linking an executable or library
+  kRemove,              ///< `rm` of a temporary
+  kFilterDependencies,  ///< nvcc writing the depfile it was asked for
+  kModuleId,            ///< FastCuda writing the module id (FASTCUDA_MODULE_ID=own)
+  kFatbinPlaceholder,   ///< FastCuda writing the `.fatbin.c` stand-in (FASTCUDA_EARLY_HOST=on)
+  kEmbedFatbin,         ///< FastCuda linking the fatbin into the early host object (same)
+  kUnknown,             ///< anything else: run as it is
 };
 
 /// Every kind a step of a graph can have: all but kRemove, as the graph drops
 /// `rm` steps (nvcc's temporaries are kept for the next build).
-inline constexpr StepKind kAllKinds[] = {
-    StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe,
-    StepKind::kCicc,           StepKind::kPtxas,            StepKind::kFatbinary,
-    StepKind::kNvlink,         StepKind::kHostCompile,      StepKind::kHostLink,
-    StepKind::kFilterDependencies, StepKind::kModuleId, StepKind::kFatbinPlaceholder,
-    StepKind::kEmbedFatbin,    StepKind::kUnknown};
+inline constexpr StepKind kAllKinds[] = {StepKind::kHostPreprocess, StepKind::kDevicePreprocess,
+                                         StepKind::kCudafe,         StepKind::kCicc,
+                                         StepKind::kPtxas,          StepKind::kFatbinary,
+                                         StepKind::kNvlink,         StepKind::kHostCompile,
+                                         StepKind::kHostLink,       StepKind::kFilterDependencies,
+                                         StepKind::kModuleId,       StepKind::kFatbinPlaceholder,
+                                         StepKind::kEmbedFatbin,    StepKind::kUnknown};
 
 /// The short upper-case name used in Ninja rule names and descriptions.
 std::string_view StepKindName(StepKind kind);

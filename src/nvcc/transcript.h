@@ -17,9 +17,9 @@ struct TranscriptCommand {
     kFilterDependencies,  ///< `-- Filter Dependencies -- > FILE`: nvcc writes a depfile
   };
   Kind kind = Kind::kRun;
-  std::vector<std::string> argv;            ///< kRun: words, variables expanded
-  std::vector<Redirection> redirections;    ///< kRun: `> FILE`, `2> FILE`
-  std::string depfile;                      ///< kFilterDependencies: the depfile nvcc writes
+  std::vector<std::string> argv;          ///< kRun: words, variables expanded
+  std::vector<Redirection> redirections;  ///< kRun: `> FILE`, `2> FILE`
+  std::string depfile;                    ///< kFilterDependencies: the depfile nvcc writes
 };
 
 /// A whole dryrun: the environment nvcc sets up for its sub-steps, the

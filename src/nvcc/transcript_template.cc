@@ -11,7 +11,9 @@ namespace {
 
 /// The name nvcc gives a TU's temporaries: the source's file name without
 /// its last extension.
-std::string Stem(const std::string& source) { return std::filesystem::path(source).stem().string(); }
+std::string Stem(const std::string& source) {
+  return std::filesystem::path(source).stem().string();
+}
 
 /// Replaces `from`'s names with `to`'s in one word.
 class WordRewriter {
@@ -48,8 +50,7 @@ std::string WithoutProcessId(const std::string& word) {
 
 }  // namespace
 
-Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from,
-                                 const TuNames& to) {
+Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from, const TuNames& to) {
   WordRewriter rewrite(from, to);
   Transcript instance = representative;
   for (TranscriptCommand& command : instance.commands) {

@@ -18,8 +18,7 @@ struct TuNames {
 /// `to`'s: whole words equal to the source or output, and the source's stem
 /// inside nvcc's temporary names. Only exact when the shape has been
 /// verified with VerifyTemplate.
-Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from,
-                                 const TuNames& to);
+Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from, const TuNames& to);
 
 /// True if two transcripts run the same commands, apart from nvcc's process
 /// id in temporary names.

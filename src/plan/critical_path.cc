@@ -33,14 +33,21 @@ StepDurations ParseNinjaLog(std::string_view text) {
 
 int64_t DefaultDuration(StepKind kind) {
   switch (kind) {
-    case StepKind::kCicc: return 2000;
-    case StepKind::kPtxas: return 1000;
-    case StepKind::kCudafe: return 1000;
-    case StepKind::kHostCompile: return 800;
+    case StepKind::kCicc:
+      return 2000;
+    case StepKind::kPtxas:
+      return 1000;
+    case StepKind::kCudafe:
+      return 1000;
+    case StepKind::kHostCompile:
+      return 800;
     case StepKind::kHostPreprocess:
-    case StepKind::kDevicePreprocess: return 400;
-    case StepKind::kUnknown: return 3000;  // a whole nvcc call
-    default: return 50;
+    case StepKind::kDevicePreprocess:
+      return 400;
+    case StepKind::kUnknown:
+      return 3000;  // a whole nvcc call
+    default:
+      return 50;
   }
 }
 

@@ -5,13 +5,13 @@
 #include <set>
 #include <thread>
 
-#include "src/plan/nvcc_call.h"
-#include "src/nvcc/nvcc_options.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
+#include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/transcript_template.h"
+#include "src/plan/nvcc_call.h"
 
 namespace fastcuda {
 namespace {
@@ -47,8 +47,8 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
   planned.invocation = ScanNvccArgs(effective);
   std::string source_abs = ResolvePath(entry.directory, entry.file);
   for (const std::string& word : args) {
-    if (word == entry.file || (!word.empty() && word[0] != '-' &&
-                               ResolvePath(entry.directory, word) == source_abs)) {
+    if (word == entry.file ||
+        (!word.empty() && word[0] != '-' && ResolvePath(entry.directory, word) == source_abs)) {
       planned.names.source = word;
     }
   }
@@ -67,8 +67,10 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
                 const DryrunRunner& runner, GlobalPlan& plan) {
   std::vector<const PlannedEntry*> missing;
   for (const PlannedEntry* entry : wanted) {
-    if (cache.count(entry->cache_key)) ++plan.dryruns_cached;
-    else missing.push_back(entry);
+    if (cache.count(entry->cache_key))
+      ++plan.dryruns_cached;
+    else
+      missing.push_back(entry);
   }
   std::vector<std::optional<std::string>> texts(missing.size());
   std::atomic<size_t> next{0};
@@ -113,8 +115,7 @@ StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_di
 }  // namespace
 
 GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlanOptions& options,
-                               DryrunCache& cache, const DryrunRunner& runner,
-                               const FileSystem& disk) {
+                               DryrunCache& cache, const DryrunRunner& runner, const FileSystem& disk) {
   GlobalPlan plan;
   CachingFileSystem fs(disk);
   std::map<std::string, ProgramIdentity> identities;  // nvcc as written -> identity
@@ -153,8 +154,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   for (const auto& [shape, members] : shapes) {
     const PlannedEntry& first = entries[members.front()];
     std::optional<Transcript> verified;
-    if (members.size() >= 2 && cache.count(first.cache_key) &&
-        cache.count(entries[members[1]].cache_key)) {
+    if (members.size() >= 2 && cache.count(first.cache_key) && cache.count(entries[members[1]].cache_key)) {
       const PlannedEntry& second = entries[members[1]];
       Transcript base = Parse(cache.at(first.cache_key), options.environment);
       if (SameCommands(InstantiateTranscript(base, first.names, second.names),
@@ -171,8 +171,8 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
 
   std::set<std::string> used_keys;
   for (const PlannedEntry& planned : entries) {
-    std::string work_dir = WorkDirFor(options.out_dir + "/tu", ResolvePath(planned.entry->directory,
-                                                                       planned.entry->output));
+    std::string work_dir =
+        WorkDirFor(options.out_dir + "/tu", ResolvePath(planned.entry->directory, planned.entry->output));
     std::string why = planned.invocation.fallback_reason.value_or("");
     if (why.empty()) {
       const std::optional<Transcript>& base = templates.at(planned.shape);
@@ -189,11 +189,10 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
       launchers.nvcc = planned.entry->launcher;
       try {
         if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
-        plan.graphs.push_back(BuildStepGraph(
-            *transcript,
-            {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles,
-             launchers, options.modes, toolchain},
-            fs));
+        plan.graphs.push_back(BuildStepGraph(*transcript,
+                                             {planned.entry->directory, work_dir, planned.invocation.depfile,
+                                              options.keep_depfiles, launchers, options.modes, toolchain},
+                                             fs));
         continue;
       } catch (const UnsupportedTranscript& unsupported) {
         why = unsupported.what();

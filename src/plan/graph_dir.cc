@@ -21,26 +21,51 @@ void AppendToken(std::string& text, const std::string& token) {
 
 }  // namespace
 
-std::string GlobalManifestPath(const std::string& dir) { return dir + "/build.ninja"; }
-std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
-std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
-std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
-std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
-std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
-std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
-std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
-std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
-std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
-std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
+std::string GlobalManifestPath(const std::string& dir) {
+  return dir + "/build.ninja";
+}
+std::string NinjaLogPath(const std::string& dir) {
+  return dir + "/.ninja_log";
+}
+std::string TuRoot(const std::string& dir) {
+  return dir + "/tu";
+}
+std::string EnvFilePath(const std::string& work_dir) {
+  return work_dir + "/nvcc.env";
+}
+std::string TuRecordPath(const std::string& work_dir) {
+  return work_dir + "/record.json";
+}
+std::string StepsFilePath(const std::string& dir) {
+  return dir + "/steps.json";
+}
+std::string StepMemoryLogPath(const std::string& dir) {
+  return dir + "/step-memory.tsv";
+}
+std::string KeptFilesPath(const std::string& dir) {
+  return dir + "/kept-files";
+}
+std::string DryrunCachePath(const std::string& dir) {
+  return dir + "/dryrun-cache.json";
+}
+std::string GenCommandPath(const std::string& dir) {
+  return dir + "/gen-command.txt";
+}
+std::string NoHistoryPath(const std::string& dir) {
+  return dir + "/no-history";
+}
 
-std::string StepsFileText(const std::vector<StepGraph>& graphs,
-                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
+std::string StepsFileText(
+    const std::vector<StepGraph>& graphs,
+    const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
   json tus = json::array();
   for (const StepGraph& graph : graphs) {
     json steps = json::array();
     for (const GraphStep& step : graph.steps) {
       std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
-      steps.push_back({{"kind", StepKindName(step.kind)}, {"arch", step.arch}, {"output", output},
+      steps.push_back({{"kind", StepKindName(step.kind)},
+                       {"arch", step.arch},
+                       {"output", output},
                        {"after", step.after}});
     }
     tus.push_back({{"source", graph.source}, {"steps", steps}});

@@ -31,9 +31,9 @@ std::string NoHistoryPath(const std::string& dir);
 
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {
-  std::string kind;    ///< the rule name, e.g. "CICC"
+  std::string kind;  ///< the rule name, e.g. "CICC"
   std::string arch;
-  std::string output;  ///< first output, as Ninja names it
+  std::string output;         ///< first output, as Ninja names it
   std::vector<size_t> after;  ///< indexes within the TU
 };
 

@@ -26,12 +26,16 @@ std::string PoolName(int64_t class_kib) {
 
 int64_t DefaultStepMemory(StepKind kind) {
   switch (kind) {
-    case StepKind::kCicc: return 1024 * 1024;
-    case StepKind::kUnknown: return 2048 * 1024;  // a whole nvcc call
+    case StepKind::kCicc:
+      return 1024 * 1024;
+    case StepKind::kUnknown:
+      return 2048 * 1024;  // a whole nvcc call
     case StepKind::kPtxas:
     case StepKind::kCudafe:
-    case StepKind::kHostCompile: return 512 * 1024;
-    default: return 256 * 1024;
+    case StepKind::kHostCompile:
+      return 512 * 1024;
+    default:
+      return 256 * 1024;
   }
 }
 
@@ -44,8 +48,8 @@ std::optional<int64_t> ParseMemorySize(std::string_view text) {
   return (number << shift) / 1024;
 }
 
-MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history,
-                      int64_t budget_kib, unsigned jobs,
+MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history, int64_t budget_kib,
+                      unsigned jobs,
                       const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
   std::map<std::string, int64_t> class_of_output;
   std::set<int64_t> classes;

@@ -22,8 +22,8 @@ std::optional<int64_t> ParseMemorySize(std::string_view text);
 
 /// Pools that keep the steps' summed peak memory under a budget.
 struct MemoryPlan {
-  std::map<std::string, int> pool_depths;              ///< pool name -> depth
-  std::map<std::string, std::string> pool_of_output;   ///< first output (Ninja path) -> pool
+  std::map<std::string, int> pool_depths;             ///< pool name -> depth
+  std::map<std::string, std::string> pool_of_output;  ///< first output (Ninja path) -> pool
 };
 
 /// Sorts steps into classes by peak memory (powers of two from 256 MiB) and
@@ -31,8 +31,8 @@ struct MemoryPlan {
 /// `jobs` of its steps needs no pool; otherwise its pool admits as many as
 /// the share holds (at least one). The classes together stay under the
 /// budget, and light steps are never held back by heavy ones.
-MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history,
-                      int64_t budget_kib, unsigned jobs,
+MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history, int64_t budget_kib,
+                      unsigned jobs,
                       const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
 
 /// The budget: `configured` (FASTCUDA_MEMORY_BUDGET) when set, else three

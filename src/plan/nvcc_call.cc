@@ -27,8 +27,9 @@ std::string WorkDirFor(const std::string& root, const std::string& absolute_outp
   return root + "/" + name + "-" + StableHashHex(absolute_output);
 }
 
-NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for, const StepLaunchers& launchers,
-                      const CompileModes& modes, const DryrunRunner& runner, const FileSystem& fs) {
+NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
+                      const StepLaunchers& launchers, const CompileModes& modes, const DryrunRunner& runner,
+                      const FileSystem& fs) {
   NvccPlan plan;
   const std::string& cwd = call.cwd;
   NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgsIn(call.args, call.environment, cwd, fs));
@@ -43,17 +44,17 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for, 
     plan.fallback_reason = "nvcc --dryrun failed";
     return plan;
   }
-  Transcript transcript =
-      ParseTranscript(*dryrun, [&](std::string_view name) -> std::optional<std::string> {
-        auto it = call.environment.find(std::string(name));
-        if (it == call.environment.end()) return std::nullopt;
-        return it->second;
-      });
+  Transcript transcript = ParseTranscript(*dryrun, [&](std::string_view name) -> std::optional<std::string> {
+    auto it = call.environment.find(std::string(name));
+    if (it == call.environment.end()) return std::nullopt;
+    return it->second;
+  });
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
-    StepGraphOptions options{cwd, "/nonexistent/fastcuda-planning", invocation.depfile, false,
-                             launchers, modes, ToolchainEnvironment(call.environment)};
+    StepGraphOptions options{
+        cwd,   "/nonexistent/fastcuda-planning",      invocation.depfile, false, launchers,
+        modes, ToolchainEnvironment(call.environment)};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     RequireFileOutputs(draft, cwd);

@@ -9,16 +9,16 @@
 
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
-#include "src/nvcc/nvcc_options.h"
 #include "src/graph/step_graph.h"
+#include "src/nvcc/nvcc_options.h"
 
 namespace fastcuda {
 
 /// The outcome of planning: a graph, or the reason nvcc must run itself.
 struct NvccPlan {
   std::optional<StepGraph> graph;
-  std::string fallback_reason;     ///< set when there is no graph
-  std::string dryrun_other_output; ///< what nvcc printed besides the commands (warnings)
+  std::string fallback_reason;      ///< set when there is no graph
+  std::string dryrun_other_output;  ///< what nvcc printed besides the commands (warnings)
 };
 
 /// Chooses the work directory of an nvcc call from its first output (absolute).
@@ -37,8 +37,9 @@ struct NvccCall {
 /// Plans `call`: scans the arguments, has `runner` run the dryrun and builds
 /// the graph, its steps run through `launchers` in `modes`, in the work
 /// directory that `work_dir_for` gives for the call's first output.
-NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for, const StepLaunchers& launchers,
-                      const CompileModes& modes, const DryrunRunner& runner, const FileSystem& fs);
+NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
+                      const StepLaunchers& launchers, const CompileModes& modes, const DryrunRunner& runner,
+                      const FileSystem& fs);
 
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
 /// distinct for distinct absolute output paths.

@@ -20,21 +20,21 @@ inline constexpr std::string_view kCwdFlag = "--cwd";
 
 /// One call of `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge.
 struct StepInvocation {
-  std::string cwd;           ///< run the program here
-  std::string env_file;      ///< JSON object of variables to set
-  std::string depfile;       ///< the program writes this header depfile
-  bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
-  std::string kept_depfile;  ///< copy of the depfile as the program wrote it
+  std::string cwd;                   ///< run the program here
+  std::string env_file;              ///< JSON object of variables to set
+  std::string depfile;               ///< the program writes this header depfile
+  bool absolute_depfile = false;     ///< rewrite the depfile's relative paths as absolute
+  std::string kept_depfile;          ///< copy of the depfile as the program wrote it
   std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
                                      ///< (the words before `--` that are no option)
-  std::string stamp;         ///< touched when the program succeeds; it is no output to keep
-  std::string capture;       ///< save what the program printed (WriteCapture)
-  std::string rss_log;       ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
-  int split_share = 0;       ///< >0: give the program (cicc, ptxas) its part of the free job slots
+  std::string stamp;                 ///< touched when the program succeeds; it is no output to keep
+  std::string capture;               ///< save what the program printed (WriteCapture)
+  std::string rss_log;               ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
+  int split_share = 0;               ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
-  std::string blank_disabled;  ///< an output whose `#if 0` blocks to blank (host_source.h)
-  std::vector<std::string> argv;  ///< the program's command
+  std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
+  std::vector<std::string> argv;             ///< the program's command
 
   /// The options every step of a manifest shares (environment file, memory
   /// log): the generator writes them once, into the rule and a file-level variable.

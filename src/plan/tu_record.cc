@@ -14,8 +14,7 @@ std::string FormatTuRecord(const TuRecord& record) {
 std::optional<TuRecord> ParseTuRecord(const std::string& text) {
   try {
     nlohmann::json json = ParseJsonBytes(text);
-    return TuRecord{json.at("cwd").get<std::string>(),
-                    json.at("command").get<std::vector<std::string>>(),
+    return TuRecord{json.at("cwd").get<std::string>(), json.at("command").get<std::vector<std::string>>(),
                     json.at("depfiles").get<std::vector<std::string>>()};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -36,8 +36,7 @@ std::string Timeline::Name(const TimedStep& timed) const {
   return name + " " + std::filesystem::path(tus[timed.tu].source).filename().string();
 }
 
-Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log,
-                       std::string_view memory_log,
+Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, std::string_view memory_log,
                        const std::function<int64_t(const std::string&)>& file_size) {
   Timeline timeline;
   timeline.tus = std::move(tus);

@@ -15,11 +15,11 @@ namespace fastcuda {
 
 /// One step that ran in the last build.
 struct TimedStep {
-  size_t tu = 0;       ///< index into Timeline::tus
-  size_t index = 0;    ///< index within the TU
+  size_t tu = 0;     ///< index into Timeline::tus
+  size_t index = 0;  ///< index within the TU
   int64_t start_ms = 0;
   int64_t end_ms = 0;
-  int64_t peak_kib = 0;  ///< 0 when not recorded
+  int64_t peak_kib = 0;       ///< 0 when not recorded
   int64_t output_bytes = -1;  ///< -1 when the output is gone
 };
 
@@ -37,8 +37,7 @@ struct Timeline {
 /// Joins the recorded steps with the last build's records of `.ninja_log`
 /// (the records after the last reset of Ninja's clock) and the memory log.
 /// `file_size` gives an output's size, or -1.
-Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log,
-                       std::string_view memory_log,
+Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, std::string_view memory_log,
                        const std::function<int64_t(const std::string&)>& file_size);
 
 /// The chain of steps (indexes into timeline.steps) that ended last,

@@ -24,11 +24,20 @@ std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -48,7 +57,9 @@ std::string Colour(const std::string& kind) {
 std::string TraceJson(const Timeline& timeline) {
   json events = json::array();
   for (size_t t = 0; t < timeline.tus.size(); ++t) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", t + 1},
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", t + 1},
                       {"args", {{"name", timeline.tus[t].source}}}});
   }
   // Within a TU, steps that overlap go to separate threads so that the
@@ -63,9 +74,13 @@ std::string TraceJson(const Timeline& timeline) {
     json args = {{"output", timeline.Step(step).output}};
     if (step.peak_kib > 0) args["peak_rss_kib"] = step.peak_kib;
     if (step.output_bytes >= 0) args["output_bytes"] = step.output_bytes;
-    events.push_back({{"name", timeline.Name(step)}, {"cat", timeline.Step(step).kind},
-                      {"ph", "X"}, {"pid", step.tu + 1}, {"tid", lane},
-                      {"ts", step.start_ms * 1000}, {"dur", (step.end_ms - step.start_ms) * 1000},
+    events.push_back({{"name", timeline.Name(step)},
+                      {"cat", timeline.Step(step).kind},
+                      {"ph", "X"},
+                      {"pid", step.tu + 1},
+                      {"tid", lane},
+                      {"ts", step.start_ms * 1000},
+                      {"dur", (step.end_ms - step.start_ms) * 1000},
                       {"args", args}});
   }
   return DumpJsonBytes(json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}, 1) + "\n";
@@ -82,13 +97,14 @@ std::string TimelineSvg(const Timeline& timeline) {
   int legend_top = top + static_cast<int>(lanes) * lane_height + 30;
   char buffer[512];
   std::string svg;
-  std::snprintf(buffer, sizeof buffer,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" "
-                "fill=\"white\"/>\n<text x=\"%d\" y=\"18\">FastCuda build: %s wall, %zu steps, %zu job slots; "
-                "critical chain outlined (%zu steps)</text>\n",
-                width, legend_top + 40, left, Seconds(timeline.wall_ms).c_str(), timeline.steps.size(),
-                lanes, chain.size());
+  std::snprintf(
+      buffer, sizeof buffer,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" "
+      "fill=\"white\"/>\n<text x=\"%d\" y=\"18\">FastCuda build: %s wall, %zu steps, %zu job slots; "
+      "critical chain outlined (%zu steps)</text>\n",
+      width, legend_top + 40, left, Seconds(timeline.wall_ms).c_str(), timeline.steps.size(), lanes,
+      chain.size());
   svg += buffer;
   for (size_t i = 0; i < timeline.steps.size(); ++i) {
     const TimedStep& step = timeline.steps[i];
@@ -99,8 +115,8 @@ std::string TimelineSvg(const Timeline& timeline) {
                   "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" stroke=\"%s\" "
                   "stroke-width=\"%d\"><title>",
                   left + step.start_ms * scale, top + static_cast<int>(slots[i]) * lane_height,
-                  std::max(1.0, (step.end_ms - step.start_ms) * scale), lane_height - 2,
-                  Colour(kind).c_str(), critical ? "black" : "none", critical ? 2 : 0);
+                  std::max(1.0, (step.end_ms - step.start_ms) * scale), lane_height - 2, Colour(kind).c_str(),
+                  critical ? "black" : "none", critical ? 2 : 0);
     svg += buffer;
     svg += Escape(timeline.Name(step) + ": " + Seconds(step.end_ms - step.start_ms));
     svg += "</title></rect>\n";
@@ -146,9 +162,9 @@ std::string BuildReport(const Timeline& timeline, unsigned jobs) {
                 "(%u jobs)\nlower bound max(longest chain %s, step time / jobs %s) = %s; "
                 "wall / bound = %.2f\n\ntime per step kind:\n",
                 Seconds(timeline.wall_ms).c_str(), timeline.steps.size(), Seconds(total).c_str(),
-                timeline.wall_ms ? double(total) / timeline.wall_ms : 0.0, jobs,
-                Seconds(longest).c_str(), Seconds(total / std::max(1u, jobs)).c_str(),
-                Seconds(bound).c_str(), bound ? double(timeline.wall_ms) / bound : 0.0);
+                timeline.wall_ms ? double(total) / timeline.wall_ms : 0.0, jobs, Seconds(longest).c_str(),
+                Seconds(total / std::max(1u, jobs)).c_str(), Seconds(bound).c_str(),
+                bound ? double(timeline.wall_ms) / bound : 0.0);
   text += line;
   std::vector<std::pair<std::string, std::pair<int64_t, int>>> kinds(per_kind.begin(), per_kind.end());
   std::sort(kinds.begin(), kinds.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
@@ -190,9 +206,9 @@ std::string StepTableCsv(const Timeline& timeline) {
   };
   for (const TimedStep& step : timeline.steps) {
     const RecordedStep& recorded = timeline.Step(step);
-    csv += std::to_string(step.tu) + "," + quoted(timeline.tus[step.tu].source) + "," + recorded.kind +
-           "," + recorded.arch + "," + quoted(recorded.output) + "," + std::to_string(step.start_ms) +
-           "," + std::to_string(step.end_ms) + "," + std::to_string(step.end_ms - step.start_ms) + "," +
+    csv += std::to_string(step.tu) + "," + quoted(timeline.tus[step.tu].source) + "," + recorded.kind + "," +
+           recorded.arch + "," + quoted(recorded.output) + "," + std::to_string(step.start_ms) + "," +
+           std::to_string(step.end_ms) + "," + std::to_string(step.end_ms - step.start_ms) + "," +
            (step.output_bytes >= 0 ? std::to_string(step.output_bytes) : "") + "," +
            (step.peak_kib > 0 ? std::to_string(step.peak_kib) : "") + "\n";
   }

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "src/nvcc/compile_database.h"
 #include "src/base/json_bytes.h"
+#include "src/nvcc/compile_database.h"
 #include "src/plan/tu_record.h"
 
 using namespace fastcuda;
@@ -29,16 +29,16 @@ void CheckRoundTrip(const std::string& bytes, bool written_raw = true) {
 
 TEST_CASE("strings and keys with bytes that are not UTF-8 round-trip byte-exactly") {
   CheckRoundTrip("/build\xff/a.cu");
-  CheckRoundTrip("caf\xe9");                  // Latin-1 é
-  CheckRoundTrip("a\x80z");                   // a lone continuation byte
-  CheckRoundTrip("x\xe2\x82");                // a truncated three-byte sequence at the end
-  CheckRoundTrip("\xe2\x82y");                // ... and before ASCII
-  CheckRoundTrip("\xf0\x9f\x98");             // a truncated emoji
-  CheckRoundTrip("\xc0\xaf \xed\xa0\x80");    // an overlong `/`, a UTF-16 surrogate
-  CheckRoundTrip("\xf4\x90\x80\x80 \xfe");    // above U+10FFFF, never a lead byte
+  CheckRoundTrip("caf\xe9");                           // Latin-1 é
+  CheckRoundTrip("a\x80z");                            // a lone continuation byte
+  CheckRoundTrip("x\xe2\x82");                         // a truncated three-byte sequence at the end
+  CheckRoundTrip("\xe2\x82y");                         // ... and before ASCII
+  CheckRoundTrip("\xf0\x9f\x98");                      // a truncated emoji
+  CheckRoundTrip("\xc0\xaf \xed\xa0\x80");             // an overlong `/`, a UTF-16 surrogate
+  CheckRoundTrip("\xf4\x90\x80\x80 \xfe");             // above U+10FFFF, never a lead byte
   CheckRoundTrip("\xf4\x8f\xbf\xbf\xf4\x8f\xbe\x80");  // genuine U+10FFFF and U+10FF80, the reserved range
-  CheckRoundTrip("\xf4\x8f\xbf");             // a truncated reserved character
-  CheckRoundTrip("\xff\\\"\n\x01\xe9", false);  // bytes next to characters JSON escapes
+  CheckRoundTrip("\xf4\x8f\xbf");                      // a truncated reserved character
+  CheckRoundTrip("\xff\\\"\n\x01\xe9", false);         // bytes next to characters JSON escapes
 }
 
 TEST_CASE("valid UTF-8 is written as nlohmann writes it") {

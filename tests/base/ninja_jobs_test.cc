@@ -16,8 +16,7 @@ TEST_CASE("Ninja 1.13 joins make's FIFO jobserver: no -j") {
 TEST_CASE("an older Ninja or a pipe jobserver: make's own -jN, not the core count") {
   CHECK(NinjaJobArguments({0, " -j4 --jobserver-auth=fifo:/tmp/GMfifo1", 11, 16}) ==
         std::vector<std::string>{"-j", "4"});
-  CHECK(NinjaJobArguments({0, "-j3 --jobserver-auth=3,4", 13, 16}) ==
-        std::vector<std::string>{"-j", "3"});
+  CHECK(NinjaJobArguments({0, "-j3 --jobserver-auth=3,4", 13, 16}) == std::vector<std::string>{"-j", "3"});
 }
 
 TEST_CASE("outside make: one job per core") {

@@ -5,7 +5,9 @@
 using namespace fastcuda;
 
 namespace {
-std::optional<std::string> NoVariables(std::string_view) { return std::nullopt; }
+std::optional<std::string> NoVariables(std::string_view) {
+  return std::nullopt;
+}
 }  // namespace
 
 TEST_CASE("nvcc's quoting: double quotes, escaped quotes, variables") {
@@ -16,9 +18,9 @@ TEST_CASE("nvcc's quoting: double quotes, escaped quotes, variables") {
   ShellCommand command = SplitShellCommand(
       R"("$CICC_PATH/cicc" -arch compute_80 "-I/a b" -DFATBINFILE="\"/tmp/x.fatbin.c\"" ${CICC_PATH}x $UNSET.)",
       lookup);
-  CHECK(command.words == std::vector<std::string>{"/cuda/nvvm/bin/cicc", "-arch", "compute_80",
-                                                   "-I/a b", "-DFATBINFILE=\"/tmp/x.fatbin.c\"",
-                                                   "/cuda/nvvm/binx", "."});
+  CHECK(command.words == std::vector<std::string>{"/cuda/nvvm/bin/cicc", "-arch", "compute_80", "-I/a b",
+                                                  "-DFATBINFILE=\"/tmp/x.fatbin.c\"", "/cuda/nvvm/binx",
+                                                  "."});
   CHECK(command.redirections.empty());
 }
 
@@ -28,8 +30,7 @@ TEST_CASE("single quotes and backslashes") {
 }
 
 TEST_CASE("redirections are taken out of the words") {
-  ShellCommand command =
-      SplitShellCommand(R"(ptxas -o "x.cubin" > /tmp/out 2>/tmp/err)", NoVariables);
+  ShellCommand command = SplitShellCommand(R"(ptxas -o "x.cubin" > /tmp/out 2>/tmp/err)", NoVariables);
   CHECK(command.words == std::vector<std::string>{"ptxas", "-o", "x.cubin"});
   REQUIRE(command.redirections.size() == 2);
   CHECK(command.redirections[0].fd == 1);
@@ -52,8 +53,8 @@ TEST_CASE("SplitShellWords keeps $ literal, as response files do") {
 }
 
 TEST_CASE("quoting round-trips through the splitter") {
-  std::vector<std::string> words = {"plain", "with space", "quote'in", "dollar$x", "",
-                                    "tab\there", "back\\slash", "non-ascii é", "#hash", "a:b"};
+  std::vector<std::string> words = {"plain",     "with space",  "quote'in",    "dollar$x", "",
+                                    "tab\there", "back\\slash", "non-ascii é", "#hash",    "a:b"};
   CHECK(SplitShellWords(JoinShellWords(words)) == words);
   CHECK(QuoteShellWord("-DX=1,2/a.b") == "-DX=1,2/a.b");
   // Paths are bytes, not UTF-8 (a fuzzer found this one).

@@ -18,7 +18,9 @@ const char* kDatabase = R"([
   {"directory": "/build", "file": "/src/b.cu", "command": "nvcc -c /src/b.cu -o obj/b.o"}
 ])";
 
-GenOptions Options() { return ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "2"}); }
+GenOptions Options() {
+  return ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "2"});
+}
 
 GenerationContext Context(std::map<std::string, std::string> environment = {}) {
   return {std::move(environment), "/bin/fastcuda", false, 4 << 20, [](const std::string&) { return ""; }};
@@ -38,8 +40,9 @@ TEST_CASE("gen on fakes: the manifest, the kept files, the cache and the key, wi
   FakeDryrunRunner runner;
   Generation generation = Generate(disk, runner, Context({{"CPATH", "/inc"}, {"HOME", "/root"}}));
   CHECK(runner.calls == 2);
-  CHECK(generation.report == "fastcuda: 2 CUDA TUs (1 command shapes, 2 dryruns run, 0 cached), "
-                             "0 other entries left out\n");
+  CHECK(generation.report ==
+        "fastcuda: 2 CUDA TUs (1 command shapes, 2 dryruns run, 0 cached), "
+        "0 other entries left out\n");
   const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
   CHECK(CountMatches(manifest, R"(desc = HOST_CC /src/[ab]\.cu)") == 2);
   CHECK(manifest.find("/bin/fastcuda") != std::string::npos);

@@ -60,7 +60,7 @@ TEST_CASE("launcher on fakes: never the graph's object when it may be stale") {
   CHECK_FALSE(UseGraphResult(Call(), "/b", edited));
   FakeFileSystem disk = BuiltByGraph();
   CHECK_FALSE(UseGraphResult(Call({"-DOTHER"}), "/b", disk));  // another command
-  CHECK_FALSE(UseGraphResult(Call(), "/elsewhere", disk));      // another directory
+  CHECK_FALSE(UseGraphResult(Call(), "/elsewhere", disk));     // another directory
   disk.Remove("/b/obj/a.o");
   CHECK_FALSE(UseGraphResult(Call(), "/b", disk));
 }

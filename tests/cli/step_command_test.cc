@@ -31,7 +31,8 @@ class FakeProgram : public CommandRunner {
 
 StepInvocation Step(const std::vector<std::string>& options) {
   std::vector<std::string> args = options;
-  args.insert(args.end(), {"--cwd", "/w", "--env-file", "/w/nvcc.env", "/w/a.ptx", "--", "cicc", "-o", "a.ptx"});
+  args.insert(args.end(),
+              {"--cwd", "/w", "--env-file", "/w/nvcc.env", "/w/a.ptx", "--", "cicc", "-o", "a.ptx"});
   return StepInvocation::Parse(args);
 }
 
@@ -68,8 +69,8 @@ TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its st
 TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touched") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ii.d", "a.ii: k.cu inc/h.h\n"}});
   FakeProgram program(disk, "text");
-  StepInvocation step =
-      Step({"--depfile", "a.ii.d", "--absolute-depfile", "--keep-depfile", "a.ii.deps", "--stamp", "/w/s.stamp"});
+  StepInvocation step = Step(
+      {"--depfile", "a.ii.d", "--absolute-depfile", "--keep-depfile", "a.ii.deps", "--stamp", "/w/s.stamp"});
   CHECK(RunStep(step, program, disk) == 0);
   CHECK(disk.Read("/w/a.ii.deps") == "a.ii: k.cu inc/h.h\n");
   CHECK(disk.Read("/w/a.ii.d").value_or("").find("/w/inc/h.h") != std::string::npos);

@@ -17,16 +17,20 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> words(1);
   for (size_t i = 0; i < size; ++i) {
-    if (data[i] == '\0') words.emplace_back();
-    else if (data[i] == '\n' || data[i] == '\r') return 0;  // no newline survives a shell line
-    else words.back() += static_cast<char>(data[i]);
+    if (data[i] == '\0')
+      words.emplace_back();
+    else if (data[i] == '\n' || data[i] == '\r')
+      return 0;  // no newline survives a shell line
+    else
+      words.back() += static_cast<char>(data[i]);
   }
   std::string output = "out/" + words.back();
   if (words.back().empty() || words.size() > 64) return 0;
   // Ninja canonicalizes paths: only check ones it keeps as they are. It has
   // no escape for '|' in a path; EscapeNinjaPath refuses those (unit-tested).
-  if (output.find('|') != std::string::npos || output.find("//") != std::string::npos || output.find("/./") != std::string::npos ||
-      output.find("/../") != std::string::npos || output.back() == '/' || output.back() == '.' ||
+  if (output.find('|') != std::string::npos || output.find("//") != std::string::npos ||
+      output.find("/./") != std::string::npos || output.find("/../") != std::string::npos ||
+      output.back() == '/' || output.back() == '.' ||
       output.back() == '^') {  // on Ninja's command line a final ^ means "the edge using this"
     return 0;
   }

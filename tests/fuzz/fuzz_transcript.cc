@@ -23,8 +23,8 @@ class SourcesExist : public fastcuda::FileSystem {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    fastcuda::Transcript transcript = fastcuda::ParseTranscript(
-        text, [](std::string_view name) -> std::optional<std::string> {
+    fastcuda::Transcript transcript =
+        fastcuda::ParseTranscript(text, [](std::string_view name) -> std::optional<std::string> {
           if (name == "HOME") return "/home/fuzz";
           return std::nullopt;
         });

@@ -48,9 +48,9 @@ TEST_CASE("split flags: the words cicc and ptxas both take; the user's own flag 
 
 TEST_CASE("auto threads: one in a full build, else twice the slots shared by the jobs that split") {
   // BuildLoad: slots, running jobs, of them splitting; then the TU's chains.
-  CHECK(AutoSplitThreads({16, 6, 5}, 5) == 8);    // edit loop: 5 arch chains beside cudafe++
-  CHECK(AutoSplitThreads({16, 4, 1}, 5) == 8);    // the first of them to start
-  CHECK(AutoSplitThreads({16, 1, 1}, 1) == 16);   // the tail: one chain alone, all slots at most
+  CHECK(AutoSplitThreads({16, 6, 5}, 5) == 8);   // edit loop: 5 arch chains beside cudafe++
+  CHECK(AutoSplitThreads({16, 4, 1}, 5) == 8);   // the first of them to start
+  CHECK(AutoSplitThreads({16, 1, 1}, 1) == 16);  // the tail: one chain alone, all slots at most
   CHECK(AutoSplitThreads({16, 2, 2}, 1) == 16);
   CHECK(AutoSplitThreads({16, 16, 3}, 1) == 1);   // a full build: no split
   CHECK(AutoSplitThreads({16, 20, 20}, 1) == 1);  // more jobs than slots (ninja's default -j)
@@ -58,7 +58,7 @@ TEST_CASE("auto threads: one in a full build, else twice the slots shared by the
   CHECK(AutoSplitThreads({4, 2, 1}, 1) == 4);     // ninja -j4 (or make -j4) on 16 cores
   CHECK(AutoSplitThreads({2, 2, 1}, 1) == 1);     // 2 cores: cicc beside cudafe++ fills them
   CHECK(AutoSplitThreads({2, 1, 1}, 1) == 2);
-  CHECK(AutoSplitThreads({16, 3, 0}, 0) == 16);   // a reading that missed the step itself
+  CHECK(AutoSplitThreads({16, 3, 0}, 0) == 16);  // a reading that missed the step itself
 }
 
 TEST_CASE("auto split appends the threads, after a launcher's command too, only when it splits") {

@@ -54,11 +54,13 @@ TEST_CASE("the placeholder includes the real fatbin.c only when told to") {
   CHECK(placeholder.ends_with("#endif\n"));
 }
 
-TEST_CASE("the assembly copies the binary fatbin where the .quad lines were, the section's directives around it") {
+TEST_CASE(
+    "the assembly copies the binary fatbin where the .quad lines were, the section's directives around it") {
   for (FatbinLayout layout : {FatbinLayout::kWhole, FatbinLayout::kRelocatable}) {
     std::string name(FatbinLayoutName(layout));
     std::string section = layout == FatbinLayout::kWhole ? ".nv_fatbin" : "__nv_relfatbin";
-    std::string expected = ".globl fatbinData\n.section " + section + ", \"a\"\n.align 8\nfatbinData:\n"
+    std::string expected = ".globl fatbinData\n.section " + section +
+                           ", \"a\"\n.align 8\nfatbinData:\n"
                            ".incbin \"/b/w dir/x.fatbin\"\n.text\n.section .note.GNU-stack,\"\",@progbits\n";
     FatbinLayout other = layout == FatbinLayout::kWhole ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
     // nvcc's full .fatbin.c, and the probe's (an empty fatbin): the same layout.
@@ -69,7 +71,8 @@ TEST_CASE("the assembly copies the binary fatbin where the .quad lines were, the
       CHECK_FALSE(EmbeddingAssembly(text, other, "/b/w dir/x.fatbin"));
     }
   }
-  EmbeddedFatbin last_line{"asm(\n\"fatbinData:\\n\"\n\".quad 0x0102030405060708, 0xff\\n\"\n\".text\\n\");\n", ""};
+  EmbeddedFatbin last_line{
+      "asm(\n\"fatbinData:\\n\"\n\".quad 0x0102030405060708, 0xff\\n\"\n\".text\\n\");\n", ""};
   CHECK(FatbinAssembly(last_line, "a\"b\\c.fatbin")->find(".incbin \"a\\\"b\\\\c.fatbin\"\n") !=
         std::string::npos);  // quoted for the assembler
 }
@@ -84,13 +87,13 @@ TEST_CASE("an asm statement of another shape is not assembled") {
     std::string text = good;
     return text.replace(text.find(from), from.size(), to);
   };
-  CHECK_FALSE(assembles(changed(".quad 0x1,0x2", ".byte 1")));         // a directive it does not know as data
-  CHECK_FALSE(assembles(changed(".align 8", ".align\\t8")));           // an escape it does not read
+  CHECK_FALSE(assembles(changed(".quad 0x1,0x2", ".byte 1")));  // a directive it does not know as data
+  CHECK_FALSE(assembles(changed(".align 8", ".align\\t8")));    // an escape it does not read
   CHECK_FALSE(assembles(changed("\".text\\n\");", "\".quad 0x3\\n\");")));  // no closing directive
-  CHECK_FALSE(assembles(good + "\".quad 0x3\\n\"\n"));                  // bytes after the closing
-  CHECK_FALSE(assembles(good.substr(0, good.size() - 1)));             // cut short
-  CHECK_FALSE(assembles(changed("\".quad 0x1,0x2\\n\"\n", "")));        // no bytes at all
-  CHECK_FALSE(assembles(good, "a\nb.fatbin"));                         // a path no assembler string holds
+  CHECK_FALSE(assembles(good + "\".quad 0x3\\n\"\n"));                      // bytes after the closing
+  CHECK_FALSE(assembles(good.substr(0, good.size() - 1)));                  // cut short
+  CHECK_FALSE(assembles(changed("\".quad 0x1,0x2\\n\"\n", "")));            // no bytes at all
+  CHECK_FALSE(assembles(good, "a\nb.fatbin"));  // a path no assembler string holds
 }
 
 TEST_CASE("fatbinary probes the layout without images, then writes the bytes alone") {
@@ -101,11 +104,13 @@ TEST_CASE("fatbinary probes the layout without images, then writes the bytes alo
                                         "--image3=kind=ptx,sm=80,file=k.ptx",
                                         "--embedded-fatbin=/b/k.fatbin.c",
                                         "--device-c"};
-  CHECK(LayoutProbeCommand(fatbinary) == std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ",
-                                                                  "--embedded-fatbin=/b/k.fatbin.c", "--device-c"});
+  CHECK(LayoutProbeCommand(fatbinary) ==
+        std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ",
+                                 "--embedded-fatbin=/b/k.fatbin.c", "--device-c"});
   CHECK(BinaryFatbinCommand(fatbinary, "/b/k.fatbin") ==
-        std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ", "--image3=kind=elf,sm=80,file=k.cubin",
-                                 "--image3=kind=ptx,sm=80,file=k.ptx", "--device-c", "--create=/b/k.fatbin"});
+        std::vector<std::string>{"fatbinary", "-64", "--cicc-cmdline=-ftz=0 ",
+                                 "--image3=kind=elf,sm=80,file=k.cubin", "--image3=kind=ptx,sm=80,file=k.ptx",
+                                 "--device-c", "--create=/b/k.fatbin"});
   std::vector<std::string> twice = fatbinary;
   twice.push_back("--embedded-fatbin=/b/other.fatbin.c");
   CHECK_THROWS_AS(BinaryFatbinCommand(twice, "/b/k.fatbin"), std::invalid_argument);

@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "src/graph/launchers.h"
 #include "src/base/shell_words.h"
+#include "src/graph/launchers.h"
 
 using namespace fastcuda;
 
@@ -12,7 +12,9 @@ namespace {
 using Words = std::vector<std::string>;
 
 /// A step of `kind` that writes one file.
-Step Writing(StepKind kind) { return {kind, "", {"prog"}, {}, {"out"}}; }
+Step Writing(StepKind kind) {
+  return {kind, "", {"prog"}, {}, {"out"}};
+}
 
 /// `launchers` with every program whose version matters at `version`.
 StepLaunchers At(StepLaunchers launchers, const std::string& version) {
@@ -24,10 +26,9 @@ StepLaunchers At(StepLaunchers launchers, const std::string& version) {
 /// with `expected`, every program being at `version`.
 std::string Prefixed(const StepLaunchers& launchers, const Words& expected,
                      const std::string& version = "0.10.1") {
-  static constexpr StepKind kKinds[] = {StepKind::kHostPreprocess, StepKind::kDevicePreprocess,
-                                        StepKind::kCudafe,         StepKind::kCicc,
-                                        StepKind::kPtxas,          StepKind::kFatbinary,
-                                        StepKind::kNvlink,         StepKind::kHostCompile};
+  static constexpr StepKind kKinds[] = {
+      StepKind::kHostPreprocess, StepKind::kDevicePreprocess, StepKind::kCudafe, StepKind::kCicc,
+      StepKind::kPtxas,          StepKind::kFatbinary,        StepKind::kNvlink, StepKind::kHostCompile};
   std::string kinds;
   for (StepKind kind : kKinds) {
     Words launcher = LauncherFor(At(launchers, version), Writing(kind));

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <re2/re2.h>
 #include <algorithm>
 #include <filesystem>
-#include <re2/re2.h>
 
 #include "src/graph/step_graph.h"
 #include "tests/test_support.h"
@@ -36,7 +36,9 @@ bool Contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-size_t IndexOf(const StepGraph& graph, const GraphStep* step) { return step - graph.steps.data(); }
+size_t IndexOf(const StepGraph& graph, const GraphStep* step) {
+  return step - graph.steps.data();
+}
 
 bool Waits(const GraphStep& step, size_t index) {
   return std::find(step.after.begin(), step.after.end(), index) != step.after.end();
@@ -115,8 +117,7 @@ TEST_CASE("the host compile waits for the stub.c and fatbin.c it #includes") {
   const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
   CHECK(Waits(*host, IndexOf(graph, fatbinary)));
   std::string stub = std::string(kWork) + "/" +
-                     FlagValues(OfKind(graph, StepKind::kCudafe).front()->argv,
-                                {"--stub_file_name"}).front();
+                     FlagValues(OfKind(graph, StepKind::kCudafe).front()->argv, {"--stub_file_name"}).front();
   CHECK(Contains(host->inputs, stub));
   CHECK(Contains(host->inputs, fatbinary->outputs.front()));
   for (const GraphStep* cicc : OfKind(graph, StepKind::kCicc)) {
@@ -236,8 +237,8 @@ TEST_CASE("an unknown program runs alone, after everything before it") {
       "#$ mystery-tool --flag\n"
       "#$ gcc -c -x c++ /tmp/tmpxft_1_2-3_kernel.cpp4.ii -o kernel.o\n",
       [](std::string_view) { return std::nullopt; });
-  StepGraph graph = BuildStepGraph(transcript, {kCwd, kWork, {}},
-                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  StepGraph graph =
+      BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
   REQUIRE(graph.steps.size() == 3);
   CHECK(graph.steps[1].kind == StepKind::kUnknown);
   CHECK(graph.steps[1].after == std::vector<size_t>{0});
@@ -245,10 +246,9 @@ TEST_CASE("an unknown program runs alone, after everything before it") {
 }
 
 TEST_CASE("a redirection to a real file is not something FastCuda splits") {
-  Transcript transcript = ParseTranscript("#$ gcc -c a.cu -o a.o > log.txt\n",
-                                          [](std::string_view) { return std::nullopt; });
-  CHECK_THROWS_AS(BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem()),
-                  UnsupportedTranscript);
+  Transcript transcript =
+      ParseTranscript("#$ gcc -c a.cu -o a.o > log.txt\n", [](std::string_view) { return std::nullopt; });
+  CHECK_THROWS_AS(BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem()), UnsupportedTranscript);
 }
 
 TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
@@ -278,8 +278,8 @@ TEST_CASE("a device launcher runs every cicc, ptxas and fatbinary of every archi
                                    FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
   size_t launched = 0;
   for (const GraphStep& step : graph.steps) {
-    bool device = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas ||
-                  step.kind == StepKind::kFatbinary;
+    bool device =
+        step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas || step.kind == StepKind::kFatbinary;
     CHECK((step.argv.size() > 2 && step.argv[0] == "rexec" && step.argv[1] == "--") == device);
     launched += device;
   }
@@ -366,7 +366,8 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     const GraphStep* embed = embeds.front();
     const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
     const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
-    CHECK(placeholder->fatbin.layout == (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));
+    CHECK(placeholder->fatbin.layout ==
+          (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));
     CHECK(placeholder->outputs.front().ends_with(".early.fatbin.c"));
     CHECK(embed->fatbin.fatbin_c == FlagValues(fatbinary->argv, {"--embedded-fatbin"}).front());
     // fatbinary writes the bytes too, in the file nvcc would name so; the embedding reads both.
@@ -413,7 +414,8 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on needs fatbinary's output named in one word, as
       command.argv.insert(command.argv.begin() + i + 1, path);
     }
   }
-  StepGraph graph = BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  StepGraph graph =
+      BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
   CHECK(OfKind(graph, StepKind::kEmbedFatbin).empty());
   CHECK(OfKind(graph, StepKind::kFatbinary).size() == 1);
 }
@@ -429,12 +431,14 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on keeps nvcc's host compile under flags that nam
                                       [](const std::string& word) { return word.ends_with(".cudafe1.cpp"); });
       if (host_compile) command.argv.push_back(host_flag);
     }
-    StepGraph graph = BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+    StepGraph graph =
+        BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
     return !OfKind(graph, StepKind::kEmbedFatbin).empty();
   };
   CHECK(embeds_with("-fPIC"));
-  for (const char* flag : {"-flto=auto", "-save-temps=obj", "--coverage", "-fprofile-arcs", "-fprofile-use",
-                           "-gsplit-dwarf", "-fstack-usage", "-fcallgraph-info", "-fdump-tree-all", "-MD", "-MMD"}) {
+  for (const char* flag :
+       {"-flto=auto", "-save-temps=obj", "--coverage", "-fprofile-arcs", "-fprofile-use", "-gsplit-dwarf",
+        "-fstack-usage", "-fcallgraph-info", "-fdump-tree-all", "-MD", "-MMD"}) {
     CHECK_MESSAGE(!embeds_with(flag), flag);
   }
 }

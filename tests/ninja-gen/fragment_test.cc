@@ -35,7 +35,7 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   CHECK(manifest.find("/tmp/") == std::string::npos);
   CHECK(manifest.find("default kernel.o\n") != std::string::npos);
   CHECK(manifest.find("build /b/w$ dir/") != std::string::npos);  // escaped space
-  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 2);  // the two preprocess rules
+  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 2);    // the two preprocess rules
 }
 
 TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that is never up to date") {
@@ -44,7 +44,8 @@ TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that i
   CHECK(SingleGraphManifest(graph, options, {}, "").find("always-dirty") == std::string::npos);
   options.rerun_preprocessing = true;
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: CPP_(HOST|DEVICE) [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 4);
+  CHECK(CountMatches(manifest,
+                     R"((?m)^build [^\n]*: CPP_(HOST|DEVICE) [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 4);
   CHECK(CountMatches(manifest, R"((?m)^build [^\n]*always-dirty)") == 5);
   CHECK(manifest.find("build /b/w$ dir/always-dirty: phony\n") != std::string::npos);
 }
@@ -53,9 +54,9 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
   // Hostile names: spaces, $, quotes, a colon, in the tool, the work dir and the source.
   const std::string work = "/tmp/fastcuda fragment $test's:dir";
   std::string text = fastcuda::testing::TranscriptText("single_arch");
-  StepGraph graph = BuildStepGraph(
-      ParseTranscript(text, [](std::string_view) { return std::nullopt; }), {"/src", work, {}},
-      FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
+  StepGraph graph =
+      BuildStepGraph(ParseTranscript(text, [](std::string_view) { return std::nullopt; }), {"/src", work, {}},
+                     FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
   FragmentOptions options;
   options.fastcuda = "/bin/fast cuda$";
   options.env_file = work + "/nvcc.env";
@@ -66,19 +67,20 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
   WriteFileAtomically(manifest, SingleGraphManifest(graph, options, {}, work));
   for (size_t i = 0; i < graph.steps.size(); ++i) {
     const GraphStep& step = graph.steps[i];
-    ProcessResult commands = RunProcess({{"ninja", "-f", manifest, "-t", "commands", "-s",
-                                          step.outputs.front()}, work, {}, true});
+    ProcessResult commands =
+        RunProcess({{"ninja", "-f", manifest, "-t", "commands", "-s", step.outputs.front()}, work, {}, true});
     REQUIRE(commands.exit_code == 0);
     std::vector<std::string> words = SplitShellWords(commands.stdout_text);
-    std::vector<std::string> expected = {"/bin/fast cuda$", "step", "--env-file", work + "/nvcc.env",
-                                         "--rss-log", work + "/memory log"};
+    std::vector<std::string> expected = {"/bin/fast cuda$",  "step",      "--env-file",
+                                         work + "/nvcc.env", "--rss-log", work + "/memory log"};
     if (!step.depfile.empty()) expected.insert(expected.end(), {"--depfile", step.depfile});
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());
     CHECK(std::vector<std::string>(words.begin() + expected.size(), dashes) == step.outputs);
     CHECK(std::vector<std::string>(dashes + 1, words.end()) == step.argv);
-    CHECK(std::any_of(dashes, words.end(), [&](const std::string& w) { return w.find(work) != std::string::npos; }));
+    CHECK(std::any_of(dashes, words.end(),
+                      [&](const std::string& w) { return w.find(work) != std::string::npos; }));
   }
   std::filesystem::remove_all(work);
 }
@@ -132,8 +134,9 @@ TEST_CASE("launcher mode captures each step's output under a command-specific na
 TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper picks the threads") {
   StepGraphOptions graph_options{"/src", "/b/w dir"};
   graph_options.modes = {ModuleIdMode::kOwn, {SplitCompile::Mode::kAuto, 0}};
-  StepGraph graph = BuildStepGraph(LoadTranscript("multi_gencode"), graph_options,
-                                   FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
+  StepGraph graph =
+      BuildStepGraph(LoadTranscript("multi_gencode"), graph_options,
+                     FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
   // merge-depfiles, write-text and write-fatbin-placeholder
@@ -146,14 +149,29 @@ TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper pic
 TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the fatbin") {
   StepGraphOptions graph_options{"/src", "/b/w"};
   graph_options.modes.early_host = true;
-  StepGraph graph = BuildStepGraph(LoadTranscript("rdc"), graph_options,
-                                   FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
+  StepGraph graph =
+      BuildStepGraph(LoadTranscript("rdc"), graph_options,
+                     FakeFileSystem(std::map<std::string, std::string>{{"/src/kernel.cu", ""}}));
   std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/w/nvcc.env", "/src", ""}, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.early\.fatbin\.c: FATBIN_PLACEHOLDER .*\n.*\n  flags = write-fatbin-placeholder --cwd /src relocatable$)") == 1);
-  CHECK(CountMatches(manifest, R"((?m)^build kernel\.o: EMBED_FATBIN /b/w/kernel\.early\.o /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin )") == 1);
+  CHECK(
+      CountMatches(
+          manifest,
+          R"((?m)^build /b/w/kernel\.early\.fatbin\.c: FATBIN_PLACEHOLDER .*\n.*\n  flags = write-fatbin-placeholder --cwd /src relocatable$)") ==
+      1);
+  CHECK(
+      CountMatches(
+          manifest,
+          R"((?m)^build kernel\.o: EMBED_FATBIN /b/w/kernel\.early\.o /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin )") ==
+      1);
   CHECK(CountMatches(manifest, R"(flags = --blank-disabled \$\{w\}/kernel\.cudafe1\.cpp)") == 1);
-  CHECK(CountMatches(manifest, R"(--early-object \$\{w\}/kernel\.early\.o --embed-fatbin \$\{w\}/kernel\.fatbin\.c --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable)") == 1);
+  CHECK(
+      CountMatches(
+          manifest,
+          R"(--early-object \$\{w\}/kernel\.early\.o --embed-fatbin \$\{w\}/kernel\.fatbin\.c --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable)") ==
+      1);
   // fatbinary writes the bytes as well, and checks the layout.
   CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin: FATBINARY )") == 1);
-  CHECK(CountMatches(manifest, R"((?m)^  flags = --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") == 1);
+  CHECK(CountMatches(
+            manifest,
+            R"((?m)^  flags = --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") == 1);
 }

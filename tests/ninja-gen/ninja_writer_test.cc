@@ -14,7 +14,13 @@ TEST_CASE("paths escape $, space and colon; values escape $ only") {
 
 TEST_CASE("a build statement with every kind of input and output") {
   NinjaWriter writer;
-  writer.Build({{"out 1"}, {"imp.out"}, "CICC", {"in:1"}, {"imp.in"}, {"oo"}, {{"cmd", "echo $x"}},
+  writer.Build({{"out 1"},
+                {"imp.out"},
+                "CICC",
+                {"in:1"},
+                {"imp.in"},
+                {"oo"},
+                {{"cmd", "echo $x"}},
                 {{"argv", "${w}/x"}}});
   CHECK(writer.text() ==
         "build out$ 1 | imp.out: CICC in$:1 | imp.in || oo\n"

@@ -21,7 +21,9 @@ StepGraph Graph(const std::string& dir) {
 }
 
 /// Paths as the manifest names them: absolute.
-std::string Absolute(const StepGraph& graph, const std::string& path) { return ResolvePath(graph.cwd, path); }
+std::string Absolute(const StepGraph& graph, const std::string& path) {
+  return ResolvePath(graph.cwd, path);
+}
 
 /// Ninja's rank of each step of `graph` (1 + the highest rank of the edges
 /// waiting for it; rung k ranks k), with the ladder.
@@ -40,12 +42,12 @@ std::vector<size_t> RanksOf(const PriorityLadder& ladder, const StepGraph& graph
 }
 
 /// RemainingPathMs of every graph, with manifest (absolute) paths.
-std::vector<std::vector<int64_t>> RemainingOf(const std::vector<StepGraph>& graphs, const StepDurations& history) {
+std::vector<std::vector<int64_t>> RemainingOf(const std::vector<StepGraph>& graphs,
+                                              const StepDurations& history) {
   std::vector<std::vector<int64_t>> remaining;
   for (const StepGraph& graph : graphs) {
-    remaining.push_back(RemainingPathMs(graph, history, [&](const std::string& path) {
-      return Absolute(graph, path);
-    }));
+    remaining.push_back(
+        RemainingPathMs(graph, history, [&](const std::string& path) { return Absolute(graph, path); }));
   }
   return remaining;
 }
@@ -94,7 +96,8 @@ TEST_CASE("the ladder's rungs: each waits for the next and its steps, `all` buil
   const std::string& text = writer.text();
   CHECK(text.find("build /out/priority/rung3: FASTCUDA_RUNG | /w/a.ptx /w/b.ptx\n") != std::string::npos);
   CHECK(text.find("build /out/priority/rung2: FASTCUDA_RUNG || /out/priority/rung3\n") != std::string::npos);
-  CHECK(text.find("build /out/priority/rung1: FASTCUDA_RUNG | /w/a.o || /out/priority/rung2\n") != std::string::npos);
+  CHECK(text.find("build /out/priority/rung1: FASTCUDA_RUNG | /w/a.o || /out/priority/rung2\n") !=
+        std::string::npos);
   CHECK(CountMatches(text, R"((?m)^  command = : > \$out$)") == 1);
 }
 

@@ -12,7 +12,8 @@ TEST_CASE("command and arguments forms, relative directory, launcher prefix, oth
      "command": "ccache nvcc -DX=\"a b\" -c b.cu -o obj/b.o"},
     {"directory": "/b", "file": "c.cpp", "command": "g++ -I/opt/nvcc -c c.cpp -o c.o"},
     {"directory": "/b", "file": "d.cu"}
-  ])", "db.json", "/base");
+  ])",
+                                            "db.json", "/base");
   REQUIRE(db.entries.size() == 2);
   CHECK(db.skipped == 2);
   CHECK(db.entries[0].directory == "/b");
@@ -45,9 +46,9 @@ TEST_CASE("malformed JSON names the file and the position") {
 }
 
 TEST_CASE("missing fields: no directory is an error, no command is skipped") {
-  CHECK_THROWS_AS(ParseCompileDatabase(R"([{"file": "a.cu", "command": "nvcc -c a.cu -o a.o"}])",
-                                       "x.json", "/"),
-                  CompileDatabaseError);
+  CHECK_THROWS_AS(
+      ParseCompileDatabase(R"([{"file": "a.cu", "command": "nvcc -c a.cu -o a.o"}])", "x.json", "/"),
+      CompileDatabaseError);
   CHECK(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu"}, 7])", "x.json", "/").skipped == 2);
 }
 
@@ -55,7 +56,8 @@ TEST_CASE("no output and no -o: the object nvcc names after the source, else an 
   CompileDatabase db = ParseCompileDatabase(R"([
     {"directory": "/b", "file": "/s/kern.cu", "command": "nvcc -c /s/kern.cu"},
     {"directory": "/b", "file": "k.cu", "arguments": ["nvcc", "-ptx", "k.cu", "-odir", "ptx"]}
-  ])", "db.json", "/");
+  ])",
+                                            "db.json", "/");
   REQUIRE(db.entries.size() == 2);
   CHECK(db.entries[0].output == "kern.o");  // in the entry's directory, as nvcc writes it
   CHECK(db.entries[1].output == "ptx/k.ptx");

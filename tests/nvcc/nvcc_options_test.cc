@@ -7,7 +7,9 @@ using namespace fastcuda;
 using fastcuda::testing::FakeFileSystem;
 
 namespace {
-NvccInvocation Scan(std::vector<std::string> args) { return ScanNvccArgs(args); }
+NvccInvocation Scan(std::vector<std::string> args) {
+  return ScanNvccArgs(args);
+}
 }  // namespace
 
 TEST_CASE("compile modes are split; modes that do something else run nvcc") {
@@ -65,12 +67,12 @@ TEST_CASE("depfile options: -MD/-MMD and the target, short and long forms") {
 }
 
 TEST_CASE("CMake's command minus its depfile options is the compile database's command") {
-  std::vector<std::string> launched = {"nvcc", "-DX", "-MD", "-MT", "obj/a.o", "-MF", "obj/a.o.d",
-                                       "-x", "cu", "-c", "a.cu", "-o", "obj/a.o"};
+  std::vector<std::string> launched = {"nvcc", "-DX", "-MD", "-MT",  "obj/a.o", "-MF",    "obj/a.o.d",
+                                       "-x",   "cu",  "-c",  "a.cu", "-o",      "obj/a.o"};
   CHECK(WithoutDepfileOptions(launched) ==
         std::vector<std::string>{"nvcc", "-DX", "-x", "cu", "-c", "a.cu", "-o", "obj/a.o"});
-  CHECK(WithoutDepfileOptions({"nvcc", "-MMD", "--dependency-output=a.d", "--dependency-target-name",
-                               "t", "-c", "a.cu"}) == std::vector<std::string>{"nvcc", "-c", "a.cu"});
+  CHECK(WithoutDepfileOptions({"nvcc", "-MMD", "--dependency-output=a.d", "--dependency-target-name", "t",
+                               "-c", "a.cu"}) == std::vector<std::string>{"nvcc", "-c", "a.cu"});
 }
 
 TEST_CASE("the depfile nvcc writes: -MF's, else the object's name with .d for -MD or -MMD") {
@@ -87,8 +89,7 @@ TEST_CASE("response files and NVCC_*_FLAGS join the arguments") {
       EffectiveNvccArgs({"-c", "@args.rsp", "-optf", "more.rsp", "a.cu"}, "-DPRE", "-DPOST", "/w", fs);
   CHECK(args == std::vector<std::string>{"-DPRE", "-c", "-E", "-DX=a b", "-DY", "a.cu", "-DPOST"});
   CHECK(ScanNvccArgs(args).fallback_reason);
-  CHECK(EffectiveNvccArgs({"--options-file=more.rsp"}, "", "", "/w", fs) ==
-        std::vector<std::string>{"-DY"});
+  CHECK(EffectiveNvccArgs({"--options-file=more.rsp"}, "", "", "/w", fs) == std::vector<std::string>{"-DY"});
 }
 
 TEST_CASE("the response files a command names, in every spelling, absolute") {

@@ -51,12 +51,11 @@ TEST_CASE("SameCommands ignores nvcc's process id but nothing else") {
 }
 
 TEST_CASE("a stem that is a substring of other words is replaced only in temporaries") {
-  Transcript base = ParseTranscript(
-      "#$ gcc -I/usr/local/cuda/include -E cuda.cu -o /tmp/tmpxft_1_2-3_cuda.cpp4.ii\n",
-      [](std::string_view) { return std::nullopt; });
+  Transcript base =
+      ParseTranscript("#$ gcc -I/usr/local/cuda/include -E cuda.cu -o /tmp/tmpxft_1_2-3_cuda.cpp4.ii\n",
+                      [](std::string_view) { return std::nullopt; });
   Transcript instance =
       InstantiateTranscript(base, {"cuda.cu", "/s/cuda.cu", "cuda.o"}, {"x.cu", "/s/x.cu", "x.o"});
-  CHECK(instance.commands[0].argv ==
-        std::vector<std::string>{"gcc", "-I/usr/local/cuda/include", "-E", "x.cu", "-o",
-                                 "/tmp/tmpxft_1_2-3_x.cpp4.ii"});
+  CHECK(instance.commands[0].argv == std::vector<std::string>{"gcc", "-I/usr/local/cuda/include", "-E",
+                                                              "x.cu", "-o", "/tmp/tmpxft_1_2-3_x.cpp4.ii"});
 }

@@ -41,9 +41,8 @@ TEST_CASE("--threads adds redirections of each step's output") {
 }
 
 TEST_CASE("text that is not a dryrun line is kept for the user") {
-  Transcript transcript = ParseTranscript(
-      "nvcc warning : something\n#$ A=1\n#$ echo $A\n",
-      [](std::string_view) { return std::nullopt; });
+  Transcript transcript = ParseTranscript("nvcc warning : something\n#$ A=1\n#$ echo $A\n",
+                                          [](std::string_view) { return std::nullopt; });
   CHECK(transcript.other_output == "nvcc warning : something\n");
   REQUIRE(transcript.commands.size() == 1);
   CHECK(transcript.commands[0].argv == std::vector<std::string>{"echo", "1"});

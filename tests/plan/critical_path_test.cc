@@ -28,19 +28,19 @@ TEST_CASE("the critical path follows the longest chain of `after` links") {
     step.after = after;
     graph.steps.push_back(step);
   };
-  add(StepKind::kDevicePreprocess, "d.ii", {});     // 10
-  add(StepKind::kHostPreprocess, "h.ii", {});       // 50
-  add(StepKind::kCicc, "d.ptx", {0});               // 100 -> finishes at 110
-  add(StepKind::kCudafe, "h.cpp", {1});             // 30  -> 80
-  add(StepKind::kHostCompile, "x.o", {2, 3});       // 5   -> 115
-  StepDurations durations = {{"/w/d.ii", 10}, {"/w/h.ii", 50}, {"/w/d.ptx", 100},
-                             {"/w/h.cpp", 30}, {"/w/x.o", 5}};
+  add(StepKind::kDevicePreprocess, "d.ii", {});  // 10
+  add(StepKind::kHostPreprocess, "h.ii", {});    // 50
+  add(StepKind::kCicc, "d.ptx", {0});            // 100 -> finishes at 110
+  add(StepKind::kCudafe, "h.cpp", {1});          // 30  -> 80
+  add(StepKind::kHostCompile, "x.o", {2, 3});    // 5   -> 115
+  StepDurations durations = {
+      {"/w/d.ii", 10}, {"/w/h.ii", 50}, {"/w/d.ptx", 100}, {"/w/h.cpp", 30}, {"/w/x.o", 5}};
   auto in_w = [](const std::string& path) { return "/w/" + path; };
   // Each step's own time and the longest chain after it; the first is the critical path.
   CHECK(RemainingPathMs(graph, durations, in_w) == std::vector<int64_t>{115, 85, 105, 35, 5});
   // Without history each kind gets its default.
   std::vector<int64_t> guessed = RemainingPathMs(graph, {}, in_w);
-  CHECK(*std::max_element(guessed.begin(), guessed.end()) ==
-        DefaultDuration(StepKind::kDevicePreprocess) + DefaultDuration(StepKind::kCicc) +
-            DefaultDuration(StepKind::kHostCompile));
+  CHECK(*std::max_element(guessed.begin(), guessed.end()) == DefaultDuration(StepKind::kDevicePreprocess) +
+                                                                 DefaultDuration(StepKind::kCicc) +
+                                                                 DefaultDuration(StepKind::kHostCompile));
 }

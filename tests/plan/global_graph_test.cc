@@ -15,8 +15,11 @@ namespace {
 CompileDatabase Database(const std::string& extra_flag_for_last = "") {
   CompileDatabase database;
   for (std::string name : {"a", "b", "sub/c", "d"}) {
-    CompileEntry entry{"/build", "/src/" + name + ".cu", "obj/" + name + ".o",
-                       {"nvcc", "-DX=1", "-c", "/src/" + name + ".cu", "-o", "obj/" + name + ".o"}, {}};
+    CompileEntry entry{"/build",
+                       "/src/" + name + ".cu",
+                       "obj/" + name + ".o",
+                       {"nvcc", "-DX=1", "-c", "/src/" + name + ".cu", "-o", "obj/" + name + ".o"},
+                       {}};
     database.entries.push_back(entry);
   }
   if (!extra_flag_for_last.empty()) {
@@ -86,8 +89,9 @@ TEST_CASE("an edited response file and a changed toolchain environment plan anew
   for (CompileEntry& entry : database.entries) entry.nvcc.insert(entry.nvcc.begin() + 1, "@inc.rsp");
   GlobalPlanOptions options{"/out", 2};
   auto plan = [&](const std::string& response_file) {
-    return PlanCompileDatabase(database, options, cache, runner,
-                               FakeFileSystem(std::map<std::string, std::string>{{"/build/inc.rsp", response_file}}));
+    return PlanCompileDatabase(
+        database, options, cache, runner,
+        FakeFileSystem(std::map<std::string, std::string>{{"/build/inc.rsp", response_file}}));
   };
   GlobalPlan first = plan("-IincA");
   CHECK(first.response_files == std::vector<std::string>{"/build/inc.rsp"});

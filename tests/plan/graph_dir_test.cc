@@ -5,8 +5,8 @@
 using namespace fastcuda;
 
 TEST_CASE("kept files round-trip with any byte but NUL; a torn or foreign file reads as what it holds") {
-  std::vector<KeptFiles> tus = {{{"/o/a b.o", "/o/\xff\n.o"}, {"/w/x\ty.ii"}}, {{}, {"/w/only"}},
-                                {{"/o/none.o"}, {}}};
+  std::vector<KeptFiles> tus = {
+      {{"/o/a b.o", "/o/\xff\n.o"}, {"/w/x\ty.ii"}}, {{}, {"/w/only"}}, {{"/o/none.o"}, {}}};
   std::string text = FormatKeptFiles(tus);
   std::vector<KeptFiles> back = ParseKeptFiles(text);
   REQUIRE(back.size() == 2);  // a TU without intermediates has nothing to drop
@@ -23,8 +23,7 @@ TEST_CASE("the memory log: a line per step, the largest peak of an output wins, 
   std::string log = StepMemoryLine("/w/a.ptx", 100) + "torn line without a tab\n" +
                     StepMemoryLine("/w/a.ptx", 300) + StepMemoryLine("/w/b \xff.cubin", 7) + "/w/c\t12";
   CHECK(StepMemoryLine("/w/a.ptx", 100) == "/w/a.ptx\t100\n");
-  CHECK(ParseStepMemoryLog(log) ==
-        StepMemory{{"/w/a.ptx", 300}, {"/w/b \xff.cubin", 7}, {"/w/c", 12}});
+  CHECK(ParseStepMemoryLog(log) == StepMemory{{"/w/a.ptx", 300}, {"/w/b \xff.cubin", 7}, {"/w/c", 12}});
 }
 
 TEST_CASE("the environment file round-trips, bytes included") {

@@ -21,7 +21,9 @@ StepGraph TwoKindsOfSteps(int count) {
   return graph;
 }
 
-std::string Same(const StepGraph&, const std::string& path) { return path; }
+std::string Same(const StepGraph&, const std::string& path) {
+  return path;
+}
 
 }  // namespace
 

@@ -13,7 +13,8 @@ namespace {
 class RecordedRunner : public DryrunRunner {
  public:
   explicit RecordedRunner(std::optional<std::string> text) : text_(std::move(text)) {}
-  std::optional<std::string> Dryrun(const std::vector<std::string>& command, const std::string&) const override {
+  std::optional<std::string> Dryrun(const std::vector<std::string>& command,
+                                    const std::string&) const override {
     commands.push_back(command);
     return text_;
   }
@@ -29,18 +30,20 @@ NvccCall Call(std::vector<std::string> args, std::map<std::string, std::string> 
 }
 
 NvccPlan Plan(const NvccCall& call, const RecordedRunner& runner) {
-  return PlanNvccCall(call, [](const std::string& output) { return output + ".work"; }, {}, {}, runner,
-                      FakeFileSystem(std::map<std::string, std::string>{{"/src/project/kernel.cu", ""}}));
+  return PlanNvccCall(
+      call, [](const std::string& output) { return output + ".work"; }, {}, {}, runner,
+      FakeFileSystem(std::map<std::string, std::string>{{"/src/project/kernel.cu", ""}}));
 }
 
 }  // namespace
 
 TEST_CASE("a launcher call is planned from its dryrun, in the work dir of its output, without nvcc") {
   RecordedRunner runner(TranscriptText("single_arch"));
-  NvccPlan plan = Plan(Call({"-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}, {{"CPATH", "/inc"}}), runner);
+  NvccPlan plan =
+      Plan(Call({"-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}, {{"CPATH", "/inc"}}), runner);
   REQUIRE(plan.graph);
-  CHECK(runner.commands == std::vector<std::vector<std::string>>{
-                               {"nvcc", "-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}});
+  CHECK(runner.commands ==
+        std::vector<std::vector<std::string>>{{"nvcc", "-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}});
   CHECK(plan.graph->work_dir == "/src/project/kernel.o.work");
   CHECK(plan.graph->final_outputs == std::vector<std::string>{"kernel.o"});
   CHECK(plan.graph->environment.at("CPATH") == "/inc");

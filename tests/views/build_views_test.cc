@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
 #include <re2/re2.h>
+#include <nlohmann/json.hpp>
 
 #include "src/views/build_views.h"
 #include "tests/test_support.h"
@@ -33,7 +33,6 @@ Timeline Sample() {
   return BuildTimeline(Tus(), kLog, "/w/k.ptx\t2048\n",
                        [](const std::string& path) { return path == "/w/k.ptx" ? 42 : -1; });
 }
-
 
 }  // namespace
 
@@ -81,7 +80,7 @@ TEST_CASE("SVG: a rectangle per step, the critical chain outlined, balanced tags
   CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
   CHECK(CountMatches(svg, R"(<title>)") == 4);
   CHECK(CountMatches(svg, R"(stroke="black")") == 3);
-  CHECK(CountMatches(svg, R"(<rect )") == CountMatches(svg, R"(</rect>|/>)") );
+  CHECK(CountMatches(svg, R"(<rect )") == CountMatches(svg, R"(</rect>|/>)"));
 }
 
 TEST_CASE("report: lower bound, time per kind, chains") {
@@ -95,7 +94,8 @@ TEST_CASE("report: lower bound, time per kind, chains") {
 
 TEST_CASE("CSV: a header and one row per step, ten columns each") {
   std::string csv = StepTableCsv(Sample());
-  CHECK(csv.rfind("tu,source,kind,arch,output,start_ms,end_ms,duration_ms,output_bytes,peak_rss_kib\n", 0) == 0);
+  CHECK(csv.rfind("tu,source,kind,arch,output,start_ms,end_ms,duration_ms,output_bytes,peak_rss_kib\n", 0) ==
+        0);
   CHECK(CountMatches(csv, "\n") == 5);
   CHECK(csv.find("0,\"src/k.cu\",CICC,compute_90,\"/w/k.ptx\",100,600,500,42,2048\n") != std::string::npos);
 }
