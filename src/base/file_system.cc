@@ -62,10 +62,14 @@ bool CachingFileSystem::IsFile(const std::string& path) const {
   return it->second;
 }
 
-void WriteFileIfChanged(const std::string& path, const std::string& content) {
-  if (RealFileSystem().Read(path) != content) WriteFileAtomically(path, content);
+void WriteIfChanged(WritableFileSystem& fs, const std::string& path, const std::string& content) {
+  if (fs.Read(path) != content) fs.Write(path, content);
 }
 
+void WriteFileIfChanged(const std::string& path, const std::string& content) {
+  RealFileSystem fs;
+  WriteIfChanged(fs, path, content);
+}
 void WriteFileAtomically(const std::string& path, const std::string& content) {
   std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());

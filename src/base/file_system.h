@@ -67,8 +67,11 @@ std::string ResolvePath(const std::string& dir, const std::string& path);
 /// std::runtime_error.
 void WriteFileAtomically(const std::string& path, const std::string& content);
 
-/// WriteFileAtomically, but leaves the file (and its mtime) untouched when it
-/// already has that content, so Ninja sees no change.
+/// Writes `content` unless the file already holds it, leaving its mtime
+/// untouched then, so Ninja sees no change.
+void WriteIfChanged(WritableFileSystem& fs, const std::string& path, const std::string& content);
+
+/// WriteIfChanged on the real disk.
 void WriteFileIfChanged(const std::string& path, const std::string& content);
 
 }  // namespace fastcuda

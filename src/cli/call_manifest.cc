@@ -9,22 +9,22 @@
 namespace fastcuda {
 
 void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, const PoolDepths& pools,
-                       const std::string& log_dir, unsigned jobs) {
+                       const std::string& log_dir, unsigned jobs, WritableFileSystem& fs) {
   FragmentOptions options = fragment;
   options.memory_log = StepMemoryLogPath(log_dir);
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };
-  StepMemory history = ParseStepMemoryLog(RealFileSystem().Read(options.memory_log).value_or(""));
+  StepMemory history = ParseStepMemoryLog(fs.Read(options.memory_log).value_or(""));
   MemoryPlan memory = PlanMemory(
       {graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()),
       jobs, ninja_path);
   options.memory_pools = &memory.pool_of_output;
-  WriteFileIfChanged(options.env_file, EnvironmentFileText(graph.environment));
-  WriteFileIfChanged(StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
+  WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));
+  WriteIfChanged(fs, StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
   std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;
-  WriteFileIfChanged(GlobalManifestPath(log_dir),
-                     SingleGraphManifest(graph, options, pools, builddir, memory));
+  WriteIfChanged(fs, GlobalManifestPath(log_dir),
+                 SingleGraphManifest(graph, options, pools, builddir, memory));
 }
 
 }  // namespace fastcuda

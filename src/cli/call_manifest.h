@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ninja-gen/fragment.h"
+#include "src/base/file_system.h"
 #include "src/graph/step_graph.h"
 
 namespace fastcuda {
@@ -14,6 +15,6 @@ namespace fastcuda {
 /// steps record their peak memory there, and the memory of earlier builds
 /// sizes the memory pools for `jobs` jobs.
 void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options, const PoolDepths& pools,
-                       const std::string& log_dir, unsigned jobs);
+                       const std::string& log_dir, unsigned jobs, WritableFileSystem& fs);
 
 }  // namespace fastcuda

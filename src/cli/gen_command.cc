@@ -51,7 +51,8 @@ int GenerateForCall(const GenOptions& options) {
   fragment.fastcuda = SelfExecutable();
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
-  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options));
+  RealFileSystem fs;
+  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options), fs);
   return 0;
 }
 
@@ -211,7 +212,10 @@ void WriteGeneration(const Generation& generation, const std::string& out_dir, W
   for (const auto& [path, content] : generation.files) {
     // The top manifest is always written: Ninja compares its mtime with the
     // database's to decide whether to regenerate.
-    if (path == GlobalManifestPath(out_dir) || fs.Read(path) != content) fs.Write(path, content);
+    if (path == GlobalManifestPath(out_dir))
+      fs.Write(path, content);
+    else
+      WriteIfChanged(fs, path, content);
   }
   for (const std::string& path : generation.removed) fs.Remove(path);
 }

@@ -192,7 +192,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   }
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
-                      jobs ? jobs : std::thread::hardware_concurrency());
+                      jobs ? jobs : std::thread::hardware_concurrency(), disk);
   } catch (const UnnameablePath& unnameable) {
     run_nvcc_itself(unnameable.what());
   }
