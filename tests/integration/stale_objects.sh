@@ -8,7 +8,8 @@
 #
 # usage: stale_objects.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" stale_objects "$@"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/checks.sh" stale_objects "$@"
 cd "$scratch"
 arch=(-arch=sm_80)
 
@@ -83,7 +84,7 @@ check "launcher: an edited response file: fresh" edited_response_file launcher
 check "build: an edited response file: fresh" edited_response_file graph
 
 # A TU that takes seconds, for the cases that stop FastCuda halfway.
-cp "$(dirname "${BASH_SOURCE[0]}")/slow_tu.cu" slow.cu
+cp "$here/slow_tu.cu" slow.cu
 slow=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c slow.cu)
 "$NVCC" "${slow[@]}" -o slow-reference.o
 none_left() {  # TEXT: waits up to 60 s until no process names TEXT; true if none is left
