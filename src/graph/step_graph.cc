@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "src/graph/early_host.h"
 #include "src/nvcc/temp_files.h"
 
 namespace fastcuda {
@@ -48,27 +49,6 @@ bool MayBePath(const std::string& candidate) {
   return !candidate.empty() && candidate[0] != '-' && candidate.find_first_of("./") != std::string::npos;
 }
 
-/// True if `name`, as cudafe++'s and cicc's `--include_file_name`, names
-/// `path`: nvcc gives the file's name alone (or, in -keep mode, in full).
-bool NamesFile(const std::string& name, const std::string& path) {
-  return name == path || name == std::filesystem::path(path).filename();
-}
-
-/// True if a host compiler option would make the early host compile differ
-/// from nvcc's: `-r` cannot join LTO or save-temps objects, and the others
-/// name files after the object (coverage notes and data, profiles, split
-/// DWARF, stack usage, call graphs, dumps, its own depfile), which would
-/// then take the early object's name and directory.
-bool NeedsHostCompileInPlace(std::string_view word) {
-  static constexpr std::string_view kPrefixes[] = {"-flto",         "-save-temps",      "-fprofile-",
-                                                   "-gsplit-dwarf", "-fcallgraph-info", "-fdump-"};
-  static constexpr std::string_view kWords[] = {"--coverage", "-ftest-coverage", "-fstack-usage", "-MD",
-                                                "-MMD"};
-  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                     [&](std::string_view prefix) { return word.starts_with(prefix); }) ||
-         std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
-}
-
 bool IsGeneratedInclude(const std::string& path) {
   return path.ends_with(".stub.c") || path.ends_with(".fatbin.c");
 }
@@ -91,17 +71,9 @@ class GraphBuilder {
   /// FASTCUDA_SPLIT_COMPILE: threads for cicc and ptxas, fixed in the
   /// argv or left to `fastcuda step` (auto).
   void SplitCompilation(GraphStep& step, int arch_chains) const;
-  /// FASTCUDA_EARLY_HOST=on: finds the fatbin.c the host stub includes and
-  /// adds the step writing its placeholder, if the transcript is one whose
-  /// host compile can go first.
-  bool PlanEarlyHost(const std::vector<Step>& steps, StepGraph& graph);
-  /// Appends the step behind its launcher. With FASTCUDA_EARLY_HOST=on the
-  /// stub includes the placeholder, and the host compile writes an early
-  /// object that a step after it (EMBED_FATBIN) gives the fatbin.
+  /// Appends the step behind its launcher, as the early host plan (if any)
+  /// rewrites it.
   bool AddWithLauncher(StepGraph& graph, GraphStep step);
-  /// Early host: the `--include_file_name` of cudafe++ and cicc, which the
-  /// stub includes, becomes the placeholder.
-  void RenameStubInclude(std::vector<std::string>& argv) const;
   GraphStep UserDepfileStep(const std::string& path, const StepGraph& graph) const;
   void Link(StepGraph& graph, size_t index);
   /// Appends a step; false if it writes a file another step writes.
@@ -113,10 +85,7 @@ class GraphBuilder {
   std::map<std::string, size_t> producer_;  ///< file -> index of the step writing it
   std::optional<size_t> barrier_;           ///< last step of unknown effect
   bool user_wants_depfile_ = false;         ///< nvcc was asked for a depfile
-  std::string real_fatbin_c_;               ///< early host: what fatbinary writes
-  std::string fatbin_bytes_;                ///< early host: the binary fatbin fatbinary writes too
-  std::string early_stem_;  ///< early host: the placeholder's and early object's path less suffix
-  FatbinLayout fatbin_layout_ = FatbinLayout::kWhole;  ///< early host: the placeholder's layout
+  std::optional<EarlyHost> early_host_;     ///< FASTCUDA_EARLY_HOST=on, where the TU allows it
 };
 
 Step GraphBuilder::Rename(const TranscriptCommand& original) const {
@@ -178,7 +147,7 @@ void GraphBuilder::Link(StepGraph& graph, size_t index) {
     // The generated .cudafe1.cpp includes the stub, which includes the
     // fatbin: neither is on the command line.
     for (const auto& [file, producer] : producer_) {
-      if (!IsGeneratedInclude(file) || file == real_fatbin_c_) continue;
+      if (!IsGeneratedInclude(file) || (early_host_ && file == early_host_->real_fatbin_c())) continue;
       after.insert(producer);
       if (std::find(step.inputs.begin(), step.inputs.end(), file) == step.inputs.end()) {
         step.inputs.push_back(file);
@@ -210,7 +179,8 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
   user_wants_depfile_ = user_depfile.has_value() || options_.keep_depfiles;
   std::vector<Step> renamed;
   for (const TranscriptCommand& command : transcript.commands) renamed.push_back(Rename(command));
-  if (!PlanEarlyHost(renamed, graph)) return false;
+  if (options_.modes.early_host) early_host_ = EarlyHost::Plan(renamed);
+  if (early_host_ && !Add(graph, early_host_->PlaceholderStep())) return false;
   int arch_chains = static_cast<int>(std::count_if(
       renamed.begin(), renamed.end(), [](const Step& step) { return step.kind == StepKind::kCicc; }));
   for (Step& renamed_step : renamed) {
@@ -241,84 +211,6 @@ bool GraphBuilder::TakeOverModuleId(StepGraph& graph, GraphStep& step) {
   return Add(graph, std::move(writer));  // the id itself comes once the outputs are known
 }
 
-bool GraphBuilder::PlanEarlyHost(const std::vector<Step>& steps, StepGraph& graph) {
-  if (!options_.modes.early_host) return true;
-  std::vector<const Step*> fatbinaries, host_compiles;
-  for (const Step& step : steps) {
-    if (step.kind == StepKind::kFatbinary) fatbinaries.push_back(&step);
-    if (step.kind == StepKind::kHostCompile) host_compiles.push_back(&step);
-  }
-  if (fatbinaries.size() != 1 || host_compiles.size() != 1) return true;
-  std::vector<std::string> fatbin_c = FlagValues(fatbinaries[0]->argv, {"--embedded-fatbin"});
-  const std::vector<std::string>& host = host_compiles[0]->argv;
-  bool in_place = std::any_of(host.begin(), host.end(), NeedsHostCompileInPlace);
-  // CreateFatbin rewrites the flag's one word.
-  bool names_one_word =
-      fatbin_c.size() == 1 && HasFlag(fatbinaries[0]->argv, std::string(kEmbeddedFatbinFlag) + fatbin_c[0]);
-  if (!names_one_word || !fatbin_c[0].ends_with(".fatbin.c") || !HasFlag(host, "-c") ||
-      FlagValues(host, {"-o"}).size() != 1 || in_place) {
-    return true;
-  }
-  // The device link's host compile reads its fatbin.c through a macro, not
-  // through a stub whose include cudafe++ and cicc name: it stays as it is.
-  bool stub_includes_it = std::any_of(steps.begin(), steps.end(), [&](const Step& step) {
-    std::vector<std::string> names = FlagValues(step.argv, {"--include_file_name"});
-    return !names.empty() && NamesFile(names[0], fatbin_c[0]);
-  });
-  if (!stub_includes_it) return true;
-  real_fatbin_c_ = fatbin_c[0];
-  fatbin_bytes_ = real_fatbin_c_.substr(0, real_fatbin_c_.size() - 2);  // nvcc's name for a binary fatbin
-  fatbin_layout_ =
-      HasFlag(fatbinaries[0]->argv, "--device-c") ? FatbinLayout::kRelocatable : FatbinLayout::kWhole;
-  early_stem_ =
-      real_fatbin_c_.substr(0, real_fatbin_c_.size() - std::string_view(".fatbin.c").size()) + ".early";
-  GraphStep placeholder;
-  placeholder.kind = StepKind::kFatbinPlaceholder;
-  placeholder.fatbin.layout = fatbin_layout_;
-  placeholder.outputs = {early_stem_ + ".fatbin.c"};
-  return Add(graph, std::move(placeholder));
-}
-
-void GraphBuilder::RenameStubInclude(std::vector<std::string>& argv) const {
-  if (real_fatbin_c_.empty()) return;
-  std::string placeholder = early_stem_ + ".fatbin.c";
-  for (size_t i = 0; i + 1 < argv.size(); ++i) {
-    std::string& name = argv[i + 1];
-    if (argv[i] != "--include_file_name" || !NamesFile(name, real_fatbin_c_)) continue;
-    name = name == real_fatbin_c_ ? placeholder : std::filesystem::path(placeholder).filename().string();
-  }
-}
-
-bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
-  RenameStubInclude(step.argv);
-  std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
-  if (!real_fatbin_c_.empty() && step.kind == StepKind::kCudafe) {
-    // The host compile no longer reads the fatbin: a device edit need not rerun it.
-    std::vector<std::string> host_source = FlagValues(step.argv, {"--gen_c_file_name"});
-    if (host_source.size() == 1) step.host_source = host_source.front();
-  }
-  if (!real_fatbin_c_.empty() && step.kind == StepKind::kFatbinary) {
-    step.fatbin.fatbin_bytes = fatbin_bytes_;
-    step.fatbin.layout = fatbin_layout_;
-    step.outputs.push_back(fatbin_bytes_);
-  }
-  if (real_fatbin_c_.empty() || step.kind != StepKind::kHostCompile) {
-    step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
-    return Add(graph, std::move(step));
-  }
-  GraphStep embed;
-  embed.kind = StepKind::kEmbedFatbin;
-  embed.argv = step.argv;  // it compiles the host code again if the fatbin.c is not as expected
-  embed.outputs = step.outputs;
-  embed.fatbin = {early_stem_ + ".o", real_fatbin_c_, fatbin_bytes_, fatbin_layout_};
-  embed.inputs = {embed.fatbin.early_object, real_fatbin_c_, fatbin_bytes_};
-  std::string object = FlagValues(step.argv, {"-o"}).front();
-  std::replace(step.argv.begin(), step.argv.end(), object, embed.fatbin.early_object);
-  std::replace(step.outputs.begin(), step.outputs.end(), object, embed.fatbin.early_object);
-  step.argv.insert(step.argv.begin(), launcher.begin(), launcher.end());
-  return Add(graph, std::move(step)) && Add(graph, std::move(embed));
-}
-
 void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
   const SplitCompile& split = options_.modes.split_compile;
   bool splits = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas;
@@ -329,6 +221,20 @@ void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
   }
   std::vector<std::string> flag = SplitCompileFlag(split.threads);
   step.argv.insert(step.argv.end(), flag.begin(), flag.end());
+}
+
+bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
+  std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
+  std::vector<GraphStep> steps;
+  if (early_host_)
+    steps = early_host_->Rewrite(std::move(step));
+  else
+    steps.push_back(std::move(step));
+  steps.front().argv.insert(steps.front().argv.begin(), launcher.begin(), launcher.end());
+  for (GraphStep& each : steps) {
+    if (!Add(graph, std::move(each))) return false;
+  }
+  return true;
 }
 
 bool GraphBuilder::Add(StepGraph& graph, GraphStep step) {
