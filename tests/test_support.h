@@ -90,12 +90,9 @@ class FakeDryrunRunner : public DryrunRunner {
     int call = ++calls;  // this call's number, however many run at once
     std::string source, output, flags;
     for (size_t i = 1; i < argv.size(); ++i) {
-      if (argv[i] == "-o")
-        output = argv[++i];
-      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu")
-        source = argv[i];
-      else if (argv[i] != "-c")
-        flags += " " + argv[i];
+      if (argv[i] == "-o") output = argv[++i];
+      else if (argv[i].size() > 3 && argv[i].substr(argv[i].size() - 3) == ".cu") source = argv[i];
+      else if (argv[i] != "-c") flags += " " + argv[i];
     }
     if (quirky_) flags += " -DCALL=" + std::to_string(call);
     std::string stem = std::filesystem::path(source).stem().string();

@@ -20,10 +20,8 @@ namespace {
 std::optional<int> NinjaJobLimit(const std::vector<std::string>& argv) {
   for (size_t i = 1; i < argv.size(); ++i) {
     std::string value;
-    if (argv[i] == "-j" && i + 1 < argv.size())
-      value = argv[i + 1];
-    else if (argv[i].starts_with("-j"))
-      value = argv[i].substr(2);
+    if (argv[i] == "-j" && i + 1 < argv.size()) value = argv[i + 1];
+    else if (argv[i].starts_with("-j")) value = argv[i].substr(2);
     int jobs = 0;
     if (RE2::FullMatch(value, R"re((\d+))re", &jobs) && jobs > 0) return jobs;
   }

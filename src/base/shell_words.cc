@@ -49,14 +49,10 @@ std::string UnquoteDoubleQuoted(std::string_view quoted, const VariableLookup* l
     if (!RE2::Consume(&text, DoubleQuotedPiecePattern(), &escaped, &braced, &plain_var, &literal)) {
       throw ShellSyntaxError("cannot read quoted text: " + text.as_string());
     }
-    if (!escaped.empty())
-      out += escaped;
-    else if (!braced.empty())
-      out += Expand(lookup, braced);
-    else if (!plain_var.empty())
-      out += Expand(lookup, plain_var);
-    else
-      out += literal;
+    if (!escaped.empty()) out += escaped;
+    else if (!braced.empty()) out += Expand(lookup, braced);
+    else if (!plain_var.empty()) out += Expand(lookup, plain_var);
+    else out += literal;
   }
   return out;
 }
@@ -74,18 +70,12 @@ std::string Unquote(std::string_view word, const VariableLookup* lookup) {
                       &literal)) {
       throw ShellSyntaxError("cannot read shell word: " + raw.as_string());
     }
-    if (first == '"')
-      out += UnquoteDoubleQuoted(dquoted, lookup);
-    else if (first == '\'')
-      out += squoted;
-    else if (first == '\\')
-      out += escaped;
-    else if (!braced.empty())
-      out += Expand(lookup, braced);
-    else if (!plain_var.empty())
-      out += Expand(lookup, plain_var);
-    else
-      out += literal;
+    if (first == '"') out += UnquoteDoubleQuoted(dquoted, lookup);
+    else if (first == '\'') out += squoted;
+    else if (first == '\\') out += escaped;
+    else if (!braced.empty()) out += Expand(lookup, braced);
+    else if (!plain_var.empty()) out += Expand(lookup, plain_var);
+    else out += literal;
   }
   return out;
 }
@@ -133,10 +123,8 @@ std::string QuoteShellWord(std::string_view word) {
   if (RE2::FullMatch(word, safe)) return std::string(word);
   std::string quoted = "'";
   for (char c : word) {
-    if (c == '\'')
-      quoted += "'\\''";
-    else
-      quoted += c;
+    if (c == '\'') quoted += "'\\''";
+    else quoted += c;
   }
   return quoted + "'";
 }

@@ -111,10 +111,8 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, Gener
       if (!step.kept_depfile.empty()) record.depfiles.push_back(step.kept_depfile);
     }
     std::string path = TuRecordPath(graph.work_dir);
-    if (record.depfiles.empty())
-      generation.removed.push_back(path);
-    else
-      generation.files[path] = FormatTuRecord(record);
+    if (record.depfiles.empty()) generation.removed.push_back(path);
+    else generation.files[path] = FormatTuRecord(record);
   }
 }
 
@@ -141,10 +139,8 @@ void AddHistory(const std::string& out_dir, const FileSystem& fs, GlobalManifest
                 Generation& generation) {
   std::string ninja_log = fs.Read(NinjaLogPath(out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
-  if (manifest.history.empty())
-    generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
-  else
-    generation.removed.push_back(NoHistoryPath(out_dir));
+  if (manifest.history.empty()) generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
+  else generation.removed.push_back(NoHistoryPath(out_dir));
   manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(out_dir)).value_or(""));
 }
 
@@ -212,10 +208,8 @@ void WriteGeneration(const Generation& generation, const std::string& out_dir, W
   for (const auto& [path, content] : generation.files) {
     // The top manifest is always written: Ninja compares its mtime with the
     // database's to decide whether to regenerate.
-    if (path == GlobalManifestPath(out_dir))
-      fs.Write(path, content);
-    else
-      WriteIfChanged(fs, path, content);
+    if (path == GlobalManifestPath(out_dir)) fs.Write(path, content);
+    else WriteIfChanged(fs, path, content);
   }
   for (const std::string& path : generation.removed) fs.Remove(path);
 }

@@ -57,37 +57,23 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
       options.nvcc_call.assign(args.begin() + i + 1, args.end());
       break;
     }
-    if (flag == "--out")
-      options.out_dir = value();
-    else if (flag == "--compdb")
-      options.compdb = value();
-    else if (flag == "--pools")
-      options.pools = value();
-    else if (flag == "-j")
-      options.jobs = ParseJobCount(value(), "-j");
-    else if (flag == "--exclude")
-      options.excludes.push_back(value());
-    else if (flag == "--only")
-      options.only.push_back(value());
-    else if (flag == "--launcher-records")
-      options.launcher_records = true;
-    else if (flag == "--host-launcher")
-      options.launchers.host = SplitShellWords(value());
-    else if (flag == "--device-launcher")
-      options.launchers.device = SplitShellWords(value());
-    else if (flag == "--module-id")
-      options.module_id = value();
-    else if (flag == "--split-compile")
-      options.split_compile = value();
-    else if (flag == "--early-host")
-      options.early_host = value();
-    else if (flag == "--priority-ladder")
-      options.priority_ladder = value();
+    if (flag == "--out") options.out_dir = value();
+    else if (flag == "--compdb") options.compdb = value();
+    else if (flag == "--pools") options.pools = value();
+    else if (flag == "-j") options.jobs = ParseJobCount(value(), "-j");
+    else if (flag == "--exclude") options.excludes.push_back(value());
+    else if (flag == "--only") options.only.push_back(value());
+    else if (flag == "--launcher-records") options.launcher_records = true;
+    else if (flag == "--host-launcher") options.launchers.host = SplitShellWords(value());
+    else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
+    else if (flag == "--module-id") options.module_id = value();
+    else if (flag == "--split-compile") options.split_compile = value();
+    else if (flag == "--early-host") options.early_host = value();
+    else if (flag == "--priority-ladder") options.priority_ladder = value();
     else if (flag == "--launcher-for") {
       std::string text = value();
       options.launchers_for.emplace_back(text, value());
-    } else
-      throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
+    } else throw std::invalid_argument("unknown option " + flag + "\n" + kGenUsage);
   }
   return Checked(std::move(options));
 }

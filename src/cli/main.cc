@@ -89,10 +89,8 @@ constexpr size_t kDescriptionColumn = 42;
 std::string UsageLine(const SubCommand& command) {
   std::string line = std::string("  fastcuda ") + command.name;
   if (*command.synopsis) line += std::string(" ") + command.synopsis;
-  if (line.size() + 2 > kDescriptionColumn)
-    line += "\n" + std::string(kDescriptionColumn, ' ');
-  else
-    line.resize(kDescriptionColumn, ' ');
+  if (line.size() + 2 > kDescriptionColumn) line += "\n" + std::string(kDescriptionColumn, ' ');
+  else line.resize(kDescriptionColumn, ' ');
   return line + command.description + "\n";
 }
 

@@ -58,10 +58,8 @@ void KeepUnchangedOutputs(const std::vector<std::string>& outputs, WritableFileS
     std::string previous = PreviousPath(output);
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
-    if (before == fs.Read(output))
-      fs.Rename(previous, output);
-    else
-      fs.Remove(previous);
+    if (before == fs.Read(output)) fs.Rename(previous, output);
+    else fs.Remove(previous);
   }
 }
 
@@ -97,10 +95,8 @@ void SplitByLoad(StepInvocation& options) {
 void ReportSignal(const StepInvocation& options, ProcessResult& result) {
   if (result.signal == 0) return;
   std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
-  if (options.capture.empty())
-    std::cerr << line << std::flush;
-  else
-    result.stderr_text += line;
+  if (options.capture.empty()) std::cerr << line << std::flush;
+  else result.stderr_text += line;
 }
 
 /// Runs the step's program, or the early host step it stands for.
@@ -185,16 +181,11 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
   RealFileSystem fs;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
-    if (args[i] == "--phony-targets")
-      phony_targets = true;
-    else if (args[i] == kCwdFlag && has_value)
-      cwd = args[++i];
-    else if (args[i] == "--target" && has_value)
-      target = args[++i];
-    else if (args[i] == "-o" && has_value)
-      output = args[++i];
-    else
-      parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
+    if (args[i] == "--phony-targets") phony_targets = true;
+    else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
+    else if (args[i] == "--target" && has_value) target = args[++i];
+    else if (args[i] == "-o" && has_value) output = args[++i];
+    else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
   WriteFileAtomically(ResolvePath(cwd, output),

@@ -25,16 +25,11 @@ ViewOptions ParseViewOptions(const std::string& view, const std::vector<std::str
   ViewOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
-    if (args[i] == "-o" && has_value)
-      options.output = args[++i];
-    else if (args[i] == "-j" && has_value)
-      options.jobs = ParseJobCount(args[++i], "-j");
-    else if (args[i] == "--svg" && view == "trace")
-      options.svg = true;
-    else if (options.dir.empty() && args[i][0] != '-')
-      options.dir = args[i];
-    else
-      throw std::invalid_argument("usage: fastcuda " + view + " [--svg] DIR [-o FILE] [-j N]");
+    if (args[i] == "-o" && has_value) options.output = args[++i];
+    else if (args[i] == "-j" && has_value) options.jobs = ParseJobCount(args[++i], "-j");
+    else if (args[i] == "--svg" && view == "trace") options.svg = true;
+    else if (options.dir.empty() && args[i][0] != '-') options.dir = args[i];
+    else throw std::invalid_argument("usage: fastcuda " + view + " [--svg] DIR [-o FILE] [-j N]");
   }
   if (options.dir.empty()) throw std::invalid_argument("usage: fastcuda " + view + " DIR");
   return options;
@@ -71,12 +66,9 @@ int ViewMain(const std::string& view, const std::vector<std::string>& args) {
     return 0;
   }
   Timeline timeline = LoadTimeline(options.dir);
-  if (view == "trace")
-    Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline));
-  else if (view == "report")
-    Emit(options, BuildReport(timeline, options.jobs));
-  else
-    Emit(options, StepTableCsv(timeline));
+  if (view == "trace") Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline));
+  else if (view == "report") Emit(options, BuildReport(timeline, options.jobs));
+  else Emit(options, StepTableCsv(timeline));
   return 0;
 }
 

@@ -15,10 +15,8 @@ KeptFiles KeptFilesOf(const StepGraph& graph) {
     bool writes_depfile = step.kind == StepKind::kFilterDependencies;
     for (const std::string& output : step.outputs) {
       std::string path = ResolvePath(graph.cwd, output);
-      if (!finals.count(path))
-        intermediates.insert(path);
-      else if (!writes_depfile)
-        kept.objects.push_back(path);
+      if (!finals.count(path)) intermediates.insert(path);
+      else if (!writes_depfile) kept.objects.push_back(path);
     }
     if (step.outputs.empty()) intermediates.insert(ResolvePath(graph.cwd, StampPath(graph, i)));
     for (const std::string& depfile : {step.depfile, step.kept_depfile}) {

@@ -21,10 +21,8 @@ std::vector<std::string> PathCandidates(const std::string& word) {
   re2::StringPiece rest(word);
   std::string value;
   while (!rest.empty()) {
-    if (RE2::Consume(&rest, piece, &value))
-      candidates.push_back(value);
-    else
-      rest.remove_prefix(1);
+    if (RE2::Consume(&rest, piece, &value)) candidates.push_back(value);
+    else rest.remove_prefix(1);
   }
   return candidates;
 }
@@ -226,10 +224,8 @@ void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
 bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
   std::vector<GraphStep> steps;
-  if (early_host_)
-    steps = early_host_->Rewrite(std::move(step));
-  else
-    steps.push_back(std::move(step));
+  if (early_host_) steps = early_host_->Rewrite(std::move(step));
+  else steps.push_back(std::move(step));
   steps.front().argv.insert(steps.front().argv.begin(), launcher.begin(), launcher.end());
   for (GraphStep& each : steps) {
     if (!Add(graph, std::move(each))) return false;

@@ -67,10 +67,8 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
                 const DryrunRunner& runner, GlobalPlan& plan) {
   std::vector<const PlannedEntry*> missing;
   for (const PlannedEntry* entry : wanted) {
-    if (cache.count(entry->cache_key))
-      ++plan.dryruns_cached;
-    else
-      missing.push_back(entry);
+    if (cache.count(entry->cache_key)) ++plan.dryruns_cached;
+    else missing.push_back(entry);
   }
   std::vector<std::optional<std::string>> texts(missing.size());
   std::atomic<size_t> next{0};

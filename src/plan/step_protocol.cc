@@ -106,38 +106,22 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
       call.argv.assign(args.begin() + i + 1, args.end());
       break;
     }
-    if (!flag.starts_with("--"))
-      call.outputs.push_back(args[i]);  // Ninja's $out: the step's outputs
-    else if (flag == kCwdFlag)
-      call.cwd = value(flag);
-    else if (flag == kEnvFile)
-      call.env_file = value(flag);
-    else if (flag == kDepfile)
-      call.depfile = value(flag);
-    else if (flag == kAbsoluteDepfile)
-      call.absolute_depfile = true;
-    else if (flag == kKeepDepfile)
-      call.kept_depfile = value(flag);
-    else if (flag == kStamp)
-      call.stamp = value(flag);
-    else if (flag == kCapture)
-      call.capture = value(flag);
-    else if (flag == kRssLog)
-      call.rss_log = value(flag);
-    else if (flag == kSplitAutoFlag)
-      call.split_share = std::stoi(value(flag));
-    else if (flag == kBlankDisabled)
-      call.blank_disabled = value(flag);
-    else if (flag == kEarlyObject)
-      Embedding(call).early_object = value(flag);
-    else if (flag == kEmbedFatbin)
-      Embedding(call).fatbin_c = value(flag);
-    else if (flag == kFatbinBytes)
-      Embedding(call).fatbin_bytes = value(flag);
-    else if (flag == kFatbinLayout)
-      Embedding(call).layout = LayoutNamed(value(flag));
-    else
-      throw std::invalid_argument("unknown step option " + std::string(flag));
+    if (!flag.starts_with("--")) call.outputs.push_back(args[i]);  // Ninja's $out: the step's outputs
+    else if (flag == kCwdFlag) call.cwd = value(flag);
+    else if (flag == kEnvFile) call.env_file = value(flag);
+    else if (flag == kDepfile) call.depfile = value(flag);
+    else if (flag == kAbsoluteDepfile) call.absolute_depfile = true;
+    else if (flag == kKeepDepfile) call.kept_depfile = value(flag);
+    else if (flag == kStamp) call.stamp = value(flag);
+    else if (flag == kCapture) call.capture = value(flag);
+    else if (flag == kRssLog) call.rss_log = value(flag);
+    else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
+    else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
+    else if (flag == kEarlyObject) Embedding(call).early_object = value(flag);
+    else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
+    else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);
+    else if (flag == kFatbinLayout) Embedding(call).layout = LayoutNamed(value(flag));
+    else throw std::invalid_argument("unknown step option " + std::string(flag));
   }
   if (call.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
   return call;

@@ -17,12 +17,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> words(1);
   for (size_t i = 0; i < size; ++i) {
-    if (data[i] == '\0')
-      words.emplace_back();
-    else if (data[i] == '\n' || data[i] == '\r')
-      return 0;  // no newline survives a shell line
-    else
-      words.back() += static_cast<char>(data[i]);
+    if (data[i] == '\0') words.emplace_back();
+    else if (data[i] == '\n' || data[i] == '\r') return 0;  // no newline survives a shell line
+    else words.back() += static_cast<char>(data[i]);
   }
   std::string output = "out/" + words.back();
   if (words.back().empty() || words.size() > 64) return 0;
