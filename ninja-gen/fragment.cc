@@ -26,9 +26,7 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-std::string PoolName(StepKind kind) {
-  return "fastcuda_" + Lower(StepKindName(kind));
-}
+std::string PoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
 
 /// NinjaPath for one graph, and whether its steps run where Ninja does.
 class PathMapper {
@@ -225,9 +223,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
   }
 }
 
-std::string AlwaysDirtyPath(const StepGraph& graph) {
-  return graph.work_dir + "/always-dirty";
-}
+std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }
 
 std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index) {
   // The command's hash keeps output captured for another command from being

@@ -22,13 +22,9 @@ std::string EscapeNinjaPath(std::string_view path) {
   return Escape(path, true);
 }
 
-std::string EscapeNinjaValue(std::string_view value) {
-  return Escape(value, false);
-}
+std::string EscapeNinjaValue(std::string_view value) { return Escape(value, false); }
 
-void NinjaWriter::Comment(std::string_view text) {
-  text_.append("# ").append(text).append("\n");
-}
+void NinjaWriter::Comment(std::string_view text) { text_.append("# ").append(text).append("\n"); }
 
 void NinjaWriter::Variable(std::string_view name, std::string_view value) {
   text_.append(name).append(" = ").append(EscapeNinjaValue(value)).append("\n");

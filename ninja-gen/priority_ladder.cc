@@ -12,9 +12,7 @@ namespace {
 /// build's timings) but cost a cascade of rungs after the last step.
 constexpr int64_t kMinQuantumMs = 250;
 
-std::string RungPath(const std::string& dir, size_t k) {
-  return dir + "/rung" + std::to_string(k);
-}
+std::string RungPath(const std::string& dir, size_t k) { return dir + "/rung" + std::to_string(k); }
 
 }  // namespace
 

@@ -101,9 +101,7 @@ std::optional<ProcessInfo> ParseProcessStat(std::string_view stat) {
   return process;
 }
 
-bool IsNinja(const ProcessInfo& process) {
-  return process.name.starts_with("ninja");
-}
+bool IsNinja(const ProcessInfo& process) { return process.name.starts_with("ninja"); }
 
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags) {

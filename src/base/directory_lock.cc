@@ -24,8 +24,6 @@ DirectoryLock::DirectoryLock(const std::string& dir, const std::string& name,
   }
 }
 
-DirectoryLock::~DirectoryLock() {
-  close(fd_);
-}
+DirectoryLock::~DirectoryLock() { close(fd_); }
 
 }  // namespace fastcuda

@@ -12,9 +12,7 @@ namespace {
 // that range is carried as its four bytes, each a reserved code point, so
 // that mapping back yields every string's bytes exactly.
 
-bool IsContinuation(unsigned char byte) {
-  return (byte & 0xC0) == 0x80;
-}
+bool IsContinuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
 
 /// The length of the well-formed UTF-8 character at text[i], 0 if none.
 size_t CharLength(std::string_view text, size_t i) {

@@ -49,9 +49,7 @@ std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::st
   return NinjaJobArguments(context);
 }
 
-std::string NinjaProgram() {
-  return EnvironmentVariable("FASTCUDA_NINJA", "ninja");
-}
+std::string NinjaProgram() { return EnvironmentVariable("FASTCUDA_NINJA", "ninja"); }
 
 int NinjaMinorVersion(const std::string& ninja) {
   int minor = 11;  // no Ninja: the build reports it when it runs one

@@ -129,9 +129,7 @@ void DieWithParent() {
   if (getppid() != parent) raise(SIGTERM);
 }
 
-int ReceivedSignal() {
-  return received_signal.load();
-}
+int ReceivedSignal() { return received_signal.load(); }
 
 void CloseInheritedDescriptor() {
   const char* fd = std::getenv(kInheritedFdVariable);
@@ -263,8 +261,6 @@ std::map<std::string, std::string> CurrentEnvironment() {
   return env;
 }
 
-std::string SelfExecutable() {
-  return std::filesystem::read_symlink("/proc/self/exe").string();
-}
+std::string SelfExecutable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
 
 }  // namespace fastcuda

@@ -4,8 +4,6 @@
 
 namespace fastcuda {
 
-void Complain(const std::string& message) {
-  std::cerr << "fastcuda: " << message << std::endl;
-}
+void Complain(const std::string& message) { std::cerr << "fastcuda: " << message << std::endl; }
 
 }  // namespace fastcuda

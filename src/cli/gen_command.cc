@@ -58,9 +58,7 @@ int GenerateForCall(const GenOptions& options) {
 
 /// The entry's output as an absolute path, which --only, --exclude and
 /// --launcher-for match.
-std::string AbsoluteOutput(const CompileEntry& entry) {
-  return ResolvePath(entry.directory, entry.output);
-}
+std::string AbsoluteOutput(const CompileEntry& entry) { return ResolvePath(entry.directory, entry.output); }
 
 /// Drops the entries whose absolute output contains one of `excludes`, or
 /// none of `only` (when given); returns how many.

@@ -45,8 +45,7 @@ std::string LauncherWorkDir(const std::string& absolute_output) {
 /// Prints what the steps printed, in nvcc's order, up to the first failure;
 /// returns that failure's exit code, or 0. Steps that did not run this time
 /// were up to date and replay what they printed when they last ran.
-int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options) {
-  RealFileSystem fs;
+int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options, const FileSystem& fs) {
   for (size_t i = 0; i < graph.steps.size(); ++i) {
     std::optional<CapturedOutput> captured = ReadCapture(CapturePath(options, graph, i), fs);
     if (!captured) continue;
@@ -157,7 +156,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   launchers.nvcc = call.launcher;
   AddLauncherVersions(launchers, ProgramVersion);
   NvccPlan plan = PlanNvccCall({args.front(), nvcc_args, cwd, environment}, LauncherWorkDir, launchers,
-                               CompileModesFrom(environment), NvccDryrunRunner(), RealFileSystem());
+                               CompileModesFrom(environment), NvccDryrunRunner(), disk);
   auto run_nvcc_itself = [&](const std::string& why) {
     std::vector<std::string> whole = call.launcher;
     whole.insert(whole.end(), args.begin(), args.end());
@@ -174,9 +173,9 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   options.fastcuda = SelfExecutable();
   options.env_file = EnvFilePath(graph.work_dir);
   options.ninja_cwd = cwd;
-  options.capture_dir = graph.work_dir + "/capture";
+  options.capture_dir = CaptureDir(graph.work_dir);
   options.rerun_preprocessing = true;
-  std::string manifest = graph.work_dir + "/build.ninja";
+  std::string manifest = GlobalManifestPath(graph.work_dir);
   unsigned jobs = ParseJobCount(EnvironmentVariable("FASTCUDA_JOBS", "0"), "FASTCUDA_JOBS");
   PoolDepths pools = ParsePoolDepths(EnvironmentVariable("FASTCUDA_POOLS", ""));
   // Calls for one object run one after another, as each nvcc call would
@@ -204,7 +203,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock->fd();
   ProcessResult result = RunNinja(ninja);
-  int step_failure = ReplayStepOutput(graph, options);
+  int step_failure = ReplayStepOutput(graph, options, disk);
   if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph, disk);
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
   if (step_failure != 0) return step_failure;

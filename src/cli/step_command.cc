@@ -42,9 +42,7 @@ void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, Writab
 
 /// Where an output waits while its step runs, so that an unchanged result
 /// can get its old file (and mtime) back.
-std::string PreviousPath(const std::string& output) {
-  return output + ".fastcuda-prev";
-}
+std::string PreviousPath(const std::string& output) { return output + ".fastcuda-prev"; }
 
 /// Moves existing outputs aside before the step writes new ones.
 void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem& fs) {

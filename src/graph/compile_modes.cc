@@ -53,9 +53,7 @@ std::string OwnModuleId(const std::string& source_path, const std::vector<std::s
   return id.append(name);
 }
 
-std::vector<std::string> SplitCompileFlag(int threads) {
-  return {"-split-compile", std::to_string(threads)};
-}
+std::vector<std::string> SplitCompileFlag(int threads) { return {"-split-compile", std::to_string(threads)}; }
 
 bool HasSplitCompileFlag(const std::vector<std::string>& argv) {
   return std::any_of(argv.begin(), argv.end(), [](const std::string& word) {

@@ -39,8 +39,6 @@ std::string TempFileNamer::Rename(std::string_view word) const {
   return renamed;
 }
 
-bool TempFileNamer::MentionsTemp(std::string_view word) {
-  return RE2::PartialMatch(word, BareNamePattern());
-}
+bool TempFileNamer::MentionsTemp(std::string_view word) { return RE2::PartialMatch(word, BareNamePattern()); }
 
 }  // namespace fastcuda

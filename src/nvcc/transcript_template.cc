@@ -11,9 +11,7 @@ namespace {
 
 /// The name nvcc gives a TU's temporaries: the source's file name without
 /// its last extension.
-std::string Stem(const std::string& source) {
-  return std::filesystem::path(source).stem().string();
-}
+std::string Stem(const std::string& source) { return std::filesystem::path(source).stem().string(); }
 
 /// Replaces `from`'s names with `to`'s in one word.
 class WordRewriter {

@@ -21,39 +21,18 @@ void AppendToken(std::string& text, const std::string& token) {
 
 }  // namespace
 
-std::string GlobalManifestPath(const std::string& dir) {
-  return dir + "/build.ninja";
-}
-std::string NinjaLogPath(const std::string& dir) {
-  return dir + "/.ninja_log";
-}
-std::string TuRoot(const std::string& dir) {
-  return dir + "/tu";
-}
-std::string EnvFilePath(const std::string& work_dir) {
-  return work_dir + "/nvcc.env";
-}
-std::string TuRecordPath(const std::string& work_dir) {
-  return work_dir + "/record.json";
-}
-std::string StepsFilePath(const std::string& dir) {
-  return dir + "/steps.json";
-}
-std::string StepMemoryLogPath(const std::string& dir) {
-  return dir + "/step-memory.tsv";
-}
-std::string KeptFilesPath(const std::string& dir) {
-  return dir + "/kept-files";
-}
-std::string DryrunCachePath(const std::string& dir) {
-  return dir + "/dryrun-cache.json";
-}
-std::string GenCommandPath(const std::string& dir) {
-  return dir + "/gen-command.txt";
-}
-std::string NoHistoryPath(const std::string& dir) {
-  return dir + "/no-history";
-}
+std::string GlobalManifestPath(const std::string& dir) { return dir + "/build.ninja"; }
+std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
+std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
+std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
+std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
+std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }
+std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
+std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
+std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
+std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
+std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
+std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
 
 std::string StepsFileText(
     const std::vector<StepGraph>& graphs,

@@ -20,6 +20,7 @@ std::string NinjaLogPath(const std::string& dir);        ///< Ninja's `.ninja_lo
 std::string TuRoot(const std::string& dir);              ///< `tu/`: one work dir per TU
 std::string EnvFilePath(const std::string& work_dir);    ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);   ///< what `fastcuda --graph` reads
+std::string CaptureDir(const std::string& work_dir);     ///< a launcher's steps' output (WriteCapture)
 std::string StepsFilePath(const std::string& dir);       ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);   ///< `step-memory.tsv`, see StepMemoryLine
 std::string KeptFilesPath(const std::string& dir);       ///< `kept-files`, see FormatKeptFiles

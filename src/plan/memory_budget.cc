@@ -18,9 +18,7 @@ int64_t ClassOf(int64_t kib) {
   return bound;
 }
 
-std::string PoolName(int64_t class_kib) {
-  return "fastcuda_mem_" + std::to_string(class_kib / 1024) + "m";
-}
+std::string PoolName(int64_t class_kib) { return "fastcuda_mem_" + std::to_string(class_kib / 1024) + "m"; }
 
 }  // namespace
 

@@ -46,15 +46,9 @@ FatbinEmbedding& Embedding(StepInvocation& call) {
   return *call.embedding;
 }
 
-std::string StdoutPath(const std::string& prefix) {
-  return prefix + ".out";
-}
-std::string StderrPath(const std::string& prefix) {
-  return prefix + ".err";
-}
-std::string ExitCodePath(const std::string& prefix) {
-  return prefix + ".rc";
-}
+std::string StdoutPath(const std::string& prefix) { return prefix + ".out"; }
+std::string StderrPath(const std::string& prefix) { return prefix + ".err"; }
+std::string ExitCodePath(const std::string& prefix) { return prefix + ".rc"; }
 
 }  // namespace
 

@@ -9,12 +9,8 @@ using namespace fastcuda;
 
 namespace {
 
-ProcessInfo Ninja(int pid, int parent, std::vector<std::string> argv) {
-  return {pid, parent, "ninja", argv};
-}
-ProcessInfo Other(int pid, int parent, const std::string& name) {
-  return {pid, parent, name, {}};
-}
+ProcessInfo Ninja(int pid, int parent, std::vector<std::string> argv) { return {pid, parent, "ninja", argv}; }
+ProcessInfo Other(int pid, int parent, const std::string& name) { return {pid, parent, name, {}}; }
 
 /// `jobs` shells of Ninja `ninja_pid` (pids ninja_pid * 100 + job), the
 /// first `splitting` of them steps that split, the first running a

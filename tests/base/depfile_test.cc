@@ -48,6 +48,4 @@ TEST_CASE("the union keeps first-seen order and drops repeats") {
         std::vector<std::string>{"a.cu", "host.h", "common.h", "device_only.h"});
 }
 
-TEST_CASE("an empty depfile has no dependencies") {
-  CHECK(ParseDepfile("").dependencies.empty());
-}
+TEST_CASE("an empty depfile has no dependencies") { CHECK(ParseDepfile("").dependencies.empty()); }

@@ -5,9 +5,7 @@
 using namespace fastcuda;
 
 namespace {
-std::optional<std::string> NoVariables(std::string_view) {
-  return std::nullopt;
-}
+std::optional<std::string> NoVariables(std::string_view) { return std::nullopt; }
 }  // namespace
 
 TEST_CASE("nvcc's quoting: double quotes, escaped quotes, variables") {

@@ -12,9 +12,7 @@ namespace {
 using Words = std::vector<std::string>;
 
 /// A step of `kind` that writes one file.
-Step Writing(StepKind kind) {
-  return {kind, "", {"prog"}, {}, {"out"}};
-}
+Step Writing(StepKind kind) { return {kind, "", {"prog"}, {}, {"out"}}; }
 
 /// `launchers` with every program whose version matters at `version`.
 StepLaunchers At(StepLaunchers launchers, const std::string& version) {

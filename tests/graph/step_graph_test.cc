@@ -36,9 +36,7 @@ bool Contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-size_t IndexOf(const StepGraph& graph, const GraphStep* step) {
-  return step - graph.steps.data();
-}
+size_t IndexOf(const StepGraph& graph, const GraphStep* step) { return step - graph.steps.data(); }
 
 bool Waits(const GraphStep& step, size_t index) {
   return std::find(step.after.begin(), step.after.end(), index) != step.after.end();

@@ -21,9 +21,7 @@ StepGraph Graph(const std::string& dir) {
 }
 
 /// Paths as the manifest names them: absolute.
-std::string Absolute(const StepGraph& graph, const std::string& path) {
-  return ResolvePath(graph.cwd, path);
-}
+std::string Absolute(const StepGraph& graph, const std::string& path) { return ResolvePath(graph.cwd, path); }
 
 /// Ninja's rank of each step of `graph` (1 + the highest rank of the edges
 /// waiting for it; rung k ranks k), with the ladder.

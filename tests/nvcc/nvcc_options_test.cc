@@ -7,9 +7,7 @@ using namespace fastcuda;
 using fastcuda::testing::FakeFileSystem;
 
 namespace {
-NvccInvocation Scan(std::vector<std::string> args) {
-  return ScanNvccArgs(args);
-}
+NvccInvocation Scan(std::vector<std::string> args) { return ScanNvccArgs(args); }
 }  // namespace
 
 TEST_CASE("compile modes are split; modes that do something else run nvcc") {

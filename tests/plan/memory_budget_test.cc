@@ -21,9 +21,7 @@ StepGraph TwoKindsOfSteps(int count) {
   return graph;
 }
 
-std::string Same(const StepGraph&, const std::string& path) {
-  return path;
-}
+std::string Same(const StepGraph&, const std::string& path) { return path; }
 
 }  // namespace
 
