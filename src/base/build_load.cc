@@ -135,6 +135,24 @@ BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int c
   return load;
 }
 
+std::optional<int> EnclosingNinjaJobs(const std::vector<ProcessInfo>& processes, int self) {
+  std::map<int, const ProcessInfo*> by_pid;
+  for (const ProcessInfo& process : processes) by_pid[process.pid] = &process;
+  std::optional<int> smallest;
+  std::set<int> seen;
+  for (auto it = by_pid.find(self); it != by_pid.end() && seen.insert(it->first).second;
+       it = by_pid.find(it->second->parent)) {
+    if (it->first == self || !IsNinja(*it->second)) continue;
+    if (std::optional<int> jobs = NinjaJobLimit(it->second->argv))
+      smallest = std::min(smallest.value_or(*jobs), *jobs);
+  }
+  return smallest;
+}
+
+std::optional<int> EnclosingNinjaJobsHere() {
+  return EnclosingNinjaJobs(ReadBuildProcesses(getpid()), getpid());
+}
+
 BuildLoad CurrentBuildLoad() {
   int cores = 1;
   cpu_set_t mask;

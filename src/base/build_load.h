@@ -44,6 +44,14 @@ bool IsNinja(const ProcessInfo& process);
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags);
 
+/// The smallest -j of the Ninjas among `self`'s ancestors in `processes`:
+/// the job limit of the build this process runs inside (`cmake --build
+/// -j 4`); nullopt where no Ninja above it sets one.
+std::optional<int> EnclosingNinjaJobs(const std::vector<ProcessInfo>& processes, int self);
+
+/// EnclosingNinjaJobs of this process, from /proc.
+std::optional<int> EnclosingNinjaJobsHere();
+
 /// BuildLoadOf for this process: /proc, its affinity mask and MAKEFLAGS.
 BuildLoad CurrentBuildLoad();
 

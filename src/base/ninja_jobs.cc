@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "src/base/build_load.h"
 #include "src/base/process.h"
 
 namespace fastcuda {
@@ -39,13 +40,17 @@ std::vector<std::string> NinjaJobArguments(const JobContext& context) {
   if (std::optional<unsigned> make_jobs = MakeJobLimit(context.makeflags)) {
     return {"-j", std::to_string(*make_jobs)};
   }
-  return {"-j", std::to_string(std::max(1u, context.cores))};
+  unsigned cores = std::max(1u, context.cores);
+  return {"-j", std::to_string(std::min(context.enclosing_ninja_jobs.value_or(cores), cores))};
 }
 
 std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja) {
   JobContext context{requested, EnvironmentVariable("MAKEFLAGS"), 11, std::thread::hardware_concurrency()};
   // Only a jobserver makes the version matter; do not spawn Ninja otherwise.
   if (!context.makeflags.empty()) context.ninja_minor = NinjaMinorVersion(ninja);
+  if (!requested && context.makeflags.empty()) {
+    if (std::optional<int> jobs = EnclosingNinjaJobsHere()) context.enclosing_ninja_jobs = *jobs;
+  }
   return NinjaJobArguments(context);
 }
 

@@ -14,6 +14,7 @@ struct JobContext {
   std::string makeflags;   ///< MAKEFLAGS of the environment (a parent make's)
   int ninja_minor = 11;    ///< Ninja's version 1.x
   unsigned cores = 1;
+  std::optional<unsigned> enclosing_ninja_jobs = {};  ///< the -j of a Ninja this process runs inside
 };
 
 /// A job count as a user writes it (`-j N`, FASTCUDA_JOBS): digits, 0 for
@@ -26,7 +27,9 @@ std::optional<unsigned> MakeJobLimit(std::string_view makeflags);
 
 /// Ninja's job arguments: `-j N`, or none where Ninja (1.13 and later) joins
 /// a parent make's FIFO jobserver by itself. Under an older Ninja or a
-/// pipe-style jobserver FastCuda limits itself to make's own -jN.
+/// pipe-style jobserver FastCuda limits itself to make's own -jN, inside a
+/// Ninja to that Ninja's -j (at most the cores): a user's `cmake --build -j 1`
+/// holds for the graph too.
 std::vector<std::string> NinjaJobArguments(const JobContext& context);
 
 /// The minor version of the Ninja at `ninja` (ProgramVersion), or 11.

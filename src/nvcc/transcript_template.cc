@@ -26,7 +26,7 @@ class WordRewriter {
   std::string operator()(const std::string& word) const {
     if (word == from_.source) return to_.source;
     if (word == from_.absolute_source) return to_.absolute_source;
-    if (word == from_.output) return to_.output;
+    if (NamedAfter(word, from_.output)) return to_.output + word.substr(from_.output.size());
     std::string rewritten = word;
     RE2::GlobalReplace(&rewritten, temp_stem_, temp_stem_rewrite_);
     return rewritten;
@@ -47,6 +47,10 @@ std::string WithoutProcessId(const std::string& word) {
 }
 
 }  // namespace
+
+bool NamedAfter(const std::string& word, const std::string& name) {
+  return !name.empty() && word.starts_with(name) && (word.size() == name.size() || word[name.size()] == '.');
+}
 
 Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from, const TuNames& to) {
   WordRewriter rewrite(from, to);

@@ -14,6 +14,10 @@ struct TuNames {
   std::string output;           ///< the -o word
 };
 
+/// True if `word` is `name` or a file named after it with a suffix
+/// (`obj/a.o.d` after `obj/a.o`): the words a TU's output names.
+bool NamedAfter(const std::string& word, const std::string& name);
+
 /// The dryrun `representative`'s commands with `from`'s names replaced by
 /// `to`'s: whole words equal to the source or output, and the source's stem
 /// inside nvcc's temporary names. Only exact when the shape has been

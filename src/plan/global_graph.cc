@@ -27,14 +27,31 @@ struct PlannedEntry {
 };
 
 /// The arguments as nvcc sees them (response files expanded), with the
-/// source and output words replaced by placeholders.
+/// source and output words, and the files named after the output (its
+/// depfile), replaced by placeholders.
 std::string ShapeOf(const CompileEntry& entry, const std::vector<std::string>& effective_args,
                     const TuNames& names, const std::string& identity) {
   std::vector<std::string> words{identity, entry.directory};
   for (const std::string& word : effective_args) {
-    words.push_back(word == names.source ? "\x01SRC" : word == names.output ? "\x01OUT" : word);
+    if (word == names.source) words.push_back("\x01SRC");
+    else if (NamedAfter(word, names.output)) words.push_back("\x01OUT" + word.substr(names.output.size()));
+    else words.push_back(word);
   }
   return JoinShellWords(words);
+}
+
+/// The word of `args` that names `path` (resolved in `directory`), or `path`
+/// itself: CMake 3.26 and later write an entry's `output` absolute, its
+/// `-o` relative.
+std::string WordNaming(const std::vector<std::string>& args, const std::string& directory,
+                       const std::string& path) {
+  std::string absolute = ResolvePath(directory, path);
+  for (const std::string& word : args) {
+    if (word == path || (!word.empty() && word[0] != '-' && ResolvePath(directory, word) == absolute)) {
+      return word;
+    }
+  }
+  return path;
 }
 
 PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
@@ -45,15 +62,9 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
   std::vector<std::string> effective = EffectiveNvccArgsIn(args, ambient, entry.directory, fs);
   planned.invocation = ScanNvccArgs(effective);
-  std::string source_abs = ResolvePath(entry.directory, entry.file);
-  for (const std::string& word : args) {
-    if (word == entry.file ||
-        (!word.empty() && word[0] != '-' && ResolvePath(entry.directory, word) == source_abs)) {
-      planned.names.source = word;
-    }
-  }
-  planned.names.absolute_source = source_abs;
-  planned.names.output = entry.output;
+  planned.names.source = WordNaming(args, entry.directory, entry.file);
+  planned.names.absolute_source = ResolvePath(entry.directory, entry.file);
+  planned.names.output = WordNaming(args, entry.directory, entry.output);
   planned.program = nvcc.path;
   std::string identity = nvcc.path + "\n" + nvcc.stamp;
   planned.shape = ShapeOf(entry, effective, planned.names, identity) + "\n" + environment;

@@ -71,6 +71,17 @@ TEST_CASE("a launcher's Ninja inside a job of the build: the jobs of both, less 
   CHECK(load.slots == 16);
 }
 
+TEST_CASE("the build a process runs inside: the smallest -j of the Ninjas above it, not its own") {
+  std::vector<ProcessInfo> processes = {Other(1, 0, "init"), Ninja(5, 1, {"ninja", "-j", "4"}),
+                                        Other(6, 5, "sh"), Other(7, 6, "fastcuda")};
+  CHECK(EnclosingNinjaJobs(processes, 7) == 4);
+  processes.push_back(Ninja(8, 7, {"ninja", "-j", "16"}));  // FastCuda's own Ninja, below it
+  CHECK(EnclosingNinjaJobs(processes, 7) == 4);
+  processes[1].argv = {"ninja", "-C", "build"};  // Ninja's own default: no limit given
+  CHECK_FALSE(EnclosingNinjaJobs(processes, 7));
+  CHECK_FALSE(EnclosingNinjaJobs({Other(1, 0, "init"), Other(2, 1, "bash")}, 2));
+}
+
 TEST_CASE("without a Ninja above the step every slot counts as busy") {
   std::vector<ProcessInfo> processes = {Other(1, 0, "init"), Other(2, 1, "bash"), Other(3, 2, "fastcuda")};
   BuildLoad load = BuildLoadOf(processes, 3, 8, "");

@@ -23,3 +23,10 @@ TEST_CASE("outside make: one job per core") {
   CHECK(NinjaJobArguments({0, "", 11, 16}) == std::vector<std::string>{"-j", "16"});
   CHECK(NinjaJobArguments({0, "--no-print-directory", 13, 2}) == std::vector<std::string>{"-j", "2"});
 }
+
+TEST_CASE("inside a Ninja: that Ninja's -j (cmake --build -j 1), at most the cores; -j and make still win") {
+  CHECK(NinjaJobArguments({0, "", 11, 16, 1}) == std::vector<std::string>{"-j", "1"});
+  CHECK(NinjaJobArguments({0, "", 11, 16, 64}) == std::vector<std::string>{"-j", "16"});
+  CHECK(NinjaJobArguments({8, "", 11, 16, 1}) == std::vector<std::string>{"-j", "8"});
+  CHECK(NinjaJobArguments({0, "-j3 --jobserver-auth=3,4", 11, 16, 1}) == std::vector<std::string>{"-j", "3"});
+}

@@ -4,7 +4,8 @@
 # header that shadows another, a changed CPATH, an include directory that the
 # Makefile generator passes in a response file), a build through the module
 # with the Ninja and the Unix Makefiles generators has the device code of a
-# plain CMake build that compiled everything anew.
+# plain CMake build that compiled everything anew. And the user's -j holds
+# for the graph.
 #
 # usage: stale_module.sh FASTCUDA_SOURCE_DIR FASTCUDA_BUILD_DIR
 set -euo pipefail
@@ -82,5 +83,16 @@ check_fresh "CPATH names another directory"
 configure_all -DINC=incB
 build_all
 check_fresh "an include directory changed (the Makefile generator passes it in a response file)"
+
+# The user's -j holds for the graph too (issue 19): one step at a time, where
+# two architectures' chains would run side by side.
+one_job() {
+  cmake -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" "$scratch/ninja" > "$scratch/ninja-archs.log" &&
+    cmake --build "$scratch/ninja" --clean-first -j 1 > "$scratch/ninja-j1.log" 2>&1 &&
+    [ "$(steps_at_once "$scratch/ninja/fastcuda/.ninja_log")" -eq 1 ] &&
+    cmake --build "$scratch/ninja" --clean-first -j 2 > "$scratch/ninja-j2.log" 2>&1 &&
+    [ "$(steps_at_once "$scratch/ninja/fastcuda/.ninja_log")" -eq 2 ]
+}
+check "Ninja: cmake --build -j 1 runs one step of the graph at a time" one_job
 
 finish

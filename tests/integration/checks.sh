@@ -10,6 +10,7 @@
 #                                for relocatable code; not empty) and host symbols (nm)
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
+#   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
 #   finish                       prints "N passed, M failed" last; removes the
 #                                scratch directory if all passed (unless
 #                                FASTCUDA_TEST_KEEP=1), else keeps it and exits 1
@@ -56,6 +57,18 @@ rdc_compile_database() {
  {"directory": "$scratch", "file": "$scratch/b/k.cu", "output": "b/k.o",
   "command": "$NVCC -rdc=true $* -c b/k.cu -o b/k.o"}]
 JSON
+}
+
+steps_at_once() {
+  # The last build's records: Ninja's clock starts again with each build, so
+  # end times only grow within one, and again after it regenerated its
+  # manifest (that record is left out). An edge has a record per output: one
+  # per start, end and command hash.
+  grep -v '^#' "$1" | awk -F'\t' '$4 ~ /(^|\/)build\.ninja$/ { next } $2 < last { n = 0; delete seen } { last = $2 }
+      !seen[$1 FS $2 FS $5]++ { starts[++n] = $1; ends[n] = $2 }
+      END { for (i = 1; i <= n; i++) { print starts[i], 1; print ends[i], -1 } }' |
+    sort -n -k1,1 -k2,2 |
+    awk '{ now += $2; if (now > most) most = now } END { print most }'
 }
 
 finish() {

@@ -29,12 +29,7 @@ chmod +x ninja
 export FASTCUDA_NINJA="$scratch/ninja"
 printf 'all:\n\t+"$(FASTCUDA)" build --compdb compile_commands.json --out graph\n' > Makefile
 
-most_at_once() {  # the most steps of the last build that ran at the same time
-  # (an edge has a record per output: one per start, end and command hash)
-  grep -v '^#' graph/.ninja_log | awk -F'\t' '!seen[$1 FS $2 FS $5]++ { print $1, 1; print $2, -1 }' |
-    sort -n -k1,1 -k2,2 |
-    awk '{ now += $2; if (now > most) most = now } END { print most }'
-}
+most_at_once() { steps_at_once graph/.ninja_log; }
 fresh() { rm -rf graph ninja.calls tu*.o; }
 
 under_make_j1() {

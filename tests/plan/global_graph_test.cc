@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 
 #include "ninja-gen/global_manifest.h"
+#include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
 #include "tests/test_support.h"
 
@@ -102,6 +105,38 @@ TEST_CASE("an edited response file and a changed toolchain environment plan anew
   CHECK(moved.dryruns_run == 2);
   CHECK(moved.graphs[0].environment.at("CPATH") == "/inc2");
   CHECK_FALSE(moved.graphs[0].environment.count("HOME"));
+}
+
+/// Four TUs with depfiles next to their objects, as `form` writes them.
+std::string DatabaseAs(const std::string& form) {
+  std::string text = "[";
+  for (std::string name : {"a", "b", "c", "d"}) {
+    std::string object = "obj/" + name + ".o";
+    std::string output = form == "cmake-3.26"   ? "\"output\": \"/build/" + object + "\", "
+                         : form == "cmake-3.25" ? ""
+                                                : "\"output\": \"" + object + "\", ";
+    text += std::string(name == "a" ? "" : ",") + "{\"directory\": \"/build\", \"file\": \"/src/" + name +
+            ".cu\", " + output + "\"command\": \"nvcc -DX=1 -MD -MT " + object + " -MF " + object +
+            ".d -c /src/" + name + ".cu -o " + object + "\"}";
+  }
+  return text + "]";
+}
+
+TEST_CASE("databases as CMake 3.25, CMake 3.26+ (absolute output), Meson and ninja -t compdb: one shape") {
+  for (std::string form : {"cmake-3.25", "cmake-3.26", "meson", "ninja-compdb"}) {
+    CAPTURE(form);
+    CompileDatabase database = ParseCompileDatabase(DatabaseAs(form), "db.json", "/build");
+    REQUIRE(database.entries.size() == 4);
+    FakeDryrunRunner runner;
+    DryrunCache cache;
+    GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+    CHECK(plan.shapes == 1);
+    CHECK(plan.dryruns_run == 2);
+    // The instantiated TU names its own object and depfile, as its own dryrun would.
+    const std::vector<std::string>& preprocess = plan.graphs[2].steps.front().argv;
+    CHECK(std::count(preprocess.begin(), preprocess.end(), "obj/c.o") == 1);
+    CHECK(std::count(preprocess.begin(), preprocess.end(), "obj/c.o.d") == 1);
+  }
 }
 
 TEST_CASE("a shape whose substitution is not exact gets one dryrun per TU") {
