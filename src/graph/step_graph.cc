@@ -152,6 +152,14 @@ void GraphBuilder::Link(StepGraph& graph, size_t index) {
       }
     }
   }
+  if (step.kind == StepKind::kFatbinary) {
+    // A step that writes nothing checks (ptxas on a PTX-only target): as in
+    // nvcc, whose call fails when it does, the fatbin that embeds the PTX
+    // waits for it. Nothing else depends on it, so it would not run at all.
+    for (size_t i = 0; i < index; ++i) {
+      if (graph.steps[i].outputs.empty()) after.insert(i);
+    }
+  }
   if (step.kind == StepKind::kFilterDependencies) {
     for (const std::string& input : step.inputs) {
       for (size_t i = 0; i < index; ++i) {

@@ -148,6 +148,16 @@ TEST_CASE("every ptxas waits for its own cicc, the fatbinary for every ptxas") {
   }
 }
 
+TEST_CASE("a PTX-only target's ptxas check writes nothing, and the fatbinary waits for it, as nvcc does") {
+  StepGraph graph = Graph("ptx_only");
+  std::vector<const GraphStep*> ptxas = OfKind(graph, StepKind::kPtxas);
+  REQUIRE(ptxas.size() == 2);
+  const GraphStep* check = ptxas[0]->outputs.empty() ? ptxas[0] : ptxas[1];
+  REQUIRE(check->outputs.empty());
+  CHECK(check->arch == "compute_90");
+  CHECK(Waits(*OfKind(graph, StepKind::kFatbinary).front(), IndexOf(graph, check)));
+}
+
 TEST_CASE("preprocess steps report headers; -MD adds a depfile step after all of them") {
   StepGraph graph = Graph("depfile", {}, {"obj/kernel.o", true});
   for (const GraphStep& step : graph.steps) {

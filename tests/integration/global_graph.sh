@@ -197,6 +197,21 @@ no_output_entry() {
 }
 check "an entry without -o: split, its object nvcc's kern.o in its directory; the rest builds" no_output_entry
 
+# A PTX-only target: nvcc checks its PTX with ptxas, which writes nothing.
+ptx_only_checked() (
+  mkdir -p "$scratch/ptx" && cd "$scratch/ptx"
+  printf '__global__ void k(int *p) { *p = 1; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' > k.cu
+  printf '[{"directory": "%s", "file": "k.cu", "command": "%s %s -c k.cu -o k.o"}]\n' "$PWD" "$NVCC" \
+    "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90" > db.json
+  export FASTCUDA_PRIORITY_LADDER=on  # the ladder's regeneration used to be the first to run the check
+  "$FASTCUDA" build --compdb db.json --out graph > first.log 2>&1 && grep -q 'PTXAS compute_90' first.log &&
+    "$FASTCUDA" build --compdb db.json --out graph > second.log 2>&1 && ! grep -q 'PTXAS' second.log &&
+    "$NVCC" -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90 -c k.cu -o ref.o &&
+    same_object k.o ref.o
+)
+check "a PTX-only target: the first build runs ptxas's check of the PTX, the second has none to rerun" \
+  ptx_only_checked
+
 echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
 fails_like_ninja() {
   ! "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/build3.log" 2>&1 &&

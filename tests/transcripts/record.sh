@@ -24,6 +24,8 @@ record() {  # NAME ARGS...
 record single_arch -c kernel.cu -o kernel.o -arch=sm_80
 record multi_gencode -c kernel.cu -o kernel.o -gencode arch=compute_80,code=sm_80 \
   -gencode 'arch=compute_90,code=[sm_90,compute_90]' -gencode arch=compute_100,code=sm_100
+record ptx_only -c kernel.cu -o kernel.o -gencode arch=compute_80,code=sm_80 \
+  -gencode arch=compute_90,code=compute_90
 record depfile -c kernel.cu -o obj/kernel.o -arch=sm_80 -MD -MT obj/kernel.o -MF obj/kernel.o.d
 record rdc -rdc=true -c kernel.cu -o kernel.o -arch=sm_80
 record device_c -dc kernel.cu -o kernel.o -arch=sm_80
