@@ -94,6 +94,14 @@ std::vector<std::string> RawWords(std::string_view line) {
 
 }  // namespace
 
+VariableLookup LookupIn(const std::map<std::string, std::string>& environment) {
+  return [&environment](std::string_view name) -> std::optional<std::string> {
+    auto found = environment.find(std::string(name));
+    if (found == environment.end()) return std::nullopt;
+    return found->second;
+  };
+}
+
 ShellCommand SplitShellCommand(std::string_view line, const VariableLookup& lookup) {
   ShellCommand command;
   std::vector<std::string> raw = RawWords(line);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,9 @@ struct ShellSyntaxError : std::runtime_error {
 
 /// Looks up a variable for `$NAME` expansion; nullopt if it is unset.
 using VariableLookup = std::function<std::optional<std::string>(std::string_view)>;
+
+/// Looks variables up in `environment`, which must outlive the lookup.
+VariableLookup LookupIn(const std::map<std::string, std::string>& environment);
 
 /// A redirection of a command's standard output (fd 1) or error (fd 2).
 struct Redirection {

@@ -97,14 +97,6 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
   plan.dryruns_run += missing.size();
 }
 
-Transcript Parse(const std::string& text, const std::map<std::string, std::string>& ambient) {
-  return ParseTranscript(text, [&](std::string_view name) -> std::optional<std::string> {
-    auto it = ambient.find(std::string(name));
-    if (it == ambient.end()) return std::nullopt;
-    return it->second;
-  });
-}
-
 /// A graph of one step that runs the entry's nvcc command as it is.
 StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_dir) {
   StepGraph graph;
@@ -165,9 +157,9 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     std::optional<Transcript> verified;
     if (members.size() >= 2 && cache.count(first.cache_key) && cache.count(entries[members[1]].cache_key)) {
       const PlannedEntry& second = entries[members[1]];
-      Transcript base = Parse(cache.at(first.cache_key), options.environment);
+      Transcript base = ParseTranscript(cache.at(first.cache_key), LookupIn(options.environment));
       if (SameCommands(InstantiateTranscript(base, first.names, second.names),
-                       Parse(cache.at(second.cache_key), options.environment))) {
+                       ParseTranscript(cache.at(second.cache_key), LookupIn(options.environment)))) {
         verified = base;
       }
     }
@@ -192,7 +184,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
         transcript = InstantiateTranscript(*base, first.names, planned.names);
       } else if (cache.count(planned.cache_key)) {
         used_keys.insert(planned.cache_key);
-        transcript = Parse(cache.at(planned.cache_key), options.environment);
+        transcript = ParseTranscript(cache.at(planned.cache_key), LookupIn(options.environment));
       }
       StepLaunchers launchers = options.launchers;
       launchers.nvcc = planned.entry->launcher;

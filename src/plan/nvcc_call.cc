@@ -44,11 +44,7 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
     plan.fallback_reason = "nvcc --dryrun failed";
     return plan;
   }
-  Transcript transcript = ParseTranscript(*dryrun, [&](std::string_view name) -> std::optional<std::string> {
-    auto it = call.environment.find(std::string(name));
-    if (it == call.environment.end()) return std::nullopt;
-    return it->second;
-  });
+  Transcript transcript = ParseTranscript(*dryrun, LookupIn(call.environment));
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
