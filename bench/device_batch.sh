@@ -19,12 +19,19 @@
 #   E  issue 10: that TU's device chains phase by phase (nvcc's time trace),
 #      one architecture alone and five at once, split 1 and 4; the chain's
 #      floor on this machine                                           (~2.5 min)
+#   F  issue 19: generation and no-op builds of 1000 light TUs through the module
+#      (CMake 4 there) against plain CMake; compile one object and one target
+#      (tests/cmake/compile_one.sh) and the stale-object checks of the module
+#      with that CMake and Ninja                                        (~4 min)
+#   G  issue 19: clean builds of the 16-TU corpus of part A through the module
+#      that runs the graph from its launchers: plain once, threads0, module
+#      and module_warm twice                                          (~5 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E|F|G
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|C|D|E}"
+part="${1:?usage: bench/device_batch.sh A|B|C|D|E|F|G}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -54,6 +61,12 @@ case "$part$size" in
   B-small) step bench/compare_incremental.sh 8 80-real 2 mixed 3
            step bench/generation_speed.sh 100
            step bench/launcher_overhead.sh 3 ;;
+  F) step bench/generation_speed.sh 1000 --module
+     step bash tests/cmake/compile_one.sh "$FASTCUDA_SOURCE_DIR" "$(dirname "$(dirname "$FASTCUDA_BINARY")")"
+     step bash tests/cmake/stale_module.sh "$FASTCUDA_SOURCE_DIR" "$(dirname "$(dirname "$FASTCUDA_BINARY")")" ;;
+  F-small) step bench/generation_speed.sh 100 --module ;;
+  G) step VARIANTS="plain:1 threads0:2 module:2 module_warm:2" bench/compare_builds.sh 16 "$five" 2 mixed 3 ;;
+  G-small) step VARIANTS="plain:1 module:1 module_warm:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy
      step bench/jobserver.sh 16 "80-real;90-real" ;;
   C-small) step BUDGETS="off default jobs/2 jobs/4" HEAVY_UNROLL=16 bench/memory_budget.sh 2 80-real 1 heavy

@@ -25,24 +25,38 @@ At the end of configuring the top-level directory the module
 
 * turns on ``CMAKE_EXPORT_COMPILE_COMMANDS`` (``compile_commands.json`` stays
   as CMake writes it, usable by clangd),
-* adds a custom target ``fastcuda_graph`` that runs
-  ``fastcuda build --compdb compile_commands.json --out <build>/fastcuda``
-  in the console pool, so its progress is visible: every sub-step of every
-  CUDA TU of the project in one Ninja graph,
-* makes every target with CUDA sources depend on ``fastcuda_graph`` and
-  sets its ``CUDA_COMPILER_LAUNCHER`` to ``fastcuda --graph <build>/fastcuda``
-  followed by any launcher the target already had (``ccache``, ``sccache``).
-  The graph runs that launcher on the steps its tool supports (the host
-  compile; with ``sccache`` also ``cicc`` and ``ptxas``), through
-  ``--launcher-for``, since CMake leaves launchers out of
-  ``compile_commands.json``. When CMake's own rule for an
-  object runs, the launcher finds the object the graph built from the same
-  command, checks that nothing it depends on is newer, writes the depfile
-  CMake asked for and returns at once; otherwise it builds the TU itself.
-  It never keeps a stale object.
+* sets the ``CUDA_COMPILER_LAUNCHER`` of every target with CUDA sources to
+  ``fastcuda`` followed by any launcher the target already had (``ccache``,
+  ``sccache``). The graph in ``<build>/fastcuda`` runs that launcher on the
+  steps its tool supports (the host compile; with ``sccache`` also ``cicc``
+  and ``ptxas``), through ``--launcher-for``, since CMake leaves launchers out
+  of ``compile_commands.json``.
 
-CMake allows no custom target in a build directory whose path holds ``#``;
-there the launcher (``fastcuda`` without ``--graph``) splits each TU alone.
+With the Ninja generators, the launcher runs the graph itself
+(``fastcuda --build-graph <build>/fastcuda``): the first CUDA object the
+build needs runs every sub-step of every CUDA TU that the build's targets
+need in one Ninja graph, with the build's ``-j``; the other objects find
+theirs built and return at once, printing what their TU's steps printed, as
+nvcc would. Building one object (``ninja path/x.cu.o``, ``ninja
+src/x.cu^``, an IDE's "compile this file") or one target (``cmake --build
+--target``) runs only the sub-steps it needs, and a build with nothing to do
+runs only ``fastcuda_toolchain``, which checks in a few milliseconds that
+the toolchain's environment (``CPATH``, ``NVCC_APPEND_FLAGS``...) has not
+changed what nvcc would write; every CUDA object depends on its stamp.
+
+With the Makefile generators a custom target ``fastcuda_graph`` runs
+``fastcuda build --compdb compile_commands.json --out <build>/fastcuda``
+before every target with CUDA sources (a launcher waiting for the graph
+would hold a token of make's jobserver), in the console pool, so its
+progress is visible. When CMake's own rule for an object then runs, the
+launcher (``fastcuda --graph <build>/fastcuda``) finds the object the graph
+built from the same command, checks that nothing it depends on is newer,
+writes the depfile CMake asked for and returns at once; otherwise it builds
+the TU itself.
+
+Either way the launcher never keeps a stale object. CMake allows no custom
+target in a build directory whose path holds ``#``; there the launcher
+(``fastcuda`` alone) splits each TU alone.
 
 Cache variables
 ^^^^^^^^^^^^^^^
@@ -211,10 +225,11 @@ function(_fastcuda_set_launchers targets launcher)
   endforeach()
 endfunction()
 
-# Builds <targets> through one graph: the target fastcuda_graph runs the
-# command (ARGN) that builds every sub-step into <graph_dir>; each target's
-# launcher then finds its objects built there.
-function(_fastcuda_add_graph targets tool graph_dir)
+# Builds <targets> through one graph that a custom target, fastcuda_graph,
+# runs before them with the command ARGN (make: its jobserver's tokens would
+# otherwise sit with launchers waiting for the graph); each target's launcher
+# then finds its objects built there.
+function(_fastcuda_add_graph_target targets tool graph_dir)
   add_custom_target(fastcuda_graph
     COMMAND ${ARGN}
     COMMENT "FastCuda: building the CUDA sub-steps of every target"
@@ -226,6 +241,61 @@ function(_fastcuda_add_graph targets tool graph_dir)
     add_dependencies("${target}" fastcuda_graph)
   endforeach()
   _fastcuda_set_launchers("${targets}" "${tool};--graph;${graph_dir}")
+endfunction()
+
+# Makes every CUDA object of <targets> depend on <file>.
+function(_fastcuda_object_depends targets file)
+  foreach(target IN LISTS targets)
+    get_target_property(sources "${target}" SOURCES)
+    get_target_property(source_dir "${target}" SOURCE_DIR)
+    foreach(source IN LISTS sources)
+      if(source MATCHES "^\\$<")
+        continue()  # a generator expression: no file of this target's own
+      endif()
+      get_source_file_property(language "${source}" TARGET_DIRECTORY "${target}" LANGUAGE)
+      if(source MATCHES "\\.cu$" OR language STREQUAL "CUDA")
+        cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${source_dir}")
+        set_property(SOURCE "${source}" TARGET_DIRECTORY "${target}" APPEND PROPERTY OBJECT_DEPENDS "${file}")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+
+# Builds <targets> through one graph that their launchers run (Ninja): the
+# first object the build needs runs the graph for every TU the build's
+# targets need, the others find theirs built. Building one object or target
+# builds only what it needs. The build's arguments (ARGN, a `fastcuda build`
+# command) go to <graph_dir>/build-args. What changes the objects but not
+# their commands, the toolchain's environment (CPATH, NVCC_APPEND_FLAGS...),
+# is checked by the one edge that runs in every build, fastcuda_toolchain,
+# whose stamp every CUDA object depends on (restat: rewritten only when it
+# changed).
+function(_fastcuda_add_launcher_graph targets tool graph_dir)
+  list(POP_FRONT ARGN)  # the tool
+  list(POP_FRONT ARGN)  # build
+  _fastcuda_shell_words(words ${ARGN})
+  set(file "${graph_dir}/build-args")
+  set(written "")
+  if(EXISTS "${file}")
+    file(READ "${file}" written)
+  endif()
+  if(NOT written STREQUAL "${words}\n")
+    file(WRITE "${file}" "${words}\n")
+  endif()
+  set(stamp "${graph_dir}/toolchain.key")
+  add_custom_target(fastcuda_toolchain
+    COMMAND "${tool}" toolchain-stamp "${stamp}"
+    BYPRODUCTS "${stamp}"
+    COMMENT "FastCuda: checking the CUDA toolchain's environment"
+    VERBATIM)
+  if(TARGET fastcuda)
+    add_dependencies(fastcuda_toolchain fastcuda)
+  endif()
+  foreach(target IN LISTS targets)
+    add_dependencies("${target}" fastcuda_toolchain)
+  endforeach()
+  _fastcuda_object_depends("${targets}" "${stamp}")
+  _fastcuda_set_launchers("${targets}" "${tool};--build-graph;${graph_dir}")
 endfunction()
 
 # Runs once the top-level directory is configured: every target exists.
@@ -243,7 +313,14 @@ function(_fastcuda_finalize)
   endif()
   set(graph_dir "${CMAKE_BINARY_DIR}/fastcuda")
   set(command "${tool}" build --compdb "${CMAKE_BINARY_DIR}/compile_commands.json"
-              --out "${graph_dir}" -j "${FASTCUDA_JOBS}" --launcher-records)
+              --out "${graph_dir}" -j "${FASTCUDA_JOBS}")
+  set(launcher_builds OFF)
+  if(CMAKE_GENERATOR MATCHES "^Ninja")
+    set(launcher_builds ON)
+    list(APPEND command --launcher-builds)
+  else()
+    list(APPEND command --launcher-records)
+  endif()
   if(NOT FASTCUDA_MODULE_ID STREQUAL "")
     list(APPEND command --module-id "${FASTCUDA_MODULE_ID}")
   endif()
@@ -252,11 +329,6 @@ function(_fastcuda_finalize)
   endif()
   if(NOT FASTCUDA_EARLY_HOST STREQUAL "")
     list(APPEND command --early-host "${FASTCUDA_EARLY_HOST}")
-  endif()
-  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
-  if(multi_config)
-    # The database holds every configuration's objects: build the one being built.
-    list(APPEND command --only ".dir/$<CONFIG>/")
   endif()
 
   _fastcuda_cuda_targets(targets "${CMAKE_SOURCE_DIR}")
@@ -283,11 +355,13 @@ function(_fastcuda_finalize)
     # CMake refuses any custom target in such a build directory ("OUTPUT
     # containing a "#" is not allowed"): no graph, the launcher splits each TU.
     message(STATUS "FastCuda: the build directory's path holds '#', where CMake "
-                   "cannot add the graph's target; each CUDA TU is split by the launcher alone")
+                   "cannot add the graph's targets; each CUDA TU is split by the launcher alone")
     _fastcuda_set_launchers("${graph_targets}" "${tool}")
-    return()
+  elseif(launcher_builds)
+    _fastcuda_add_launcher_graph("${graph_targets}" "${tool}" "${graph_dir}" ${command})
+  else()
+    _fastcuda_add_graph_target("${graph_targets}" "${tool}" "${graph_dir}" ${command})
   endif()
-  _fastcuda_add_graph("${graph_targets}" "${tool}" "${graph_dir}" ${command})
 endfunction()
 
 if(FASTCUDA_ENABLE)

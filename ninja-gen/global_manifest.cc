@@ -88,6 +88,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     FragmentOptions fragment = shared;
     fragment.env_file = env_files[index];
     fragment.memory_pools = &memory.pool_of_output;
+    if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
     WriteStepEdges(top, graph, fragment, shared.env_file);
     for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
   }

@@ -25,6 +25,7 @@ struct GlobalManifestOptions {
   int64_t memory_budget_kib = 0;  ///< 0: no memory pools
   unsigned jobs = 1;              ///< Ninja's job count, for the memory plan
   bool priority_ladder = false;   ///< rank steps by remaining time (Ninja 1.12+)
+  bool capture_output = false;    ///< steps save what they print in their TU's CaptureDir
 };
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,

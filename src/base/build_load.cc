@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -98,10 +99,15 @@ std::optional<ProcessInfo> ParseProcessStat(std::string_view stat) {
                          &process.parent)) {
     return std::nullopt;
   }
+  // Fields 3 (the state) to 22 (starttime) follow the name.
+  RE2::PartialMatch(re2::StringPiece(after.data(), after.size()), R"re(^ (?:\S+ ){19}(\d+))re",
+                    &process.start_ticks);
   return process;
 }
 
 bool IsNinja(const ProcessInfo& process) { return process.name.starts_with("ninja"); }
+
+bool IsMake(const ProcessInfo& process) { return process.name == "make" || process.name == "gmake"; }
 
 BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int cores,
                       std::string_view makeflags) {
@@ -147,6 +153,29 @@ std::optional<int> EnclosingNinjaJobs(const std::vector<ProcessInfo>& processes,
       smallest = std::min(smallest.value_or(*jobs), *jobs);
   }
   return smallest;
+}
+
+std::optional<ProcessInfo> EnclosingNinja(const std::vector<ProcessInfo>& processes, int self) {
+  std::map<int, const ProcessInfo*> by_pid;
+  for (const ProcessInfo& process : processes) by_pid[process.pid] = &process;
+  std::set<int> seen;
+  for (auto it = by_pid.find(self); it != by_pid.end() && seen.insert(it->first).second;
+       it = by_pid.find(it->second->parent)) {
+    if (it->first == self) continue;
+    if (IsNinja(*it->second)) return *it->second;
+    if (IsMake(*it->second)) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<EnclosingNinjaProcess> EnclosingNinjaHere() {
+  std::optional<ProcessInfo> ninja = EnclosingNinja(ReadBuildProcesses(getpid()), getpid());
+  if (!ninja) return std::nullopt;
+  std::error_code error;
+  std::filesystem::path cwd =
+      std::filesystem::read_symlink("/proc/" + std::to_string(ninja->pid) + "/cwd", error);
+  if (error) return std::nullopt;
+  return EnclosingNinjaProcess{*ninja, cwd.string()};
 }
 
 std::optional<int> EnclosingNinjaJobsHere() {

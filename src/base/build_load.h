@@ -2,6 +2,7 @@
 // their threads (FASTCUDA_SPLIT_COMPILE=auto).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,14 +26,18 @@ struct ProcessInfo {
   int parent = 0;
   std::string name;               ///< the command name (/proc/PID/comm)
   std::vector<std::string> argv;  ///< its command line
+  uint64_t start_ticks = 0;       ///< when it started (clock ticks after boot): with the pid, one process
 };
 
-/// The name and parent pid of a /proc/PID/stat line ("12 (ninja) S 7 ...";
-/// the name may hold spaces and parentheses).
+/// The name, parent pid and start time of a /proc/PID/stat line ("12
+/// (ninja) S 7 ..."; the name may hold spaces and parentheses).
 std::optional<ProcessInfo> ParseProcessStat(std::string_view stat);
 
 /// True for a process that is a Ninja ("ninja", "ninja-build", ...).
 bool IsNinja(const ProcessInfo& process);
+
+/// True for a process that is a make.
+bool IsMake(const ProcessInfo& process);
 
 /// The load of the build `self` is a job of. Every Ninja among its
 /// ancestors counts: a launcher's own Ninja runs inside a job of the outer
@@ -48,6 +53,18 @@ BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int c
 /// the job limit of the build this process runs inside (`cmake --build
 /// -j 4`); nullopt where no Ninja above it sets one.
 std::optional<int> EnclosingNinjaJobs(const std::vector<ProcessInfo>& processes, int self);
+
+/// The Ninja whose job `self` is: the nearest Ninja among its ancestors,
+/// unless a make is nearer (a Makefile build inside a Ninja job is make's).
+std::optional<ProcessInfo> EnclosingNinja(const std::vector<ProcessInfo>& processes, int self);
+
+/// EnclosingNinja of this process, from /proc, and the directory that Ninja
+/// runs in (after its -C).
+struct EnclosingNinjaProcess {
+  ProcessInfo process;
+  std::string cwd;
+};
+std::optional<EnclosingNinjaProcess> EnclosingNinjaHere();
 
 /// EnclosingNinjaJobs of this process, from /proc.
 std::optional<int> EnclosingNinjaJobsHere();

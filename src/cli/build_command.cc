@@ -32,22 +32,28 @@ void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem&
 }
 
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                     const FileSystem& fs) {
-  return !fs.IsFile(GlobalManifestPath(options.out_dir)) || HistoryArrived(options.out_dir, fs) ||
+                     const WritableFileSystem& fs) {
+  std::optional<std::filesystem::file_time_type> manifest = fs.MTime(GlobalManifestPath(options.out_dir));
+  return !manifest || fs.MTime(options.compdb) > manifest || HistoryArrived(options.out_dir, fs) ||
          fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options, environment);
+}
+
+int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs) {
+  if (NeedsGeneration(options, CurrentEnvironment(), fs)) {
+    if (int status = GenMain(args); status != 0) return status;
+  }
+  RemoveOrphanedIntermediates(options.out_dir, fs);
+  return 0;
 }
 
 int BuildMain(const std::vector<std::string>& args) {
   GenOptions options = ParseGenOptions(args);
   if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
-  DirectoryLock lock(options.out_dir, "build.lock", [&] {
+  DirectoryLock lock(options.out_dir, kGraphLockName, [&] {
     Complain("another fastcuda build is running in " + options.out_dir + "; waiting for it to finish");
   });
   RealFileSystem fs;
-  if (NeedsGeneration(options, CurrentEnvironment(), fs)) {
-    if (int status = GenMain(args); status != 0) return status;
-  }
-  RemoveOrphanedIntermediates(options.out_dir, fs);
+  if (int status = PrepareGraph(options, args, fs); status != 0) return status;
   NinjaRun ninja;
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;

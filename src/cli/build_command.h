@@ -3,20 +3,32 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "src/base/file_system.h"
 #include "src/cli/gen_options.h"
 
 namespace fastcuda {
 
-/// True when there is no manifest yet, when Ninja's log has times that it
-/// lacks, or when `gen` would plan with other options or another toolchain
+/// True when there is no manifest yet, when the database is newer than it
+/// (as Ninja's regeneration edge would find, but before a launcher looks up
+/// its command in the records), when Ninja's log has times that it lacks,
+/// or when `gen` would plan with other options or another toolchain
 /// environment than it did (GenerationKey).
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                     const FileSystem& fs);
+                     const WritableFileSystem& fs);
 
 /// Removes the intermediates of every TU whose object is missing (see
 /// OrphanedIntermediates), as the graph directory's `kept-files` lists them.
 void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs);
+
+/// The lock in a graph directory that `fastcuda build` and the launchers
+/// that build the graph take (exclusive to build, shared to read).
+inline constexpr const char* kGraphLockName = "build.lock";
+
+/// What `fastcuda build ARGS` (parsed: `options`) does before it runs Ninja,
+/// under the graph's lock: generates when NeedsGeneration says so and removes
+/// orphaned intermediates. Returns the generation's failure status, or 0.
+int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs);
 
 }  // namespace fastcuda

@@ -28,6 +28,12 @@ int WriteFatbinPlaceholderMain(const std::vector<std::string>& args);
 /// `fastcuda write-text [--cwd DIR] TEXT FILE`: writes TEXT unless FILE holds it already.
 int WriteTextMain(const std::vector<std::string>& args);
 
+/// `fastcuda toolchain-stamp FILE`: writes the key of the toolchain
+/// environment (EnvironmentKey of ToolchainEnvironment: CPATH, NVCC_*_FLAGS,
+/// ...) unless FILE holds it already, so that a build whose objects depend on
+/// FILE (restat) recompiles them when the environment changes what nvcc writes.
+int ToolchainStampMain(const std::vector<std::string>& args);
+
 /// `fastcuda trace|report|table|graph DIR`: views of the last build.
 int ViewMain(const std::string& view, const std::vector<std::string>& args);
 

@@ -22,6 +22,7 @@
 #include "src/graph/launchers.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/launcher_build.h"
 #include "src/plan/nvcc_call.h"
 #include "src/plan/tu_record.h"
 
@@ -100,18 +101,33 @@ void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
 }
 
 /// Tells `fastcuda --graph` how each split TU is built (entries nvcc runs
-/// whole have no header depfiles, so the launcher builds those itself).
-void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, Generation& generation) {
+/// whole have no header depfiles, so the launcher builds those itself), and
+/// `fastcuda --build-graph` which TUs there are and where their steps' output
+/// is saved.
+void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const GenOptions& options,
+                  Generation& generation) {
+  std::vector<GraphObject> objects;
   for (size_t i = 0; i < plan.graphs.size(); ++i) {
     const StepGraph& graph = plan.graphs[i];
-    TuRecord record{graph.cwd, database.entries[i].nvcc, {}};
-    for (const GraphStep& step : graph.steps) {
-      if (!step.kept_depfile.empty()) record.depfiles.push_back(step.kept_depfile);
+    TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}};
+    FragmentOptions capturing;
+    capturing.capture_dir = CaptureDir(graph.work_dir);
+    for (size_t step = 0; step < graph.steps.size(); ++step) {
+      if (!graph.steps[step].kept_depfile.empty()) record.depfiles.push_back(graph.steps[step].kept_depfile);
+      if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
     }
     std::string path = TuRecordPath(graph.work_dir);
-    if (record.depfiles.empty()) generation.removed.push_back(path);
-    else generation.files[path] = FormatTuRecord(record);
+    if (record.depfiles.empty()) {
+      generation.removed.push_back(path);
+      continue;
+    }
+    generation.files[path] = FormatTuRecord(record);
+    for (const std::string& object : KeptFilesOf(graph).objects) {
+      objects.push_back({object, ResolvePath(graph.cwd, graph.source)});
+    }
   }
+  if (options.launcher_builds)
+    generation.files[GraphObjectsPath(options.out_dir)] = FormatGraphObjects(objects);
 }
 
 /// --priority-ladder: "on", "off", or "auto": on where the Ninja that will
@@ -168,7 +184,7 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
   }
   GlobalPlan plan = PlanCompileDatabase(database, planning, cache, runner, fs);
   Generation generation;
-  if (options.launcher_records) AddTuRecords(database, plan, generation);
+  if (options.launcher_records) AddTuRecords(database, plan, options, generation);
 
   GlobalManifestOptions manifest;
   manifest.out_dir = options.out_dir;
@@ -181,6 +197,7 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
   manifest.pools = ParsePoolDepths(options.pools);
   AddHistory(options.out_dir, fs, manifest, generation);
   manifest.priority_ladder = context.priority_ladder;
+  manifest.capture_output = options.launcher_builds;
   manifest.memory_budget_kib = MemoryBudgetKib(
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
   manifest.jobs = Jobs(options);

@@ -22,6 +22,10 @@ struct GenOptions {
   std::vector<std::string> only;      ///< keep only entries whose output path contains one
   std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
   bool launcher_records = false;      ///< write what `fastcuda --graph` reads
+  /// The launcher (`fastcuda --build-graph`) runs the graph: steps also save
+  /// what they print, for the launcher of their TU to print, and the TUs are
+  /// listed (objects.json). Implies launcher_records.
+  bool launcher_builds = false;
   StepLaunchers launchers = LaunchersFrom(CurrentEnvironment());  ///< host and device launchers
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first

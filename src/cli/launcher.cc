@@ -14,6 +14,7 @@
 #include "src/base/process.h"
 #include "src/cli/call_manifest.h"
 #include "src/cli/commands.h"
+#include "src/cli/graph_launcher.h"
 #include "src/cli/launcher.h"
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
@@ -42,18 +43,11 @@ std::string LauncherWorkDir(const std::string& absolute_output) {
   return (output.parent_path() / ".fastcuda" / output.filename()).string();
 }
 
-/// Prints what the steps printed, in nvcc's order, up to the first failure;
-/// returns that failure's exit code, or 0. Steps that did not run this time
-/// were up to date and replay what they printed when they last ran.
+/// ReplayCaptures of the steps of a launcher's own graph.
 int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options, const FileSystem& fs) {
-  for (size_t i = 0; i < graph.steps.size(); ++i) {
-    std::optional<CapturedOutput> captured = ReadCapture(CapturePath(options, graph, i), fs);
-    if (!captured) continue;
-    std::cout << captured->stdout_text << std::flush;
-    std::cerr << captured->stderr_text << std::flush;
-    if (captured->exit_code != 0) return captured->exit_code;
-  }
-  return 0;
+  std::vector<std::string> captures;
+  for (size_t i = 0; i < graph.steps.size(); ++i) captures.push_back(CapturePath(options, graph, i));
+  return ReplayCaptures(captures, fs);
 }
 
 /// After a failure, as nvcc leaves no object of a failed compile.
@@ -74,9 +68,19 @@ std::optional<std::string> MissingOutputDirectory(const StepGraph& graph) {
   return std::nullopt;
 }
 
-/// The end of a launcher that a signal stopped (its Ninja has stopped too,
-/// and the outputs are removed): nvcc exits with status 255 on SIGTERM and
-/// dies of the other signals.
+}  // namespace
+
+int ReplayCaptures(const std::vector<std::string>& captures, const FileSystem& fs) {
+  for (const std::string& prefix : captures) {
+    std::optional<CapturedOutput> captured = ReadCapture(prefix, fs);
+    if (!captured) continue;
+    std::cout << captured->stdout_text << std::flush;
+    std::cerr << captured->stderr_text << std::flush;
+    if (captured->exit_code != 0) return captured->exit_code;
+  }
+  return 0;
+}
+
 int ExitLikeNvccOn(int signal) {
   if (signal == SIGTERM) return 255;
   std::signal(signal, SIG_DFL);
@@ -84,13 +88,12 @@ int ExitLikeNvccOn(int signal) {
   return 128 + signal;
 }
 
-}  // namespace
-
 LauncherCall ParseLauncherCall(const std::vector<std::string>& args) {
   LauncherCall call;
   size_t start = 0;
-  if (args.size() > 2 && args[0] == "--graph") {
+  if (args.size() > 2 && (args[0] == "--graph" || args[0] == "--build-graph")) {
     call.graph_dir = args[1];
+    call.builds_graph = args[0] == "--build-graph";
     start = 2;
   }
   // Words before the first one that is nvcc are launchers, if nvcc is there
@@ -148,7 +151,11 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   const std::string cwd = std::filesystem::current_path().string();
   LauncherCall call = ParseLauncherCall(all_args);
   RealFileSystem disk;
-  if (!call.graph_dir.empty() && UseGraphResult(call, cwd, disk)) return 0;
+  if (call.builds_graph) {
+    if (std::optional<int> status = BuildThroughGraph(call, cwd)) return *status;
+  } else if (!call.graph_dir.empty() && UseGraphResult(call, cwd, disk)) {
+    return 0;
+  }
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
   const std::map<std::string, std::string> environment = CurrentEnvironment();

@@ -9,9 +9,11 @@
 
 namespace fastcuda {
 
-/// `fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...`, taken apart.
+/// `fastcuda [--graph DIR | --build-graph DIR] [LAUNCHER...] NVCC ARGS...`,
+/// taken apart.
 struct LauncherCall {
   std::string graph_dir;              ///< the global graph that may have built the object
+  bool builds_graph = false;          ///< --build-graph: the call runs that graph (BuildThroughGraph)
   std::vector<std::string> launcher;  ///< ccache, sccache... before nvcc
   std::vector<std::string> nvcc;      ///< nvcc and its arguments
 };
@@ -32,5 +34,16 @@ LauncherCall ParseLauncherCall(const std::vector<std::string>& args);
 /// object's mtime after this call and would otherwise find it older than a
 /// touched header on every later build, and run this call again.
 bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFileSystem& fs);
+
+/// Prints what steps saved under the `captures` prefixes (WriteCapture), in
+/// nvcc's order, up to the first failure; returns that failure's exit code,
+/// or 0. Steps that did not run this time were up to date and replay what
+/// they printed when they last ran, as nvcc would print it again.
+int ReplayCaptures(const std::vector<std::string>& captures, const FileSystem& fs);
+
+/// The end of a launcher that a signal stopped (its Ninja has stopped too,
+/// and the outputs are removed): nvcc exits with status 255 on SIGTERM and
+/// dies of the other signals.
+int ExitLikeNvccOn(int signal);
 
 }  // namespace fastcuda

@@ -56,6 +56,8 @@ constexpr SubCommand kSubCommands[] = {
      "write the depfile nvcc was asked for", MergeDepfilesMain, Audience::kNinjaEdges},
     {"write-text", "[--cwd DIR] TEXT FILE", "write TEXT unless FILE holds it already", WriteTextMain,
      Audience::kNinjaEdges},
+    {"toolchain-stamp", "FILE", "write the toolchain environment's key unless FILE holds it already",
+     ToolchainStampMain, Audience::kNinjaEdges},
     {"write-fatbin-placeholder", "--cwd DIR whole|relocatable FILE",
      "write FatbinPlaceholder unless FILE holds it already", WriteFatbinPlaceholderMain,
      Audience::kNinjaEdges},
@@ -63,11 +65,12 @@ constexpr SubCommand kSubCommands[] = {
 
 /// The usage before the sub-commands: the launcher form, which has no name to put in a row.
 constexpr const char* kLauncherUsage = R"(usage:
-  fastcuda [--graph DIR] [LAUNCHER...] NVCC ARGS...
+  fastcuda [--graph DIR | --build-graph DIR] [LAUNCHER...] NVCC ARGS...
                                           compile like NVCC ARGS..., sub-steps in parallel;
                                           LAUNCHER (ccache...) runs the host compile
                                           (sccache: also cicc and ptxas);
                                           DIR: a global graph that may have built it already
+                                          (--build-graph: that the call runs itself)
 )";
 
 /// The usage after the sub-commands.

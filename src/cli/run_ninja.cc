@@ -11,6 +11,9 @@ ProcessResult RunNinja(const NinjaRun& run) {
   else spec.argv.insert(spec.argv.end(), {"-C", run.dir});
   if (run.quiet) spec.argv.push_back("--quiet");
   for (const std::string& argument : NinjaJobArgumentsHere(run.jobs, ninja)) spec.argv.push_back(argument);
+  if (run.keep_going) spec.argv.insert(spec.argv.end(), {"-k", "0"});
+  if (!run.targets.empty()) spec.argv.push_back("--");
+  spec.argv.insert(spec.argv.end(), run.targets.begin(), run.targets.end());
   return RunProcess(spec);
 }
 

@@ -14,6 +14,7 @@
 #include "src/base/json_bytes.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
 #include "src/cli/embed_fatbin.h"
 #include "src/cli/step_command.h"
@@ -161,6 +162,12 @@ int WriteTextMain(const std::vector<std::string>& args) {
   if (args.size() != i + 2) throw std::invalid_argument("write-text needs [--cwd DIR] TEXT FILE");
   // Unchanged text keeps its file's mtime, so Ninja (restat) skips its readers.
   WriteFileIfChanged(ResolvePath(cwd, args[i + 1]), args[i]);
+  return 0;
+}
+
+int ToolchainStampMain(const std::vector<std::string>& args) {
+  if (args.size() != 1) throw std::invalid_argument("toolchain-stamp needs FILE");
+  WriteFileIfChanged(args[0], EnvironmentKey(ToolchainEnvironment(CurrentEnvironment())));
   return 0;
 }
 

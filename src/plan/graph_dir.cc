@@ -32,6 +32,9 @@ std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memo
 std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
 std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
+std::string GraphObjectsPath(const std::string& dir) { return dir + "/objects.json"; }
+std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-build.json"; }
+std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
 
 std::string StepsFileText(

@@ -26,6 +26,11 @@ std::string StepMemoryLogPath(const std::string& dir);   ///< `step-memory.tsv`,
 std::string KeptFilesPath(const std::string& dir);       ///< `kept-files`, see FormatKeptFiles
 std::string DryrunCachePath(const std::string& dir);     ///< dryrun texts by key
 std::string GenCommandPath(const std::string& dir);      ///< what `gen` planned with
+std::string GraphObjectsPath(const std::string& dir);    ///< `objects.json`, see FormatGraphObjects
+std::string LauncherBuildPath(const std::string& dir);   ///< see LauncherBuild
+/// `build-args`: the `fastcuda build` arguments (shell words) the CMake
+/// module writes for the launcher, which builds the graph itself.
+std::string BuildArgsPath(const std::string& dir);
 /// Present while the manifest was generated without step times, holding the
 /// size Ninja's log had then.
 std::string NoHistoryPath(const std::string& dir);

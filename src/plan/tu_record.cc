@@ -7,7 +7,10 @@
 namespace fastcuda {
 
 std::string FormatTuRecord(const TuRecord& record) {
-  nlohmann::json json = {{"cwd", record.cwd}, {"command", record.command}, {"depfiles", record.depfiles}};
+  nlohmann::json json = {{"cwd", record.cwd},
+                         {"command", record.command},
+                         {"depfiles", record.depfiles},
+                         {"captures", record.captures}};
   return DumpJsonBytes(json, 1) + "\n";
 }
 
@@ -15,7 +18,8 @@ std::optional<TuRecord> ParseTuRecord(const std::string& text) {
   try {
     nlohmann::json json = ParseJsonBytes(text);
     return TuRecord{json.at("cwd").get<std::string>(), json.at("command").get<std::vector<std::string>>(),
-                    json.at("depfiles").get<std::vector<std::string>>()};
+                    json.at("depfiles").get<std::vector<std::string>>(),
+                    json.at("captures").get<std::vector<std::string>>()};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

@@ -14,6 +14,7 @@ struct TuRecord {
   std::string cwd;                    ///< where the command runs
   std::vector<std::string> command;   ///< nvcc and its arguments, without depfile options
   std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
+  std::vector<std::string> captures;  ///< where the steps save what they print, in nvcc's order (may be none)
 };
 
 /// The record as its file holds it: JSON.

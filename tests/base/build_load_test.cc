@@ -34,6 +34,12 @@ TEST_CASE("a /proc stat line gives the name and the parent, whatever the name ho
   CHECK(ninja->parent == 4100);
   CHECK(ninja->name == "ninja");
   CHECK(IsNinja(*ninja));
+  CHECK(ninja->start_ticks == 0);  // the line stops before field 22
+  // A real line: field 22, starttime, tells this process from a later one with its pid.
+  std::optional<ProcessInfo> started = ParseProcessStat(
+      "4242 (ninja) S 4100 4242 4100 34816 4242 4194560 3109 0 0 0 12 3 0 0 20 0 1 0 987654 22462464 ...");
+  REQUIRE(started);
+  CHECK(started->start_ticks == 987654);
   std::optional<ProcessInfo> odd = ParseProcessStat("7 (a) b (c) R 1 7 7 0");
   REQUIRE(odd);
   CHECK(odd->name == "a) b (c");
@@ -102,4 +108,18 @@ TEST_CASE("this process's own load reads /proc") {
   CHECK(load.running >= 1);
   CHECK(load.splitting >= 1);
   CHECK(load.splitting <= load.running);
+}
+
+TEST_CASE("the enclosing Ninja is the nearest one, unless a make is nearer") {
+  std::vector<ProcessInfo> processes = {Other(1, 0, "init"), Ninja(5, 1, {"ninja"}), Other(6, 5, "sh"),
+                                        Other(7, 6, "fastcuda")};
+  std::optional<ProcessInfo> ninja = EnclosingNinja(processes, 7);
+  REQUIRE(ninja);
+  CHECK(ninja->pid == 5);
+  processes.push_back(Ninja(8, 7, {"ninja", "-f", "inner.ninja"}));
+  processes.push_back(Other(9, 8, "fastcuda"));
+  CHECK(EnclosingNinja(processes, 9)->pid == 8);  // a launcher's own Ninja is the nearer
+  processes[2].name = "make";
+  CHECK_FALSE(EnclosingNinja(processes, 7));  // a Makefile build run by a Ninja job
+  CHECK_FALSE(EnclosingNinja({Other(1, 0, "init"), Other(2, 1, "bash")}, 2));
 }

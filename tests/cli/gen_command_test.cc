@@ -4,6 +4,9 @@
 #include "src/cli/gen_command.h"
 #include "src/nvcc/compile_database.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/launcher_build.h"
+#include "src/plan/nvcc_call.h"
+#include "src/plan/tu_record.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -61,6 +64,34 @@ TEST_CASE("gen on fakes: the manifest, the kept files, the cache and the key, wi
   CHECK(runner.calls == 4);
 }
 
+TEST_CASE(
+    "gen on fakes: for a launcher that builds the graph, steps save their output and the TUs are listed") {
+  FakeFileSystem disk({{"/build/db.json", kDatabase}});
+  GenOptions options =
+      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--launcher-builds"});
+  CHECK(options.launcher_records);
+  WriteGeneration(GenerateForDatabase(options, Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
+  std::vector<GraphObject> objects = ParseGraphObjects(disk.Read(GraphObjectsPath("/build/fc")).value_or(""));
+  REQUIRE(objects.size() == 2);
+  CHECK(objects[0].object == "/build/obj/a.o");
+  CHECK(objects[0].source == "/src/a.cu");
+  std::optional<TuRecord> record =
+      ParseTuRecord(disk.Read(TuRecordPath(WorkDirFor(TuRoot("/build/fc"), "/build/obj/a.o"))).value_or(""));
+  REQUIRE(record);
+  REQUIRE_FALSE(record->captures.empty());
+  // Every step's command saves its output where the record says.
+  const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
+  for (const std::string& capture : record->captures) {
+    CHECK(manifest.find("/capture/" + capture.substr(capture.rfind('/') + 1)) != std::string::npos);
+  }
+  std::vector<std::string> regenerate = GenCommandLine(options);  // fastcuda gen ...
+  CHECK(GenCommandLine(ParseGenOptions({regenerate.begin() + 2, regenerate.end()})) == regenerate);
+
+  // Without it (the Makefile generator's custom target), steps print as they run.
+  WriteGeneration(GenerateForDatabase(Options(), Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
+  CHECK(disk.Read("/build/fc/build.ninja").value_or("").find("/capture/") == std::string::npos);
+}
+
 TEST_CASE("gen on fakes: two entries with one output are refused, naming both") {
   FakeFileSystem disk({{"/build/db.json", R"([
     {"directory": "/build", "file": "a.cu", "command": "nvcc -c a.cu -o x.o"},
@@ -78,6 +109,8 @@ TEST_CASE("build on fakes: it generates when the manifest, the key or the histor
   disk.Remove(NoHistoryPath("/build/fc"));
   CHECK_FALSE(NeedsGeneration(Options(), {{"CPATH", "/inc"}, {"TERM", "dumb"}}, disk));
   CHECK(NeedsGeneration(Options(), {{"CPATH", "/other"}}, disk));
+  disk.Write("/build/db.json", kDatabase);  // CMake configured again: the database is newer
+  CHECK(NeedsGeneration(Options(), {{"CPATH", "/inc"}}, disk));
 }
 
 TEST_CASE("build on fakes: a removed object takes its TU's intermediates with it, no other TU's") {

@@ -23,14 +23,17 @@ FakeFileSystem BuiltByGraph() {
   disk.Write("/b/obj/a.o", "object");
   std::string work_dir = WorkDirFor(TuRoot("/g"), "/b/obj/a.o");
   disk.Write(work_dir + "/a.cpp4.ii.deps", "a.cpp4.ii: /src/a.cu /src/h.h\n");
-  disk.Write(TuRecordPath(work_dir), FormatTuRecord({"/b", kCommand, {work_dir + "/a.cpp4.ii.deps"}}));
+  disk.Write(TuRecordPath(work_dir), FormatTuRecord({"/b", kCommand, {work_dir + "/a.cpp4.ii.deps"}, {}}));
   return disk;
 }
 
 LauncherCall Call(std::vector<std::string> extra = {}) {
   std::vector<std::string> nvcc = kCommand;
   nvcc.insert(nvcc.end(), extra.begin(), extra.end());
-  return {"/g", {}, nvcc};
+  LauncherCall call;
+  call.graph_dir = "/g";
+  call.nvcc = nvcc;
+  return call;
 }
 
 }  // namespace
@@ -40,6 +43,11 @@ TEST_CASE("launcher: words before nvcc are launchers; --graph names the graph") 
   CHECK(call.graph_dir == "/g");
   CHECK(call.launcher == std::vector<std::string>{"ccache"});
   CHECK(call.nvcc == std::vector<std::string>{"/cuda/bin/nvcc", "-c", "a.cu"});
+  CHECK_FALSE(call.builds_graph);
+  LauncherCall building = ParseLauncherCall({"--build-graph", "/g", "nvcc", "-c", "a.cu"});
+  CHECK(building.graph_dir == "/g");
+  CHECK(building.builds_graph);
+  CHECK(building.nvcc == std::vector<std::string>{"nvcc", "-c", "a.cu"});
   // NVCC may be an nvcc of another name: with no nvcc, the first word is it.
   CHECK(ParseLauncherCall({"my-cuda-compiler", "-c", "a.cu"}).launcher.empty());
   CHECK_THROWS_AS(ParseLauncherCall({}), std::invalid_argument);

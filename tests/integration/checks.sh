@@ -11,6 +11,11 @@
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
+#   graph_wrote_objects BUILD    true if BUILD has CUDA objects (*.cu.o) and
+#                                its graph (BUILD/fastcuda) wrote each one
+#   graph_log_mark GRAPH_DIR     how many lines the graph's .ninja_log has now
+#   graph_ran GRAPH_DIR MARK RE  true if a step whose description matches RE
+#                                ran after the graph's log had MARK lines
 #   finish                       prints "N passed, M failed" last; removes the
 #                                scratch directory if all passed (unless
 #                                FASTCUDA_TEST_KEEP=1), else keeps it and exits 1
@@ -69,6 +74,29 @@ steps_at_once() {
       END { for (i = 1; i <= n; i++) { print starts[i], 1; print ends[i], -1 } }' |
     sort -n -k1,1 -k2,2 |
     awk '{ now += $2; if (now > most) most = now } END { print most }'
+}
+
+graph_wrote_objects() {
+  local object count=0
+  while IFS= read -r -d '' object; do
+    LC_ALL=C awk -F'\t' -v want="$object" '$4 == want { found = 1 } END { exit !found }' "$1/fastcuda/.ninja_log" ||
+      return 1
+    count=$((count + 1))
+  done < <(find "$1" -name '*.cu.o' -not -path "$1/fastcuda/*" -print0)
+  [ "$count" -gt 0 ]
+}
+
+graph_log_mark() {
+  if [ -f "$1/.ninja_log" ]; then wc -l < "$1/.ninja_log"; else echo 0; fi
+}
+
+graph_ran() {
+  # The first output of each edge described by RE, as the manifest names it
+  # and the log records it.
+  awk -v re="$3" '/^build / { out = $2; sub(/:$/, "", out) } /^  desc = / && $0 ~ re { print out }' \
+    "$1/build.ninja" | sort -u > "$scratch/graph_ran.wanted"
+  tail -n +"$(($2 + 1))" "$1/.ninja_log" | awk -F'\t' '{ print $4 }' | sort -u |
+    comm -12 - "$scratch/graph_ran.wanted" | grep -q .
 }
 
 finish() {

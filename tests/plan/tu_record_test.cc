@@ -5,12 +5,13 @@
 using namespace fastcuda;
 
 TEST_CASE("records round-trip; anything else is not a record") {
-  TuRecord record{"/build", {"nvcc", "-c", "a b.cu"}, {"/w/a.cpp4.ii.deps"}};
+  TuRecord record{"/build", {"nvcc", "-c", "a b.cu"}, {"/w/a.cpp4.ii.deps"}, {"/w/capture/step0-1f"}};
   std::optional<TuRecord> back = ParseTuRecord(FormatTuRecord(record));
   REQUIRE(back);
   CHECK(back->cwd == record.cwd);
   CHECK(back->command == record.command);
   CHECK(back->depfiles == record.depfiles);
+  CHECK(back->captures == record.captures);
   CHECK_FALSE(ParseTuRecord("{}"));
   CHECK_FALSE(ParseTuRecord("not json"));
 }

@@ -1,0 +1,170 @@
+#include "src/cli/graph_launcher.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "src/base/build_load.h"
+#include "src/base/directory_lock.h"
+#include "src/base/file_system.h"
+#include "src/base/ninja_jobs.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
+#include "src/cli/build_command.h"
+#include "src/cli/commands.h"
+#include "src/cli/gen_options.h"
+#include "src/cli/run_ninja.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/plan/graph_dir.h"
+#include "src/plan/launcher_build.h"
+#include "src/plan/nvcc_call.h"
+#include "src/plan/tu_record.h"
+
+namespace fastcuda {
+namespace {
+
+/// Says why, under FASTCUDA_VERBOSE=1.
+void Explain(const std::string& what) {
+  if (EnvironmentVariable("FASTCUDA_VERBOSE", "0") != "0") Complain(what);
+}
+
+/// "PID START_TICKS" of the Ninja this call is a job of: one outer build.
+std::string OuterBuildId(const EnclosingNinjaProcess& ninja) {
+  return std::to_string(ninja.process.pid) + " " + std::to_string(ninja.process.start_ticks);
+}
+
+/// The objects of the graph that the outer build needs; every object of the
+/// graph where Ninja cannot say.
+std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& ninja,
+                                                   const std::vector<GraphObject>& objects) {
+  NinjaCommandLine line = ParseNinjaCommandLine(ninja.process.argv);
+  // The outer Ninja's own binary: its manifest may need its version.
+  std::string program = "/proc/" + std::to_string(ninja.process.pid) + "/exe";
+  std::error_code error;
+  program = std::filesystem::read_symlink(program, error).string();
+  if (error) program = NinjaProgram();
+  ProcessSpec query;
+  query.argv = {program, "-C", ninja.cwd, "-f", line.manifest, "-t", "inputs"};
+  query.capture_output = true;
+  // 1.12 and later quote paths for a shell unless told not to.
+  if (NinjaMinorVersion(program) >= 12) query.argv.push_back("--no-shell-escape");
+  query.argv.insert(query.argv.end(), line.targets.begin(), line.targets.end());
+  ProcessResult inputs = RunProcess(query);
+  std::vector<std::string> all;
+  for (const GraphObject& tu : objects) all.push_back(tu.object);
+  if (inputs.exit_code != 0) {
+    Explain("building every TU of the graph: `ninja -t inputs` failed: " + inputs.stderr_text);
+    return all;
+  }
+  OuterBuildNeeds needs = NeedsOfOuterBuild(line, ninja.cwd, inputs.stdout_text);
+  return ObjectsInScope(objects, needs.paths, needs.caret_sources);
+}
+
+/// Runs the graph's Ninja for `objects` (ninja's output collected).
+ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>& objects, int lock_fd) {
+  NinjaRun ninja;
+  ninja.dir = options.out_dir;
+  ninja.jobs = options.jobs;
+  ninja.quiet = ninja.capture = true;
+  ninja.lock_fd = lock_fd;
+  ninja.keep_going = objects.size() > 1;  // one TU's failure is its own launcher's to report
+  ninja.targets = objects;
+  return RunNinja(ninja);
+}
+
+}  // namespace
+
+OuterBuildNeeds NeedsOfOuterBuild(const NinjaCommandLine& line, const std::string& ninja_cwd,
+                                  const std::string& inputs_output) {
+  OuterBuildNeeds needs;
+  std::istringstream lines(inputs_output);
+  for (std::string path; std::getline(lines, path);) {
+    if (!path.empty()) needs.paths.insert(ResolvePath(ninja_cwd, path));
+  }
+  for (const std::string& target : line.targets) {
+    if (target.ends_with('^'))
+      needs.caret_sources.insert(ResolvePath(ninja_cwd, target.substr(0, target.size() - 1)));
+    else needs.paths.insert(ResolvePath(ninja_cwd, target));
+  }
+  return needs;
+}
+
+std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string& cwd) {
+  std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
+  if (outputs.empty()) return std::nullopt;
+  const std::string object = ResolvePath(cwd, outputs.back());
+  const std::string& dir = call.graph_dir;
+  RealFileSystem disk;
+  std::optional<EnclosingNinjaProcess> ninja = EnclosingNinjaHere();
+  const std::string outer_build = ninja ? OuterBuildId(*ninja) : "";
+  auto record_of_object = [&] {
+    return ParseTuRecord(disk.Read(TuRecordPath(WorkDirFor(TuRoot(dir), object))).value_or(""));
+  };
+  // As nvcc would, the call leaves a new object: restat in the graph keeps
+  // an unchanged object's old mtime, which the outer Ninja would find older
+  // than an input that is in no depfile (the toolchain stamp, a target's
+  // OBJECT_DEPENDS) on every later build.
+  auto succeeded = [&](const TuRecord& record) {
+    disk.SetMTime(object, std::filesystem::file_time_type::clock::now());
+    return ReplayCaptures(record.captures, disk);
+  };
+  // The object as this outer build's run of the graph left it: nvcc's output.
+  auto built_for_this_build = [&]() -> std::optional<int> {
+    std::optional<LauncherBuild> build = ParseLauncherBuild(disk.Read(LauncherBuildPath(dir)).value_or(""));
+    std::optional<TuRecord> record = record_of_object();
+    if (!build || !record || !BuiltForThisBuild(*build, outer_build, object)) return std::nullopt;
+    if (!UseGraphResult(call, cwd, disk)) return std::nullopt;
+    return succeeded(*record);
+  };
+  {
+    DirectoryLock reading(dir, kGraphLockName, {}, LockKind::kShared);
+    if (std::optional<int> status = built_for_this_build()) return status;
+  }
+  DirectoryLock lock(dir, kGraphLockName);
+  if (std::optional<int> status = built_for_this_build()) return status;
+
+  std::optional<std::string> build_args = disk.Read(BuildArgsPath(dir));
+  if (!build_args) {
+    Explain("no " + BuildArgsPath(dir) + ": building the TU alone");
+    return std::nullopt;
+  }
+  std::vector<std::string> args = SplitShellWords(*build_args);
+  GenOptions options = ParseGenOptions(args);
+  if (int status = PrepareGraph(options, args, disk); status != 0) return status;
+  std::optional<TuRecord> record = record_of_object();
+  if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
+    Explain("the graph does not build " + object + " with this command: building the TU alone");
+    return std::nullopt;
+  }
+
+  std::optional<LauncherBuild> last = ParseLauncherBuild(disk.Read(LauncherBuildPath(dir)).value_or(""));
+  std::vector<std::string> objects = {object};
+  ProcessResult result;
+  const bool first_of_build = ninja && (!last || last->outer_build != outer_build);
+  if (first_of_build) {
+    objects =
+        ObjectsTheOuterBuildNeeds(*ninja, ParseGraphObjects(disk.Read(GraphObjectsPath(dir)).value_or("")));
+    if (std::find(objects.begin(), objects.end(), object) == objects.end()) objects.push_back(object);
+    std::sort(objects.begin(), objects.end());
+    result = RunGraph(options, objects, lock.fd());
+    if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());
+    disk.Write(LauncherBuildPath(dir), FormatLauncherBuild({outer_build, result.exit_code == 0, objects}));
+  }
+  // A run for the whole build that failed somewhere may have stopped in the
+  // middle of this TU: its own run says.
+  if (!first_of_build || (result.exit_code != 0 && objects.size() > 1)) {
+    result = RunGraph(options, {object}, lock.fd());
+  }
+  if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
+  if (result.exit_code != 0) {
+    disk.Remove(object);  // nvcc leaves no object of a failed compile
+    if (int step_failure = ReplayCaptures(record->captures, disk)) return step_failure;
+    Complain("ninja failed on " + GlobalManifestPath(dir) + ":\n" + result.stdout_text + result.stderr_text);
+    return result.exit_code;
+  }
+  if (UseGraphResult(call, cwd, disk)) return succeeded(*record);
+  Explain("a file of " + object + " changed while the graph built it: building the TU alone");
+  return std::nullopt;
+}
+
+}  // namespace fastcuda
