@@ -53,6 +53,7 @@ class FakeFileSystem : public WritableFileSystem {
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override {
     mtimes_[path] = time;
   }
+  void Touch(const std::string& path) override { mtimes_[path] = Tick(); }
   void Write(const std::string& path, const std::string& content) override {
     files_[path] = content;
     mtimes_[path] = Tick();

@@ -1,6 +1,7 @@
 #include "src/base/file_system.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +35,12 @@ std::optional<std::filesystem::file_time_type> RealFileSystem::MTime(const std::
 
 void RealFileSystem::SetMTime(const std::string& path, std::filesystem::file_time_type time) {
   std::filesystem::last_write_time(path, time);
+}
+
+void RealFileSystem::Touch(const std::string& path) {
+  if (utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) {
+    throw std::runtime_error("cannot touch " + path + ": " + std::strerror(errno));
+  }
 }
 
 void RealFileSystem::Write(const std::string& path, const std::string& content) {

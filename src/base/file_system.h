@@ -25,6 +25,10 @@ class WritableFileSystem : public FileSystem {
   /// The modification time of `path`, or nullopt if it does not exist.
   virtual std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const = 0;
   virtual void SetMTime(const std::string& path, std::filesystem::file_time_type time) = 0;
+  /// Gives `path` the mtime that writing it now would: the file system's own
+  /// clock, which may lag the system clock by a tick (a file written after
+  /// one set to std::chrono's now could look older than it).
+  virtual void Touch(const std::string& path) = 0;
   /// Writes `content` whole, atomically (see WriteFileAtomically). Throws std::runtime_error.
   virtual void Write(const std::string& path, const std::string& content) = 0;
   /// Removes a file; false if there was none.
@@ -40,6 +44,7 @@ class RealFileSystem : public WritableFileSystem {
   std::optional<std::string> Read(const std::string& path) const override;
   std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const override;
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override;
+  void Touch(const std::string& path) override;
   void Write(const std::string& path, const std::string& content) override;
   bool Remove(const std::string& path) override;
   bool Rename(const std::string& from, const std::string& to) override;

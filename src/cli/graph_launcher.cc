@@ -60,15 +60,17 @@ std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& 
   return ObjectsInScope(objects, needs.paths, needs.caret_sources);
 }
 
-/// Runs the graph's Ninja for `objects` (ninja's output collected).
-ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>& objects, int lock_fd) {
+/// Runs the graph's Ninja for `targets` (none: the default, every object and
+/// the priority ladder), its output collected.
+ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>& targets, bool keep_going,
+                       int lock_fd) {
   NinjaRun ninja;
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock_fd;
-  ninja.keep_going = objects.size() > 1;  // one TU's failure is its own launcher's to report
-  ninja.targets = objects;
+  ninja.keep_going = keep_going;
+  ninja.targets = targets;
   return RunNinja(ninja);
 }
 
@@ -105,7 +107,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   // than an input that is in no depfile (the toolchain stamp, a target's
   // OBJECT_DEPENDS) on every later build.
   auto succeeded = [&](const TuRecord& record) {
-    disk.SetMTime(object, std::filesystem::file_time_type::clock::now());
+    disk.Touch(object);
     return ReplayCaptures(record.captures, disk);
   };
   // The object as this outer build's run of the graph left it: nvcc's output.
@@ -142,18 +144,23 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   ProcessResult result;
   const bool first_of_build = ninja && (!last || last->outer_build != outer_build);
   if (first_of_build) {
-    objects =
-        ObjectsTheOuterBuildNeeds(*ninja, ParseGraphObjects(disk.Read(GraphObjectsPath(dir)).value_or("")));
+    std::vector<GraphObject> graph_objects = ParseGraphObjects(disk.Read(GraphObjectsPath(dir)).value_or(""));
+    objects = ObjectsTheOuterBuildNeeds(*ninja, graph_objects);
     if (std::find(objects.begin(), objects.end(), object) == objects.end()) objects.push_back(object);
     std::sort(objects.begin(), objects.end());
-    result = RunGraph(options, objects, lock.fd());
+    // All of them: the default target, whose priority ladder ranks the steps
+    // (its rungs wait for steps of every TU). One TU's failure is its own
+    // launcher's to report: the others go on.
+    const bool everything = objects.size() >= graph_objects.size();
+    result =
+        RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true, lock.fd());
     if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());
     disk.Write(LauncherBuildPath(dir), FormatLauncherBuild({outer_build, result.exit_code == 0, objects}));
   }
   // A run for the whole build that failed somewhere may have stopped in the
   // middle of this TU: its own run says.
   if (!first_of_build || (result.exit_code != 0 && objects.size() > 1)) {
-    result = RunGraph(options, {object}, lock.fd());
+    result = RunGraph(options, {object}, /*keep_going=*/false, lock.fd());
   }
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
   if (result.exit_code != 0) {

@@ -70,8 +70,10 @@ the_rest() {
       rdc/CMakeFiles/particles_rdc.dir/stats.cu.o stats/CMakeFiles/particles_stats.dir/stats.cu.o
 }
 check "the full build then builds the other TUs in the graph, as nvcc would" the_rest
-nothing_to_do() {
-  build && ! grep -q "Building\|Linking" "$scratch/build.log" && [ "$(graph_log_mark "$fc/fastcuda")" = "$mark" ]
+nothing_to_do() {  # says why Ninja found work, if it did
+  build -d explain || return 1
+  if grep -q "Building\|Linking" "$scratch/build.log"; then grep "explain\|Building\|Linking" "$scratch/build.log"; return 1; fi
+  [ "$(graph_log_mark "$fc/fastcuda")" = "$mark" ]
 }
 check "a build with nothing to do builds nothing and runs no step of the graph" nothing_to_do
 

@@ -27,12 +27,12 @@ check "--version is fastcuda's own, not a program to launch" \
 help_lists_public_commands() {
   local command
   "$FASTCUDA" --help > help.txt || return 1
-  grep -q "^  fastcuda \[--graph DIR\] \[LAUNCHER...\] NVCC ARGS...$" help.txt &&
+  grep -q "^  fastcuda \[--graph DIR | --build-graph DIR\] \[LAUNCHER...\] NVCC ARGS...$" help.txt &&
     grep -q "^environment: FASTCUDA_JOBS" help.txt || return 1
   for command in gen build trace report table graph --version; do
     grep -Eq -e "^  fastcuda $command( |$)" help.txt || return 1
   done
-  ! grep -Eq "fastcuda (step|merge-depfiles|write-text|write-fatbin-placeholder)" help.txt
+  ! grep -Eq "fastcuda (step|merge-depfiles|write-text|toolchain-stamp|write-fatbin-placeholder)" help.txt
 }
 check "--help lists every public sub-command and the launcher form, not the ones Ninja's edges run" \
   help_lists_public_commands
