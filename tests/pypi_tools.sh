@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The second pass of tests/run_all.sh: the tests labelled tool_versions (the
+# CMake module's tests and the graph tests whose outcome CMake's or Ninja's
+# version can change) once more with PyPI's newest cmake and ninja, where the
+# first pass ran Debian's (CMake 3.25, Ninja 1.11). CMake 3.26+ writes a
+# compile database's output absolute, Ninja 1.12+ ranks edges otherwise and
+# 1.13 joins a jobserver: such a difference is to be found here, not on a
+# user's machine. The tools live in a Python virtual environment under the
+# build directory, made on the first run and reused after (remove it for newer
+# ones); it is a test tool only, FastCuda itself needs nothing from PyPI.
+# Where it cannot be made (no python3-venv, PyPI out of reach) one line says
+# so and the pass is skipped.
+#
+# usage: pypi_tools.sh FASTCUDA_BUILD_DIR [CTEST-ARGS...]
+set -euo pipefail
+build_dir=$(realpath "$1"); shift
+venv="$build_dir/pypi-tools"
+ctest=$(command -v ctest)  # Debian's CTest runs both passes: only the tools the tests run change
+
+if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ]; then
+  rm -rf "$venv"
+  if ! { python3 -m venv "$venv" &&
+         "$venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 cmake ninja; } \
+       > "$venv.log" 2>&1; then
+    rm -rf "$venv"
+    echo "tool_versions: skipped, no cmake and ninja from PyPI (pip's output: $venv.log)"
+    exit 0
+  fi
+fi
+
+# A test whose ENVIRONMENT sets PATH took it when CMake configured the tests:
+# it would run Debian's tools here too. Such a test prepends its directories
+# at test time instead (ENVIRONMENT_MODIFICATION path_list_prepend).
+fixed=$("$ctest" --test-dir "$build_dir" -L tool_versions --show-only=json-v1 |
+  jq -r '.tests[] | select(any(.properties[]?; .name == "ENVIRONMENT" and any(.value[]; startswith("PATH=")))) | .name')
+if [ -n "$fixed" ]; then
+  echo "tool_versions: these tests set PATH when configured, so PyPI's tools would not reach them:" $fixed >&2
+  exit 1
+fi
+
+echo "tool_versions: $("$venv/bin/cmake" --version | head -1), ninja $("$venv/bin/ninja" --version) (PyPI, $venv)"
+PATH="$venv/bin:$PATH" FASTCUDA_TEST_TOOLS_DIR="$venv/bin" \
+  "$ctest" --test-dir "$build_dir" --output-on-failure -j "$(nproc)" -L tool_versions "$@"
