@@ -15,11 +15,15 @@ namespace {
 
 using nlohmann::json;
 
-/// The records of the last build: Ninja appends a record when a step ends,
-/// with times counted from the build's start, so end times only grow within
-/// one build and drop when the next begins.
-std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text) {
+/// The records of the steps (outputs `is_step` accepts) of the last build that
+/// ran any: Ninja appends a record when an edge ends, with times counted from
+/// the build's start, so end times only grow within one build and drop when
+/// the next begins. Other edges do not count: a build that only regenerated
+/// the manifest and stamped the priority ladder's rungs is no build to show.
+std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text,
+                                             const std::function<bool(const std::string&)>& is_step) {
   std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(text);
+  std::erase_if(records, [&](const NinjaLogRecord& record) { return !is_step(record.output); });
   size_t first = 0;
   for (size_t i = 1; i < records.size(); ++i) {
     if (records[i].end_ms < records[i - 1].end_ms) first = i;
@@ -47,9 +51,9 @@ Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, 
     }
   }
   StepMemory memory = ParseStepMemoryLog(memory_log);
-  for (const auto& [start, end, output] : LastBuildRecords(ninja_log)) {
+  auto is_step = [&](const std::string& output) { return by_output.count(output) > 0; };
+  for (const auto& [start, end, output] : LastBuildRecords(ninja_log, is_step)) {
     auto step = by_output.find(output);
-    if (step == by_output.end()) continue;  // the regeneration edge, or an old step
     auto peak = memory.find(output);
     timeline.steps.push_back({step->second.first, step->second.second, start, end,
                               peak == memory.end() ? 0 : peak->second, file_size(output)});

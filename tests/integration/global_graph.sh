@@ -101,8 +101,8 @@ no_work() { ninja -C "$graph" -n | grep -q "no work to do"; }
 check "second build: no work" no_work
 
 touch "$project/include/only_b.h"
-only_b_rebuilds() {
-  local plan; plan=$(ninja -C "$graph" -n | grep '^\[')
+only_b_rebuilds() {  # (a priority ladder's rung waits for steps of both TUs; it is no step)
+  local plan; plan=$(ninja -C "$graph" -n | grep '^\[' | grep -v '^\[[0-9]*/[0-9]*\] rung ')
   [ -n "$plan" ] && ! grep -v '/b\.cu$' <<<"$plan" | grep -q . && grep -q 'HOST_CC .*/b\.cu$' <<<"$plan"
 }
 check "touching a header rebuilds only the steps of the TU that includes it" only_b_rebuilds

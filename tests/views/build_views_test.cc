@@ -48,6 +48,16 @@ TEST_CASE("the timeline holds the last build only, in start order, with memory a
   CHECK(cicc.output_bytes == 42);
 }
 
+TEST_CASE("a later build that only stamped the ladder's rungs and regenerated is no build to show") {
+  std::string log = std::string(kLog) +
+                    "0\t3\t1\t/g/priority/rung2\tcd\n"
+                    "1\t5\t1\t/g/priority/rung1\tcd\n"
+                    "0\t40\t1\tbuild.ninja\tef\n";
+  Timeline timeline = BuildTimeline(Tus(), log, "", [](const std::string&) { return -1; });
+  REQUIRE(timeline.steps.size() == 4);
+  CHECK(timeline.wall_ms == 700);
+}
+
 TEST_CASE("critical chain, longest chain per TU, job slots") {
   Timeline timeline = Sample();
   std::vector<std::string> chain;
