@@ -186,6 +186,26 @@ function(_fastcuda_shell_words out_var)
   set(${out_var} "${text}" PARENT_SCOPE)
 endfunction()
 
+# Sets <out_var> to the CUDA sources of <target> (`.cu` files and sources
+# whose LANGUAGE is CUDA) as absolute paths; generator expressions, which name
+# no file of the target's own, are left out.
+function(_fastcuda_cuda_sources out_var target)
+  get_target_property(sources "${target}" SOURCES)
+  get_target_property(source_dir "${target}" SOURCE_DIR)
+  set(found "")
+  foreach(source IN LISTS sources)
+    if(source MATCHES "^\\$<")
+      continue()
+    endif()
+    get_source_file_property(language "${source}" TARGET_DIRECTORY "${target}" LANGUAGE)
+    if(source MATCHES "\\.cu$" OR language STREQUAL "CUDA")
+      cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${source_dir}")
+      list(APPEND found "${source}")
+    endif()
+  endforeach()
+  set(${out_var} "${found}" PARENT_SCOPE)
+endfunction()
+
 # Appends to <out_var> the targets of <dir> and its subdirectories that
 # compile CUDA sources.
 function(_fastcuda_cuda_targets out_var dir)
@@ -194,14 +214,10 @@ function(_fastcuda_cuda_targets out_var dir)
   foreach(target IN LISTS targets)
     get_target_property(type "${target}" TYPE)
     if(type MATCHES "^(STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
-      get_target_property(sources "${target}" SOURCES)
-      foreach(source IN LISTS sources)
-        get_source_file_property(language "${source}" TARGET_DIRECTORY "${target}" LANGUAGE)
-        if(source MATCHES "\\.cu$" OR language STREQUAL "CUDA")
-          list(APPEND found "${target}")
-          break()
-        endif()
-      endforeach()
+      _fastcuda_cuda_sources(cuda_sources "${target}")
+      if(cuda_sources)
+        list(APPEND found "${target}")
+      endif()
     endif()
   endforeach()
   get_property(subdirectories DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
@@ -226,12 +242,12 @@ function(_fastcuda_set_launchers targets launcher)
 endfunction()
 
 # Builds <targets> through one graph that a custom target, fastcuda_graph,
-# runs before them with the command ARGN (make: its jobserver's tokens would
+# runs before them with `<tool> build ARGN` (make: its jobserver's tokens would
 # otherwise sit with launchers waiting for the graph); each target's launcher
 # then finds its objects built there.
 function(_fastcuda_add_graph_target targets tool graph_dir)
   add_custom_target(fastcuda_graph
-    COMMAND ${ARGN}
+    COMMAND "${tool}" build ${ARGN}
     COMMENT "FastCuda: building the CUDA sub-steps of every target"
     USES_TERMINAL VERBATIM)
   if(TARGET fastcuda)
@@ -246,17 +262,9 @@ endfunction()
 # Makes every CUDA object of <targets> depend on <file>.
 function(_fastcuda_object_depends targets file)
   foreach(target IN LISTS targets)
-    get_target_property(sources "${target}" SOURCES)
-    get_target_property(source_dir "${target}" SOURCE_DIR)
+    _fastcuda_cuda_sources(sources "${target}")
     foreach(source IN LISTS sources)
-      if(source MATCHES "^\\$<")
-        continue()  # a generator expression: no file of this target's own
-      endif()
-      get_source_file_property(language "${source}" TARGET_DIRECTORY "${target}" LANGUAGE)
-      if(source MATCHES "\\.cu$" OR language STREQUAL "CUDA")
-        cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${source_dir}")
-        set_property(SOURCE "${source}" TARGET_DIRECTORY "${target}" APPEND PROPERTY OBJECT_DEPENDS "${file}")
-      endif()
+      set_property(SOURCE "${source}" TARGET_DIRECTORY "${target}" APPEND PROPERTY OBJECT_DEPENDS "${file}")
     endforeach()
   endforeach()
 endfunction()
@@ -264,15 +272,13 @@ endfunction()
 # Builds <targets> through one graph that their launchers run (Ninja): the
 # first object the build needs runs the graph for every TU the build's
 # targets need, the others find theirs built. Building one object or target
-# builds only what it needs. The build's arguments (ARGN, a `fastcuda build`
-# command) go to <graph_dir>/build-args. What changes the objects but not
-# their commands, the toolchain's environment (CPATH, NVCC_APPEND_FLAGS...),
+# builds only what it needs. The `fastcuda build` arguments (ARGN) go to
+# <graph_dir>/build-args. What changes the objects but not their commands,
+# the toolchain's environment (CPATH, NVCC_APPEND_FLAGS...),
 # is checked by the one edge that runs in every build, fastcuda_toolchain,
 # whose stamp every CUDA object depends on (restat: rewritten only when it
 # changed).
 function(_fastcuda_add_launcher_graph targets tool graph_dir)
-  list(POP_FRONT ARGN)  # the tool
-  list(POP_FRONT ARGN)  # build
   _fastcuda_shell_words(words ${ARGN})
   set(file "${graph_dir}/build-args")
   set(written "")
@@ -312,23 +318,22 @@ function(_fastcuda_finalize)
       "-DFASTCUDA_ENABLE=OFF.")
   endif()
   set(graph_dir "${CMAKE_BINARY_DIR}/fastcuda")
-  set(command "${tool}" build --compdb "${CMAKE_BINARY_DIR}/compile_commands.json"
-              --out "${graph_dir}" -j "${FASTCUDA_JOBS}")
+  set(build_args --compdb "${CMAKE_BINARY_DIR}/compile_commands.json" --out "${graph_dir}" -j "${FASTCUDA_JOBS}")
   set(launcher_builds OFF)
   if(CMAKE_GENERATOR MATCHES "^Ninja")
     set(launcher_builds ON)
-    list(APPEND command --launcher-builds)
+    list(APPEND build_args --launcher-builds)
   else()
-    list(APPEND command --launcher-records)
+    list(APPEND build_args --launcher-records)
   endif()
   if(NOT FASTCUDA_MODULE_ID STREQUAL "")
-    list(APPEND command --module-id "${FASTCUDA_MODULE_ID}")
+    list(APPEND build_args --module-id "${FASTCUDA_MODULE_ID}")
   endif()
   if(NOT FASTCUDA_SPLIT_COMPILE STREQUAL "")
-    list(APPEND command --split-compile "${FASTCUDA_SPLIT_COMPILE}")
+    list(APPEND build_args --split-compile "${FASTCUDA_SPLIT_COMPILE}")
   endif()
   if(NOT FASTCUDA_EARLY_HOST STREQUAL "")
-    list(APPEND command --early-host "${FASTCUDA_EARLY_HOST}")
+    list(APPEND build_args --early-host "${FASTCUDA_EARLY_HOST}")
   endif()
 
   _fastcuda_cuda_targets(targets "${CMAKE_SOURCE_DIR}")
@@ -338,12 +343,12 @@ function(_fastcuda_finalize)
     get_target_property(binary_dir "${target}" BINARY_DIR)
     get_target_property(user_launcher "${target}" CUDA_COMPILER_LAUNCHER)
     if(excluded)
-      list(APPEND command --exclude "${binary_dir}/CMakeFiles/${target}.dir/")
+      list(APPEND build_args --exclude "${binary_dir}/CMakeFiles/${target}.dir/")
     else()
       list(APPEND graph_targets "${target}")
       if(user_launcher)
         _fastcuda_shell_words(words ${user_launcher})
-        list(APPEND command --launcher-for "${binary_dir}/CMakeFiles/${target}.dir/" "${words}")
+        list(APPEND build_args --launcher-for "${binary_dir}/CMakeFiles/${target}.dir/" "${words}")
       endif()
     endif()
   endforeach()
@@ -358,9 +363,9 @@ function(_fastcuda_finalize)
                    "cannot add the graph's targets; each CUDA TU is split by the launcher alone")
     _fastcuda_set_launchers("${graph_targets}" "${tool}")
   elseif(launcher_builds)
-    _fastcuda_add_launcher_graph("${graph_targets}" "${tool}" "${graph_dir}" ${command})
+    _fastcuda_add_launcher_graph("${graph_targets}" "${tool}" "${graph_dir}" ${build_args})
   else()
-    _fastcuda_add_graph_target("${graph_targets}" "${tool}" "${graph_dir}" ${command})
+    _fastcuda_add_graph_target("${graph_targets}" "${tool}" "${graph_dir}" ${build_args})
   endif()
 endfunction()
 

@@ -80,6 +80,21 @@ std::vector<ProcessInfo> ReadBuildProcesses(int self) {
   return processes;
 }
 
+/// The ancestors of `self` among `processes`, its parent first, as far as
+/// they are listed; a cycle (a recycled pid) ends the walk.
+std::vector<const ProcessInfo*> AncestorsOf(const std::vector<ProcessInfo>& processes, int self) {
+  std::map<int, const ProcessInfo*> by_pid;
+  for (const ProcessInfo& process : processes) by_pid[process.pid] = &process;
+  std::vector<const ProcessInfo*> ancestors;
+  std::set<int> seen = {self};
+  auto it = by_pid.find(self);
+  while (it != by_pid.end() && (it = by_pid.find(it->second->parent)) != by_pid.end() &&
+         seen.insert(it->first).second) {
+    ancestors.push_back(it->second);
+  }
+  return ancestors;
+}
+
 /// True if a job's command line asks for the threads to be chosen.
 bool Splits(const ProcessInfo& job) {
   return std::any_of(job.argv.begin(), job.argv.end(),
@@ -142,28 +157,19 @@ BuildLoad BuildLoadOf(const std::vector<ProcessInfo>& processes, int self, int c
 }
 
 std::optional<int> EnclosingNinjaJobs(const std::vector<ProcessInfo>& processes, int self) {
-  std::map<int, const ProcessInfo*> by_pid;
-  for (const ProcessInfo& process : processes) by_pid[process.pid] = &process;
   std::optional<int> smallest;
-  std::set<int> seen;
-  for (auto it = by_pid.find(self); it != by_pid.end() && seen.insert(it->first).second;
-       it = by_pid.find(it->second->parent)) {
-    if (it->first == self || !IsNinja(*it->second)) continue;
-    if (std::optional<int> jobs = NinjaJobLimit(it->second->argv))
+  for (const ProcessInfo* ancestor : AncestorsOf(processes, self)) {
+    if (!IsNinja(*ancestor)) continue;
+    if (std::optional<int> jobs = NinjaJobLimit(ancestor->argv))
       smallest = std::min(smallest.value_or(*jobs), *jobs);
   }
   return smallest;
 }
 
 std::optional<ProcessInfo> EnclosingNinja(const std::vector<ProcessInfo>& processes, int self) {
-  std::map<int, const ProcessInfo*> by_pid;
-  for (const ProcessInfo& process : processes) by_pid[process.pid] = &process;
-  std::set<int> seen;
-  for (auto it = by_pid.find(self); it != by_pid.end() && seen.insert(it->first).second;
-       it = by_pid.find(it->second->parent)) {
-    if (it->first == self) continue;
-    if (IsNinja(*it->second)) return *it->second;
-    if (IsMake(*it->second)) return std::nullopt;
+  for (const ProcessInfo* ancestor : AncestorsOf(processes, self)) {
+    if (IsNinja(*ancestor)) return *ancestor;
+    if (IsMake(*ancestor)) return std::nullopt;
   }
   return std::nullopt;
 }

@@ -40,4 +40,7 @@ int ViewMain(const std::string& view, const std::vector<std::string>& args);
 /// Prints `fastcuda: MESSAGE` on stderr.
 void Complain(const std::string& message);
 
+/// Complain, under FASTCUDA_VERBOSE=1 only: why FastCuda took a slower way.
+void ComplainIfVerbose(const std::string& message);
+
 }  // namespace fastcuda

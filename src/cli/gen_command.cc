@@ -122,6 +122,7 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
       continue;
     }
     generation.files[path] = FormatTuRecord(record);
+    if (!options.launcher_builds) continue;
     for (const std::string& object : KeptFilesOf(graph).objects) {
       objects.push_back({object, ResolvePath(graph.cwd, graph.source)});
     }

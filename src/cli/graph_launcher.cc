@@ -23,11 +23,6 @@
 namespace fastcuda {
 namespace {
 
-/// Says why, under FASTCUDA_VERBOSE=1.
-void Explain(const std::string& what) {
-  if (EnvironmentVariable("FASTCUDA_VERBOSE", "0") != "0") Complain(what);
-}
-
 /// "PID START_TICKS" of the Ninja this call is a job of: one outer build.
 std::string OuterBuildId(const EnclosingNinjaProcess& ninja) {
   return std::to_string(ninja.process.pid) + " " + std::to_string(ninja.process.start_ticks);
@@ -50,10 +45,10 @@ std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& 
   if (NinjaMinorVersion(program) >= 12) query.argv.push_back("--no-shell-escape");
   query.argv.insert(query.argv.end(), line.targets.begin(), line.targets.end());
   ProcessResult inputs = RunProcess(query);
-  std::vector<std::string> all;
-  for (const GraphObject& tu : objects) all.push_back(tu.object);
   if (inputs.exit_code != 0) {
-    Explain("building every TU of the graph: `ninja -t inputs` failed: " + inputs.stderr_text);
+    ComplainIfVerbose("building every TU of the graph: `ninja -t inputs` failed: " + inputs.stderr_text);
+    std::vector<std::string> all;
+    for (const GraphObject& tu : objects) all.push_back(tu.object);
     return all;
   }
   OuterBuildNeeds needs = NeedsOfOuterBuild(line, ninja.cwd, inputs.stdout_text);
@@ -113,9 +108,10 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   // The object as this outer build's run of the graph left it: nvcc's output.
   auto built_for_this_build = [&]() -> std::optional<int> {
     std::optional<LauncherBuild> build = ParseLauncherBuild(disk.Read(LauncherBuildPath(dir)).value_or(""));
-    std::optional<TuRecord> record = record_of_object();
-    if (!build || !record || !BuiltForThisBuild(*build, outer_build, object)) return std::nullopt;
-    if (!UseGraphResult(call, cwd, disk)) return std::nullopt;
+    if (!build || !BuiltForThisBuild(*build, outer_build, object) || !UseGraphResult(call, cwd, disk)) {
+      return std::nullopt;
+    }
+    std::optional<TuRecord> record = record_of_object();  // UseGraphResult found it
     return succeeded(*record);
   };
   {
@@ -127,7 +123,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
 
   std::optional<std::string> build_args = disk.Read(BuildArgsPath(dir));
   if (!build_args) {
-    Explain("no " + BuildArgsPath(dir) + ": building the TU alone");
+    ComplainIfVerbose("no " + BuildArgsPath(dir) + ": building the TU alone");
     return std::nullopt;
   }
   std::vector<std::string> args = SplitShellWords(*build_args);
@@ -135,7 +131,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   if (int status = PrepareGraph(options, args, disk); status != 0) return status;
   std::optional<TuRecord> record = record_of_object();
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
-    Explain("the graph does not build " + object + " with this command: building the TU alone");
+    ComplainIfVerbose("the graph does not build " + object + " with this command: building the TU alone");
     return std::nullopt;
   }
 
@@ -170,7 +166,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
     return result.exit_code;
   }
   if (UseGraphResult(call, cwd, disk)) return succeeded(*record);
-  Explain("a file of " + object + " changed while the graph built it: building the TU alone");
+  ComplainIfVerbose("a file of " + object + " changed while the graph built it: building the TU alone");
   return std::nullopt;
 }
 

@@ -32,7 +32,7 @@ namespace {
 
 /// Runs nvcc itself, as the launcher does for modes it does not split.
 [[noreturn]] void RunNvccItself(const std::vector<std::string>& args, const std::string& why) {
-  if (EnvironmentVariable("FASTCUDA_VERBOSE", "0") != "0") Complain("running nvcc itself: " + why);
+  ComplainIfVerbose("running nvcc itself: " + why);
   ExecProcess(args);
 }
 
