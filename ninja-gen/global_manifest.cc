@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 
+#include "src/base/parallel_for.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/plan/graph_dir.h"
@@ -75,22 +76,30 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     WriteMemoryPools(top, memory);
   }
   // Every step's remaining time, once: for the TU order and the ladder.
-  std::vector<std::vector<int64_t>> remaining;
-  for (const StepGraph& graph : graphs) {
-    remaining.push_back(RemainingPathMs(graph, options.history,
-                                        [&](const std::string& path) { return ninja_path(graph, path); }));
-  }
-  std::vector<std::string> objects;
-  for (size_t index : ScheduleOrder(remaining)) {
-    const StepGraph& graph = graphs[index];
-    // One file, not a subninja per TU: Ninja parses it in half the time.
-    top.Comment("steps of " + graph.source);
+  std::vector<std::vector<int64_t>> remaining(graphs.size());
+  ParallelFor(graphs.size(), options.jobs, [&](size_t i) {
+    remaining[i] = RemainingPathMs(graphs[i], options.history,
+                                   [&](const std::string& path) { return ninja_path(graphs[i], path); });
+  });
+  // One file, not a subninja per TU: Ninja parses it in half the time. Each
+  // TU's edges are written on their own, then joined in schedule order.
+  const std::vector<size_t> order = ScheduleOrder(remaining);
+  std::vector<NinjaWriter> edges(graphs.size());
+  ParallelFor(order.size(), options.jobs, [&](size_t i) {
+    const StepGraph& graph = graphs[order[i]];
+    edges[i].Comment("steps of " + graph.source);
     FragmentOptions fragment = shared;
-    fragment.env_file = env_files[index];
+    fragment.env_file = env_files[order[i]];
     fragment.memory_pools = &memory.pool_of_output;
     if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
-    WriteStepEdges(top, graph, fragment, shared.env_file);
-    for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
+    WriteStepEdges(edges[i], graph, fragment, shared.env_file);
+  });
+  std::vector<std::string> objects;
+  for (size_t i = 0; i < order.size(); ++i) {
+    top.Append(edges[i]);
+    for (const std::string& output : graphs[order[i]].final_outputs) {
+      objects.push_back(ninja_path(graphs[order[i]], output));
+    }
   }
   if (options.priority_ladder && !options.history.empty()) {
     PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, ninja_path);
@@ -101,7 +110,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   top.Build({{"all"}, {}, "phony", objects, {}, {}, {}, {}});
   top.Default({"all"});
   files[GlobalManifestPath(options.out_dir)] = top.text();
-  files[StepsFilePath(options.out_dir)] = StepsFileText(graphs, ninja_path);
+  files[StepsFilePath(options.out_dir)] = StepsFileText(graphs, ninja_path, options.jobs);
   return files;
 }
 

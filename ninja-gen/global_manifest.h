@@ -23,7 +23,7 @@ struct GlobalManifestOptions {
   StepDurations history;          ///< from the last build's .ninja_log
   StepMemory memory_history;      ///< peak memory of steps in earlier builds
   int64_t memory_budget_kib = 0;  ///< 0: no memory pools
-  unsigned jobs = 1;              ///< Ninja's job count, for the memory plan
+  unsigned jobs = 1;              ///< Ninja's job count (memory plan), threads writing edges
   bool priority_ladder = false;   ///< rank steps by remaining time (Ninja 1.12+)
   bool capture_output = false;    ///< steps save what they print in their TU's CaptureDir
 };

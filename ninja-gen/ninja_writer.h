@@ -51,6 +51,8 @@ class NinjaWriter {
   void Rule(const NinjaRule& rule);
   void Build(const NinjaBuild& build);
   void Default(const std::vector<std::string>& targets);
+  /// Appends what another writer wrote (parts written in parallel).
+  void Append(const NinjaWriter& other) { text_ += other.text_; }
 
   const std::string& text() const { return text_; }
 

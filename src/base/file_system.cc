@@ -64,9 +64,15 @@ std::string ResolvePath(const std::string& dir, const std::string& path) {
 }
 
 bool CachingFileSystem::IsFile(const std::string& path) const {
-  auto [it, inserted] = is_file_.emplace(path, false);
-  if (inserted) it->second = inner_.IsFile(path);
-  return it->second;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto known = is_file_.find(path);
+    if (known != is_file_.end()) return known->second;
+  }
+  bool is_file = inner_.IsFile(path);  // outside the lock: other threads' stats go on meanwhile
+  std::lock_guard<std::mutex> lock(mutex_);
+  is_file_.emplace(path, is_file);
+  return is_file;
 }
 
 void WriteIfChanged(WritableFileSystem& fs, const std::string& path, const std::string& content) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -51,7 +52,7 @@ class RealFileSystem : public WritableFileSystem {
 };
 
 /// Remembers the answers of another FileSystem's IsFile, for planning many
-/// TUs that name the same files. Not thread-safe.
+/// TUs that name the same files. Thread-safe if the inner one is.
 class CachingFileSystem : public FileSystem {
  public:
   explicit CachingFileSystem(const FileSystem& inner) : inner_(inner) {}
@@ -60,6 +61,7 @@ class CachingFileSystem : public FileSystem {
 
  private:
   const FileSystem& inner_;
+  mutable std::mutex mutex_;
   mutable std::map<std::string, bool> is_file_;
 };
 

@@ -11,6 +11,7 @@
 #include "src/base/json_bytes.h"
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
+#include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/base/toolchain_environment.h"
@@ -106,8 +107,8 @@ void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
 /// is saved.
 void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const GenOptions& options,
                   Generation& generation) {
-  std::vector<GraphObject> objects;
-  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+  std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
+  ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}};
     FragmentOptions capturing;
@@ -116,12 +117,17 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
       if (!graph.steps[step].kept_depfile.empty()) record.depfiles.push_back(graph.steps[step].kept_depfile);
       if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
     }
+    if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);
+  });
+  std::vector<GraphObject> objects;
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    const StepGraph& graph = plan.graphs[i];
     std::string path = TuRecordPath(graph.work_dir);
-    if (record.depfiles.empty()) {
+    if (!records[i]) {
       generation.removed.push_back(path);
       continue;
     }
-    generation.files[path] = FormatTuRecord(record);
+    generation.files[path] = *records[i];
     if (!options.launcher_builds) continue;
     for (const std::string& object : KeptFilesOf(graph).objects) {
       objects.push_back({object, ResolvePath(graph.cwd, graph.source)});

@@ -1,10 +1,9 @@
 #include "src/plan/global_graph.h"
 
-#include <atomic>
 #include <filesystem>
 #include <set>
-#include <thread>
 
+#include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
@@ -82,15 +81,9 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
     else missing.push_back(entry);
   }
   std::vector<std::optional<std::string>> texts(missing.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < missing.size(); i = next++) {
-      texts[i] = runner.Dryrun(missing[i]->entry->nvcc, missing[i]->entry->directory);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::max(1u, jobs) && t < missing.size(); ++t) threads.emplace_back(worker);
-  for (std::thread& thread : threads) thread.join();
+  ParallelFor(missing.size(), jobs, [&](size_t i) {
+    texts[i] = runner.Dryrun(missing[i]->entry->nvcc, missing[i]->entry->directory);
+  });
   for (size_t i = 0; i < missing.size(); ++i) {
     if (texts[i]) cache[missing[i]->cache_key] = *texts[i];
   }
@@ -120,22 +113,24 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   GlobalPlan plan;
   CachingFileSystem fs(disk);
   std::map<std::string, ProgramIdentity> identities;  // nvcc as written -> identity
-  std::vector<PlannedEntry> entries;
   std::map<std::string, std::vector<size_t>> shapes;  // shape -> entry indexes
   std::set<std::string> programs, response_files;
   const std::map<std::string, std::string> toolchain = ToolchainEnvironment(options.environment);
   const std::string environment = EnvironmentKey(toolchain);
   for (const CompileEntry& entry : database.entries) {
-    auto identity = identities.find(entry.nvcc.front());
-    if (identity == identities.end()) {
-      identity = identities.emplace(entry.nvcc.front(), runner.Identify(entry.nvcc.front())).first;
+    if (!identities.count(entry.nvcc.front())) {
+      identities.emplace(entry.nvcc.front(), runner.Identify(entry.nvcc.front()));
     }
-    entries.push_back(Plan(entry, identity->second, options.environment, environment, fs));
-    if (!entries.back().invocation.fallback_reason) {
-      shapes[entries.back().shape].push_back(entries.size() - 1);
-    }
-    programs.insert(entries.back().program);
-    for (const std::string& file : ResponseFiles(entry.nvcc, entry.directory)) {
+  }
+  std::vector<PlannedEntry> entries(database.entries.size());
+  ParallelFor(entries.size(), options.jobs, [&](size_t i) {
+    const CompileEntry& entry = database.entries[i];
+    entries[i] = Plan(entry, identities.at(entry.nvcc.front()), options.environment, environment, fs);
+  });
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].invocation.fallback_reason) shapes[entries[i].shape].push_back(i);
+    programs.insert(entries[i].program);
+    for (const std::string& file : ResponseFiles(database.entries[i].nvcc, database.entries[i].directory)) {
       if (fs.IsFile(file)) response_files.insert(file);
     }
   }
@@ -170,37 +165,47 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   }
   RunDryruns(wanted, options.jobs, cache, runner, plan);
 
-  std::set<std::string> used_keys;
-  for (const PlannedEntry& planned : entries) {
+  std::vector<std::string> whole_nvcc_reasons(entries.size());  // empty: split
+  plan.graphs.resize(entries.size());
+  ParallelFor(entries.size(), options.jobs, [&](size_t i) {
+    const PlannedEntry& planned = entries[i];
     std::string work_dir =
         WorkDirFor(options.out_dir + "/tu", ResolvePath(planned.entry->directory, planned.entry->output));
     std::string why = planned.invocation.fallback_reason.value_or("");
     if (why.empty()) {
       const std::optional<Transcript>& base = templates.at(planned.shape);
       const PlannedEntry& first = entries[shapes.at(planned.shape).front()];
-      used_keys.insert(first.cache_key);
       std::optional<Transcript> transcript;
       if (base) {
         transcript = InstantiateTranscript(*base, first.names, planned.names);
       } else if (cache.count(planned.cache_key)) {
-        used_keys.insert(planned.cache_key);
         transcript = ParseTranscript(cache.at(planned.cache_key), LookupIn(options.environment));
       }
       StepLaunchers launchers = options.launchers;
       launchers.nvcc = planned.entry->launcher;
       try {
         if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
-        plan.graphs.push_back(BuildStepGraph(*transcript,
-                                             {planned.entry->directory, work_dir, planned.invocation.depfile,
-                                              options.keep_depfiles, launchers, options.modes, toolchain},
-                                             fs));
-        continue;
+        plan.graphs[i] = BuildStepGraph(*transcript,
+                                        {planned.entry->directory, work_dir, planned.invocation.depfile,
+                                         options.keep_depfiles, launchers, options.modes, toolchain},
+                                        fs);
+        return;
       } catch (const UnsupportedTranscript& unsupported) {
         why = unsupported.what();
       }
     }
-    plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + why);
-    plan.graphs.push_back(WholeNvccGraph(planned, work_dir));
+    whole_nvcc_reasons[i] = why;
+    plan.graphs[i] = WholeNvccGraph(planned, work_dir);
+  });
+  std::set<std::string> used_keys;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const PlannedEntry& planned = entries[i];
+    if (!whole_nvcc_reasons[i].empty()) {
+      plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + whole_nvcc_reasons[i]);
+    }
+    if (planned.invocation.fallback_reason) continue;
+    used_keys.insert(entries[shapes.at(planned.shape).front()].cache_key);
+    if (!templates.at(planned.shape)) used_keys.insert(planned.cache_key);
   }
   for (const auto& [shape, members] : shapes) {
     if (members.size() >= 2) used_keys.insert(entries[members[1]].cache_key);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
+#include "src/base/parallel_for.h"
 
 namespace fastcuda {
 namespace {
@@ -37,11 +38,14 @@ std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
 
-std::string StepsFileText(
-    const std::vector<StepGraph>& graphs,
-    const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
-  json tus = json::array();
-  for (const StepGraph& graph : graphs) {
+std::string StepsFileText(const std::vector<StepGraph>& graphs,
+                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
+                          unsigned threads) {
+  // Each TU's part is dumped on its own (in parallel) and the parts joined:
+  // the same text as dumping the whole document at once.
+  std::vector<std::string> tus(graphs.size());
+  ParallelFor(graphs.size(), threads, [&](size_t i) {
+    const StepGraph& graph = graphs[i];
     json steps = json::array();
     for (const GraphStep& step : graph.steps) {
       std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
@@ -50,9 +54,11 @@ std::string StepsFileText(
                        {"output", output},
                        {"after", step.after}});
     }
-    tus.push_back({{"source", graph.source}, {"steps", steps}});
-  }
-  return DumpJsonBytes(json{{"tus", tus}}) + "\n";
+    tus[i] = DumpJsonBytes(json{{"source", graph.source}, {"steps", steps}});
+  });
+  std::string text = "{\"tus\":[";
+  for (size_t i = 0; i < tus.size(); ++i) text += (i ? "," : "") + tus[i];
+  return text + "]}\n";
 }
 
 std::vector<RecordedTu> ParseStepsFile(std::string_view text) {

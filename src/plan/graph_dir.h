@@ -50,9 +50,11 @@ struct RecordedTu {
 };
 
 /// `steps.json`: every step of every graph, its first output named by
-/// `ninja_path`; and back (throws std::runtime_error if it is not one).
+/// `ninja_path` (written on `threads` threads); and back (throws
+/// std::runtime_error if it is not one).
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
-                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
+                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
+                          unsigned threads = 1);
 std::vector<RecordedTu> ParseStepsFile(std::string_view text);
 
 /// `nvcc.env`: the variables every step of a graph sets; and back.

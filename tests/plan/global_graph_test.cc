@@ -201,6 +201,36 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   CHECK(std::next(files.begin())->first.rfind("/out/env/", 0) == 0);
 }
 
+TEST_CASE("planning and writing on many threads give what one thread gives") {
+  FakeDryrunRunner runner;
+  CompileDatabase database;
+  for (int i = 0; i < 40; ++i) {  // two shapes
+    std::string name = std::to_string(i);
+    name.insert(0, 1, 't');
+    database.entries.push_back(
+        {"/build",
+         "/src/" + name + ".cu",
+         "obj/" + name + ".o",
+         {"nvcc", i % 3 ? "-DX=1" : "-DX=2", "-c", "/src/" + name + ".cu", "-o", "obj/" + name + ".o"},
+         {}});
+  }
+  auto generate = [&](unsigned threads) {
+    DryrunCache cache;
+    GlobalPlan plan = PlanCompileDatabase(database, {"/out", threads}, cache, runner, FakeFileSystem());
+    GlobalManifestOptions options;
+    options.out_dir = "/out";
+    options.fastcuda = "/bin/fastcuda";
+    options.jobs = threads;
+    options.history = {{"/build/obj/t3.o", 90000}};
+    return GlobalManifestFiles(plan.graphs, options);
+  };
+  std::map<std::string, std::string> one = generate(1);
+  CHECK(one.at("/out/build.ninja").find("# steps of /src/t3.cu\n") <
+        one.at("/out/build.ninja").find("/src/t0.cu"));
+  CHECK(one.at("/out/build.ninja").find("/build/obj/t39.o") != std::string::npos);
+  CHECK(generate(8) == one);
+}
+
 TEST_CASE("each entry's own launcher, and the host launcher over it, run its host compile") {
   CompileDatabase database = Database();
   database.entries[1].launcher = {"ccache"};
