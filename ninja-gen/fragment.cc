@@ -14,12 +14,6 @@
 namespace fastcuda {
 namespace {
 
-/// Steps whose work `fastcuda` does itself rather than wrap a program.
-bool RunByFastcuda(StepKind kind) {
-  return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId ||
-         kind == StepKind::kFatbinPlaceholder;
-}
-
 std::string Lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -83,6 +77,8 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;
+  call.ninja_depfile_from = step.ninja_depfile_from;
+  call.ninja_depfile = step.ninja_depfile;
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
   call.argv = step.argv;
   return call;
@@ -206,6 +202,10 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (!linked && listed.insert(landmark).second) build.implicit_inputs.push_back(landmark);
     }
     build.implicit_inputs.push_back(options.env_file);
+    for (const std::string& input : graph.implicit_inputs) {
+      if (listed.insert(input).second) build.implicit_inputs.push_back(input);
+    }
+    build.order_only_inputs = graph.order_only_inputs;
     if (options.rerun_preprocessing && IsPreprocess(step.kind)) {
       build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
     }
@@ -215,6 +215,10 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     }
     build.raw_variables = CommandVariables(graph, i, options, paths);
     if (!step.depfile.empty()) build.variables.push_back({"depfile", step.depfile});
+    if (!step.ninja_depfile.empty()) {
+      build.variables.push_back({"depfile", paths(step.ninja_depfile)});
+      build.variables.push_back({"deps", "gcc"});
+    }
     if (options.memory_pools) {
       auto pool = options.memory_pools->find(build.outputs.front());
       if (pool != options.memory_pools->end()) build.variables.push_back({"pool", pool->second});

@@ -26,10 +26,18 @@ struct GlobalManifestOptions {
   unsigned jobs = 1;              ///< Ninja's job count (memory plan), threads writing edges
   bool priority_ladder = false;   ///< rank steps by remaining time (Ninja 1.12+)
   bool capture_output = false;    ///< steps save what they print in their TU's CaptureDir
+  /// Non-empty: the graph is part of a generator's manifest that Ninja runs
+  /// in this directory (`fastcuda ninja`), which reads it as a subninja from
+  /// StepsManifestPath: no regeneration edge and no `all` of its own.
+  std::string part_of_manifest_in;
+  /// Part of a manifest that names default targets: the priority ladder's
+  /// rungs join them (else Ninja builds them as it builds every root).
+  bool manifest_has_defaults = false;
 };
 
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
-/// the regeneration edge, the edges of every TU, `all`) and one environment
+/// the regeneration edge, the edges of every TU, `all`; as a part of a
+/// manifest `OUT/steps.ninja`, without the edge and `all`) and one environment
 /// file per distinct environment under `OUT/env/`. TUs are ordered by their
 /// expected critical path, longest first, so that Ninja versions without
 /// critical-path scheduling (before 1.12) start the long chains first; with

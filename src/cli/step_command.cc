@@ -141,6 +141,10 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
   if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd, fs);
+  if (!options.ninja_depfile.empty()) {
+    fs.Write(ResolvePath(options.cwd, options.ninja_depfile),
+             fs.Read(ResolvePath(options.cwd, options.ninja_depfile_from)).value_or(""));
+  }
   if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
   return 0;
 }

@@ -309,4 +309,24 @@ StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& o
   return graph;
 }
 
+bool HandDepfileToNinja(StepGraph& graph) {
+  auto is_filter = [](const GraphStep& step) { return step.kind == StepKind::kFilterDependencies; };
+  auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), is_filter);
+  if (filter == graph.steps.end() || graph.final_outputs.empty()) return false;
+  auto makes_object = [&](const GraphStep& step) {
+    return std::count(step.outputs.begin(), step.outputs.end(), graph.final_outputs.front()) > 0;
+  };
+  auto object = std::find_if(graph.steps.rbegin(), graph.steps.rend(), makes_object);
+  if (object == graph.steps.rend() || RunByFastcuda(object->kind)) return false;
+  object->ninja_depfile = filter->outputs.front();
+  object->ninja_depfile_from = graph.work_dir + "/ninja-deps.d";
+  filter->outputs = {object->ninja_depfile_from};
+  object->inputs.push_back(object->ninja_depfile_from);
+  size_t filter_index = filter - graph.steps.begin();
+  if (std::find(object->after.begin(), object->after.end(), filter_index) == object->after.end()) {
+    object->after.push_back(filter_index);
+  }
+  return true;
+}
+
 }  // namespace fastcuda

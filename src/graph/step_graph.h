@@ -34,6 +34,10 @@ struct GraphStep : Step {
   FatbinEmbedding fatbin;           ///< early host: the layout (kFatbinPlaceholder), the bytes too
                                     ///< (kFatbinary), all of it (kEmbedFatbin)
   std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
+  /// HandDepfileToNinja: the user's depfile this step writes, on success,
+  /// from the merged one (`ninja_depfile_from`), for Ninja to read.
+  std::string ninja_depfile;
+  std::string ninja_depfile_from;
 };
 
 /// Where the graph lives and what it was asked for.
@@ -58,7 +62,20 @@ struct StepGraph {
   std::string source;                      ///< the source being compiled, for descriptions
   std::vector<std::string> final_outputs;  ///< what nvcc was asked to write
   DepfileRequest depfile_request;          ///< how to write the user's depfile, if asked for
+  /// What every step waits for besides its own inputs: the implicit and
+  /// order-only inputs of the generator's edge the graph replaces.
+  std::vector<std::string> implicit_inputs;
+  std::vector<std::string> order_only_inputs;
 };
+
+/// For a graph whose user depfile Ninja reads with `deps = gcc` (see
+/// CompileEntry::ninja_reads_depfile): Ninja records a depfile's headers for
+/// the outputs of the edge that names it, and removes it, so the step that
+/// makes the object names it and writes it last, from the merged depfile,
+/// which the filter step now writes into the work dir and keeps. Returns
+/// false (and changes nothing) where the graph has no user depfile, or its
+/// object comes from no step that `fastcuda step` runs.
+bool HandDepfileToNinja(StepGraph& graph);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);

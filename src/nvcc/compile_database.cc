@@ -51,6 +51,19 @@ bool IsNvcc(std::string_view program) {
   return RE2::FullMatch(program, nvcc);
 }
 
+std::optional<CompileEntry> NvccEntryOf(const std::vector<std::string>& words) {
+  // The compiler is the last word of the prefix before the first option;
+  // words before it are launchers (ccache, sccache, ...).
+  auto options = std::find_if(words.begin(), words.end(),
+                              [](const std::string& w) { return !w.empty() && w[0] == '-'; });
+  auto nvcc = std::find_if(words.begin(), options, [](const std::string& w) { return IsNvcc(w); });
+  if (nvcc == options) return std::nullopt;
+  CompileEntry compile;
+  compile.nvcc.assign(nvcc, words.end());
+  compile.launcher.assign(words.begin(), nvcc);
+  return compile;
+}
+
 CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& name,
                                      const std::string& base_dir) {
   json document;
@@ -70,32 +83,24 @@ CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& n
     } catch (const std::exception& error) {  // arguments that are not strings, unbalanced quotes
       throw CompileDatabaseError(name + ": entry " + std::to_string(index) + ": " + error.what());
     }
-    // The compiler is the last word of the prefix before the first option;
-    // words before it are launchers (ccache, sccache, ...).
-    auto options = std::find_if(words.begin(), words.end(),
-                                [](const std::string& w) { return !w.empty() && w[0] == '-'; });
-    auto nvcc = std::find_if(words.begin(), options, [](const std::string& w) { return IsNvcc(w); });
-    if (nvcc == options) nvcc = words.end();
-    if (nvcc == words.end()) {
+    std::optional<CompileEntry> compile = NvccEntryOf(words);
+    if (!compile) {
       ++database.skipped;
       continue;
     }
-    CompileEntry compile;
     std::filesystem::path directory(StringField(entry, "directory"));
     if (directory.empty()) {
       throw CompileDatabaseError(name + ": entry " + std::to_string(index) + " has no \"directory\"");
     }
-    compile.directory = (std::filesystem::path(base_dir) / directory).lexically_normal().string();
-    if (compile.directory.size() > 1 && compile.directory.back() == '/') compile.directory.pop_back();
-    compile.file = StringField(entry, "file");
-    compile.nvcc.assign(nvcc, words.end());
-    compile.launcher.assign(words.begin(), nvcc);
-    compile.output = OutputOf(entry, compile.nvcc);
-    if (compile.output.empty()) {
-      throw CompileDatabaseError(name + ": entry " + std::to_string(index) + " (" + compile.file +
+    compile->directory = (std::filesystem::path(base_dir) / directory).lexically_normal().string();
+    if (compile->directory.size() > 1 && compile->directory.back() == '/') compile->directory.pop_back();
+    compile->file = StringField(entry, "file");
+    compile->output = OutputOf(entry, compile->nvcc);
+    if (compile->output.empty()) {
+      throw CompileDatabaseError(name + ": entry " + std::to_string(index) + " (" + compile->file +
                                  ") names no output");
     }
-    database.entries.push_back(std::move(compile));
+    database.entries.push_back(std::move(*compile));
   }
   return database;
 }

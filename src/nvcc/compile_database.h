@@ -1,6 +1,7 @@
 // Reading compile_commands.json and picking out the nvcc calls.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +22,14 @@ struct CompileEntry {
   std::string output;                 ///< the object, relative to `directory` or absolute (else nvcc's name)
   std::vector<std::string> nvcc;      ///< nvcc and its arguments, any launcher prefix removed
   std::vector<std::string> launcher;  ///< the launcher prefix (ccache, sccache, ...), if any
+  /// From a generator's manifest (`fastcuda ninja`): what the nvcc edge also
+  /// waited for (its implicit and order-only inputs), which its steps wait for.
+  std::vector<std::string> implicit_inputs;
+  std::vector<std::string> order_only_inputs;
+  /// From a generator's manifest: the edge had `deps = gcc`, so Ninja reads
+  /// the nvcc depfile after the edge making the object and keeps its headers
+  /// in its deps log (`ninja -t deps`) for that object.
+  bool ninja_reads_depfile = false;
 };
 
 /// The nvcc calls of a database, and how many other entries it held.
@@ -34,6 +43,10 @@ struct CompileDatabase {
 /// directory). Throws CompileDatabaseError.
 CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& name,
                                      const std::string& base_dir);
+
+/// The nvcc call in a command's words (launchers before nvcc split off), or
+/// nullopt if nvcc is not its compiler; directory, file and output unset.
+std::optional<CompileEntry> NvccEntryOf(const std::vector<std::string>& words);
 
 /// True if `program` (a path or name) is nvcc.
 bool IsNvcc(std::string_view program);

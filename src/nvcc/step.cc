@@ -96,6 +96,11 @@ bool IsPreprocess(StepKind kind) {
   return kind == StepKind::kHostPreprocess || kind == StepKind::kDevicePreprocess;
 }
 
+bool RunByFastcuda(StepKind kind) {
+  return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId ||
+         kind == StepKind::kFatbinPlaceholder;
+}
+
 std::vector<std::string> FlagValues(const std::vector<std::string>& argv,
                                     std::initializer_list<std::string_view> names) {
   std::vector<std::string> values;

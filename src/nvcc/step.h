@@ -44,6 +44,10 @@ std::string_view StepKindName(StepKind kind);
 /// True for the host compiler's -E steps, which report header dependencies.
 bool IsPreprocess(StepKind kind);
 
+/// True for the steps whose work `fastcuda` does itself rather than wrap a
+/// program (through `fastcuda step`).
+bool RunByFastcuda(StepKind kind);
+
 /// One sub-command of nvcc with what it is known to write.
 struct Step {
   StepKind kind = StepKind::kUnknown;

@@ -197,6 +197,12 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     whole_nvcc_reasons[i] = why;
     plan.graphs[i] = WholeNvccGraph(planned, work_dir);
   });
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const CompileEntry& entry = database.entries[i];
+    plan.graphs[i].implicit_inputs = entry.implicit_inputs;
+    plan.graphs[i].order_only_inputs = entry.order_only_inputs;
+    if (entry.ninja_reads_depfile) HandDepfileToNinja(plan.graphs[i]);
+  }
   std::set<std::string> used_keys;
   for (size_t i = 0; i < entries.size(); ++i) {
     const PlannedEntry& planned = entries[i];

@@ -23,6 +23,7 @@ void AppendToken(std::string& text, const std::string& token) {
 }  // namespace
 
 std::string GlobalManifestPath(const std::string& dir) { return dir + "/build.ninja"; }
+std::string StepsManifestPath(const std::string& dir) { return dir + "/steps.ninja"; }
 std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
 std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }

@@ -16,18 +16,20 @@ namespace fastcuda {
 
 /// Where the files of a graph directory are.
 std::string GlobalManifestPath(const std::string& dir);  ///< `build.ninja`
-std::string NinjaLogPath(const std::string& dir);        ///< Ninja's `.ninja_log`
-std::string TuRoot(const std::string& dir);              ///< `tu/`: one work dir per TU
-std::string EnvFilePath(const std::string& work_dir);    ///< a graph's environment (`nvcc.env`)
-std::string TuRecordPath(const std::string& work_dir);   ///< what `fastcuda --graph` reads
-std::string CaptureDir(const std::string& work_dir);     ///< a launcher's steps' output (WriteCapture)
-std::string StepsFilePath(const std::string& dir);       ///< `steps.json`, see StepsFileText
-std::string StepMemoryLogPath(const std::string& dir);   ///< `step-memory.tsv`, see StepMemoryLine
-std::string KeptFilesPath(const std::string& dir);       ///< `kept-files`, see FormatKeptFiles
-std::string DryrunCachePath(const std::string& dir);     ///< dryrun texts by key
-std::string GenCommandPath(const std::string& dir);      ///< what `gen` planned with
-std::string GraphObjectsPath(const std::string& dir);    ///< `objects.json`, see FormatGraphObjects
-std::string LauncherBuildPath(const std::string& dir);   ///< see LauncherBuild
+std::string StepsManifestPath(
+    const std::string& dir);                       ///< `steps.ninja`: the graph as a part (fastcuda ninja)
+std::string NinjaLogPath(const std::string& dir);  ///< Ninja's `.ninja_log`
+std::string TuRoot(const std::string& dir);        ///< `tu/`: one work dir per TU
+std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
+std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
+std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
+std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
+std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
+std::string KeptFilesPath(const std::string& dir);      ///< `kept-files`, see FormatKeptFiles
+std::string DryrunCachePath(const std::string& dir);    ///< dryrun texts by key
+std::string GenCommandPath(const std::string& dir);     ///< what `gen` planned with
+std::string GraphObjectsPath(const std::string& dir);   ///< `objects.json`, see FormatGraphObjects
+std::string LauncherBuildPath(const std::string& dir);  ///< see LauncherBuild
 /// `build-args`: the `fastcuda build` arguments (shell words) the CMake
 /// module writes for the launcher, which builds the graph itself.
 std::string BuildArgsPath(const std::string& dir);

@@ -15,6 +15,7 @@ constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
+constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
                            kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
 
@@ -69,6 +70,8 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kCapture, capture);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
   AddOption(words, kBlankDisabled, blank_disabled);
+  AddOption(words, kNinjaDepfileFrom, ninja_depfile_from);
+  AddOption(words, kNinjaDepfile, ninja_depfile);
   if (embedding) AddEmbedding(words, *embedding);
   return words;
 }
@@ -111,6 +114,8 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
+    else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);
+    else if (flag == kNinjaDepfile) call.ninja_depfile = value(flag);
     else if (flag == kEarlyObject) Embedding(call).early_object = value(flag);
     else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
     else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);

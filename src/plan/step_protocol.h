@@ -34,7 +34,11 @@ struct StepInvocation {
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
   std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
-  std::vector<std::string> argv;             ///< the program's command
+  /// On success, copy `ninja_depfile_from` (the TU's merged depfile) to
+  /// `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
+  std::string ninja_depfile_from;
+  std::string ninja_depfile;
+  std::vector<std::string> argv;  ///< the program's command
 
   /// The options every step of a manifest shares (environment file, memory
   /// log): the generator writes them once, into the rule and a file-level variable.
