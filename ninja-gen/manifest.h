@@ -22,12 +22,17 @@ class ManifestError : public std::runtime_error {
  public:
   /// The error at byte `offset` of `text`, the content of `file`.
   ManifestError(const std::string& file, std::string_view text, size_t offset, const std::string& message);
+  /// The file as the statement that included it named it.
   const std::string& file() const { return file_; }
+  /// From 1.
   int line() const { return line_; }
+  /// From 1, in bytes.
   int column() const { return column_; }
+  /// What is wrong, without the place.
   const std::string& message() const { return message_; }
 
  private:
+  /// The error at a line and column already found.
   ManifestError(const std::string& file, int line, int column, const std::string& message);
   std::string file_;
   int line_;
@@ -43,15 +48,17 @@ class ManifestValue {
   struct Piece {
     std::string text;
     bool is_variable = false;
-    bool operator==(const Piece&) const = default;
   };
+  /// Appends literal text (joined to the literal text before it).
   void AddText(std::string_view text);
+  /// Appends a reference to variable `name`.
   void AddVariable(std::string_view name);
+  /// True for a value written as nothing.
   bool empty() const { return pieces_.empty(); }
+  /// The value's pieces in order.
   const std::vector<Piece>& pieces() const { return pieces_; }
   /// The text with each reference replaced by `lookup(name)`.
   std::string Evaluate(const std::function<std::string(const std::string&)>& lookup) const;
-  bool operator==(const ManifestValue&) const = default;
 
  private:
   std::vector<Piece> pieces_;
@@ -63,7 +70,6 @@ struct ManifestSpan {
   size_t file = 0;
   size_t begin = 0;
   size_t end = 0;
-  bool operator==(const ManifestSpan&) const = default;
 };
 
 /// One file the manifest is made of, as the statement naming it named it.

@@ -41,6 +41,7 @@ class ManifestLexer {
   /// `file` names the text in errors; the text must outlive the lexer.
   ManifestLexer(std::string file, std::string_view text) : file_(std::move(file)), text_(text) {}
 
+  /// The next token, comment lines skipped.
   ManifestToken ReadToken();
   /// Steps back to before the token ReadToken last read.
   void UnreadToken() { offset_ = token_begin_; }
@@ -69,14 +70,19 @@ class ManifestLexer {
  private:
   /// The byte at `at`, or NUL past the end (Ninja reads a NUL-terminated buffer).
   char At(size_t at) const { return at < text_.size() ? text_[at] : '\0'; }
+  /// The first non-space at or after `at`.
   size_t SpacesFrom(size_t at) const;
   /// The end of a comment line starting at `at` after spaces, or npos.
   size_t CommentLineEnd(size_t at) const;
   /// The end of a `\n` or `\r\n` at `at`, or npos.
   size_t NewlineEnd(size_t at) const;
+  /// The end of a name at `at` ([a-zA-Z0-9_-], and `.` if `allow_dot`).
   size_t NameEnd(size_t at, bool allow_dot) const;
+  /// The token at offset_, which ends at `*end`.
   ManifestToken Lex(size_t* end);
+  /// Skips spaces and `$`-newlines.
   void EatWhitespace();
+  /// A path (ends before a space, `:`, `|` or newline) or a value (ends after the newline).
   ManifestValue ReadValue(bool path);
   /// Reads the `$` escape at offset_ into `value`.
   void ReadEscape(ManifestValue& value);

@@ -75,29 +75,39 @@ class FileParser {
         scope_(scope),
         lexer_(manifest_.files[file].path, text_) {}
 
+  /// Reads statements up to the end of the file.
   void Parse();
 
  private:
+  /// Bytes [begin, end) of this file.
   ManifestSpan SpanFrom(size_t begin, size_t end) const { return {file_, begin, end}; }
+  /// Bytes from `begin` to where the lexer stands.
   ManifestSpan SpanFrom(size_t begin) const { return SpanFrom(begin, lexer_.offset()); }
+  /// `value` in this scope, with an edge's bindings (`locals`) first.
   std::string Evaluate(const ManifestValue& value,
                        const std::map<std::string, std::string>& locals = {}) const;
+  /// A `name = value` line.
   Binding ParseLet();
   /// The indented `name = value` lines after a statement's first line.
   BindingBlock ParseBindings();
   /// Paths up to the next token that is no path.
   std::vector<WrittenPath> ParsePaths();
+  /// A path evaluated and canonicalized; an empty one is an error.
   std::string EvaluatePath(const WrittenPath& path,
                            const std::map<std::string, std::string>& locals = {}) const;
+  /// The statements, each after its keyword, which starts at `begin`.
   void ParseAssignment(size_t begin);
   void ParsePool(size_t begin);
   void ParseRule(size_t begin);
   void ParseDefault(size_t begin);
   void ParseEdge(size_t begin);
-  void AddOutputs(ManifestEdge& edge, const std::vector<WrittenPath>& paths, size_t explicit_count);
-  std::vector<std::string> AddInputs(const ManifestEdge& edge, const std::vector<WrittenPath>& paths) const;
-  void CheckDyndep(const ManifestEdge& edge, size_t begin) const;
   void ParseInclude(size_t begin, bool subninja);
+  /// Gives `edge` its outputs, the first `explicit_count` explicit; each may have one producer.
+  void AddOutputs(ManifestEdge& edge, const std::vector<WrittenPath>& paths, size_t explicit_count);
+  /// One list of `edge`'s inputs, which become known targets.
+  std::vector<std::string> AddInputs(const ManifestEdge& edge, const std::vector<WrittenPath>& paths) const;
+  /// An edge's dyndep file must be one of its inputs.
+  void CheckDyndep(const ManifestEdge& edge, size_t begin) const;
 
   ReadState& state_;
   Manifest& manifest_;
