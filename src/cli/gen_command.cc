@@ -156,9 +156,9 @@ DryrunCache LoadCache(const std::string& path, const FileSystem& fs) {
 
 /// What Ninja's log says of earlier builds, for the manifest, and whether
 /// the manifest lacks it (NoHistoryPath).
-void AddHistory(const std::string& out_dir, const FileSystem& fs, GlobalManifestOptions& manifest,
-                Generation& generation) {
-  std::string ninja_log = fs.Read(NinjaLogPath(out_dir)).value_or("");
+void AddHistory(const std::string& ninja_log_path, const std::string& out_dir, const FileSystem& fs,
+                GlobalManifestOptions& manifest, Generation& generation) {
+  std::string ninja_log = fs.Read(ninja_log_path).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
   if (manifest.history.empty()) generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
   else generation.removed.push_back(NoHistoryPath(out_dir));
@@ -176,8 +176,15 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
                                const DryrunRunner& runner, const FileSystem& fs) {
   std::optional<std::string> text = fs.Read(options.compdb);
   if (!text) throw CompileDatabaseError("cannot read " + options.compdb);
-  CompileDatabase database = ParseCompileDatabase(
-      *text, options.compdb, std::filesystem::path(options.compdb).parent_path().string());
+  return GenerateForEntries(
+      ParseCompileDatabase(*text, options.compdb,
+                           std::filesystem::path(options.compdb).parent_path().string()),
+      options, context, runner, fs);
+}
+
+Generation GenerateForEntries(CompileDatabase database, const GenOptions& options,
+                              const GenerationContext& context, const DryrunRunner& runner,
+                              const FileSystem& fs, const std::optional<ManifestPart>& part) {
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
@@ -201,8 +208,14 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
   for (const auto* files : {&plan.nvcc_programs, &plan.response_files}) {
     manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), files->begin(), files->end());
   }
+  generation.inputs.assign(manifest.regenerate_inputs.begin() + 1, manifest.regenerate_inputs.end());
   manifest.pools = ParsePoolDepths(options.pools);
-  AddHistory(options.out_dir, fs, manifest, generation);
+  AddHistory(part ? part->ninja_log : NinjaLogPath(options.out_dir), options.out_dir, fs, manifest,
+             generation);
+  if (part) {
+    manifest.part_of_manifest_in = part->dir;
+    manifest.manifest_has_defaults = part->has_defaults;
+  }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;
   manifest.memory_budget_kib = MemoryBudgetKib(

@@ -11,6 +11,7 @@
 #include "src/base/file_system.h"
 #include "src/cli/gen_options.h"
 #include "src/graph/launchers.h"
+#include "src/nvcc/compile_database.h"
 
 namespace fastcuda {
 
@@ -30,6 +31,9 @@ struct Generation {
   std::map<std::string, std::string> files;
   std::vector<std::string> removed;
   std::string report;
+  /// Besides the entries: what a change of must plan anew (fastcuda, the nvcc
+  /// binaries, the response files).
+  std::vector<std::string> inputs;
 };
 
 /// The context of this process and machine.
@@ -40,6 +44,19 @@ GenerationContext LoadGenerationContext(const GenOptions& options);
 /// `runner`. Throws CompileDatabaseError.
 Generation GenerateForDatabase(const GenOptions& options, const GenerationContext& context,
                                const DryrunRunner& runner, const FileSystem& fs);
+
+/// Where the graph goes when it is part of a generator's manifest (`fastcuda ninja`).
+struct ManifestPart {
+  std::string dir;            ///< where Ninja runs the manifest
+  std::string ninja_log;      ///< Ninja's log of that manifest (the history)
+  bool has_defaults = false;  ///< the manifest names default targets
+};
+
+/// Plans `database` as GenerateForDatabase plans the one it reads; with a
+/// `part`, the graph is written as that part of a generator's manifest.
+Generation GenerateForEntries(CompileDatabase database, const GenOptions& options,
+                              const GenerationContext& context, const DryrunRunner& runner,
+                              const FileSystem& fs, const std::optional<ManifestPart>& part = std::nullopt);
 
 /// Writes a generation through `fs`.
 void WriteGeneration(const Generation& generation, const std::string& out_dir, WritableFileSystem& fs);

@@ -6,6 +6,7 @@
 #include "fastcuda_commit.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
+#include "src/cli/ninja_command.h"
 
 namespace fastcuda {
 
@@ -40,6 +41,9 @@ constexpr SubCommand kSubCommands[] = {
     {"gen", "--out DIR (-- NVCC ARGS... | --compdb FILE)",
      "write DIR/build.ninja for one nvcc call or a whole compile database", GenMain, Audience::kPeople},
     {"build", "--compdb FILE --out DIR [-j N]", "generate when needed, then build with Ninja", BuildMain,
+     Audience::kPeople},
+    {"ninja", "[-C DIR] [-f FILE] [NINJA ARGS...] [TARGETS...]",
+     "ninja on a generator's build.ninja, each nvcc compile split into its sub-steps", NinjaMain,
      Audience::kPeople},
     {"trace", "[--svg] DIR [-o FILE]", "the last build: Chrome/Perfetto JSON, or an SVG timeline",
      [](const Arguments& args) { return ViewMain("trace", args); }, Audience::kPeople},

@@ -175,6 +175,22 @@ TEST_CASE("preprocess steps report headers; -MD adds a depfile step after all of
   CHECK(graph.depfile_request.target == "obj/kernel.o");
 }
 
+TEST_CASE("for Ninja's deps = gcc, the step that makes the object writes the user's depfile last") {
+  StepGraph graph = Graph("depfile", {}, {"obj/kernel.o", true});
+  size_t filter = graph.steps.size() - 1;
+  REQUIRE(HandDepfileToNinja(graph));
+  CHECK(graph.steps[filter].outputs == std::vector<std::string>{std::string(kWork) + "/ninja-deps.d"});
+  std::vector<const GraphStep*> host = OfKind(graph, StepKind::kHostCompile);
+  REQUIRE(host.size() == 1);
+  CHECK(host[0]->ninja_depfile == "obj/kernel.o.d");
+  CHECK(host[0]->ninja_depfile_from == std::string(kWork) + "/ninja-deps.d");
+  CHECK(Contains(host[0]->inputs, host[0]->ninja_depfile_from));
+  CHECK(Waits(*host[0], filter));
+  StepGraph without = Graph("depfile", {}, {"", false});
+  without.steps.pop_back();  // no user depfile: nothing to hand over
+  CHECK_FALSE(HandDepfileToNinja(without));
+}
+
 TEST_CASE("-MMD leaves system headers out of the step depfiles") {
   StepGraph graph = Graph("depfile", {}, {"", false});
   for (const GraphStep& step : graph.steps) {

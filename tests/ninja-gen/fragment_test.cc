@@ -96,6 +96,30 @@ TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps c
   CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o -o\n") != std::string::npos);
 }
 
+TEST_CASE(
+    "a graph in a generator's manifest: the object's edge names the depfile Ninja reads, every step waits "
+    "for the generator's inputs") {
+  StepGraph graph = Graph("depfile", "/b", {"obj/kernel.o", true});
+  REQUIRE(HandDepfileToNinja(graph));
+  graph.implicit_inputs = {"gen/config.h"};
+  graph.order_only_inputs = {"cmake_object_order_depends_target_k"};
+  std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/env", "/b", ""}, {}, "");
+  size_t object = manifest.find("build obj/kernel.o: HOST_CC ");
+  REQUIRE(object != std::string::npos);
+  std::string edge = manifest.substr(object, manifest.find("\nbuild ", object + 1) - object);
+  CHECK(edge.find("  depfile = obj/kernel.o.d\n  deps = gcc\n") != std::string::npos);
+  CHECK_MESSAGE(edge.find("--ninja-depfile-from '${w}/ninja-deps.d' --ninja-depfile obj/kernel.o.d") !=
+                    std::string::npos,
+                edge);
+  for (size_t at = manifest.find("\nbuild "); at != std::string::npos;
+       at = manifest.find("\nbuild ", at + 1)) {
+    std::string line = manifest.substr(at + 1, manifest.find('\n', at + 1) - at - 1);
+    if (line.find(": phony") != std::string::npos) continue;
+    CHECK_MESSAGE(line.find(" gen/config.h") != std::string::npos, line);
+    CHECK_MESSAGE(line.find(" || cmake_object_order_depends_target_k") != std::string::npos, line);
+  }
+}
+
 TEST_CASE("-MP reaches the step that writes the user's depfile") {
   StepGraph graph = Graph("depfile", "/src", {"obj/kernel.o", true, true});
   std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/env", "/b", ""}, {}, "");

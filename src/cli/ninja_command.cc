@@ -1,0 +1,228 @@
+#include "src/cli/ninja_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "ninja-gen/manifest_parser.h"
+#include "ninja-gen/manifest_rewrite.h"
+#include "ninja-gen/ninja_writer.h"
+#include "src/base/directory_lock.h"
+#include "src/base/dryrun_runner.h"
+#include "src/base/file_system.h"
+#include "src/base/ninja_jobs.h"
+#include "src/base/process.h"
+#include "src/base/shell_words.h"
+#include "src/cli/build_command.h"
+#include "src/cli/commands.h"
+#include "src/cli/gen_command.h"
+#include "src/nvcc/nvcc_options.h"
+#include "src/plan/graph_dir.h"
+
+namespace fastcuda {
+namespace {
+
+/// Where FastCuda keeps its files, as Ninja (running in the manifest's
+/// directory) names it.
+constexpr const char* kOwnDir = ".fastcuda";
+/// The option with which the manifest's regeneration edge calls back.
+constexpr const char* kRewriteFlag = "--fastcuda-rewrite";
+
+/// The command line of `fastcuda ninja`: what it reads, and what goes to Ninja.
+struct NinjaArguments {
+  std::string dir;                       ///< -C, absolute
+  std::string manifest = "build.ninja";  ///< -f, as Ninja would open it from `dir`
+  bool rewrite_only = false;             ///< kRewriteFlag: write the manifest, run nothing
+  std::vector<std::string> passed_on;    ///< every other argument, for Ninja
+};
+
+NinjaArguments ParseNinjaArguments(const std::vector<std::string>& args) {
+  NinjaArguments parsed;
+  std::string dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&] {
+      if (i + 1 >= args.size()) throw std::invalid_argument(arg + " needs a value");
+      return args[++i];
+    };
+    if (arg == "-t" || arg == "--") {  // a tool's or the targets' words follow, all Ninja's
+      parsed.passed_on.insert(parsed.passed_on.end(), args.begin() + i, args.end());
+      break;
+    }
+    if (arg == "-C") dir = value();
+    else if (arg.starts_with("-C")) dir = arg.substr(2);
+    else if (arg == "-f") parsed.manifest = value();
+    else if (arg.starts_with("-f")) parsed.manifest = arg.substr(2);
+    else if (arg == kRewriteFlag) parsed.rewrite_only = true;
+    else parsed.passed_on.push_back(arg);
+  }
+  parsed.dir = std::filesystem::absolute(dir.empty() ? "." : dir).lexically_normal().string();
+  if (parsed.dir.size() > 1 && parsed.dir.back() == '/') parsed.dir.pop_back();
+  return parsed;
+}
+
+/// A file system whose relative paths start in `dir`, where Ninja runs.
+class DirectoryFileSystem : public FileSystem {
+ public:
+  DirectoryFileSystem(const FileSystem& inner, std::string dir) : inner_(inner), dir_(std::move(dir)) {}
+  bool IsFile(const std::string& path) const override { return inner_.IsFile(ResolvePath(dir_, path)); }
+  std::optional<std::string> Read(const std::string& path) const override {
+    return inner_.Read(ResolvePath(dir_, path));
+  }
+
+ private:
+  const FileSystem& inner_;
+  std::string dir_;
+};
+
+std::string OwnPath(const std::string& name) { return std::string(kOwnDir) + "/" + name; }
+
+/// Ninja's log of the manifest: in its `builddir`, else where it runs.
+std::string NinjaLogOf(const Manifest& manifest, const std::string& dir) {
+  std::string builddir = LookupScopeVariable(manifest, 0, "builddir");
+  return NinjaLogPath(builddir.empty() ? dir : ResolvePath(dir, builddir));
+}
+
+/// What the top file's copy gets at its end: the steps, and the edge through
+/// which Ninja rewrites the copy whenever a file it came from changes.
+std::string AppendedText(const Manifest& manifest, const NinjaArguments& arguments,
+                         const std::vector<std::string>& inputs, bool has_steps) {
+  NinjaWriter writer;
+  writer.Comment("fastcuda ninja: the steps of the nvcc edges cut out above, and this file's regeneration");
+  std::string text = writer.text();
+  if (has_steps) text += "subninja " + EscapeNinjaPath(OwnPath("steps.ninja")) + "\n";
+  NinjaWriter regeneration;
+  regeneration.Rule(
+      {"FASTCUDA_REWRITE_MANIFEST",
+       {{"command", EscapeNinjaValue(JoinShellWords({SelfExecutable(), "ninja", kRewriteFlag, "-C",
+                                                     arguments.dir, "-f", arguments.manifest}))},
+        {"description", "Rewriting " + arguments.manifest + " for fastcuda ninja"},
+        {"generator", "1"}}});
+  NinjaBuild build;
+  build.outputs = {OwnPath("build.ninja")};
+  build.rule = "FASTCUDA_REWRITE_MANIFEST";
+  for (const ManifestFile& file : manifest.files) build.implicit_inputs.push_back(file.path);
+  build.implicit_inputs.insert(build.implicit_inputs.end(), inputs.begin(), inputs.end());
+  regeneration.Build(build);
+  return text + regeneration.text();
+}
+
+/// What decides the rewrite besides the manifest's files: the arguments that
+/// shape it and the toolchain environment.
+std::string RewriteKey(const NinjaArguments& arguments, const GenOptions& options) {
+  return JoinShellWords({arguments.manifest, SelfExecutable()}) + "\n" +
+         GenerationKey(options, CurrentEnvironment());
+}
+
+GenOptions PartOptions(const NinjaArguments& arguments) {
+  GenOptions options;
+  options.out_dir = arguments.dir + "/" + kOwnDir;
+  return options;
+}
+
+/// Reads the manifest and writes its rewritten copy and the steps. Returns
+/// 2, writing nothing, for a manifest Ninja would refuse.
+int Rewrite(const NinjaArguments& arguments) {
+  RealFileSystem disk;
+  Manifest manifest;
+  try {
+    manifest = ReadManifest(DirectoryFileSystem(disk, arguments.dir), arguments.manifest);
+  } catch (const ManifestError& error) {
+    Complain(error.what());
+    return 2;
+  }
+  CompileDatabase database;
+  ManifestCut cut;
+  for (size_t i = 0; i < manifest.edges.size(); ++i) {
+    NvccEdge nvcc = NvccEdgeOf(manifest, manifest.edges[i], arguments.dir);
+    if (nvcc.entry) {
+      database.entries.push_back(std::move(*nvcc.entry));
+      cut.edges.insert(i);
+    } else if (!nvcc.why_kept.empty()) {
+      ComplainIfVerbose("nvcc runs whole for " + manifest.edges[i].outputs.front() + ": " + nvcc.why_kept);
+    }
+  }
+  GenOptions options = PartOptions(arguments);
+  DirectoryLock lock(options.out_dir, kGraphLockName);
+  Generation generation;
+  if (!database.entries.empty()) {
+    ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir), !manifest.defaults.empty()};
+    generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
+                                    NvccDryrunRunner(), disk, part);
+    std::cerr << generation.report;
+  }
+  cut.top = OwnPath("build.ninja");
+  cut.copies_dir = OwnPath("manifest");
+  cut.appended = AppendedText(manifest, arguments, generation.inputs, !cut.edges.empty());
+  WriteGeneration(generation, options.out_dir, disk);
+  for (const auto& [path, text] : CutManifest(manifest, cut)) {
+    // The top copy is always written: Ninja, having rerun the edge that
+    // writes it, must find it newer than what it was made from.
+    if (path == cut.top) disk.Write(ResolvePath(arguments.dir, path), text);
+    else WriteIfChanged(disk, ResolvePath(arguments.dir, path), text);
+  }
+  disk.Write(options.out_dir + "/ninja-key", RewriteKey(arguments, options));
+  return 0;
+}
+
+bool RewriteNeeded(const NinjaArguments& arguments) {
+  GenOptions options = PartOptions(arguments);
+  RealFileSystem disk;
+  return !disk.IsFile(options.out_dir + "/build.ninja") ||
+         disk.Read(options.out_dir + "/ninja-key") != RewriteKey(arguments, options);
+}
+
+/// True if `command` holds text that a shell would read as more than words.
+bool HasShellSyntax(const std::string& command) {
+  return command.find_first_of(";&|<>`$\\\n") != std::string::npos;
+}
+
+}  // namespace
+
+NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const std::string& dir) {
+  if (edge.rule == kPhonyRule) return {std::nullopt, ""};
+  std::string command = EvaluateEdgeVariable(manifest, edge, "command");
+  std::vector<std::string> words;
+  try {
+    words = SplitShellWords(command);
+  } catch (const ShellSyntaxError&) {
+    return {std::nullopt, ""};
+  }
+  std::optional<CompileEntry> entry = NvccEntryOf(words);
+  if (!entry) return {std::nullopt, ""};
+  auto kept = [](std::string why) { return NvccEdge{std::nullopt, std::move(why)}; };
+  if (HasShellSyntax(command)) return kept("its command has shell syntax besides words");
+  if (edge.outputs.size() != 1 || !edge.implicit_outputs.empty() || !edge.validations.empty()) {
+    return kept("the edge has outputs besides one object");
+  }
+  if (edge.inputs.size() != 1) return kept("the edge has no single source");
+  if (!EvaluateEdgeVariable(manifest, edge, "rspfile").empty()) return kept("the edge has a response file");
+  std::string deps = EvaluateEdgeVariable(manifest, edge, "deps");
+  if (!deps.empty() && deps != "gcc") return kept("deps = " + deps);
+  std::vector<std::string> args(entry->nvcc.begin() + 1, entry->nvcc.end());
+  if (std::optional<std::string> why = ScanNvccArgs(args).fallback_reason) return kept(*why);
+  entry->directory = dir;
+  entry->file = edge.inputs.front();
+  entry->output = edge.outputs.front();
+  entry->implicit_inputs = edge.implicit_inputs;
+  entry->order_only_inputs = edge.order_only_inputs;
+  entry->ninja_reads_depfile =
+      deps == "gcc" && !EvaluateEdgeVariable(manifest, edge, "depfile", EdgePathQuoting::kVerbatim).empty();
+  return {std::move(entry), ""};
+}
+
+int NinjaMain(const std::vector<std::string>& args) {
+  NinjaArguments arguments = ParseNinjaArguments(args);
+  if (arguments.rewrite_only || RewriteNeeded(arguments)) {
+    if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
+  }
+  ProcessSpec spec{{NinjaProgram(), "-C", arguments.dir, "-f", OwnPath("build.ninja")},
+                   "",
+                   {},
+                   false,
+                   /*own_process_group=*/true};
+  spec.argv.insert(spec.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
+  return RunProcess(spec).exit_code;
+}
+
+}  // namespace fastcuda
