@@ -1,7 +1,10 @@
 #include "src/base/ninja_jobs.h"
 
 #include <re2/re2.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -54,7 +57,25 @@ std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::st
   return NinjaJobArguments(context);
 }
 
-std::string NinjaProgram() { return EnvironmentVariable("FASTCUDA_NINJA", "ninja"); }
+std::string NinjaProgram() {
+  std::string chosen = EnvironmentVariable("FASTCUDA_NINJA");
+  if (!chosen.empty()) return chosen;
+  // `ninja` on PATH may be fastcuda itself, linked under that name for a
+  // generator that runs `ninja` (PyTorch's cpp_extension): the real one is
+  // the next on PATH.
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::canonical(SelfExecutable(), error);
+  std::string path = EnvironmentVariable("PATH");
+  for (size_t start = 0; start <= path.size();) {
+    size_t end = std::min(path.find(':', start), path.size());
+    std::filesystem::path candidate =
+        std::filesystem::path(end == start ? "." : path.substr(start, end - start)) / "ninja";
+    start = end + 1;
+    if (access(candidate.c_str(), X_OK) != 0) continue;
+    if (std::filesystem::canonical(candidate, error) != self) return candidate.string();
+  }
+  return "ninja";
+}
 
 int NinjaMinorVersion(const std::string& ninja) {
   int minor = 11;  // no Ninja: the build reports it when it runs one

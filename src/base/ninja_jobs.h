@@ -39,7 +39,8 @@ int NinjaMinorVersion(const std::string& ninja);
 /// and the machine's cores.
 std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja);
 
-/// The Ninja to run: FASTCUDA_NINJA, else `ninja` on PATH.
+/// The Ninja to run: FASTCUDA_NINJA, else the first `ninja` on PATH that is
+/// not fastcuda itself (linked as `ninja`: see `fastcuda ninja`).
 std::string NinjaProgram();
 
 }  // namespace fastcuda

@@ -1,4 +1,5 @@
 // fastcuda's command line: sub-commands, or the nvcc launcher.
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -129,7 +130,11 @@ int Dispatch(const Arguments& args) {
 int main(int argc, char** argv) {
   fastcuda::CloseInheritedDescriptor();
   try {
-    return fastcuda::Dispatch(std::vector<std::string>(argv + 1, argv + argc));
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // Linked as `ninja`, fastcuda is `fastcuda ninja` for generators that run
+    // `ninja` from PATH (PyTorch's cpp_extension).
+    if (std::filesystem::path(argv[0]).filename() == "ninja") return fastcuda::NinjaMain(args);
+    return fastcuda::Dispatch(args);
   } catch (const std::exception& error) {
     fastcuda::Complain(error.what());
     return 2;

@@ -1,5 +1,6 @@
 #include "src/cli/ninja_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -212,17 +213,22 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
 }
 
 int NinjaMain(const std::vector<std::string>& args) {
+  ProcessSpec ninja{{NinjaProgram()}, "", {}, false, /*own_process_group=*/true};
+  // What reads no manifest goes to Ninja as it is (cpp_extension asks
+  // `ninja --version` before it writes one).
+  if (std::any_of(args.begin(), args.end(), [](const std::string& arg) {
+        return arg == "--version" || arg == "-h" || arg == "--help";
+      })) {
+    ninja.argv.insert(ninja.argv.end(), args.begin(), args.end());
+    return RunProcess(ninja).exit_code;
+  }
   NinjaArguments arguments = ParseNinjaArguments(args);
   if (arguments.rewrite_only || RewriteNeeded(arguments)) {
     if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
   }
-  ProcessSpec spec{{NinjaProgram(), "-C", arguments.dir, "-f", OwnPath("build.ninja")},
-                   "",
-                   {},
-                   false,
-                   /*own_process_group=*/true};
-  spec.argv.insert(spec.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
-  return RunProcess(spec).exit_code;
+  ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
+  ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
+  return RunProcess(ninja).exit_code;
 }
 
 }  // namespace fastcuda

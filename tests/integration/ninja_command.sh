@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# `fastcuda ninja` against real nvcc, Ninja and CMake, on manifests that the
+# generators write, run in their own directories:
+#  PyTorch   a torch.utils.cpp_extension build.ninja (two .cu files sharing a
+#            header, one .cpp, linked into ext.so; deps = gcc): the nvcc edges
+#            are split, objects equal those plain ninja builds from the same
+#            manifest, a second run has no work, `-t deps` lists the header,
+#            header edits alternating fastcuda ninja and plain ninja never
+#            leave a stale object, a .cu edit reruns only its TU's steps and
+#            the link, a manifest change is followed, a compile error fails
+#            with nvcc's message and the fix builds.
+#  errors    a manifest with a syntax error: exit 2, FILE:LINE:, nothing
+#            written; an unknown target exits like ninja with its message.
+#  CMake     a project configured with -G Ninja and no FastCuda module: built
+#            split, objects equal a plain build's, no work after, an edit of
+#            CMakeLists.txt reruns CMake through its own edge and the new
+#            definition reaches the objects.
+#
+# usage: ninja_command.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" ninja_command "$@"
+cd "$scratch"
+
+fc_ninja() {  # LOG DIR [ARGS...]: `fastcuda ninja -C DIR -j 2 ARGS...`, output in LOG; its status
+  local log=$1 dir=$2; shift 2
+  "$FASTCUDA" ninja -C "$dir" -j 2 "$@" > "$log" 2>&1
+}
+plain_ninja() {  # LOG DIR [ARGS...]
+  local log=$1 dir=$2; shift 2
+  ninja -C "$dir" -j 2 "$@" > "$log" 2>&1
+}
+fatbin() {  # OBJECT OUT: its device code sections
+  objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$1" "$2"
+}
+device_code_differs() {  # OBJECT-A OBJECT-B: both have device code, and it differs
+  fatbin "$1" "$scratch/a.fb" && fatbin "$2" "$scratch/b.fb" && [ -s "$scratch/a.fb" ] && [ -s "$scratch/b.fb" ] &&
+    ! cmp -s "$scratch/a.fb" "$scratch/b.fb"
+}
+status_lines() { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" || true; }  # LOG: Ninja's edge lines
+ran_split() {  # LOG SOURCE...: the build in LOG ran a cicc step of each SOURCE
+  local source
+  for source in "${@:2}"; do
+    status_lines "$1" | grep -Eq "\] CICC .*(^|[ /])${source//./\\.}( |\$)" || { echo "  no CICC step of $source in $1"; return 1; }
+  done
+}
+
+# --- 1. A torch.utils.cpp_extension manifest --------------------------------
+src=$scratch/ext-src
+ext=$scratch/ext             # built with fastcuda ninja (and plain ninja in between)
+ref=$scratch/ext-plain       # the same manifest, only ever built with plain ninja
+mkdir -p "$src/include" "$ext" "$ref"
+cuda_lib=$(realpath -m "$(dirname "$NVCC")/../lib64")
+
+write_header() {  # FACTOR
+  printf '#pragma once\n#define FACTOR %s\n__device__ inline float scaled(float x) { return FACTOR * x; }\n' "$1" \
+    > "$src/include/common.cuh"
+}
+write_scale() {  # OFFSET
+  cat > "$src/scale.cu" <<C
+#include "common.cuh"
+__global__ void scale_kernel(float *x) {
+#ifdef SCALE
+  x[threadIdx.x] = SCALE * scaled(x[threadIdx.x]) + $1;
+#else
+  x[threadIdx.x] = scaled(x[threadIdx.x]) + $1;
+#endif
+}
+void scale(float *x) { scale_kernel<<<1, 32>>>(x); }
+C
+}
+write_header 2
+write_scale 0.f
+cat > "$src/shift.cu" <<'C'
+#include "common.cuh"
+__global__ void shift_kernel(float *x) { x[threadIdx.x] = scaled(x[threadIdx.x]) + 1.f; }
+void shift(float *x) { shift_kernel<<<1, 32>>>(x); }
+C
+cat > "$src/ext.cpp" <<'C'
+void scale(float *x);
+void shift(float *x);
+extern "C" void run(float *x) { scale(x); shift(x); }
+C
+
+write_manifest() {  # DIR [EXTRA-CUDA-FLAG]: build.ninja as cpp_extension writes it
+  cat > "$1/build.ninja" <<N
+ninja_required_version = 1.3
+cxx = c++
+nvcc = $NVCC
+
+cflags = -DTORCH_EXTENSION_NAME=ext -I$src/include -fPIC -std=c++17
+post_cflags =
+cuda_cflags = ${2:+$2 }-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 --compiler-options '-fPIC' -std=c++17 -I$src/include
+cuda_post_cflags = -DTORCH_EXTENSION_NAME=ext
+cuda_dlink_post_cflags =
+ldflags = -shared -L$cuda_lib -lcudart
+
+rule compile
+  command = \$cxx -MMD -MF \$out.d \$cflags -c \$in -o \$out \$post_cflags
+  depfile = \$out.d
+  deps = gcc
+
+rule cuda_compile
+  depfile = \$out.d
+  deps = gcc
+  command = \$nvcc --generate-dependencies-with-compile --dependency-output \$out.d \$cuda_cflags -c \$in -o \$out \$cuda_post_cflags
+
+
+
+rule link
+  command = \$cxx \$in \$ldflags -o \$out
+
+build ext.o: compile $src/ext.cpp
+build scale.cuda.o: cuda_compile $src/scale.cu
+build shift.cuda.o: cuda_compile $src/shift.cu
+
+
+
+build ext.so: link ext.o scale.cuda.o shift.cuda.o
+
+default ext.so
+N
+}
+write_manifest "$ext"
+write_manifest "$ref"
+
+reference_build() { plain_ninja "$scratch/ref.log" "$ref"; }  # nvcc's objects for the sources as they are now
+objects_like_plain() {  # the CUDA objects of $ext equal plain ninja's of $ref
+  same_object "$ext/scale.cuda.o" "$ref/scale.cuda.o" && same_object "$ext/shift.cuda.o" "$ref/shift.cuda.o"
+}
+keep_reference() { cp "$ref/scale.cuda.o" "$scratch/old-scale.o" && cp "$ref/shift.cuda.o" "$scratch/old-shift.o"; }
+both_references_changed() {  # the edit changed nvcc's device code of both TUs (else a stale object would pass)
+  device_code_differs "$scratch/old-scale.o" "$ref/scale.cuda.o" &&
+    device_code_differs "$scratch/old-shift.o" "$ref/shift.cuda.o"
+}
+
+reference_build
+first_status=0
+fc_ninja "$scratch/first.log" "$ext" || first_status=$?
+builds_split() {
+  local lines
+  lines=$(status_lines "$scratch/first.log")
+  [ "$first_status" -eq 0 ] && [ -f "$ext/ext.so" ] && [ -f "$ext/ext.o" ] &&
+    ran_split "$scratch/first.log" scale.cu shift.cu && grep -Eq '\] PTXAS .*sm_90.*scale\.cu' <<< "$lines" &&
+    ! grep -q -- '--generate-dependencies-with-compile' <<< "$lines" &&  # no whole nvcc edge ran
+    ! grep -q "nvcc runs whole" "$scratch/first.log" &&
+    [ -s "$ext/.fastcuda/steps.ninja" ] && grep -q 'scale\.cu' "$ext/.fastcuda/steps.ninja" &&
+    grep -q 'shift\.cu' "$ext/.fastcuda/steps.ninja"
+}
+check "PyTorch: fastcuda ninja builds ext.so, both nvcc edges split into steps" builds_split
+ext_objects_like_plain() {
+  objects_like_plain && cmp -s "$ext/ext.o" "$ref/ext.o" && nm -D --defined-only "$ext/ext.so" | grep -qw run
+}
+check "PyTorch: each object equals plain ninja's from the same manifest, the .cpp's too" ext_objects_like_plain
+
+second_no_work() {
+  fc_ninja "$scratch/second.log" "$ext" && grep -q "no work to do" "$scratch/second.log"
+}
+check "PyTorch: a second fastcuda ninja has no work to do" second_no_work
+# What plain ninja makes of fastcuda ninja's build (it may rebuild objects that
+# another command wrote; the header edits below check that nothing is stale).
+plain_after=$({ ninja -C "$ext" -n 2>&1 || true; } | head -n 8)
+echo "  note: plain 'ninja -n' after fastcuda ninja says:"
+sed 's/^/    /' <<< "$plain_after"
+
+deps_list_header() {  # one object's deps, from plain ninja and from fastcuda ninja
+  ninja -C "$ext" -t deps scale.cuda.o > "$scratch/deps-plain.txt" 2>&1 &&
+    "$FASTCUDA" ninja -C "$ext" -t deps scale.cuda.o > "$scratch/deps-fc.txt" 2>&1 &&
+    grep -q 'include/common\.cuh$' "$scratch/deps-plain.txt" && grep -q '(VALID)' "$scratch/deps-plain.txt" &&
+    grep -q 'include/common\.cuh$' "$scratch/deps-fc.txt"
+}
+check "PyTorch: ninja -t deps and fastcuda ninja -t deps list include/common.cuh for scale.cuda.o" deps_list_header
+
+# Header edits, alternating fastcuda ninja and plain ninja in the same directory.
+header_edit_then() {  # FACTOR fastcuda|plain: edit the header, build $ext so, objects equal nvcc's
+  keep_reference
+  write_header "$1"
+  reference_build || return 1
+  both_references_changed || { echo "  the header edit changed no device code"; return 1; }
+  if [ "$2" = fastcuda ]; then
+    fc_ninja "$scratch/header-$1.log" "$ext" && ran_split "$scratch/header-$1.log" scale.cu shift.cu || return 1
+  else
+    plain_ninja "$scratch/header-$1.log" "$ext" || return 1
+  fi
+  objects_like_plain
+}
+check "PyTorch: header edited, fastcuda ninja: both objects rebuilt, equal to nvcc's" header_edit_then 3 fastcuda
+check "PyTorch: header edited again, plain ninja in the same directory: equal to nvcc's" header_edit_then 4 plain
+check "PyTorch: header edited again, fastcuda ninja: equal to nvcc's" header_edit_then 5 fastcuda
+
+one_tu_edited() {  # only scale.cu's steps and the link run
+  local lines others
+  cp "$ref/scale.cuda.o" "$scratch/old-scale.o"
+  write_scale 1.f
+  reference_build && device_code_differs "$scratch/old-scale.o" "$ref/scale.cuda.o" &&
+    fc_ninja "$scratch/one-tu.log" "$ext" || return 1
+  lines=$(status_lines "$scratch/one-tu.log")
+  others=$(grep -v -- '-o ext\.so' <<< "$lines" | grep -v 'scale\.cu' || true)
+  [ -z "$others" ] || { echo "  ran besides scale.cu's steps and the link:"; sed 's/^/    /' <<< "$others"; }
+  [ -z "$others" ] && grep -q -- '-o ext\.so' <<< "$lines" && ran_split "$scratch/one-tu.log" scale.cu &&
+    same_object "$ext/scale.cuda.o" "$ref/scale.cuda.o"
+}
+check "PyTorch: one .cu edited: only that TU's steps and the link run; object equals nvcc's" one_tu_edited
+
+follows_manifest() {  # -DSCALE=3 added to cuda_cflags (shift.cu's preprocessed text stays: its cicc need not rerun)
+  sleep 1  # a coarse-mtime file system must see the manifest as newer
+  cp "$ref/scale.cuda.o" "$scratch/old-scale.o"
+  write_manifest "$ext" -DSCALE=3
+  write_manifest "$ref" -DSCALE=3
+  reference_build && device_code_differs "$scratch/old-scale.o" "$ref/scale.cuda.o" &&
+    fc_ninja "$scratch/regenerate.log" "$ext" && ran_split "$scratch/regenerate.log" scale.cu &&
+    objects_like_plain
+}
+check "PyTorch: build.ninja rewritten with -DSCALE=3: fastcuda ninja follows, objects equal nvcc's" follows_manifest
+
+cp "$src/scale.cu" "$scratch/scale.cu.good"
+printf '#include "common.cuh"\n__global__ void scale_kernel(float *x) { x[threadIdx.x] = undeclared_name; }\n' \
+  > "$src/scale.cu"
+compile_error_fails() {
+  ! fc_ninja "$scratch/error.log" "$ext" && grep -Eq 'scale\.cu\([0-9]+\): error' "$scratch/error.log"
+}
+check "PyTorch: a compile error: fastcuda ninja fails with nvcc's message for that file" compile_error_fails
+cp "$scratch/scale.cu.good" "$src/scale.cu"
+fixed_builds() {
+  reference_build && fc_ninja "$scratch/fixed.log" "$ext" && objects_like_plain &&
+    fc_ninja "$scratch/fixed2.log" "$ext" && grep -q "no work to do" "$scratch/fixed2.log"
+}
+check "PyTorch: the error fixed: fastcuda ninja builds, objects equal nvcc's, then no work" fixed_builds
+
+# --- 2. A manifest fastcuda ninja cannot read --------------------------------
+bad=$scratch/bad
+mkdir -p "$bad"
+printf 'rule cc\n  command = cc -c $in -o $out\nbuild x: nosuchrule y\n' > "$bad/build.ninja"
+unreadable_manifest() {
+  local status=0
+  "$FASTCUDA" ninja -C "$bad" > "$scratch/bad.out" 2> "$scratch/bad.err" || status=$?
+  [ "$status" -eq 2 ] || echo "  exit status $status, expected 2"
+  [ "$status" -eq 2 ] && grep -Eq 'build\.ninja:3:[0-9]+: ' "$scratch/bad.err" && [ ! -e "$bad/.fastcuda" ]
+}
+check "a syntax error on line 3: exit 2, build.ninja:3:COL: on stderr, no .fastcuda written" unreadable_manifest
+
+# --- 3. Exit codes and arguments passed through ------------------------------
+unknown_target_like_ninja() {
+  local fc_status=0 ninja_status=0
+  "$FASTCUDA" ninja -C "$ext" nonexistent_target > "$scratch/unknown-fc.log" 2>&1 || fc_status=$?
+  ninja -C "$ext" nonexistent_target > "$scratch/unknown-ninja.log" 2>&1 || ninja_status=$?
+  [ "$fc_status" -eq "$ninja_status" ] && [ "$fc_status" -eq 1 ] &&
+    grep -q "unknown target 'nonexistent_target'" "$scratch/unknown-fc.log"
+}
+check "an unknown target: exit 1 like ninja, with ninja's 'unknown target' message" unknown_target_like_ninja
+
+# --- 4. A CMake project without the FastCuda module --------------------------
+project=$scratch/cmake-src
+mkdir -p "$project/include"
+cat > "$project/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.18)
+set(CMAKE_CUDA_ARCHITECTURES 80)
+project(x LANGUAGES CXX CUDA)
+add_library(kern STATIC a.cu b.cu)
+target_include_directories(kern PUBLIC include)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE kern)
+CMAKE
+printf '#pragma once\n__device__ inline float twice(float x) { return 2.f * x; }\nvoid launch_a(float *x);\nvoid launch_b(float *x);\n' \
+  > "$project/include/kern.cuh"
+cat > "$project/a.cu" <<'C'
+#include "kern.cuh"
+#ifndef SCALE
+#define SCALE 1
+#endif
+__global__ void ka(float *x) { x[threadIdx.x] = SCALE * twice(x[threadIdx.x]); }
+void launch_a(float *x) { ka<<<1, 32>>>(x); }
+C
+cat > "$project/b.cu" <<'C'
+#include "kern.cuh"
+__global__ void kb(float *x) { x[threadIdx.x] = twice(x[threadIdx.x]) + 1.f; }
+void launch_b(float *x) { kb<<<1, 32>>>(x); }
+C
+printf 'void launch_a(float *x);\nvoid launch_b(float *x);\nint main() { launch_a(nullptr); launch_b(nullptr); }\n' \
+  > "$project/main.cpp"
+cmake_configure() {  # BUILD-DIR
+  cmake -S "$project" -B "$1" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" > "$1.configure.log" 2>&1
+}
+cmake_objects_like_plain() {
+  local obj
+  for obj in a.cu.o b.cu.o; do
+    same_object "$scratch/cmake-fc/CMakeFiles/kern.dir/$obj" "$scratch/cmake-plain/CMakeFiles/kern.dir/$obj" ||
+      { echo "  differs: $obj"; return 1; }
+  done
+}
+cmake_configure "$scratch/cmake-plain"
+cmake_configure "$scratch/cmake-fc"
+cmake --build "$scratch/cmake-plain" -j 2 > "$scratch/cmake-plain.log" 2>&1
+cmake_builds() {
+  fc_ninja "$scratch/cmake-fc.log" "$scratch/cmake-fc" || return 1
+  [ -x "$scratch/cmake-fc/app" ] && ran_split "$scratch/cmake-fc.log" a.cu b.cu && cmake_objects_like_plain
+}
+check "CMake (no module): fastcuda ninja builds, split; CUDA objects equal a plain build's" cmake_builds
+cmake_no_work() { fc_ninja "$scratch/cmake-fc2.log" "$scratch/cmake-fc" && grep -q "no work to do" "$scratch/cmake-fc2.log"; }
+check "CMake (no module): a second fastcuda ninja has no work to do" cmake_no_work
+
+cmake_reruns() {
+  sleep 1  # a coarse-mtime file system must see CMakeLists.txt as newer
+  cp "$scratch/cmake-plain/CMakeFiles/kern.dir/a.cu.o" "$scratch/old-a.o"
+  echo 'target_compile_definitions(kern PRIVATE SCALE=3)' >> "$project/CMakeLists.txt"
+  cmake --build "$scratch/cmake-plain" -j 2 > "$scratch/cmake-plain2.log" 2>&1 &&
+    device_code_differs "$scratch/old-a.o" "$scratch/cmake-plain/CMakeFiles/kern.dir/a.cu.o" &&
+    fc_ninja "$scratch/cmake-rerun.log" "$scratch/cmake-fc" && grep -q "Re-running CMake" "$scratch/cmake-rerun.log" &&
+    ran_split "$scratch/cmake-rerun.log" a.cu && cmake_objects_like_plain
+}
+check "CMake (no module): CMakeLists.txt edited: CMake reruns through its edge, the new definition is built" cmake_reruns
+
+finish
