@@ -3,7 +3,7 @@
 # as the variants of bench/lib.sh: plain, threads0, fastnvcc (PyTorch's former
 # fast_nvcc.py as the launcher, FASTNVCC_SEED, default
 # ../shared/seeds/fast_nvcc.py; it falls back to plain nvcc whenever CMake
-# passes -MD, which it always does), launcher, graph, module.
+# passes -MD, which it always does), launcher, graph, module, ninja.
 # VARIANTS="plain:1 threads0 graph" (environment) picks some, each repeated
 # REPEATS times unless it says how often after a colon; default: all.
 # Prints medians of wall time, CPU time and peak system memory, ratios to the
@@ -24,9 +24,10 @@ for round in $(seq "$rounds"); do
     configure_variant "$variant"
     warm_up_variant "$variant"
     timed "$work/$variant.times" build_variant "$variant"
-    if [ -f "$work/$variant/fastcuda/steps.json" ]; then
-      report_seconds "$work/$variant/fastcuda" bound >> "$work/$variant.bounds" || true
-      report_seconds "$work/$variant/fastcuda" wall >> "$work/$variant.inner" || true
+    graph=$(graph_dir_of "$variant")
+    if [ -n "$graph" ] && [ -f "$graph/steps.json" ]; then
+      report_seconds "$graph" bound >> "$work/$variant.bounds" || true
+      report_seconds "$graph" wall >> "$work/$variant.inner" || true
     fi
   done
 done
@@ -36,7 +37,7 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
-for variant in graph module module_fast module_warm; do
+for variant in graph module module_fast module_warm ninja ninja_warm; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
   echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \
@@ -49,7 +50,7 @@ if [ -f "$work/fastnvcc.calls" ]; then
        "for which fast_nvcc.py runs plain nvcc (the dryrun's Filter Dependencies line)"
 fi
 
-for variant in graph module; do
+for variant in graph module ninja; do
   if [ ! -d "$work/$variant" ] || [ ! -d "$work/plain" ]; then continue; fi
   mismatches=0
   while IFS= read -r object; do

@@ -68,6 +68,9 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #   module_fast  the same with FASTCUDA_MODULE_ID=own and FASTCUDA_SPLIT_COMPILE=auto
 #   module_warm  the module's clean rebuild in a build directory that has built
 #             once (warm_up_variant): objects and intermediates gone, step times kept
+#   ninja     `fastcuda ninja` on the plain CMake build directory (no module):
+#             CMake's whole manifest, nvcc edges split, in one Ninja
+#   ninja_warm   its clean rebuild after a first build, as module_warm
 configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generator: BENCH_GENERATOR)
   local name="$1"; shift
   local args=()
@@ -86,16 +89,30 @@ configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generato
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${args[@]}" "$@"
 }
 
-warm_up_variant() {  # NAME: for module_warm, a first build, then every output removed
-  [ "$1" = module_warm ] || return 0
-  run_quietly build_variant "$1"
-  run_quietly cmake --build "$work/$1" --target clean
-  run_quietly ninja -C "$work/$1/fastcuda" -t clean  # the graph's intermediates; .ninja_log stays
+warm_up_variant() {  # NAME: for module_warm and ninja_warm, a first build, then every output removed
+  case "$1" in
+    module_warm)
+      run_quietly build_variant "$1"
+      run_quietly cmake --build "$work/$1" --target clean
+      run_quietly ninja -C "$work/$1/fastcuda" -t clean ;;  # the graph's intermediates; .ninja_log stays
+    ninja_warm)
+      run_quietly build_variant "$1"
+      run_quietly "$FASTCUDA_BINARY" ninja -C "$work/$1" -t clean ;;
+  esac
+}
+
+graph_dir_of() {  # NAME: the FastCuda graph directory of a variant's build
+  case "$1" in
+    ninja | ninja_warm) echo "$work/$1/.fastcuda" ;;
+    graph | module*) echo "$work/$1/fastcuda" ;;
+  esac
 }
 
 build_variant() {  # NAME: builds it at -j $jobs
   if [ "$1" = graph ]; then
     "$FASTCUDA_BINARY" build --compdb "$work/graph/compile_commands.json" --out "$work/graph/fastcuda" -j "$jobs"
+  elif [ "$1" = ninja ] || [ "$1" = ninja_warm ]; then
+    "$FASTCUDA_BINARY" ninja -C "$work/$1" -j "$jobs"
   else
     cmake --build "$work/$1" -j "$jobs"
   fi

@@ -14,17 +14,11 @@
 #include "src/plan/graph_dir.h"
 
 namespace fastcuda {
-namespace {
 
-/// True when the manifest lacks step times that Ninja's log now holds: the
-/// first build that finds the log grown regenerates, so that the TU order
-/// and the priority ladder come from measured times.
-bool HistoryArrived(const std::string& out_dir, const FileSystem& fs) {
+bool HistoryArrived(const std::string& out_dir, const std::string& ninja_log, const FileSystem& fs) {
   std::optional<std::string> size_then = fs.Read(NoHistoryPath(out_dir));
-  return size_then && fs.Read(NinjaLogPath(out_dir)).value_or("").size() > std::stoull("0" + *size_then);
+  return size_then && fs.Read(ninja_log).value_or("").size() > std::stoull("0" + *size_then);
 }
-
-}  // namespace
 
 void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs) {
   std::vector<KeptFiles> kept = ParseKeptFiles(fs.Read(KeptFilesPath(out_dir)).value_or(""));
@@ -34,7 +28,8 @@ void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem&
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,
                      const WritableFileSystem& fs) {
   std::optional<std::filesystem::file_time_type> manifest = fs.MTime(GlobalManifestPath(options.out_dir));
-  return !manifest || fs.MTime(options.compdb) > manifest || HistoryArrived(options.out_dir, fs) ||
+  return !manifest || fs.MTime(options.compdb) > manifest ||
+         HistoryArrived(options.out_dir, NinjaLogPath(options.out_dir), fs) ||
          fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options, environment);
 }
 

@@ -10,6 +10,12 @@
 
 namespace fastcuda {
 
+/// True when the graph in `out_dir` lacks step times that Ninja's log
+/// `ninja_log` now holds: the first build that finds the log grown
+/// regenerates, so that the TU order and the priority ladder come from
+/// measured times.
+bool HistoryArrived(const std::string& out_dir, const std::string& ninja_log, const FileSystem& fs);
+
 /// True when there is no manifest yet, when the database is newer than it
 /// (as Ninja's regeneration edge would find, but before a launcher looks up
 /// its command in the records), when Ninja's log has times that it lacks,

@@ -77,6 +77,7 @@ class DirectoryFileSystem : public FileSystem {
 };
 
 std::string OwnPath(const std::string& name) { return std::string(kOwnDir) + "/" + name; }
+std::string KeyPath(const std::string& out_dir) { return out_dir + "/ninja-key"; }
 
 /// Ninja's log of the manifest: in its `builddir`, else where it runs.
 std::string NinjaLogOf(const Manifest& manifest, const std::string& dir) {
@@ -162,15 +163,20 @@ int Rewrite(const NinjaArguments& arguments) {
     if (path == cut.top) disk.Write(ResolvePath(arguments.dir, path), text);
     else WriteIfChanged(disk, ResolvePath(arguments.dir, path), text);
   }
-  disk.Write(options.out_dir + "/ninja-key", RewriteKey(arguments, options));
+  disk.Write(KeyPath(options.out_dir), RewriteKey(arguments, options));
+  disk.Write(NinjaLogSourcePath(options.out_dir), NinjaLogOf(manifest, arguments.dir));
   return 0;
 }
 
+/// True when the rewrite is missing, was made with other arguments or
+/// toolchain, or lacks step times that Ninja's log now has. A changed file of
+/// the manifest is Ninja's to find, through the rewrite's own edge.
 bool RewriteNeeded(const NinjaArguments& arguments) {
   GenOptions options = PartOptions(arguments);
   RealFileSystem disk;
   return !disk.IsFile(options.out_dir + "/build.ninja") ||
-         disk.Read(options.out_dir + "/ninja-key") != RewriteKey(arguments, options);
+         disk.Read(KeyPath(options.out_dir)) != RewriteKey(arguments, options) ||
+         HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 
 /// True if `command` holds text that a shell would read as more than words.
@@ -225,6 +231,12 @@ int NinjaMain(const std::vector<std::string>& args) {
   NinjaArguments arguments = ParseNinjaArguments(args);
   if (arguments.rewrite_only || RewriteNeeded(arguments)) {
     if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
+  }
+  {
+    const std::string out_dir = PartOptions(arguments).out_dir;
+    DirectoryLock lock(out_dir, kGraphLockName);
+    RealFileSystem disk;
+    RemoveOrphanedIntermediates(out_dir, disk);
   }
   ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
   ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());

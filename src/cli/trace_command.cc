@@ -39,7 +39,7 @@ Timeline LoadTimeline(const std::string& dir) {
   RealFileSystem fs;
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) throw std::runtime_error(dir + " holds no steps.json: not a FastCuda graph directory");
-  return BuildTimeline(ParseStepsFile(*steps), fs.Read(dir + "/.ninja_log").value_or(""),
+  return BuildTimeline(ParseStepsFile(*steps), fs.Read(GraphNinjaLogPath(dir, fs)).value_or(""),
                        fs.Read(StepMemoryLogPath(dir)).value_or(""), [&](const std::string& path) {
                          std::error_code error;
                          auto size = std::filesystem::file_size(std::filesystem::path(dir) / path, error);

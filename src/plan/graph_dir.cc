@@ -25,6 +25,7 @@ void AppendToken(std::string& text, const std::string& token) {
 std::string GlobalManifestPath(const std::string& dir) { return dir + "/build.ninja"; }
 std::string StepsManifestPath(const std::string& dir) { return dir + "/steps.ninja"; }
 std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
+std::string NinjaLogSourcePath(const std::string& dir) { return dir + "/ninja-log-path"; }
 std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
 std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
@@ -145,6 +146,10 @@ std::vector<KeptFiles> ParseKeptFiles(std::string_view text) {
     tus.push_back(std::move(tu));
   }
   return tus;
+}
+
+std::string GraphNinjaLogPath(const std::string& dir, const FileSystem& fs) {
+  return fs.Read(NinjaLogSourcePath(dir)).value_or(NinjaLogPath(dir));
 }
 
 }  // namespace fastcuda

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/base/file_system.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/step_graph.h"
 
@@ -16,10 +17,12 @@ namespace fastcuda {
 
 /// Where the files of a graph directory are.
 std::string GlobalManifestPath(const std::string& dir);  ///< `build.ninja`
-std::string StepsManifestPath(
-    const std::string& dir);                       ///< `steps.ninja`: the graph as a part (fastcuda ninja)
-std::string NinjaLogPath(const std::string& dir);  ///< Ninja's `.ninja_log`
-std::string TuRoot(const std::string& dir);        ///< `tu/`: one work dir per TU
+std::string StepsManifestPath(const std::string& dir);   ///< `steps.ninja`: for `fastcuda ninja`
+std::string NinjaLogPath(const std::string& dir);        ///< Ninja's `.ninja_log`
+/// `ninja-log-path`: a graph that is a part of a generator's manifest names
+/// there the Ninja log its steps' times go to (the manifest's, not its own).
+std::string NinjaLogSourcePath(const std::string& dir);
+std::string TuRoot(const std::string& dir);             ///< `tu/`: one work dir per TU
 std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
@@ -58,6 +61,10 @@ std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
                           unsigned threads = 1);
 std::vector<RecordedTu> ParseStepsFile(std::string_view text);
+
+/// The Ninja log with the step times of the graph in `dir`: its own, or the
+/// one NinjaLogSourcePath names.
+std::string GraphNinjaLogPath(const std::string& dir, const FileSystem& fs);
 
 /// `nvcc.env`: the variables every step of a graph sets; and back.
 std::string EnvironmentFileText(const std::map<std::string, std::string>& environment);
