@@ -126,6 +126,28 @@ std::vector<std::string> SplitShellWords(std::string_view text) {
   return words;
 }
 
+bool HasShellSyntax(std::string_view line) {
+  enum class Quoting { kNone, kSingle, kDouble } quoting = Quoting::kNone;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoting == Quoting::kSingle) {
+      if (c == '\'') quoting = Quoting::kNone;
+    } else if (c == '\\') {
+      ++i;  // the next character is literal
+    } else if (quoting == Quoting::kDouble) {
+      if (c == '"') quoting = Quoting::kNone;
+      else if (c == '$' || c == '`') return true;
+    } else if (c == '\'') {
+      quoting = Quoting::kSingle;
+    } else if (c == '"') {
+      quoting = Quoting::kDouble;
+    } else if (std::string_view(";&|<>()`$\n").find(c) != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string QuoteShellWord(std::string_view word) {
   static const RE2 safe(R"re([A-Za-z0-9_@%+=:,./\-]+)re", RE2::Latin1);
   if (RE2::FullMatch(word, safe)) return std::string(word);

@@ -43,6 +43,11 @@ ShellCommand SplitShellCommand(std::string_view line, const VariableLookup& look
 /// for response files and NVCC_*_FLAGS, whose words nvcc splits the same way.
 std::vector<std::string> SplitShellWords(std::string_view text);
 
+/// True if /bin/sh would read `line` as more than words that SplitShellWords
+/// gives: an unquoted operator (`;&|<>()`) or newline, or a substitution
+/// (`$`, a backquote) outside single quotes.
+bool HasShellSyntax(std::string_view line);
+
 /// Quotes one word so that /bin/sh reads it back unchanged.
 std::string QuoteShellWord(std::string_view word);
 

@@ -109,6 +109,20 @@ std::string AppendedText(const Manifest& manifest, const NinjaArguments& argumen
   return text + regeneration.text();
 }
 
+/// fastcuda linked as `ninja` in `out_dir`: what the generator's tools run
+/// (Meson's `ninja -t cleandead` must read the rewritten manifest).
+std::string SelfAsNinja(const std::string& out_dir) { return out_dir + "/bin/ninja"; }
+
+/// Links SelfAsNinja to this executable, anew if it names another.
+void LinkSelfAsNinja(const std::string& out_dir) {
+  std::error_code error;
+  const std::filesystem::path link = SelfAsNinja(out_dir);
+  if (std::filesystem::read_symlink(link, error) == SelfExecutable()) return;
+  std::filesystem::create_directories(link.parent_path());
+  std::filesystem::remove(link, error);
+  std::filesystem::create_symlink(SelfExecutable(), link);
+}
+
 /// What decides the rewrite besides the manifest's files: the arguments that
 /// shape it and the toolchain environment.
 std::string RewriteKey(const NinjaArguments& arguments, const GenOptions& options) {
@@ -163,6 +177,7 @@ int Rewrite(const NinjaArguments& arguments) {
     if (path == cut.top) disk.Write(ResolvePath(arguments.dir, path), text);
     else WriteIfChanged(disk, ResolvePath(arguments.dir, path), text);
   }
+  LinkSelfAsNinja(options.out_dir);
   disk.Write(KeyPath(options.out_dir), RewriteKey(arguments, options));
   disk.Write(NinjaLogSourcePath(options.out_dir), NinjaLogOf(manifest, arguments.dir));
   return 0;
@@ -179,11 +194,6 @@ bool RewriteNeeded(const NinjaArguments& arguments) {
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 
-/// True if `command` holds text that a shell would read as more than words.
-bool HasShellSyntax(const std::string& command) {
-  return command.find_first_of(";&|<>`$\\\n") != std::string::npos;
-}
-
 }  // namespace
 
 NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const std::string& dir) {
@@ -198,16 +208,16 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
   std::optional<CompileEntry> entry = NvccEntryOf(words);
   if (!entry) return {std::nullopt, ""};
   auto kept = [](std::string why) { return NvccEdge{std::nullopt, std::move(why)}; };
+  if (!EvaluateEdgeVariable(manifest, edge, "rspfile").empty()) return kept("the edge has a response file");
+  std::vector<std::string> args(entry->nvcc.begin() + 1, entry->nvcc.end());
+  if (std::optional<std::string> why = ScanNvccArgs(args).fallback_reason) return kept(*why);
   if (HasShellSyntax(command)) return kept("its command has shell syntax besides words");
   if (edge.outputs.size() != 1 || !edge.implicit_outputs.empty() || !edge.validations.empty()) {
     return kept("the edge has outputs besides one object");
   }
   if (edge.inputs.size() != 1) return kept("the edge has no single source");
-  if (!EvaluateEdgeVariable(manifest, edge, "rspfile").empty()) return kept("the edge has a response file");
   std::string deps = EvaluateEdgeVariable(manifest, edge, "deps");
   if (!deps.empty() && deps != "gcc") return kept("deps = " + deps);
-  std::vector<std::string> args(entry->nvcc.begin() + 1, entry->nvcc.end());
-  if (std::optional<std::string> why = ScanNvccArgs(args).fallback_reason) return kept(*why);
   entry->directory = dir;
   entry->file = edge.inputs.front();
   entry->output = edge.outputs.front();
@@ -229,15 +239,22 @@ int NinjaMain(const std::vector<std::string>& args) {
     return RunProcess(ninja).exit_code;
   }
   NinjaArguments arguments = ParseNinjaArguments(args);
-  if (arguments.rewrite_only || RewriteNeeded(arguments)) {
+  const std::string out_dir = PartOptions(arguments).out_dir;
+  RealFileSystem disk;
+  // A tool (`-t`) reads the manifest as it is: Meson's regeneration, inside
+  // the build, runs `ninja -t cleandead`, which must see the steps' outputs
+  // (Ninja would remove every file in its log that no edge names).
+  const bool tool = std::find(args.begin(), args.end(), "-t") != args.end();
+  if (arguments.rewrite_only ||
+      ((!tool || !disk.IsFile(out_dir + "/build.ninja")) && RewriteNeeded(arguments))) {
     if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
   }
-  {
-    const std::string out_dir = PartOptions(arguments).out_dir;
+  if (!tool) {
     DirectoryLock lock(out_dir, kGraphLockName);
-    RealFileSystem disk;
     RemoveOrphanedIntermediates(out_dir, disk);
   }
+  // Meson runs the Ninja that NINJA names for its tools.
+  ninja.env_set["NINJA"] = SelfAsNinja(out_dir);
   ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
   ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
   return RunProcess(ninja).exit_code;

@@ -59,3 +59,16 @@ TEST_CASE("quoting round-trips through the splitter") {
   std::vector<std::string> bytes = {"name\x89o", "\xff\xfe", "caf\xc3\xa9"};
   CHECK(SplitShellWords(JoinShellWords(bytes)) == bytes);
 }
+
+TEST_CASE("shell syntax besides words: operators and substitutions, unless quoted") {
+  for (const char* words : {"nvcc -c a.cu -o a.o", "nvcc '-Xcompiler=-fsanitize=address\\,undefined' -c a.cu",
+                            "nvcc -Xlinker='$ORIGIN' -DX=\"a b\" '-DY=a;b' -DZ=a\\;b",
+                            "nvcc --generate-code=arch=compute_80,code=[sm_80] -c a.cu"}) {
+    CHECK_MESSAGE(!HasShellSyntax(words), words);
+  }
+  for (const char* more : {"cd x && nvcc -c a.cu", "nvcc -c a.cu; true", "nvcc -c a.cu > log",
+                           "nvcc $FLAGS -c a.cu", "nvcc \"$FLAGS\" -c a.cu", "nvcc `flags` -c a.cu",
+                           "nvcc -c a.cu | tee", "(nvcc -c a.cu)", "nvcc -c a.cu\nnvcc -c b.cu"}) {
+    CHECK_MESSAGE(HasShellSyntax(more), more);
+  }
+}

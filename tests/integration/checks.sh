@@ -7,7 +7,8 @@
 #   record STATUS NAME           the same for a result found otherwise: PASS if
 #                                STATUS is 0
 #   same_object OBJECT REFERENCE equal device code (.nv_fatbin, or __nv_relfatbin
-#                                for relocatable code; not empty) and host symbols (nm)
+#                                for relocatable code; not empty) and host symbols
+#                                (nm, see host_symbols)
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
@@ -52,7 +53,14 @@ same_object() {
   objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$1" "$scratch/object.fatbin" &&
     objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$2" "$scratch/reference.fatbin" &&
     [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
-    cmp -s <(nm "$1") <(nm "$2")
+    cmp -s <(host_symbols "$1") <(host_symbols "$2")
+}
+
+host_symbols() {  # OBJECT: nm, with the temporary file name that nvcc gives a TU's
+  # static initializer (_GLOBAL__sub_I_tmpxft_<pid>_..._NAME.cudafe1.cpp, other
+  # on every nvcc run) reduced to NAME.cudafe1.cpp, the name FastCuda's stable
+  # temporaries give it
+  nm "$1" | sed 's/_GLOBAL__sub_I_tmpxft_[0-9a-f]*_[0-9a-f]*_[0-9]*_/_GLOBAL__sub_I_/'
 }
 
 rdc_compile_database() {
