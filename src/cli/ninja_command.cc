@@ -194,6 +194,13 @@ bool RewriteNeeded(const NinjaArguments& arguments) {
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 
+/// Takes fastcuda itself out of a launcher prefix
+/// (CMAKE_CUDA_COMPILER_LAUNCHER=fastcuda): the steps are what it would run.
+void DropFastcudaLauncher(std::vector<std::string>& launcher) {
+  std::erase_if(launcher,
+                [](const std::string& word) { return std::filesystem::path(word).filename() == "fastcuda"; });
+}
+
 }  // namespace
 
 NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const std::string& dir) {
@@ -218,6 +225,7 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
   if (edge.inputs.size() != 1) return kept("the edge has no single source");
   std::string deps = EvaluateEdgeVariable(manifest, edge, "deps");
   if (!deps.empty() && deps != "gcc") return kept("deps = " + deps);
+  DropFastcudaLauncher(entry->launcher);
   entry->directory = dir;
   entry->file = edge.inputs.front();
   entry->output = edge.outputs.front();

@@ -60,6 +60,14 @@ TEST_CASE(
   CHECK_FALSE(nvcc.entry->ninja_reads_depfile);
 }
 
+TEST_CASE("fastcuda as the edge's launcher is left out: its steps are the edge's now") {
+  NvccEdge nvcc = EdgeOf(
+      "rule cu\n  command = /opt/bin/fastcuda ccache nvcc -c $in -o $out\nbuild k.o: cu k.cu\n", "k.o");
+  REQUIRE(nvcc.entry);
+  CHECK(nvcc.entry->launcher == std::vector<std::string>{"ccache"});
+  CHECK(nvcc.entry->nvcc.front() == "nvcc");
+}
+
 TEST_CASE("edges FastCuda leaves as the generator wrote them, and why") {
   const std::string rules =
       "rule cu\n  command = nvcc -c $in -o $out\n"

@@ -298,6 +298,22 @@ check "CMake (no module): fastcuda ninja builds, split; CUDA objects equal a pla
 cmake_no_work() { fc_ninja "$scratch/cmake-fc2.log" "$scratch/cmake-fc" && grep -q "no work to do" "$scratch/cmake-fc2.log"; }
 check "CMake (no module): a second fastcuda ninja has no work to do" cmake_no_work
 
+# Every edge FastCuda did not split is Ninja's own in both manifests: same
+# commands (`ninja -t commands` of the app, less the CUDA objects' own), and
+# the same inputs and outputs of the link edges (`ninja -t query`).
+cmake_edges_kept() (
+  cd "$scratch/cmake-fc" || return 1
+  local target
+  for target in app libkern.a; do
+    cmp -s <(ninja -t query "$target") <(ninja -f .fastcuda/build.ninja -t query "$target") ||
+      { echo "  ninja -t query $target differs"; return 1; }
+  done
+  cmp -s <(ninja -t commands app | grep -v -- '-c [^ ]*\.cu ') \
+    <(ninja -f .fastcuda/build.ninja -t commands app | grep -v 'fastcuda \(step\|merge-depfiles\)')
+)
+check "CMake (no module): the edges it did not split read as Ninja reads the generator's (-t query, -t commands)" \
+  cmake_edges_kept
+
 cmake_reruns() {
   sleep 1  # a coarse-mtime file system must see CMakeLists.txt as newer
   cp "$scratch/cmake-plain/CMakeFiles/kern.dir/a.cu.o" "$scratch/old-a.o"

@@ -231,6 +231,30 @@ TEST_CASE("planning and writing on many threads give what one thread gives") {
   CHECK(generate(8) == one);
 }
 
+TEST_CASE(
+    "the graph as a part of a generator's manifest: steps.ninja, paths as that manifest's Ninja names them") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options;
+  options.out_dir = "/build/.fastcuda";
+  options.fastcuda = "/bin/fastcuda";
+  options.part_of_manifest_in = "/build";
+  options.manifest_has_defaults = true;
+  options.priority_ladder = true;
+  options.history = {{"obj/d.o", 90000}};
+  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
+  CHECK_FALSE(files.count("/build/.fastcuda/build.ninja"));
+  const std::string& steps = files.at("/build/.fastcuda/steps.ninja");
+  CHECK(steps.find("FASTCUDA_REGENERATE") == std::string::npos);
+  CHECK(steps.find("build all:") == std::string::npos);
+  CHECK(steps.find("\nbuild obj/d.o: HOST_CC ") != std::string::npos);  // relative, as the generator named it
+  CHECK(steps.find("\ndefault /build/.fastcuda/priority/rung") != std::string::npos);
+  options.manifest_has_defaults = false;  // Ninja builds every root, the rungs among them
+  CHECK(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.ninja").find("\ndefault ") ==
+        std::string::npos);
+}
+
 TEST_CASE("each entry's own launcher, and the host launcher over it, run its host compile") {
   CompileDatabase database = Database();
   database.entries[1].launcher = {"ccache"};
