@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <set>
 
 #include "ninja-gen/manifest_parser.h"
 #include "ninja-gen/manifest_rewrite.h"
@@ -37,6 +36,7 @@ struct NinjaArguments {
   std::vector<std::string> passed_on;    ///< every other argument, for Ninja
 };
 
+/// Reads -C and -f as Ninja does, up to a tool (`-t`) or `--`.
 NinjaArguments ParseNinjaArguments(const std::vector<std::string>& args) {
   NinjaArguments parsed;
   std::string dir;
@@ -76,7 +76,9 @@ class DirectoryFileSystem : public FileSystem {
   std::string dir_;
 };
 
+/// A file of kOwnDir, as Ninja names it.
 std::string OwnPath(const std::string& name) { return std::string(kOwnDir) + "/" + name; }
+/// What the rewrite in `out_dir` was made with (RewriteKey).
 std::string KeyPath(const std::string& out_dir) { return out_dir + "/ninja-key"; }
 
 /// Ninja's log of the manifest: in its `builddir`, else where it runs.
@@ -89,9 +91,8 @@ std::string NinjaLogOf(const Manifest& manifest, const std::string& dir) {
 /// which Ninja rewrites the copy whenever a file it came from changes.
 std::string AppendedText(const Manifest& manifest, const NinjaArguments& arguments,
                          const std::vector<std::string>& inputs, bool has_steps) {
-  NinjaWriter writer;
-  writer.Comment("fastcuda ninja: the steps of the nvcc edges cut out above, and this file's regeneration");
-  std::string text = writer.text();
+  std::string text =
+      "# fastcuda ninja: the steps of the nvcc edges cut out above, and this file's regeneration\n";
   if (has_steps) text += "subninja " + EscapeNinjaPath(OwnPath("steps.ninja")) + "\n";
   NinjaWriter regeneration;
   regeneration.Rule(
@@ -130,6 +131,7 @@ std::string RewriteKey(const NinjaArguments& arguments, const GenOptions& option
          GenerationKey(options, CurrentEnvironment());
 }
 
+/// The generation options of the steps: the defaults, in kOwnDir.
 GenOptions PartOptions(const NinjaArguments& arguments) {
   GenOptions options;
   options.out_dir = arguments.dir + "/" + kOwnDir;

@@ -12,6 +12,8 @@
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
+#   steps_run LOG                the edge lines of a Ninja run's output but the
+#                                priority ladder's rungs, which run no step
 #   graph_wrote_objects BUILD    true if BUILD has CUDA objects (*.cu.o) and
 #                                its graph (BUILD/fastcuda) wrote each one
 #   graph_log_mark GRAPH_DIR     how many lines the graph's .ninja_log has now
@@ -54,6 +56,10 @@ same_object() {
     objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$2" "$scratch/reference.fatbin" &&
     [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
     cmp -s <(host_symbols "$1") <(host_symbols "$2")
+}
+
+steps_run() {
+  grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | grep -Ev '^\[[0-9]+/[0-9]+\] rung ' || true
 }
 
 host_symbols() {  # OBJECT: nm, with the temporary file name that nvcc gives a TU's

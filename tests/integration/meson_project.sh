@@ -131,7 +131,7 @@ check "FASTCUDA_VERBOSE=1: no CUDA compile edge kept whole (nvcc's links may be)
 # stamps the priority ladder's rungs (no step), and the one after has nothing
 # to do.
 second_no_work() {
-  fc_ninja "$scratch/second.log" && ! grep '^\[' "$scratch/second.log" | grep -qv '^\[[0-9]*/[0-9]*\] rung ' &&
+  fc_ninja "$scratch/second.log" && [ -z "$(steps_run "$scratch/second.log")" ] &&
     fc_ninja "$scratch/third.log" && grep -q "no work to do" "$scratch/third.log"
 }
 check "a second fastcuda ninja -C build runs no step (at most the ladder's rungs), a third has no work" second_no_work
