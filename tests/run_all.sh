@@ -13,7 +13,7 @@ ctest --test-dir "$FASTCUDA_BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
 
 sanitized="$FASTCUDA_BUILD_DIR-sanitize"
 CC=clang CXX=clang++ cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON >/dev/null
+  -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON -DFASTCUDA_FUZZ_SECONDS=10 >/dev/null
 cmake --build "$sanitized"
 ctest --test-dir "$sanitized" --output-on-failure -j "$(nproc)" \
   -R '^(unit|global_graph|restat|memory|fuzz_.*)$' "$@"
