@@ -198,6 +198,8 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   }
   running_child = 0;
   result.max_rss_kb = usage.ru_maxrss;
+  result.cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * int64_t{1000} +
+                  (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
   result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + result.signal;
   return result;

@@ -1,6 +1,7 @@
 // Running programs: the only place FastCuda spawns processes.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@ struct ProcessResult {
   std::string stdout_text;  ///< when captured
   std::string stderr_text;  ///< when captured
   long max_rss_kb = 0;      ///< peak resident memory, from wait4
+  int64_t cpu_ms = 0;       ///< user and system CPU time, from wait4
 };
 
 /// Runs a process to completion. The child gets SIGTERM when the thread

@@ -134,7 +134,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(outputs, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
-    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb));
+    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms));
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {

@@ -90,12 +90,12 @@ std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text) {
   return ParseJsonBytes(text).get<std::map<std::string, std::string>>();
 }
 
-std::string StepMemoryLine(const std::string& output, int64_t peak_kib) {
-  return output + "\t" + std::to_string(peak_kib) + "\n";
+std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms) {
+  return output + "\t" + std::to_string(peak_kib) + "\t" + std::to_string(cpu_ms) + "\n";
 }
 
 StepMemory ParseStepMemoryLog(std::string_view text) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)\n?)re", RE2::Latin1);
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+)?\n?)re", RE2::Latin1);
   StepMemory memory;
   re2::StringPiece input(text.data(), text.size());
   std::string output;

@@ -74,9 +74,11 @@ std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text);
 /// builds: the largest seen.
 using StepMemory = std::map<std::string, int64_t>;
 
-/// The line a step appends to `step-memory.tsv` (in one write, so that
-/// concurrent steps' lines do not interleave); and the lines read back.
-std::string StepMemoryLine(const std::string& output, int64_t peak_kib);
+/// The line a step appends to `step-memory.tsv`: its first output, its
+/// peak memory and its CPU time (in one write, so that concurrent steps'
+/// lines do not interleave); and the peaks read back (lines without the CPU
+/// time, from earlier versions, too).
+std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms);
 StepMemory ParseStepMemoryLog(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.

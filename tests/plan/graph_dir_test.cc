@@ -19,11 +19,13 @@ TEST_CASE("kept files round-trip with any byte but NUL; a torn or foreign file r
   CHECK(ParseKeptFiles("").empty());
 }
 
-TEST_CASE("the memory log: a line per step, the largest peak of an output wins, junk is skipped") {
-  std::string log = StepMemoryLine("/w/a.ptx", 100) + "torn line without a tab\n" +
-                    StepMemoryLine("/w/a.ptx", 300) + StepMemoryLine("/w/b \xff.cubin", 7) + "/w/c\t12";
-  CHECK(StepMemoryLine("/w/a.ptx", 100) == "/w/a.ptx\t100\n");
-  CHECK(ParseStepMemoryLog(log) == StepMemory{{"/w/a.ptx", 300}, {"/w/b \xff.cubin", 7}, {"/w/c", 12}});
+TEST_CASE("the memory log: a line per step, the largest peak of an output wins, lines without CPU time read, junk skipped") {
+  std::string log = StepMemoryLine("/w/a.ptx", 100, 5) + "torn line without a tab\n" +
+                    StepMemoryLine("/w/a.ptx", 300, 6) + StepMemoryLine("/w/b \xff.cubin", 7, 0) +
+                    "/w/old\t40\n" + "/w/c\t12";
+  CHECK(StepMemoryLine("/w/a.ptx", 100, 5) == "/w/a.ptx\t100\t5\n");
+  CHECK(ParseStepMemoryLog(log) ==
+        StepMemory{{"/w/a.ptx", 300}, {"/w/b \xff.cubin", 7}, {"/w/old", 40}, {"/w/c", 12}});
 }
 
 TEST_CASE("the environment file round-trips, bytes included") {
