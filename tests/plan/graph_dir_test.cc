@@ -19,7 +19,9 @@ TEST_CASE("kept files round-trip with any byte but NUL; a torn or foreign file r
   CHECK(ParseKeptFiles("").empty());
 }
 
-TEST_CASE("the memory log: a line per step, the largest peak of an output wins, lines without CPU time read, junk skipped") {
+TEST_CASE(
+    "the memory log: a line per step, the largest peak of an output wins, lines without CPU time read, junk "
+    "skipped") {
   std::string log = StepMemoryLine("/w/a.ptx", 100, 5) + "torn line without a tab\n" +
                     StepMemoryLine("/w/a.ptx", 300, 6) + StepMemoryLine("/w/b \xff.cubin", 7, 0) +
                     "/w/old\t40\n" + "/w/c\t12";
