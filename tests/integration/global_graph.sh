@@ -9,6 +9,8 @@
 #
 # usage: global_graph.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
+# Under pipefail, `COMMAND | grep -q` fails when grep stops reading at its
+# match and COMMAND, still writing, dies of SIGPIPE: checks read it all.
 source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" global_graph "$@"
 
 project=$scratch/project
@@ -85,9 +87,9 @@ check "the next build regenerates once, with the step times of the first" regene
 views_are_well_formed() {
   "$FASTCUDA" trace "$graph" | jq -e '[.traceEvents[] | select(.ph == "X")] | length > 10' >/dev/null &&
     "$FASTCUDA" trace --svg "$graph" -o "$scratch/trace.svg" && xmllint --noout "$scratch/trace.svg" &&
-    "$FASTCUDA" report "$graph" | grep -q "lower bound" &&
+    "$FASTCUDA" report "$graph" | grep "lower bound" > /dev/null &&
     [ "$("$FASTCUDA" table "$graph" | awk -F, 'NR > 1 && NF != 10' | wc -l)" -eq 0 ] &&
-    "$FASTCUDA" graph "$graph" | grep -q "subgraph cluster_2"
+    "$FASTCUDA" graph "$graph" | grep "subgraph cluster_2" > /dev/null
 }
 check "trace (JSON and SVG), report, table and graph of the clean build" views_are_well_formed
 
@@ -97,13 +99,13 @@ interleaved() {  # some TU's steps start before and after another TU's step
 }
 check ".ninja_log: sub-steps of different TUs interleave" interleaved
 
-no_work() { ninja -C "$graph" -n | grep -q "no work to do"; }
+no_work() { ninja -C "$graph" -n | grep "no work to do" > /dev/null; }
 check "second build: no work" no_work
 
 touch "$project/include/only_b.h"
 only_b_rebuilds() {  # (a priority ladder's rung waits for steps of both TUs; it is no step)
   local plan; plan=$(ninja -C "$graph" -n | grep '^\[' | grep -v '^\[[0-9]*/[0-9]*\] rung ')
-  [ -n "$plan" ] && ! grep -v '/b\.cu$' <<<"$plan" | grep -q . && grep -q 'HOST_CC .*/b\.cu$' <<<"$plan"
+  [ -n "$plan" ] && ! grep -v '/b\.cu$' <<<"$plan" | grep . > /dev/null && grep -q 'HOST_CC .*/b\.cu$' <<<"$plan"
 }
 check "touching a header rebuilds only the steps of the TU that includes it" only_b_rebuilds
 ninja -C "$graph" >/dev/null
@@ -128,7 +130,7 @@ ladder_builds() {
   FASTCUDA_PRIORITY_LADDER=on "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 \
     > "$scratch/ladder.log" 2>&1 &&
     grep -q '^build [^:]*/priority/rung1: FASTCUDA_RUNG' "$graph/build.ninja" && [ -f "$graph/priority/rung1" ] &&
-    all_same_device_code && ninja -C "$graph" -n | grep -q "no work to do"
+    all_same_device_code && ninja -C "$graph" -n | grep "no work to do" > /dev/null
 }
 check "the priority ladder: rungs built with the TUs, device code unchanged, then no work" ladder_builds
 no_ladder_without_asking() {
@@ -193,7 +195,7 @@ no_output_entry() {
     "$FASTCUDA" build --compdb "$dir/db.json" --out "$dir/graph" > "$dir/build.log" 2>&1 &&
     ! grep -q "nvcc runs whole" "$dir/build.log" &&
     same_object "$dir/kern.o" "$dir/ref/kern.o" && same_object "$dir/other.o" "$dir/ref/other.o" &&
-    ninja -C "$dir/graph" -n | grep -q "no work to do"
+    ninja -C "$dir/graph" -n | grep "no work to do" > /dev/null
 }
 check "an entry without -o: split, its object nvcc's kern.o in its directory; the rest builds" no_output_entry
 
@@ -216,7 +218,7 @@ echo '__global__ void broken( { }' > "$project/src/sub/a.cu"
 fails_like_ninja() {
   ! "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" > "$scratch/build3.log" 2>&1 &&
     grep -q "sub/a.cu(1): error" "$scratch/build3.log" &&
-    ninja -C "$graph" -n | grep -q 'HOST_CC .*/sub/a\.cu$'  # nothing of the failed TU is trusted
+    ninja -C "$graph" -n | grep 'HOST_CC .*/sub/a\.cu$' > /dev/null  # nothing of the failed TU is trusted
 }
 check "a compile error fails the build with the compiler's message, and is retried" fails_like_ninja
 
