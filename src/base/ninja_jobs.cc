@@ -1,10 +1,8 @@
 #include "src/base/ninja_jobs.h"
 
 #include <re2/re2.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -63,18 +61,7 @@ std::string NinjaProgram() {
   // `ninja` on PATH may be fastcuda itself, linked under that name for a
   // generator that runs `ninja` (PyTorch's cpp_extension): the real one is
   // the next on PATH.
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::canonical(SelfExecutable(), error);
-  std::string path = EnvironmentVariable("PATH");
-  for (size_t start = 0; start <= path.size();) {
-    size_t end = std::min(path.find(':', start), path.size());
-    std::filesystem::path candidate =
-        std::filesystem::path(end == start ? "." : path.substr(start, end - start)) / "ninja";
-    start = end + 1;
-    if (access(candidate.c_str(), X_OK) != 0) continue;
-    if (std::filesystem::canonical(candidate, error) != self) return candidate.string();
-  }
-  return "ninja";
+  return FindProgram("ninja", EnvironmentVariable("PATH"), SelfExecutable());
 }
 
 int NinjaMinorVersion(const std::string& ninja) {

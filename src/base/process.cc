@@ -217,16 +217,21 @@ void ExecProcess(const std::vector<std::string>& argv) {
   throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(errno));
 }
 
-std::string FindProgram(const std::string& program, const std::string& search_path) {
+std::string FindProgram(const std::string& program, const std::string& search_path,
+                        const std::string& other_than) {
   if (program.find('/') != std::string::npos) return program;
+  std::error_code error;
+  const std::filesystem::path skipped =
+      other_than.empty() ? std::filesystem::path() : std::filesystem::canonical(other_than, error);
   size_t start = 0;
   while (start <= search_path.size()) {
     size_t end = search_path.find(':', start);
     if (end == std::string::npos) end = search_path.size();
     std::string dir = search_path.substr(start, end - start);
     std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
+    if (access(candidate.c_str(), X_OK) != 0) continue;
+    if (skipped.empty() || std::filesystem::canonical(candidate, error) != skipped) return candidate;
   }
   return program;
 }

@@ -74,8 +74,10 @@ std::string DescribeEnd(const ProcessResult& result);
 [[noreturn]] void ExecProcess(const std::vector<std::string>& argv);
 
 /// `program` found on `search_path` (a PATH value), or `program` itself when
-/// it names a path or is not found.
-std::string FindProgram(const std::string& program, const std::string& search_path);
+/// it names a path or is not found. A candidate that resolves to the file
+/// `other_than` names (fastcuda itself, linked as the program) is passed over.
+std::string FindProgram(const std::string& program, const std::string& search_path,
+                        const std::string& other_than = "");
 
 /// The first dotted number `PROGRAM --version` prints ("1.13.2"), or "" if
 /// it cannot be run; asked once per program and process.

@@ -204,11 +204,13 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.out_dir = options.out_dir;
   manifest.fastcuda = context.fastcuda;
   manifest.regenerate_command = GenCommandLine(options);
-  manifest.regenerate_inputs = {options.compdb, manifest.fastcuda};
+  generation.inputs = {manifest.fastcuda};
   for (const auto* files : {&plan.nvcc_programs, &plan.response_files}) {
-    manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), files->begin(), files->end());
+    generation.inputs.insert(generation.inputs.end(), files->begin(), files->end());
   }
-  generation.inputs.assign(manifest.regenerate_inputs.begin() + 1, manifest.regenerate_inputs.end());
+  manifest.regenerate_inputs = {options.compdb};
+  manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), generation.inputs.begin(),
+                                    generation.inputs.end());
   manifest.pools = ParsePoolDepths(options.pools);
   AddHistory(part ? part->ninja_log : NinjaLogPath(options.out_dir), options.out_dir, fs, manifest,
              generation);

@@ -197,14 +197,12 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     whole_nvcc_reasons[i] = why;
     plan.graphs[i] = WholeNvccGraph(planned, work_dir);
   });
+  std::set<std::string> used_keys;
   for (size_t i = 0; i < entries.size(); ++i) {
     const CompileEntry& entry = database.entries[i];
     plan.graphs[i].implicit_inputs = entry.implicit_inputs;
     plan.graphs[i].order_only_inputs = entry.order_only_inputs;
     if (entry.ninja_reads_depfile) HandDepfileToNinja(plan.graphs[i]);
-  }
-  std::set<std::string> used_keys;
-  for (size_t i = 0; i < entries.size(); ++i) {
     const PlannedEntry& planned = entries[i];
     if (!whole_nvcc_reasons[i].empty()) {
       plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + whole_nvcc_reasons[i]);

@@ -38,6 +38,14 @@ const GraphStep& HostCompile(const StepGraph& graph) {
   throw std::logic_error("no host compile");
 }
 
+/// Manifest options for graphs planned into `out_dir`, run by /bin/fastcuda.
+GlobalManifestOptions ManifestOptions(const std::string& out_dir) {
+  GlobalManifestOptions options;
+  options.out_dir = out_dir;
+  options.fastcuda = "/bin/fastcuda";
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("one dryrun per command shape, confirmed by a second TU, instantiated for the rest") {
@@ -177,9 +185,7 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options;
-  options.out_dir = "/out";
-  options.fastcuda = "/bin/fastcuda";
+  GlobalManifestOptions options = ManifestOptions("/out");
   options.regenerate_command = {"/bin/fastcuda", "gen", "--compdb", "/build/db.json", "--out", "/out"};
   options.regenerate_inputs = {"/build/db.json", "/bin/fastcuda", "/cuda/bin/nvcc"};
   // History says d.cu's chain is the longest.
@@ -217,9 +223,7 @@ TEST_CASE("planning and writing on many threads give what one thread gives") {
   auto generate = [&](unsigned threads) {
     DryrunCache cache;
     GlobalPlan plan = PlanCompileDatabase(database, {"/out", threads}, cache, runner, FakeFileSystem());
-    GlobalManifestOptions options;
-    options.out_dir = "/out";
-    options.fastcuda = "/bin/fastcuda";
+    GlobalManifestOptions options = ManifestOptions("/out");
     options.jobs = threads;
     options.history = {{"/build/obj/t3.o", 90000}};
     return GlobalManifestFiles(plan.graphs, options);
@@ -236,9 +240,7 @@ TEST_CASE(
   FakeDryrunRunner runner;
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options;
-  options.out_dir = "/build/.fastcuda";
-  options.fastcuda = "/bin/fastcuda";
+  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
   options.part_of_manifest_in = "/build";
   options.manifest_has_defaults = true;
   options.priority_ladder = true;
