@@ -58,6 +58,10 @@ class FakeFileSystem : public WritableFileSystem {
     files_[path] = content;
     mtimes_[path] = Tick();
   }
+  void Append(const std::string& path, const std::string& content) override {
+    files_[path] += content;
+    mtimes_[path] = Tick();
+  }
   bool Remove(const std::string& path) override {
     mtimes_.erase(path);
     return files_.erase(path) > 0;

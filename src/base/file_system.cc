@@ -47,6 +47,12 @@ void RealFileSystem::Write(const std::string& path, const std::string& content) 
   WriteFileAtomically(path, content);
 }
 
+void RealFileSystem::Append(const std::string& path, const std::string& content) {
+  std::ofstream file(path, std::ios::binary | std::ios::app);
+  file << content;
+  if (!file.flush()) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
+}
+
 bool RealFileSystem::Remove(const std::string& path) {
   std::error_code ignored;  // a file that cannot be removed is not there to trust either
   return std::filesystem::remove(path, ignored);

@@ -32,6 +32,9 @@ class WritableFileSystem : public FileSystem {
   virtual void Touch(const std::string& path) = 0;
   /// Writes `content` whole, atomically (see WriteFileAtomically). Throws std::runtime_error.
   virtual void Write(const std::string& path, const std::string& content) = 0;
+  /// Adds `content` at the end of a file that another program also appends
+  /// to (Ninja's log). Throws std::runtime_error.
+  virtual void Append(const std::string& path, const std::string& content) = 0;
   /// Removes a file; false if there was none.
   virtual bool Remove(const std::string& path) = 0;
   /// Moves a file over another; false if there was none to move.
@@ -47,6 +50,7 @@ class RealFileSystem : public WritableFileSystem {
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override;
   void Touch(const std::string& path) override;
   void Write(const std::string& path, const std::string& content) override;
+  void Append(const std::string& path, const std::string& content) override;
   bool Remove(const std::string& path) override;
   bool Rename(const std::string& from, const std::string& to) override;
 };

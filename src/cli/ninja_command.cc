@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "ninja-gen/manifest_parser.h"
 #include "ninja-gen/manifest_rewrite.h"
@@ -18,6 +20,7 @@
 #include "src/cli/gen_command.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/log_handover.h"
 
 namespace fastcuda {
 namespace {
@@ -138,6 +141,50 @@ GenOptions PartOptions(const NinjaArguments& arguments) {
   return options;
 }
 
+/// The outputs of the steps that `object_edge` of `steps` is made from.
+std::vector<std::string> StepsBefore(const Manifest& steps, size_t object_edge,
+                                     const std::map<std::string, size_t>& edge_of_output) {
+  std::vector<std::string> outputs;
+  std::set<size_t> seen{object_edge};
+  std::vector<size_t> pending{object_edge};
+  while (!pending.empty()) {
+    const ManifestEdge& edge = steps.edges[pending.back()];
+    pending.pop_back();
+    for (const auto* paths : {&edge.inputs, &edge.implicit_inputs}) {
+      for (const std::string& input : *paths) {
+        auto producer = edge_of_output.find(input);
+        if (producer == edge_of_output.end() || !seen.insert(producer->second).second) continue;
+        outputs.push_back(steps.edges[producer->second].outputs.front());
+        pending.push_back(producer->second);
+      }
+    }
+  }
+  return outputs;
+}
+
+/// The objects that both the cut edges of `manifest` (plain ninja) and the
+/// steps just written in `steps_manifest` (fastcuda ninja) write.
+std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::set<size_t>& cut_edges,
+                                          const NinjaArguments& arguments) {
+  std::vector<SharedObject> objects;
+  if (cut_edges.empty()) return objects;
+  RealFileSystem disk;
+  Manifest steps = ReadManifest(DirectoryFileSystem(disk, arguments.dir), OwnPath("steps.ninja"));
+  std::map<std::string, size_t> edge_of_output;
+  for (size_t i = 0; i < steps.edges.size(); ++i) {
+    for (const std::string& output : steps.edges[i].outputs) edge_of_output[output] = i;
+  }
+  for (size_t cut : cut_edges) {
+    const ManifestEdge& edge = manifest.edges[cut];
+    auto step = edge_of_output.find(edge.outputs.front());
+    if (step == edge_of_output.end()) continue;
+    objects.push_back(HashSharedObject(edge.outputs.front(), EvaluateEdgeVariable(manifest, edge, "command"),
+                                       EvaluateEdgeVariable(steps, steps.edges[step->second], "command"),
+                                       StepsBefore(steps, step->second, edge_of_output)));
+  }
+  return objects;
+}
+
 /// Reads the manifest and writes its rewritten copy and the steps. Returns
 /// 2, writing nothing, for a manifest Ninja would refuse.
 int Rewrite(const NinjaArguments& arguments) {
@@ -179,6 +226,7 @@ int Rewrite(const NinjaArguments& arguments) {
     if (path == cut.top) disk.Write(ResolvePath(arguments.dir, path), text);
     else WriteIfChanged(disk, ResolvePath(arguments.dir, path), text);
   }
+  SaveSharedObjects(SharedObjectsOf(manifest, cut.edges, arguments), options.out_dir, disk);
   LinkSelfAsNinja(options.out_dir);
   disk.Write(KeyPath(options.out_dir), RewriteKey(arguments, options));
   disk.Write(NinjaLogSourcePath(options.out_dir), NinjaLogOf(manifest, arguments.dir));
@@ -267,7 +315,13 @@ int NinjaMain(const std::vector<std::string>& args) {
   ninja.env_set["NINJA"] = SelfAsNinja(out_dir);
   ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
   ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
-  return RunProcess(ninja).exit_code;
+  if (tool) return RunProcess(ninja).exit_code;
+  // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
+  const std::string log = GraphNinjaLogPath(out_dir, disk);
+  TakeBackLog(out_dir, log, disk);
+  int status = RunProcess(ninja).exit_code;
+  HandOverLog(out_dir, log, disk);
+  return status;
 }
 
 }  // namespace fastcuda

@@ -1,27 +1,9 @@
 #include "src/plan/critical_path.h"
 
-#include <re2/re2.h>
-
 #include <algorithm>
 #include <vector>
 
 namespace fastcuda {
-
-std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text) {
-  static const RE2 record(R"re((\d+)\t(\d+)\t\d+\t([^\t\n]+)\t[0-9a-f]+\r?\n?)re", RE2::Latin1);
-  std::vector<NinjaLogRecord> records;
-  re2::StringPiece input(text.data(), text.size());
-  NinjaLogRecord next;
-  while (!input.empty()) {
-    if (RE2::Consume(&input, record, &next.start_ms, &next.end_ms, &next.output)) {
-      records.push_back(next);
-      continue;
-    }
-    size_t newline = input.find('\n');  // a comment, or a line we do not know
-    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
-  }
-  return records;
-}
 
 StepDurations ParseNinjaLog(std::string_view text) {
   StepDurations durations;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/base/ninja_log.h"
 #include "src/graph/step_graph.h"
 
 namespace fastcuda {
@@ -15,17 +16,6 @@ namespace fastcuda {
 /// How long the edge writing each output took in the last build (ms), read
 /// from a `.ninja_log`; the latest record of an output wins.
 using StepDurations = std::map<std::string, int64_t>;
-
-/// One record of `.ninja_log`: a step that ended, times in ms from its build's start.
-struct NinjaLogRecord {
-  int64_t start_ms = 0;
-  int64_t end_ms = 0;
-  std::string output;
-};
-
-/// Every record of `.ninja_log` text (format v5 and v6: start, end, mtime,
-/// output, hash), in file order; lines of another shape are skipped.
-std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text);
 
 /// The durations of ParseNinjaLogRecords, the latest record of an output winning.
 StepDurations ParseNinjaLog(std::string_view text);

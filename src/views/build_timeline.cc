@@ -52,12 +52,12 @@ Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, 
   }
   StepMemory memory = ParseStepMemoryLog(memory_log);
   auto is_step = [&](const std::string& output) { return by_output.count(output) > 0; };
-  for (const auto& [start, end, output] : LastBuildRecords(ninja_log, is_step)) {
-    auto step = by_output.find(output);
-    auto peak = memory.find(output);
-    timeline.steps.push_back({step->second.first, step->second.second, start, end,
-                              peak == memory.end() ? 0 : peak->second, file_size(output)});
-    timeline.wall_ms = std::max(timeline.wall_ms, end);
+  for (const NinjaLogRecord& record : LastBuildRecords(ninja_log, is_step)) {
+    auto step = by_output.find(record.output);
+    auto peak = memory.find(record.output);
+    timeline.steps.push_back({step->second.first, step->second.second, record.start_ms, record.end_ms,
+                              peak == memory.end() ? 0 : peak->second, file_size(record.output)});
+    timeline.wall_ms = std::max(timeline.wall_ms, record.end_ms);
   }
   std::stable_sort(timeline.steps.begin(), timeline.steps.end(),
                    [](const TimedStep& a, const TimedStep& b) { return a.start_ms < b.start_ms; });

@@ -159,11 +159,14 @@ no_work() {  # LOG DIR: fastcuda ninja twice, no step in the first, no work in t
 }
 second_no_work() { no_work "$scratch/second.log" "$ext"; }
 check "PyTorch: a second fastcuda ninja runs no step, a third has no work" second_no_work
-# What plain ninja makes of fastcuda ninja's build (it may rebuild objects that
-# another command wrote; the header edits below check that nothing is stale).
-plain_after=$({ ninja -C "$ext" -n 2>&1 || true; } | head -n 8)
-echo "  note: plain 'ninja -n' after fastcuda ninja says:"
-sed 's/^/    /' <<< "$plain_after"
+# Switching: fastcuda ninja hands its objects' log records over to the
+# generator's nvcc commands, and takes them back before its next run.
+switch_no_work() {
+  plain_ninja "$scratch/switch-plain.log" "$ext" && grep -q "no work to do" "$scratch/switch-plain.log" &&
+    fc_ninja "$scratch/switch-fc.log" "$ext" && grep -q "no work to do" "$scratch/switch-fc.log" &&
+    plain_ninja "$scratch/switch-plain2.log" "$ext" && grep -q "no work to do" "$scratch/switch-plain2.log"
+}
+check "PyTorch: plain ninja after fastcuda ninja, and back, and again: no work each time" switch_no_work
 
 deps_list_header() {  # one object's deps, from plain ninja and from fastcuda ninja
   ninja -C "$ext" -t deps scale.cuda.o > "$scratch/deps-plain.txt" 2>&1 &&
@@ -189,6 +192,19 @@ header_edit_then() {  # FACTOR fastcuda|plain: edit the header, build $ext so, o
 check "PyTorch: header edited, fastcuda ninja: both objects rebuilt, equal to nvcc's" header_edit_then 3 fastcuda
 check "PyTorch: header edited again, plain ninja in the same directory: equal to nvcc's" header_edit_then 4 plain
 check "PyTorch: header edited again, fastcuda ninja: equal to nvcc's" header_edit_then 5 fastcuda
+
+# An edit built by plain ninja, then undone: the steps' intermediates come out
+# as they were (restat keeps them), so fastcuda ninja must not keep plain's object.
+undone_edit_not_kept() {
+  cp "$src/scale.cu" "$scratch/scale.cu.kept"
+  keep_reference
+  write_scale 7.f
+  plain_ninja "$scratch/undo-plain.log" "$ext" || return 1
+  device_code_differs "$scratch/old-scale.o" "$ext/scale.cuda.o" || { echo "  the edit changed no device code"; return 1; }
+  cp "$scratch/scale.cu.kept" "$src/scale.cu"
+  reference_build && fc_ninja "$scratch/undo-fc.log" "$ext" && objects_like_plain
+}
+check "PyTorch: an edit built by plain ninja, then undone: fastcuda ninja's object equals nvcc's" undone_edit_not_kept
 
 one_tu_edited() {  # only scale.cu's steps and the link run
   local lines others

@@ -1,0 +1,157 @@
+#include "src/plan/log_handover.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+namespace fastcuda {
+namespace {
+
+using nlohmann::json;
+
+/// The log versions whose command hash FastCuda computes.
+constexpr int kLogVersions[] = {5, 6, 7};
+
+std::string SharedObjectsPath(const std::string& out_dir) { return out_dir + "/shared-objects.json"; }
+std::string HandoversPath(const std::string& out_dir) { return out_dir + "/log-handovers.json"; }
+
+/// The latest record of every output in `log`.
+std::unordered_map<std::string, NinjaLogRecord> LatestRecords(std::string_view log) {
+  std::unordered_map<std::string, NinjaLogRecord> latest;
+  for (NinjaLogRecord& record : ParseNinjaLogRecords(log)) latest[record.output] = std::move(record);
+  return latest;
+}
+
+bool SameRecord(const NinjaLogRecord& a, const NinjaLogRecord& b) {
+  return a.start_ms == b.start_ms && a.end_ms == b.end_ms && a.mtime == b.mtime && a.output == b.output &&
+         a.command_hash == b.command_hash;
+}
+
+json RecordJson(const NinjaLogRecord& record) {
+  return {record.start_ms, record.end_ms, record.mtime, record.output, record.command_hash};
+}
+
+NinjaLogRecord RecordOf(const json& value) {
+  return {value.at(0).get<int64_t>(), value.at(1).get<int64_t>(), value.at(2).get<int64_t>(),
+          value.at(3).get<std::string>(), value.at(4).get<uint64_t>()};
+}
+
+std::vector<Handover> LoadHandovers(const std::string& out_dir, const FileSystem& fs) {
+  std::vector<Handover> handovers;
+  std::optional<std::string> text = fs.Read(HandoversPath(out_dir));
+  json list = json::parse(text.value_or("[]"), nullptr, /*allow_exceptions=*/false);
+  if (!list.is_array()) return handovers;  // unreadable: nothing is taken back, the steps rerun
+  for (const json& pair : list) handovers.push_back({RecordOf(pair.at(0)), RecordOf(pair.at(1))});
+  return handovers;
+}
+
+std::string Lines(const std::vector<NinjaLogRecord>& records) {
+  std::string text;
+  for (const NinjaLogRecord& record : records) text += FormatNinjaLogRecord(record);
+  return text;
+}
+
+}  // namespace
+
+SharedObject HashSharedObject(std::string output, std::string_view generator_command,
+                              std::string_view step_command, std::vector<std::string> steps) {
+  SharedObject object{std::move(output), {}, {}, std::move(steps)};
+  for (int version : kLogVersions) {
+    object.generator_hash[version] = *NinjaCommandHash(version, generator_command);
+    object.step_hash[version] = *NinjaCommandHash(version, step_command);
+  }
+  return object;
+}
+
+std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects) {
+  const int version = NinjaLogVersion(log);
+  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
+  std::vector<Handover> handovers;
+  for (const SharedObject& object : objects) {
+    auto record = latest.find(object.output);
+    auto step_hash = object.step_hash.find(version);
+    if (record == latest.end() || step_hash == object.step_hash.end() ||
+        record->second.command_hash != step_hash->second) {
+      continue;
+    }
+    NinjaLogRecord generator = record->second;
+    generator.command_hash = object.generator_hash.at(version);
+    for (const std::string& step : object.steps) {
+      auto made_from = latest.find(step);
+      if (made_from != latest.end()) generator.mtime = std::min(generator.mtime, made_from->second.mtime);
+    }
+    handovers.push_back({record->second, generator});
+  }
+  return handovers;
+}
+
+std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Handover>& handovers) {
+  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
+  std::vector<NinjaLogRecord> taken;
+  for (const Handover& handover : handovers) {
+    auto record = latest.find(handover.generator_record.output);
+    if (record != latest.end() && SameRecord(record->second, handover.generator_record)) {
+      taken.push_back(handover.step_record);
+    }
+  }
+  return taken;
+}
+
+std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs) {
+  std::vector<SharedObject> objects;
+  json list = json::parse(fs.Read(SharedObjectsPath(out_dir)).value_or("[]"), nullptr, false);
+  if (!list.is_array()) return objects;
+  for (const json& value : list) {
+    SharedObject object;
+    object.output = value.at("output");
+    object.steps = value.at("steps");
+    for (const auto& [version, hashes] : value.at("hashes").items()) {
+      object.generator_hash[std::stoi(version)] = hashes.at(0);
+      object.step_hash[std::stoi(version)] = hashes.at(1);
+    }
+    objects.push_back(std::move(object));
+  }
+  return objects;
+}
+
+void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::string& out_dir,
+                       WritableFileSystem& fs) {
+  json list = json::array();
+  for (const SharedObject& object : objects) {
+    json hashes = json::object();
+    for (const auto& [version, hash] : object.generator_hash) {
+      hashes[std::to_string(version)] = {hash, object.step_hash.at(version)};
+    }
+    list.push_back({{"output", object.output}, {"steps", object.steps}, {"hashes", hashes}});
+  }
+  fs.Write(SharedObjectsPath(out_dir), list.dump());
+}
+
+void TakeBackLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs) {
+  std::vector<Handover> handovers = LoadHandovers(out_dir, fs);
+  if (handovers.empty()) return;
+  fs.Remove(HandoversPath(out_dir));
+  std::optional<std::string> log = fs.Read(log_path);
+  if (!log) return;
+  std::vector<NinjaLogRecord> taken = TakeBack(*log, handovers);
+  if (!taken.empty()) fs.Append(log_path, Lines(taken));
+}
+
+void HandOverLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs) {
+  std::optional<std::string> log = fs.Read(log_path);
+  if (!log) return;
+  std::vector<Handover> handovers = HandOver(*log, LoadSharedObjects(out_dir, fs));
+  if (handovers.empty()) return;
+  json list = json::array();
+  std::vector<NinjaLogRecord> given;
+  for (const Handover& handover : handovers) {
+    list.push_back({RecordJson(handover.step_record), RecordJson(handover.generator_record)});
+    given.push_back(handover.generator_record);
+  }
+  // Remembered before the log changes: a record handed over and forgotten
+  // would make the next fastcuda ninja rerun its step, never use a stale one.
+  fs.Write(HandoversPath(out_dir), list.dump());
+  fs.Append(log_path, Lines(given));
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,59 @@
+// One object, two commands: Ninja's log shared by plain `ninja` and
+// `fastcuda ninja`. Plain ninja's edge makes an object with the generator's
+// nvcc command, fastcuda ninja's with the last of its steps; Ninja reruns an
+// edge whose log record carries another command's hash. After fastcuda ninja,
+// each object it made is handed over to the generator's command (nvcc's
+// object and the steps' are the same file); before the next, the records it
+// handed over are taken back. An object that plain ninja built in between is
+// not taken back: the steps, whose intermediates it did not update, make it
+// again.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/base/file_system.h"
+#include "src/base/ninja_log.h"
+
+namespace fastcuda {
+
+/// An object that the generator's nvcc edge and one of FastCuda's steps both write.
+struct SharedObject {
+  std::string output;                      ///< as Ninja names it
+  std::map<int, uint64_t> generator_hash;  ///< the nvcc edge's command, by log version
+  std::map<int, uint64_t> step_hash;       ///< the step's command, by log version
+  std::vector<std::string> steps;          ///< the outputs of the steps it is made from
+};
+
+/// Both hashes of `object` for every log version FastCuda knows.
+SharedObject HashSharedObject(std::string output, std::string_view generator_command,
+                              std::string_view step_command, std::vector<std::string> steps);
+
+/// A record that fastcuda ninja handed over: the step's, and what it appended.
+struct Handover {
+  NinjaLogRecord step_record;
+  NinjaLogRecord generator_record;
+};
+
+/// For every object whose latest record in `log` carries its step's hash: the
+/// same record with the generator's hash, and the earliest mtime of the steps
+/// it is made from (an input changed while they ran is newer than that).
+std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects);
+
+/// The step records of the handovers whose generator record is still the
+/// latest of its output in `log`.
+std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Handover>& handovers);
+
+/// The shared objects of the rewrite in `out_dir` (written by SaveSharedObjects).
+std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs);
+void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::string& out_dir,
+                       WritableFileSystem& fs);
+
+/// Takes back the records that the last HandOverLog handed over in `log_path`.
+void TakeBackLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs);
+/// Hands the shared objects' records in `log_path` over, remembering them in `out_dir`.
+void HandOverLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs);
+
+}  // namespace fastcuda
