@@ -39,10 +39,14 @@ Timeline LoadTimeline(const std::string& dir) {
   RealFileSystem fs;
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) throw std::runtime_error(dir + " holds no steps.json: not a FastCuda graph directory");
-  return BuildTimeline(ParseStepsFile(*steps), fs.Read(GraphNinjaLogPath(dir, fs)).value_or(""),
+  const std::string ninja_log = GraphNinjaLogPath(dir, fs);
+  // The log's paths start where Ninja ran: the graph's directory, or for
+  // `fastcuda ninja` the generator's (where its log is, unless `builddir` moves it).
+  const std::filesystem::path ninja_dir = std::filesystem::path(ninja_log).parent_path();
+  return BuildTimeline(ParseStepsFile(*steps), fs.Read(ninja_log).value_or(""),
                        fs.Read(StepMemoryLogPath(dir)).value_or(""), [&](const std::string& path) {
                          std::error_code error;
-                         auto size = std::filesystem::file_size(std::filesystem::path(dir) / path, error);
+                         auto size = std::filesystem::file_size(ninja_dir / path, error);
                          return error ? int64_t{-1} : static_cast<int64_t>(size);
                        });
 }

@@ -175,6 +175,14 @@ deps_list_header() {  # one object's deps, from plain ninja and from fastcuda ni
     grep -q 'include/common\.cuh$' "$scratch/deps-fc.txt"
 }
 check "PyTorch: ninja -t deps and fastcuda ninja -t deps list include/common.cuh for scale.cuda.o" deps_list_header
+trace_sizes_objects() {  # the trace reads the manifest's log and sizes its relative outputs
+  local size
+  size=$(stat -c %s "$ext/scale.cuda.o")
+  "$FASTCUDA" trace "$ext/.fastcuda" |
+    jq -e --argjson size "$size" '[.traceEvents[] | select(.ph == "X" and .args.output_bytes == $size)] | length >= 1' \
+      > /dev/null
+}
+check "PyTorch: fastcuda trace of .fastcuda sizes the object (a path relative to the manifest)" trace_sizes_objects
 
 # Header edits, alternating fastcuda ninja and plain ninja in the same directory.
 header_edit_then() {  # FACTOR fastcuda|plain: edit the header, build $ext so, objects equal nvcc's
