@@ -79,6 +79,11 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.blank_disabled = step.host_source;
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
+  if (!step.ninja_depfile.empty()) {
+    call.reads = step.inputs;
+    call.reads.push_back(options.env_file);
+    call.made_by = graph.work_dir + "/object-made-by";
+  }
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
   call.argv = step.argv;
   return call;

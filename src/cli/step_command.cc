@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -14,6 +16,7 @@
 #include "src/base/json_bytes.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
 #include "src/cli/embed_fatbin.h"
@@ -106,6 +109,39 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
   return EmbedFatbin(spec, embedding);
 }
 
+/// What made a step's outputs, as its `made_by` file records it: a hash of
+/// its whole command line, and the mtime of each file it read and wrote.
+/// Nothing when one of them is missing.
+std::optional<std::string> MadeByRecord(const StepInvocation& options,
+                                        const std::vector<std::string>& outputs,
+                                        const WritableFileSystem& fs) {
+  std::string record = StableHashHex(JoinShellWords(options.Words()), 16) + "\n";
+  std::vector<std::string> files = outputs;
+  for (const std::string& read : options.reads) files.push_back(ResolvePath(options.cwd, read));
+  for (const std::string& file : files) {
+    std::optional<std::filesystem::file_time_type> mtime = fs.MTime(file);
+    if (!mtime) return std::nullopt;
+    record += std::to_string(mtime->time_since_epoch().count()) + " " + file + "\n";
+  }
+  return record;
+}
+
+/// True when the outputs were made by this very command from the files it
+/// reads as they are now, and are still as it wrote them.
+bool MadeFromUnchangedReads(const StepInvocation& options, const std::vector<std::string>& outputs,
+                            const WritableFileSystem& fs) {
+  if (options.made_by.empty()) return false;
+  std::optional<std::string> now = MadeByRecord(options, outputs, fs);
+  return now && fs.Read(ResolvePath(options.cwd, options.made_by)) == now;
+}
+
+/// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it).
+void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
+  if (options.ninja_depfile.empty()) return;
+  fs.Write(ResolvePath(options.cwd, options.ninja_depfile),
+           fs.Read(ResolvePath(options.cwd, options.ninja_depfile_from)).value_or(""));
+}
+
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
@@ -116,6 +152,11 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
+  if (MadeFromUnchangedReads(options, outputs, fs)) {
+    WriteNinjaDepfile(options, fs);
+    return 0;
+  }
+  if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   SetOutputsAside(outputs, fs);
   ProcessResult result = RunProgram(options, spec, runner);
   ReportSignal(options, result);
@@ -141,9 +182,9 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
   if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd, fs);
-  if (!options.ninja_depfile.empty()) {
-    fs.Write(ResolvePath(options.cwd, options.ninja_depfile),
-             fs.Read(ResolvePath(options.cwd, options.ninja_depfile_from)).value_or(""));
+  WriteNinjaDepfile(options, fs);
+  if (!options.made_by.empty()) {
+    fs.Write(ResolvePath(options.cwd, options.made_by), MadeByRecord(options, outputs, fs).value_or(""));
   }
   if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
   return 0;
@@ -197,8 +238,9 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
     else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
-  WriteFileAtomically(ResolvePath(cwd, output),
-                      FormatDepfile({{target}, UnionOfDependencies(parts)}, phony_targets));
+  // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
+  WriteFileIfChanged(ResolvePath(cwd, output),
+                     FormatDepfile({{target}, UnionOfDependencies(parts)}, phony_targets));
   return 0;
 }
 

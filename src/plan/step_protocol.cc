@@ -16,6 +16,7 @@ constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolut
                            kKeepDepfile = "--keep-depfile";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
+constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
 constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
                            kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
 
@@ -72,6 +73,8 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kBlankDisabled, blank_disabled);
   AddOption(words, kNinjaDepfileFrom, ninja_depfile_from);
   AddOption(words, kNinjaDepfile, ninja_depfile);
+  for (const std::string& read : reads) AddOption(words, kReads, read);
+  AddOption(words, kMadeBy, made_by);
   if (embedding) AddEmbedding(words, *embedding);
   return words;
 }
@@ -116,6 +119,8 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
     else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);
     else if (flag == kNinjaDepfile) call.ninja_depfile = value(flag);
+    else if (flag == kReads) call.reads.push_back(value(flag));
+    else if (flag == kMadeBy) call.made_by = value(flag);
     else if (flag == kEarlyObject) Embedding(call).early_object = value(flag);
     else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
     else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);

@@ -38,6 +38,12 @@ struct StepInvocation {
   /// `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
   std::string ninja_depfile_from;
   std::string ninja_depfile;
+  /// With `made_by`: the files the program reads. Ninja reruns an object's
+  /// edge for a header in its deps log, which reaches the host compile only
+  /// through these; when `made_by` says that this very command made the
+  /// outputs from them as they are now (mtimes), the program does not run again.
+  std::vector<std::string> reads;
+  std::string made_by;
   std::vector<std::string> argv;  ///< the program's command
 
   /// The options every step of a manifest shares (environment file, memory

@@ -76,3 +76,45 @@ TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touc
   CHECK(disk.Read("/w/a.ii.d").value_or("").find("/w/inc/h.h") != std::string::npos);
   CHECK(disk.Read("/w/s.stamp") == "");
 }
+
+TEST_CASE("step on fakes: an object made by this command from reads older than it is not made again") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.cpp", "host"}, {"/w/deps.d", "a.o: h.h\n"}});
+  FakeProgram compiler(disk, "object");
+  auto object_step = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "--cwd",           "/w",        "--env-file", "/w/nvcc.env",          "--reads",
+        "a.cpp",           "--made-by", "made-by",    "--ninja-depfile-from", "deps.d",
+        "--ninja-depfile", "a.o.d",     "/w/a.o"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--", "gcc", "-c", "a.cpp", "-o", "a.o"});
+    return StepInvocation::Parse(args);
+  };
+  CHECK(RunStep(object_step({}), compiler, disk) == 0);
+  CHECK(compiler.ran.size() == 1);
+  // Ninja reran the edge for a header touched in its deps log: nothing the compile reads changed.
+  disk.Remove("/w/a.o.d");
+  CHECK(RunStep(object_step({}), compiler, disk) == 0);
+  CHECK(compiler.ran.size() == 1);
+  CHECK(disk.Read("/w/a.o.d") == "a.o: h.h\n");  // Ninja still gets the deps
+  // Another command (a flag changed in the manifest): made again.
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(compiler.ran.size() == 2);
+  // A read newer than the object: made again.
+  disk.Write("/w/a.cpp", "host v2");
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(compiler.ran.size() == 3);
+  // The object overwritten by something else: made again.
+  disk.Write("/w/a.o", "foreign");
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(compiler.ran.size() == 4);
+  CHECK(disk.Read("/w/a.o") == "object");
+  // The object gone: made again.
+  disk.Remove("/w/a.o");
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(compiler.ran.size() == 5);
+  // A failed compile leaves no record of what made the object.
+  FakeProgram failing(disk, "half", 1);
+  disk.Write("/w/a.cpp", "host v3");
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk) == 1);
+  CHECK_FALSE(disk.IsFile("/w/made-by"));
+}

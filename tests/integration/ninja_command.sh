@@ -168,6 +168,20 @@ switch_no_work() {
 }
 check "PyTorch: plain ninja after fastcuda ninja, and back, and again: no work each time" switch_no_work
 
+# A header touched, not changed: Ninja reruns each object's edge (the header
+# is in its deps), whose host compile reads nothing that changed: not run.
+touched_header_no_compile() {
+  local memory=$ext/.fastcuda/step-memory.tsv before
+  compiles() { awk -F'\t' '$1 ~ /(^|\/)scale\.cuda\.o$/' "$memory" | wc -l; }  # the object's line: its compile ran
+  before=$(compiles)
+  touch "$src/include/common.cuh"
+  fc_ninja "$scratch/touch.log" "$ext" || return 1
+  status_lines "$scratch/touch.log" | grep -Eq '\] HOST_CC .*scale\.cu' || { echo "  the object's edge did not run"; return 1; }
+  [ "$before" -gt 0 ] && [ "$(compiles)" -eq "$before" ] || { echo "  the host compile ran"; return 1; }
+  objects_like_plain && no_work "$scratch/touch2.log" "$ext"
+}
+check "PyTorch: a header touched: the objects' edges run, their host compiles do not; objects equal nvcc's" touched_header_no_compile
+
 deps_list_header() {  # one object's deps, from plain ninja and from fastcuda ninja
   ninja -C "$ext" -t deps scale.cuda.o > "$scratch/deps-plain.txt" 2>&1 &&
     "$FASTCUDA" ninja -C "$ext" -t deps scale.cuda.o > "$scratch/deps-fc.txt" 2>&1 &&
