@@ -84,6 +84,8 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.reads.push_back(options.env_file);
     call.made_by = graph.work_dir + "/object-made-by";
   }
+  call.cache_lookup = step.kind == StepKind::kCacheLookup;
+  call.cache = step.cache;
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
   call.argv = step.argv;
   return call;
@@ -177,7 +179,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
     std::string command = RunByFastcuda(kind) ? "$fastcuda $flags $out $argv" : step_command;
     NinjaRule rule{std::string(StepKindName(kind)),
                    {{"command", command}, {"description", "$desc"}, {"restat", "1"}}};
-    if (IsPreprocess(kind)) {
+    if (IsPreprocess(kind) || kind == StepKind::kCacheLookup) {  // Ninja keeps their headers
       rule.variables.push_back({"depfile", "$depfile"});
       rule.variables.push_back({"deps", "gcc"});
     }

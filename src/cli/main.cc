@@ -8,6 +8,7 @@
 #include "src/base/process.h"
 #include "src/cli/commands.h"
 #include "src/cli/ninja_command.h"
+#include "src/cli/whole_call_cache_command.h"
 
 namespace fastcuda {
 
@@ -134,6 +135,8 @@ int main(int argc, char** argv) {
     // Linked as `ninja`, fastcuda is `fastcuda ninja` for generators that run
     // `ninja` from PATH (PyTorch's cpp_extension).
     if (std::filesystem::path(argv[0]).filename() == "ninja") return fastcuda::NinjaMain(args);
+    // Run by ccache in place of nvcc, for a lookup or a store of a graph.
+    if (fastcuda::RunAsCachePrefix()) return fastcuda::CachePrefixMain(args);
     return fastcuda::Dispatch(args);
   } catch (const std::exception& error) {
     fastcuda::Complain(error.what());

@@ -21,6 +21,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/embed_fatbin.h"
 #include "src/cli/step_command.h"
+#include "src/cli/whole_call_cache_command.h"
 #include "src/graph/compile_modes.h"
 #include "src/graph/host_source.h"
 #include "src/plan/graph_dir.h"
@@ -39,7 +40,9 @@ std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path, 
 /// Makes every relative path of a depfile absolute, so that Ninja, which
 /// runs elsewhere, finds the headers.
 void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, WritableFileSystem& fs) {
-  Depfile depfile = ParseDepfile(fs.Read(path).value_or(""));
+  std::optional<std::string> text = fs.Read(path);
+  if (!text) return;  // a cache lookup that missed writes none
+  Depfile depfile = ParseDepfile(*text);
   for (std::string& dependency : depfile.dependencies) dependency = ResolvePath(cwd, dependency);
   fs.Write(path, FormatDepfile(depfile));
 }
@@ -142,6 +145,47 @@ void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
            fs.Read(ResolvePath(options.cwd, options.ninja_depfile_from)).value_or(""));
 }
 
+/// Whether the whole-call cache's lookup, which this step waits for, hit.
+bool CacheHit(const StepInvocation& options, const FileSystem& fs) {
+  return !options.cache.result.empty() && fs.Read(ResolvePath(options.cwd, options.cache.result)) == "hit";
+}
+
+/// A step whose nvcc call the cache held: the object is the cache's, every
+/// other output stays as it is (made empty where missing: the steps after
+/// this one do not run either). A kept depfile is emptied: the headers are
+/// the lookup's now.
+int UseCacheHit(const StepInvocation& options, const std::vector<std::string>& outputs,
+                WritableFileSystem& fs) {
+  std::vector<std::string> files = outputs;
+  if (!options.kept_depfile.empty()) {
+    std::string kept = ResolvePath(options.cwd, options.kept_depfile);
+    if (fs.Read(kept) != "") fs.Write(kept, "");
+  }
+  if (!options.cache.hit_object.empty() && !outputs.empty()) {
+    std::optional<std::string> object = fs.Read(ResolvePath(options.cwd, options.cache.hit_object));
+    if (!object) throw std::runtime_error("the cache's object is gone: " + options.cache.hit_object);
+    if (fs.Read(outputs.front()) != object) fs.Write(outputs.front(), *object);
+  }
+  for (const std::string& file : files) {
+    if (!fs.IsFile(file)) fs.Write(file, "");
+  }
+  if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
+  WriteNinjaDepfile(options, fs);
+  if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
+  return 0;
+}
+
+/// The lookup's outcome: the result file says "hit" when the cache wrote
+/// the object, else "miss" (the object file left empty, so that Ninja finds
+/// every output and runs the lookup again only when its inputs change).
+void FinishLookup(const std::vector<std::string>& outputs, const ProcessResult& result,
+                  WritableFileSystem& fs) {
+  if (outputs.size() < 2) throw std::invalid_argument("a cache lookup writes a result and an object");
+  const bool hit = result.exit_code == 0 && fs.IsFile(outputs[1]);
+  fs.Write(outputs[0], hit ? "hit" : "miss");
+  if (!hit) fs.Write(outputs[1], "");
+}
+
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
@@ -152,6 +196,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
+  if (CacheHit(options, fs)) return UseCacheHit(options, outputs, fs);
+  if (options.cache_lookup) AskWithoutCompiling(spec);
   if (MadeFromUnchangedReads(options, outputs, fs)) {
     WriteNinjaDepfile(options, fs);
     return 0;
@@ -161,9 +207,13 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   ProcessResult result = RunProgram(options, spec, runner);
   ReportSignal(options, result);
   if (!options.capture.empty()) {
-    WriteCapture(options.capture, {result.stdout_text, result.stderr_text, result.exit_code}, fs);
+    // A lookup that missed is no failure to replay; what ccache said is not nvcc's.
+    CapturedOutput captured{result.stdout_text, result.stderr_text, result.exit_code};
+    if (options.cache_lookup && result.signal == 0) captured = {"", "", 0};
+    WriteCapture(options.capture, captured, fs);
   }
-  if (result.exit_code != 0) {
+  if (options.cache_lookup && result.signal == 0) FinishLookup(outputs, result, fs);
+  else if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.
     for (const std::string& output : outputs) {
       fs.Remove(output);
@@ -183,6 +233,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   }
   if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd, fs);
   WriteNinjaDepfile(options, fs);
+  if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs);
   if (!options.made_by.empty()) {
     fs.Write(ResolvePath(options.cwd, options.made_by), MadeByRecord(options, outputs, fs).value_or(""));
   }

@@ -23,6 +23,18 @@ struct UnsupportedTranscript : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// What a step does about the whole-call cache (AddWholeCallCache).
+struct WholeCallCacheUse {
+  /// The lookup's result file: on "hit" the step does not run its program,
+  /// and leaves its outputs as they are (made empty where missing).
+  std::string result;
+  std::string hit_object;  ///< on a hit, the step's first output is a copy of this (the cache's object)
+  /// On a miss, after the step made the object: the cache's command that
+  /// stores it, and the depfiles whose headers go with it.
+  std::vector<std::string> store;
+  std::vector<std::string> store_depfiles;
+};
+
 /// A step placed in the graph.
 struct GraphStep : Step {
   std::vector<std::string> inputs;  ///< files it reads that are produced here or exist
@@ -38,6 +50,7 @@ struct GraphStep : Step {
   /// from the merged one (`ninja_depfile_from`), for Ninja to read.
   std::string ninja_depfile;
   std::string ninja_depfile_from;
+  WholeCallCacheUse cache;  ///< AddWholeCallCache: what a lookup's hit or miss asks of this step
 };
 
 /// Where the graph lives and what it was asked for.

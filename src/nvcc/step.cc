@@ -86,6 +86,8 @@ std::string_view StepKindName(StepKind kind) {
       return "FATBIN_PLACEHOLDER";
     case StepKind::kEmbedFatbin:
       return "EMBED_FATBIN";
+    case StepKind::kCacheLookup:
+      return "CACHE_LOOKUP";
     case StepKind::kUnknown:
       return "STEP";
   }

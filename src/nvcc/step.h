@@ -25,6 +25,7 @@ enum class StepKind {
   kModuleId,            ///< FastCuda writing the module id (FASTCUDA_MODULE_ID=own)
   kFatbinPlaceholder,   ///< FastCuda writing the `.fatbin.c` stand-in (FASTCUDA_EARLY_HOST=on)
   kEmbedFatbin,         ///< FastCuda linking the fatbin into the early host object (same)
+  kCacheLookup,         ///< the whole nvcc call looked up in its cache (ccache), before the others
   kUnknown,             ///< anything else: run as it is
 };
 
@@ -36,7 +37,8 @@ inline constexpr StepKind kAllKinds[] = {StepKind::kHostPreprocess, StepKind::kD
                                          StepKind::kNvlink,         StepKind::kHostCompile,
                                          StepKind::kHostLink,       StepKind::kFilterDependencies,
                                          StepKind::kModuleId,       StepKind::kFatbinPlaceholder,
-                                         StepKind::kEmbedFatbin,    StepKind::kUnknown};
+                                         StepKind::kEmbedFatbin,    StepKind::kCacheLookup,
+                                         StepKind::kUnknown};
 
 /// The short upper-case name used in Ninja rule names and descriptions.
 std::string_view StepKindName(StepKind kind);

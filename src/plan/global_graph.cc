@@ -8,6 +8,7 @@
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/transcript_template.h"
 #include "src/plan/nvcc_call.h"
@@ -203,6 +204,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     plan.graphs[i].implicit_inputs = entry.implicit_inputs;
     plan.graphs[i].order_only_inputs = entry.order_only_inputs;
     if (entry.ninja_reads_depfile) HandDepfileToNinja(plan.graphs[i]);
+    if (whole_nvcc_reasons[i].empty()) AddWholeCallCache(plan.graphs[i], entry.launcher, entry.nvcc);
     const PlannedEntry& planned = entries[i];
     if (!whole_nvcc_reasons[i].empty()) {
       plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + whole_nvcc_reasons[i]);

@@ -17,6 +17,9 @@ constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolut
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
+constexpr std::string_view kCacheLookup = "--cache-lookup", kSkipOnHit = "--skip-on-hit",
+                           kHitObject = "--hit-object", kCacheStore = "--cache-store",
+                           kCacheStoreDepfile = "--cache-store-depfile";
 constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
                            kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
 
@@ -75,6 +78,11 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kNinjaDepfile, ninja_depfile);
   for (const std::string& read : reads) AddOption(words, kReads, read);
   AddOption(words, kMadeBy, made_by);
+  if (cache_lookup) words.emplace_back(kCacheLookup);
+  AddOption(words, kSkipOnHit, cache.result);
+  AddOption(words, kHitObject, cache.hit_object);
+  for (const std::string& word : cache.store) AddOption(words, kCacheStore, word);
+  for (const std::string& depfile : cache.store_depfiles) AddOption(words, kCacheStoreDepfile, depfile);
   if (embedding) AddEmbedding(words, *embedding);
   return words;
 }
@@ -121,6 +129,11 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kNinjaDepfile) call.ninja_depfile = value(flag);
     else if (flag == kReads) call.reads.push_back(value(flag));
     else if (flag == kMadeBy) call.made_by = value(flag);
+    else if (flag == kCacheLookup) call.cache_lookup = true;
+    else if (flag == kSkipOnHit) call.cache.result = value(flag);
+    else if (flag == kHitObject) call.cache.hit_object = value(flag);
+    else if (flag == kCacheStore) call.cache.store.push_back(value(flag));
+    else if (flag == kCacheStoreDepfile) call.cache.store_depfiles.push_back(value(flag));
     else if (flag == kEarlyObject) Embedding(call).early_object = value(flag);
     else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
     else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);

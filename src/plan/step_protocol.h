@@ -10,6 +10,7 @@
 
 #include "src/base/file_system.h"
 #include "src/graph/fatbin_embedding.h"
+#include "src/graph/step_graph.h"
 
 namespace fastcuda {
 
@@ -44,6 +45,10 @@ struct StepInvocation {
   /// outputs from them as they are now (mtimes), the program does not run again.
   std::vector<std::string> reads;
   std::string made_by;
+  /// The program asks a whole-call cache without compiling (kCacheLookup):
+  /// the first output gets "hit" or "miss", the second the cache's object.
+  bool cache_lookup = false;
+  WholeCallCacheUse cache;        ///< what the lookup's result asks of this step (AddWholeCallCache)
   std::vector<std::string> argv;  ///< the program's command
 
   /// The options every step of a manifest shares (environment file, memory

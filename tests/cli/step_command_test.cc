@@ -29,7 +29,7 @@ class FakeProgram : public CommandRunner {
   int exit_code_;
 };
 
-StepInvocation Step(const std::vector<std::string>& options) {
+StepInvocation CiccStep(const std::vector<std::string>& options) {
   std::vector<std::string> args = options;
   args.insert(args.end(),
               {"--cwd", "/w", "--env-file", "/w/nvcc.env", "/w/a.ptx", "--", "cicc", "-o", "a.ptx"});
@@ -42,14 +42,14 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   FakeFileSystem disk({{"/w/nvcc.env", R"({"PATH": "/cuda/bin"})"}, {"/w/a.ptx", "ptx v1"}});
   auto before = disk.MTime("/w/a.ptx");
   FakeProgram same(disk, "ptx v1");
-  CHECK(RunStep(Step({}), same, disk) == 0);
+  CHECK(RunStep(CiccStep({}), same, disk) == 0);
   REQUIRE(same.ran.size() == 1);
   CHECK(same.ran[0].env_set == std::map<std::string, std::string>{{"PATH", "/cuda/bin"}});
   CHECK(same.ran[0].cwd == "/w");
   CHECK(disk.MTime("/w/a.ptx") == before);
   CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
   FakeProgram changed(disk, "ptx v2");
-  CHECK(RunStep(Step({}), changed, disk) == 0);
+  CHECK(RunStep(CiccStep({}), changed, disk) == 0);
   CHECK(disk.Read("/w/a.ptx") == "ptx v2");
   CHECK(disk.MTime("/w/a.ptx") != before);
 }
@@ -57,7 +57,7 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
 TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
   FakeProgram failing(disk, "half a ptx", 3);
-  CHECK(RunStep(Step({"--capture", "/w/capture/step0"}), failing, disk) == 3);
+  CHECK(RunStep(CiccStep({"--capture", "/w/capture/step0"}), failing, disk) == 3);
   CHECK_FALSE(disk.IsFile("/w/a.ptx"));
   CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
   std::optional<CapturedOutput> captured = ReadCapture("/w/capture/step0", disk);
@@ -69,7 +69,7 @@ TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its st
 TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touched") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ii.d", "a.ii: k.cu inc/h.h\n"}});
   FakeProgram program(disk, "text");
-  StepInvocation step = Step(
+  StepInvocation step = CiccStep(
       {"--depfile", "a.ii.d", "--absolute-depfile", "--keep-depfile", "a.ii.deps", "--stamp", "/w/s.stamp"});
   CHECK(RunStep(step, program, disk) == 0);
   CHECK(disk.Read("/w/a.ii.deps") == "a.ii: k.cu inc/h.h\n");
@@ -117,4 +117,62 @@ TEST_CASE("step on fakes: an object made by this command from reads older than i
   disk.Write("/w/a.cpp", "host v3");
   CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk) == 1);
   CHECK_FALSE(disk.IsFile("/w/made-by"));
+}
+
+TEST_CASE("step on fakes: a whole-call cache lookup, the steps after its hit, and after its miss") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ii.deps", "a.ii: h.h\n"}});
+  auto parse = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--cwd", "/w", "--env-file", "/w/nvcc.env"});
+    return StepInvocation::Parse(args);
+  };
+  StepInvocation lookup = parse(
+      {"--cache-lookup", "/w/result", "/w/cached.o", "--", "ccache", "nvcc", "-c", "k.cu", "-o", "cached.o"});
+  FakeProgram cache(disk, "the cache's object");  // writes -o and succeeds: a hit
+  CHECK(RunStep(lookup, cache, disk) == 0);
+  CHECK(disk.Read("/w/result") == "hit");
+  REQUIRE(cache.ran.size() == 1);
+  CHECK(cache.ran[0].env_set.count("CCACHE_PREFIX") == 1);  // asked without compiling
+  CHECK(cache.ran[0].env_set.count("CCACHE_PREFIX_CPP") == 1);
+
+  StepInvocation preprocess = parse({"--skip-on-hit", "/w/result", "--keep-depfile", "a.ii.deps", "/w/a.ii",
+                                     "--", "gcc", "-E", "k.cu", "-o", "a.ii"});
+  StepInvocation object = parse({"--skip-on-hit",
+                                 "/w/result",
+                                 "--hit-object",
+                                 "/w/cached.o",
+                                 "--cache-store",
+                                 "ccache",
+                                 "--cache-store",
+                                 "nvcc",
+                                 "--cache-store",
+                                 "-o",
+                                 "--cache-store",
+                                 "s.o",
+                                 "--cache-store-depfile",
+                                 "a.ii.deps",
+                                 "/w/k.o",
+                                 "--",
+                                 "gcc",
+                                 "-c",
+                                 "-o",
+                                 "k.o"});
+  FakeProgram compiler(disk, "made by the steps");
+  CHECK(RunStep(preprocess, compiler, disk) == 0);
+  CHECK(RunStep(object, compiler, disk) == 0);
+  CHECK(compiler.ran.empty());
+  CHECK(disk.Read("/w/a.ii") == "");       // made, empty: nothing reads it on a hit
+  CHECK(disk.Read("/w/a.ii.deps") == "");  // the headers are the lookup's
+  CHECK(disk.Read("/w/k.o") == "the cache's object");
+
+  FakeProgram missing(disk, "", 1);
+  CHECK(RunStep(lookup, missing, disk) == 0);  // a miss is no failure
+  CHECK(disk.Read("/w/result") == "miss");
+  CHECK(disk.Read("/w/cached.o") == "");
+  CHECK(RunStep(object, compiler, disk) == 0);
+  CHECK(disk.Read("/w/k.o") == "made by the steps");
+  REQUIRE(compiler.ran.size() == 2);  // the compile, then the store
+  CHECK(compiler.ran[1].argv == std::vector<std::string>{"ccache", "nvcc", "-o", "s.o"});
+  CHECK(compiler.ran[1].env_set.count("CCACHE_PREFIX") == 1);
+  CHECK(compiler.ran[1].env_set.count("CCACHE_PREFIX_CPP") == 0);  // the cache preprocesses for its key
+  CHECK_FALSE(disk.IsFile("/w/s.o"));
 }

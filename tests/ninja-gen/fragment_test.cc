@@ -35,7 +35,7 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   CHECK(manifest.find("/tmp/") == std::string::npos);
   CHECK(manifest.find("default kernel.o\n") != std::string::npos);
   CHECK(manifest.find("build /b/w$ dir/") != std::string::npos);  // escaped space
-  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 2);    // the two preprocess rules
+  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 3);    // the preprocess rules, the cache lookup
 }
 
 TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that is never up to date") {

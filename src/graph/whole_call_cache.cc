@@ -1,0 +1,139 @@
+#include "src/graph/whole_call_cache.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "src/nvcc/step.h"
+
+namespace fastcuda {
+namespace {
+
+/// Sets the value of flag `names` in `argv` (`-o X`, `-oX`, `--output-file=X`).
+void ReplaceFlagValue(std::vector<std::string>& argv, std::initializer_list<std::string_view> names,
+                      const std::string& value) {
+  for (size_t i = 1; i < argv.size(); ++i) {
+    for (std::string_view name : names) {
+      std::string_view word = argv[i];
+      if (word == name && i + 1 < argv.size()) {
+        argv[++i] = value;
+        break;
+      }
+      if (word.starts_with(name) && word.size() > name.size() && word[name.size()] == '=') {
+        argv[i] = std::string(name) + "=" + value;
+        break;
+      }
+    }
+  }
+}
+
+/// The index of the step writing `path`, or the number of steps.
+size_t StepWriting(const StepGraph& graph, const std::string& path) {
+  for (size_t i = graph.steps.size(); i-- > 0;) {
+    const std::vector<std::string>& outputs = graph.steps[i].outputs;
+    if (std::find(outputs.begin(), outputs.end(), path) != outputs.end()) return i;
+  }
+  return graph.steps.size();
+}
+
+/// Puts `step` first, the `after` links of the others moved along.
+void PutFirst(StepGraph& graph, GraphStep step) {
+  for (GraphStep& other : graph.steps) {
+    for (size_t& earlier : other.after) ++earlier;
+  }
+  graph.steps.insert(graph.steps.begin(), std::move(step));
+}
+
+}  // namespace
+
+bool IsWholeCallCache(const std::vector<std::string>& launcher) {
+  return !launcher.empty() && std::filesystem::path(launcher.front()).filename() == "ccache";
+}
+
+std::vector<std::string> WithOutputs(std::vector<std::string> nvcc, const std::string& object,
+                                     const std::string& depfile) {
+  if (FlagValues(nvcc, {"-MF", "--dependency-output"}).empty()) {
+    std::vector<std::string> target = FlagValues(nvcc, {"-o", "--output-file"});
+    if (!target.empty()) nvcc.insert(nvcc.end(), {"-MD", "-MT", target.back(), "-MF", depfile});
+  }
+  ReplaceFlagValue(nvcc, {"-o", "--output-file"}, object);
+  ReplaceFlagValue(nvcc, {"-MF", "--dependency-output"}, depfile);
+  return nvcc;
+}
+
+bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launcher,
+                       const std::vector<std::string>& nvcc) {
+  if (!IsWholeCallCache(launcher)) return false;
+  auto host_preprocess = std::find_if(graph.steps.begin(), graph.steps.end(), [](const GraphStep& step) {
+    return step.kind == StepKind::kHostPreprocess;
+  });
+  // The one final output besides the user's depfile: the object.
+  std::vector<size_t> objects;
+  for (const std::string& output : graph.final_outputs) {
+    size_t writer = StepWriting(graph, output);
+    if (writer < graph.steps.size() && graph.steps[writer].kind != StepKind::kFilterDependencies) {
+      objects.push_back(writer);
+    }
+  }
+  if (host_preprocess == graph.steps.end() || objects.size() != 1 ||
+      RunByFastcuda(graph.steps[objects.front()].kind)) {
+    return false;
+  }
+  const size_t object = objects.front();
+  // The headers stored with the object: the user's depfile, else the kept ones.
+  auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), [](const GraphStep& step) {
+    return step.kind == StepKind::kFilterDependencies;
+  });
+  std::vector<std::string> store_depfiles;
+  if (filter != graph.steps.end()) {
+    store_depfiles = {filter->outputs.front()};
+  } else {
+    for (const GraphStep& step : graph.steps) {
+      if (!step.kept_depfile.empty()) store_depfiles.push_back(step.kept_depfile);
+    }
+  }
+  if (store_depfiles.empty()) return false;
+  const std::string dir = graph.work_dir + "/cache-";
+  GraphStep lookup;
+  lookup.kind = StepKind::kCacheLookup;
+  lookup.outputs = {dir + "result", dir + "object.o"};
+  lookup.depfile = dir + "object.d";
+  lookup.kept_depfile = dir + "object.deps";
+  lookup.inputs = host_preprocess->inputs;
+  lookup.argv = launcher;
+  std::vector<std::string> asked = WithOutputs(nvcc, lookup.outputs[1], lookup.depfile);
+  lookup.argv.insert(lookup.argv.end(), asked.begin(), asked.end());
+  const std::string result = lookup.outputs[0], cached_object = lookup.outputs[1];
+  const std::string lookup_depfile = lookup.kept_depfile;
+  const size_t object_index = object + 1;
+  const bool has_filter = filter != graph.steps.end();
+  const size_t filter_index = has_filter ? filter - graph.steps.begin() + 1 : 0;
+  PutFirst(graph, std::move(lookup));
+
+  for (size_t i = 1; i < graph.steps.size(); ++i) {
+    GraphStep& step = graph.steps[i];
+    step.after.push_back(0);
+    // The fastcuda-run steps are cheap; the depfile merge reads the lookup's headers.
+    if (RunByFastcuda(step.kind)) continue;
+    step.cache.result = result;
+    step.inputs.push_back(result);
+  }
+  GraphStep& object_step = graph.steps[object_index];
+  object_step.cache.hit_object = cached_object;
+  object_step.inputs.push_back(cached_object);  // another hit is another object
+  object_step.cache.store = launcher;
+  std::vector<std::string> store = WithOutputs(nvcc, dir + "store.o", dir + "store.d");
+  object_step.cache.store.insert(object_step.cache.store.end(), store.begin(), store.end());
+  object_step.cache.store_depfiles = store_depfiles;
+  if (has_filter) {
+    graph.steps[filter_index].inputs.push_back(lookup_depfile);
+    // The store takes the merged depfile along: it is made first.
+    if (std::find(object_step.after.begin(), object_step.after.end(), filter_index) ==
+        object_step.after.end()) {
+      object_step.after.push_back(filter_index);
+      object_step.inputs.push_back(store_depfiles.front());
+    }
+  }
+  return true;
+}
+
+}  // namespace fastcuda

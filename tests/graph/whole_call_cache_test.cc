@@ -1,0 +1,101 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "src/graph/whole_call_cache.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::LoadTranscript;
+
+namespace {
+
+using Words = std::vector<std::string>;
+
+const char kCwd[] = "/src/project";
+const char kWork[] = "/build/w/kernel.o-1234";
+
+/// The "depfile" transcript's graph (`-MD -MF obj/kernel.o.d`), or without the user's depfile.
+StepGraph Graph(bool user_depfile) {
+  FakeFileSystem files({{std::string(kCwd) + "/kernel.cu", ""}});
+  StepGraphOptions options{kCwd, kWork, {"obj/kernel.o", true}};
+  options.keep_depfiles = true;
+  StepGraph graph = BuildStepGraph(LoadTranscript("depfile"), options, files);
+  if (!user_depfile) {
+    graph.steps.pop_back();
+    graph.final_outputs = {"obj/kernel.o"};
+  }
+  return graph;
+}
+
+const Words kNvcc = {"nvcc", "-arch=sm_80", "-MD", "-MF",         "obj/kernel.o.d",
+                     "-c",   "kernel.cu",   "-o",  "obj/kernel.o"};
+
+bool Contains(const Words& words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+}  // namespace
+
+TEST_CASE("the cache's lookup and store name FastCuda's files, in the flags' own spelling") {
+  CHECK(WithOutputs(kNvcc, "/w/o.o", "/w/o.d") ==
+        Words{"nvcc", "-arch=sm_80", "-MD", "-MF", "/w/o.d", "-c", "kernel.cu", "-o", "/w/o.o"});
+  CHECK(WithOutputs({"nvcc", "--output-file=k.o", "--dependency-output=k.d", "-c", "k.cu"}, "/w/o.o",
+                    "/w/o.d") ==
+        Words{"nvcc", "--output-file=/w/o.o", "--dependency-output=/w/o.d", "-c", "k.cu"});
+  // A compile database's command without CMake's depfile flags gets them.
+  CHECK(WithOutputs({"nvcc", "-c", "k.cu", "-o", "obj/k.o"}, "/w/o.o", "/w/o.d") ==
+        Words{"nvcc", "-c", "k.cu", "-o", "/w/o.o", "-MD", "-MT", "obj/k.o", "-MF", "/w/o.d"});
+}
+
+TEST_CASE("a ccache launcher: the lookup first, every program step waits for it, the object's step stores") {
+  StepGraph graph = Graph(true);
+  const size_t steps = graph.steps.size();
+  REQUIRE(AddWholeCallCache(graph, {"/usr/bin/ccache"}, kNvcc));
+  REQUIRE(graph.steps.size() == steps + 1);
+  const GraphStep& lookup = graph.steps.front();
+  CHECK(lookup.kind == StepKind::kCacheLookup);
+  CHECK(lookup.argv.front() == "/usr/bin/ccache");
+  CHECK(Contains(lookup.argv, std::string(kWork) + "/cache-object.o"));
+  CHECK(Contains(lookup.argv, std::string(kWork) + "/cache-object.d"));
+  CHECK(lookup.depfile == std::string(kWork) + "/cache-object.d");  // Ninja keeps the hit's headers
+  CHECK(lookup.inputs == Words{"kernel.cu"});
+  for (size_t i = 1; i < graph.steps.size(); ++i) {
+    const GraphStep& step = graph.steps[i];
+    CAPTURE(StepKindName(step.kind));
+    CHECK(std::count(step.after.begin(), step.after.end(), 0u) == 1);
+    for (size_t earlier : step.after) CHECK(earlier < graph.steps.size());
+    if (RunByFastcuda(step.kind)) {
+      CHECK(step.cache.result.empty());
+    } else {
+      CHECK(step.cache.result == lookup.outputs.front());
+      CHECK(Contains(step.inputs, lookup.outputs.front()));
+    }
+  }
+  auto object = std::find_if(graph.steps.begin(), graph.steps.end(),
+                             [](const GraphStep& step) { return step.kind == StepKind::kHostCompile; });
+  REQUIRE(object != graph.steps.end());
+  CHECK(object->cache.hit_object == lookup.outputs[1]);
+  CHECK(Contains(object->inputs, lookup.outputs[1]));
+  CHECK(object->cache.store.front() == "/usr/bin/ccache");
+  CHECK(Contains(object->cache.store, std::string(kWork) + "/cache-store.o"));
+  CHECK(object->cache.store_depfiles == Words{"obj/kernel.o.d"});  // the user's, merged
+  const GraphStep& filter = graph.steps.back();
+  REQUIRE(filter.kind == StepKind::kFilterDependencies);
+  CHECK(Contains(filter.inputs, lookup.kept_depfile));
+}
+
+TEST_CASE("without the user's depfile the store takes the kept ones; no whole-call cache, no lookup") {
+  StepGraph graph = Graph(false);
+  REQUIRE(AddWholeCallCache(graph, {"ccache"}, kNvcc));
+  auto object = std::find_if(graph.steps.begin(), graph.steps.end(),
+                             [](const GraphStep& step) { return step.kind == StepKind::kHostCompile; });
+  REQUIRE(object != graph.steps.end());
+  CHECK(object->cache.store_depfiles.size() == 2);  // the host's and the device's preprocessing
+  StepGraph unchanged = Graph(true);
+  const size_t steps = unchanged.steps.size();
+  CHECK_FALSE(AddWholeCallCache(unchanged, {"sccache"}, kNvcc));
+  CHECK_FALSE(AddWholeCallCache(unchanged, {}, kNvcc));
+  CHECK(unchanged.steps.size() == steps);
+}

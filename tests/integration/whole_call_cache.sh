@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# A whole-call cache (ccache on `ccache nvcc ...`, as CMAKE_CUDA_COMPILER_LAUNCHER
+# or Meson set it) against real nvcc and ccache, on two TUs sharing a header,
+# built for sm_80 and sm_90 with a depfile (-MD), through `fastcuda build
+# --compdb`, the CMake module and `fastcuda ninja`:
+#  cold      each TU's lookup misses, its steps run, their object is stored
+#            under ccache's own key: plain `ccache nvcc` then hits it
+#  warm      a clean rebuild hits for every TU: no cicc, ptxas or host
+#            compile runs, objects equal nvcc's, a build after has no work
+#  shared    a cache that plain `ccache nvcc` filled gives FastCuda a hit for
+#            every TU in a fresh build directory
+#  edits     a header edit reruns the lookups, which miss: the steps make
+#            objects equal to nvcc's from the new header
+#  CMake     the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache: after a
+#            plain CMake + ccache build of the same project, every TU hits
+#
+# usage: whole_call_cache.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" whole_call_cache "$@"
+source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if ! command -v ccache > /dev/null; then
+  echo "SKIP whole_call_cache: ccache not found"
+  finish
+  exit 0
+fi
+
+project=$scratch/project
+mkdir -p "$project/obj" "$scratch/ref"
+echo '#define FACTOR 2.f' > "$project/factor.h"
+cat > "$project/a.cu" <<'C'
+#include "factor.h"
+__global__ void ka(float *x) { x[threadIdx.x] *= FACTOR; }
+void launch_a(float *x) { ka<<<1, 32>>>(x); }
+C
+cat > "$project/b.cu" <<'C'
+#include "factor.h"
+__global__ void kb(float *x) { x[threadIdx.x] += FACTOR; }
+void launch_b(float *x) { kb<<<1, 32>>>(x); }
+C
+archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+tus=(a b)
+nvcc_words() {  # TU OBJECT-DIR: the compile as CMake writes it, with its depfile
+  echo "$NVCC ${archs[*]} -MD -MT $2/$1.o -MF $2/$1.o.d -c $1.cu -o $2/$1.o"
+}
+{
+  echo "["
+  for tu in "${tus[@]}"; do
+    [ "$tu" = a ] || echo ","
+    printf '{"directory": "%s", "file": "%s.cu", "output": "obj/%s.o", "command": "ccache %s"}' \
+      "$project" "$tu" "$tu" "$(nvcc_words "$tu" obj)"
+  done
+  echo "]"
+} > "$project/compile_commands.json"
+reference() {  # nvcc's objects for the sources as they are now
+  local tu
+  for tu in "${tus[@]}"; do (cd "$project" && "$NVCC" "${archs[@]}" -c "$tu.cu" -o "$scratch/ref/$tu.o"); done
+}
+same_as_nvcc() {
+  local tu
+  for tu in "${tus[@]}"; do same_object "$project/obj/$tu.o" "$scratch/ref/$tu.o" || return 1; done
+}
+
+export CCACHE_DIR=$scratch/ccache
+ccache_stat() { ccache --print-stats | awk -v key="$1" '$1 == key { print $2 }'; }
+graph=$scratch/graph
+build() {  # LOG
+  "$FASTCUDA" build --compdb "$project/compile_commands.json" --out "$graph" -j 2 > "$scratch/$1" 2>&1
+}
+programs_run() {  # the first outputs of the steps whose program ran since the memory log had LINES lines
+  tail -n "+$(($1 + 1))" "$graph/step-memory.tsv" | cut -f1 | sed 's|.*/||' | sort | uniq -c | awk '{ printf "%s %s,", $1, $2 }'
+}
+memory_lines() { [ -f "$graph/step-memory.tsv" ] && wc -l < "$graph/step-memory.tsv" || echo 0; }
+
+reference
+ccache -z > /dev/null
+cold() {
+  build cold.log && grep -q '\] CACHE_LOOKUP ' "$scratch/cold.log" && grep -q '\] CICC ' "$scratch/cold.log" &&
+    [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc &&
+    [ "$(ccache_stat direct_cache_hit)" = 0 ]
+}
+check "cold: each lookup misses, the steps build objects equal to nvcc's" cold
+plain_hits_what_fastcuda_stored() {
+  local tu hits
+  hits=$(ccache_stat direct_cache_hit)
+  for tu in "${tus[@]}"; do
+    (cd "$project" && ccache $(nvcc_words "$tu" "$scratch/plain")) || return 1  # word-split on purpose
+  done
+  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && same_object "$scratch/plain/a.o" "$scratch/ref/a.o"
+}
+mkdir -p "$scratch/plain"
+check "cold: plain 'ccache nvcc' hits the objects FastCuda stored" plain_hits_what_fastcuda_stored
+
+warm() {
+  local hits lines
+  hits=$(ccache_stat direct_cache_hit)
+  lines=$(memory_lines)
+  ninja -C "$graph" -t clean > /dev/null && build warm.log || return 1
+  # Only the lookups ran their program (ccache); no cicc, ptxas or host compile.
+  [ "$(programs_run "$lines")" = "2 cache-result," ] || { echo "  programs run: $(programs_run "$lines")"; return 1; }
+  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && same_as_nvcc && build warm2.log &&
+    grep -q "no work to do" "$scratch/warm2.log"
+}
+check "warm: a clean rebuild hits for every TU, no step's program runs, objects equal nvcc's, then no work" warm
+
+shared() {  # a fresh cache that plain ccache filled, a fresh build directory
+  local tu lines
+  export CCACHE_DIR=$scratch/ccache-plain
+  for tu in "${tus[@]}"; do (cd "$project" && ccache $(nvcc_words "$tu" "$scratch/plain")) || return 1; done
+  rm -rf "$graph" "$project"/obj/*
+  ccache -z > /dev/null
+  build shared.log && [ "$(ccache_stat direct_cache_hit)" = 2 ] && [ "$(programs_run 0)" = "2 cache-result," ] && same_as_nvcc
+}
+check "shared: a cache filled by plain ccache gives a fresh build directory a hit for every TU" shared
+
+header_edit() {
+  echo '#define FACTOR 3.f' > "$project/factor.h"
+  reference
+  build edit.log && grep -q '\] CACHE_LOOKUP ' "$scratch/edit.log" && grep -q '\] CICC ' "$scratch/edit.log" &&
+    [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc
+}
+check "edits: a header edit reruns the lookups; they miss, objects equal nvcc's from the new header" header_edit
+
+# --- the CMake module ----------------------------------------------------------
+cmake_src=$scratch/cmake-src
+mkdir -p "$cmake_src"
+cp "$project"/{a.cu,b.cu,factor.h} "$cmake_src/"
+cat > "$cmake_src/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(cached CUDA)
+add_library(cached STATIC a.cu b.cu)
+CMAKE
+configure() {  # DIR [ARGS...]
+  local dir=$1
+  shift
+  cmake -S "$cmake_src" -B "$dir" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" \
+    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache "$@" > "$dir.configure.log" 2>&1
+}
+module_hits_plain_cache() {
+  export CCACHE_DIR=$scratch/ccache-cmake
+  configure "$scratch/cmake-plain" && cmake --build "$scratch/cmake-plain" > "$scratch/cmake-plain.log" 2>&1 &&
+    configure "$scratch/cmake-module" -DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" \
+      -DFASTCUDA_EXECUTABLE="$FASTCUDA" || return 1
+  ccache -z > /dev/null
+  cmake --build "$scratch/cmake-module" > "$scratch/cmake-module.log" 2>&1 &&
+    [ "$(ccache_stat direct_cache_hit)" = 2 ] || { echo "  hits: $(ccache_stat direct_cache_hit)"; return 1; }
+  local object
+  for object in a b; do
+    cmp -s "$scratch/cmake-plain/CMakeFiles/cached.dir/$object.cu.o" \
+      "$scratch/cmake-module/CMakeFiles/cached.dir/$object.cu.o" || return 1
+  done
+}
+module_header_edit() {  # the hit's depfile told CMake's Ninja the header: the edit reaches the object
+  local object
+  ninja -C "$scratch/cmake-module" -t deps CMakeFiles/cached.dir/a.cu.o | grep -q 'factor\.h$' ||
+    { echo "  CMake's Ninja has no deps on the header"; return 1; }
+  echo '#define FACTOR 5.f' > "$cmake_src/factor.h"
+  cmake --build "$scratch/cmake-plain" > "$scratch/cmake-plain2.log" 2>&1 &&
+    cmake --build "$scratch/cmake-module" > "$scratch/cmake-module2.log" 2>&1 || return 1
+  for object in a b; do
+    same_object "$scratch/cmake-module/CMakeFiles/cached.dir/$object.cu.o" \
+      "$scratch/cmake-plain/CMakeFiles/cached.dir/$object.cu.o" || return 1
+  done
+}
+if command -v cmake > /dev/null; then
+  check "CMake: the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache hits what a plain build stored" \
+    module_hits_plain_cache
+  check "CMake: after a hit, a header edit rebuilds both objects like plain CMake's" module_header_edit
+else
+  echo "SKIP CMake: cmake not found"
+fi
+
+finish
