@@ -12,7 +12,9 @@
 #  edits     a header edit reruns the lookups, which miss: the steps make
 #            objects equal to nvcc's from the new header
 #  CMake     the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache: after a
-#            plain CMake + ccache build of the same project, every TU hits
+#            plain CMake + ccache build of the same project, every TU hits,
+#            and a header edit then reaches the objects; `fastcuda ninja` on
+#            that plain build directory, cleaned, hits for every nvcc edge
 #
 # usage: whole_call_cache.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -151,8 +153,9 @@ module_hits_plain_cache() {
 }
 module_header_edit() {  # the hit's depfile told CMake's Ninja the header: the edit reaches the object
   local object
-  ninja -C "$scratch/cmake-module" -t deps CMakeFiles/cached.dir/a.cu.o | grep -q 'factor\.h$' ||
-    { echo "  CMake's Ninja has no deps on the header"; return 1; }
+  # Read whole: grep -q stopping at its match would end Ninja with SIGPIPE (pipefail).
+  ninja -C "$scratch/cmake-module" -t deps CMakeFiles/cached.dir/a.cu.o > "$scratch/module-deps.txt" &&
+    grep -q 'factor\.h$' "$scratch/module-deps.txt" || { echo "  CMake's Ninja has no deps on the header"; return 1; }
   echo '#define FACTOR 5.f' > "$cmake_src/factor.h"
   cmake --build "$scratch/cmake-plain" > "$scratch/cmake-plain2.log" 2>&1 &&
     cmake --build "$scratch/cmake-module" > "$scratch/cmake-module2.log" 2>&1 || return 1
@@ -165,6 +168,22 @@ if command -v cmake > /dev/null; then
   check "CMake: the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache hits what a plain build stored" \
     module_hits_plain_cache
   check "CMake: after a hit, a header edit rebuilds both objects like plain CMake's" module_header_edit
+  fastcuda_ninja_hits() {  # CMake's own manifest, split by fastcuda ninja, cleaned: its nvcc edges hit
+    local object
+    mkdir -p "$scratch/kept"
+    cp "$scratch"/cmake-plain/CMakeFiles/cached.dir/{a,b}.cu.o "$scratch/kept/"
+    ninja -C "$scratch/cmake-plain" -t clean > /dev/null
+    ccache -z > /dev/null
+    "$FASTCUDA" ninja -C "$scratch/cmake-plain" > "$scratch/fastcuda-ninja.log" 2>&1 &&
+      grep -q '\] CACHE_LOOKUP ' "$scratch/fastcuda-ninja.log" && [ "$(ccache_stat direct_cache_hit)" = 2 ] || return 1
+    for object in a b; do
+      cmp -s "$scratch/kept/$object.cu.o" "$scratch/cmake-plain/CMakeFiles/cached.dir/$object.cu.o" || return 1
+    done
+    ninja -C "$scratch/cmake-plain" -t deps CMakeFiles/cached.dir/a.cu.o > "$scratch/plain-deps.txt" &&
+      grep -q 'factor\.h$' "$scratch/plain-deps.txt"
+  }
+  check "fastcuda ninja: CMake's manifest with ccache, cleaned: every nvcc edge hits, ninja -t deps as before" \
+    fastcuda_ninja_hits
 else
   echo "SKIP CMake: cmake not found"
 fi
