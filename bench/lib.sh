@@ -4,11 +4,11 @@
 # BENCH_KEEP=1), and holds the shared helpers: timing, medians, peak memory,
 # the build variants, and readings of FastCuda's own logs.
 # Timing uses date and bash's `times`, not /usr/bin/time, which the GPU
-# machine may lack.
+# machine may lack. BENCH_JOBS=N builds with -j N instead of one job per core.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
 bench_dir="$FASTCUDA_SOURCE_DIR/bench"
-jobs="$(nproc)"
+jobs="${BENCH_JOBS:-$(nproc)}"
 work="$(mktemp -d "$FASTCUDA_BUILD_DIR/bench-$(basename "$0" .sh).XXXXXX")"
 if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "scratch kept: $work"; else trap 'rm -rf "$work"' EXIT; fi
 

