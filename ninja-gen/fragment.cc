@@ -213,7 +213,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (listed.insert(input).second) build.implicit_inputs.push_back(input);
     }
     build.order_only_inputs = graph.order_only_inputs;
-    if (options.rerun_preprocessing && IsPreprocess(step.kind)) {
+    if (options.rerun_preprocessing && (IsPreprocess(step.kind) || step.kind == StepKind::kCacheLookup)) {
       build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
     }
     build.variables.push_back({"desc", Description(graph, step)});

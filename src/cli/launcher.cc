@@ -19,6 +19,7 @@
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/nvcc/compile_database.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
@@ -170,6 +171,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
     RunNvccItself(whole, why);
   };
   if (!plan.graph) run_nvcc_itself(plan.fallback_reason);
+  AddWholeCallCache(*plan.graph, call.launcher, args);
   const StepGraph& graph = *plan.graph;
   if (std::optional<std::string> missing = MissingOutputDirectory(graph)) {
     run_nvcc_itself("no directory " + *missing + " for an output");

@@ -11,6 +11,7 @@
 #            every TU in a fresh build directory
 #  edits     a header edit reruns the lookups, which miss: the steps make
 #            objects equal to nvcc's from the new header
+#  launcher  `fastcuda ccache nvcc ...` hits what plain ccache stored
 #  CMake     the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache: after a
 #            plain CMake + ccache build of the same project, every TU hits,
 #            and a header edit then reaches the objects; `fastcuda ninja` on
@@ -121,6 +122,21 @@ header_edit() {
     [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc
 }
 check "edits: a header edit reruns the lookups; they miss, objects equal nvcc's from the new header" header_edit
+
+# The drop-in launcher, `fastcuda ccache nvcc ...` (a CMake launcher without the module).
+launcher_hits() {
+  local tu hits
+  export CCACHE_DIR=$scratch/ccache-launcher
+  for tu in "${tus[@]}"; do (cd "$project" && ccache $(nvcc_words "$tu" "$scratch/plain")) || return 1; done
+  hits=$(ccache_stat direct_cache_hit)
+  mkdir -p "$scratch/launched"
+  for tu in "${tus[@]}"; do
+    (cd "$project" && "$FASTCUDA" ccache $(nvcc_words "$tu" "$scratch/launched")) || return 1
+    same_object "$scratch/launched/$tu.o" "$scratch/ref/$tu.o" || return 1
+  done
+  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && grep -q 'factor\.h' "$scratch/launched/a.o.d"
+}
+check "launcher: 'fastcuda ccache nvcc' hits what plain ccache stored, with nvcc's object and depfile" launcher_hits
 
 # --- the CMake module ----------------------------------------------------------
 cmake_src=$scratch/cmake-src
