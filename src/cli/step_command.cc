@@ -186,6 +186,20 @@ void FinishLookup(const std::vector<std::string>& outputs, const ProcessResult& 
   if (!hit) fs.Write(outputs[1], "");
 }
 
+/// A lookup that missed has no depfile of the cache's. Ninja gets the
+/// headers the TU's steps read last time (`cache.store_depfiles`), so that an
+/// edit of one asks the cache again (a branch switched back may hit); the
+/// steps' own depfiles keep the build correct whatever this list misses.
+void GiveMissTheLastHeaders(const StepInvocation& options, const std::string& depfile,
+                            WritableFileSystem& fs) {
+  std::vector<Depfile> parts;
+  for (const std::string& path : options.cache.store_depfiles) {
+    parts.push_back(ParseDepfile(fs.Read(ResolvePath(options.cwd, path)).value_or("")));
+  }
+  std::vector<std::string> headers = UnionOfDependencies(parts);
+  if (!headers.empty()) fs.Write(depfile, FormatDepfile({{options.outputs.front()}, headers}));
+}
+
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
@@ -231,6 +245,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   if (!options.kept_depfile.empty()) {
     fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
+  if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
   if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd, fs);
   WriteNinjaDepfile(options, fs);
   if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs);

@@ -30,7 +30,8 @@ struct WholeCallCacheUse {
   std::string result;
   std::string hit_object;  ///< on a hit, the step's first output is a copy of this (the cache's object)
   /// On a miss, after the step made the object: the cache's command that
-  /// stores it, and the depfiles whose headers go with it.
+  /// stores it, and the depfiles whose headers go with it (for the lookup
+  /// itself: whose headers Ninja keeps as its inputs after a miss).
   std::vector<std::string> store;
   std::vector<std::string> store_depfiles;
 };

@@ -102,6 +102,7 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   lookup.argv = launcher;
   std::vector<std::string> asked = WithOutputs(nvcc, lookup.outputs[1], lookup.depfile);
   lookup.argv.insert(lookup.argv.end(), asked.begin(), asked.end());
+  lookup.cache.store_depfiles = store_depfiles;  // on a miss, the headers it waits for
   const std::string result = lookup.outputs[0], cached_object = lookup.outputs[1];
   const std::string lookup_depfile = lookup.kept_depfile;
   const size_t object_index = object + 1;

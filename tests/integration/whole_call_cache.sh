@@ -10,7 +10,8 @@
 #  shared    a cache that plain `ccache nvcc` filled gives FastCuda a hit for
 #            every TU in a fresh build directory
 #  edits     a header edit reruns the lookups, which miss: the steps make
-#            objects equal to nvcc's from the new header
+#            objects equal to nvcc's from the new header; the edit undone,
+#            the lookups (which now know the header) hit again
 #  launcher  `fastcuda ccache nvcc ...` hits what plain ccache stored
 #  CMake     the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache: after a
 #            plain CMake + ccache build of the same project, every TU hits,
@@ -122,6 +123,17 @@ header_edit() {
     [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc
 }
 check "edits: a header edit reruns the lookups; they miss, objects equal nvcc's from the new header" header_edit
+edit_undone() {  # after a miss, the lookups know the headers the steps read: undoing the edit hits
+  local lines
+  lines=$(memory_lines)
+  echo '#define FACTOR 2.f' > "$project/factor.h"
+  reference
+  build undone.log && [ "$(cat "$graph"/tu/a.o-*/cache-result)" = hit ] && same_as_nvcc &&
+    [ "$(programs_run "$lines")" = "2 cache-result," ] || { echo "  programs run: $(programs_run "$lines")"; return 1; }
+  echo '#define FACTOR 3.f' > "$project/factor.h"  # as the checks below expect it
+  reference
+}
+check "edits: the edit undone, the lookups hit the objects of before; no other step runs" edit_undone
 
 # The drop-in launcher, `fastcuda ccache nvcc ...` (a CMake launcher without the module).
 launcher_hits() {
