@@ -28,6 +28,10 @@ struct Timeline {
   std::vector<RecordedTu> tus;
   std::vector<TimedStep> steps;  ///< by start time
   int64_t wall_ms = 0;
+  /// The whole-call cache's lookups (CACHE_LOOKUP steps) and how many hit,
+  /// as their result files say now.
+  size_t cache_lookups = 0;
+  size_t cache_hits = 0;
 
   const RecordedStep& Step(const TimedStep& timed) const { return tus[timed.tu].steps[timed.index]; }
   /// "CICC compute_90 foo.cu"

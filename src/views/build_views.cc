@@ -173,6 +173,12 @@ std::string BuildReport(const Timeline& timeline, unsigned jobs) {
                   Seconds(usage.first).c_str(), total ? 100.0 * usage.first / total : 0.0, usage.second);
     text += line;
   }
+  if (timeline.cache_lookups > 0) {
+    std::snprintf(line, sizeof line,
+                  "\nwhole-call cache: %zu of %zu TUs hit (their other steps ran no program)\n",
+                  timeline.cache_hits, timeline.cache_lookups);
+    text += line;
+  }
   std::vector<size_t> order(chains.size());
   for (size_t t = 0; t < order.size(); ++t) order[t] = t;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return chains[a] > chains[b]; });

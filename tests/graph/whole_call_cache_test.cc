@@ -61,6 +61,7 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
   CHECK(Contains(lookup.argv, std::string(kWork) + "/cache-object.d"));
   CHECK(lookup.depfile == std::string(kWork) + "/cache-object.d");  // Ninja keeps the hit's headers
   CHECK(lookup.inputs == Words{"kernel.cu"});
+  CHECK(lookup.cache.store_depfiles == Words{"obj/kernel.o.d"});  // after a miss, the headers it waits for
   for (size_t i = 1; i < graph.steps.size(); ++i) {
     const GraphStep& step = graph.steps[i];
     CAPTURE(StepKindName(step.kind));

@@ -101,10 +101,11 @@ warm() {
   ninja -C "$graph" -t clean > /dev/null && build warm.log || return 1
   # Only the lookups ran their program (ccache); no cicc, ptxas or host compile.
   [ "$(programs_run "$lines")" = "2 cache-result," ] || { echo "  programs run: $(programs_run "$lines")"; return 1; }
-  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && same_as_nvcc && build warm2.log &&
-    grep -q "no work to do" "$scratch/warm2.log"
+  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && same_as_nvcc || return 1
+  "$FASTCUDA" report "$graph" > "$scratch/warm-report.txt" && grep -q "whole-call cache: 2 of 2 TUs hit" "$scratch/warm-report.txt" &&
+    build warm2.log && grep -q "no work to do" "$scratch/warm2.log"
 }
-check "warm: a clean rebuild hits for every TU, no step's program runs, objects equal nvcc's, then no work" warm
+check "warm: a clean rebuild hits for every TU (fastcuda report says so), no step's program runs, objects equal nvcc's, then no work" warm
 
 shared() {  # a fresh cache that plain ccache filled, a fresh build directory
   local tu lines

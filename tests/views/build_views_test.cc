@@ -100,6 +100,11 @@ TEST_CASE("report: lower bound, time per kind, chains") {
         std::string::npos);
   CHECK(report.find("CICC           0.50 s  58.8%") != std::string::npos);
   CHECK(report.find("0.70 s  src/k.cu") != std::string::npos);
+  CHECK(report.find("whole-call cache") == std::string::npos);  // none asked
+  Timeline cached = Sample();
+  cached.cache_lookups = 3;
+  cached.cache_hits = 2;
+  CHECK(BuildReport(cached, 2).find("whole-call cache: 2 of 3 TUs hit") != std::string::npos);
 }
 
 TEST_CASE("CSV: a header and one row per step, ten columns each") {
