@@ -8,7 +8,7 @@
 namespace fastcuda {
 namespace {
 
-/// Sets the value of flag `names` in `argv` (`-o X`, `-oX`, `--output-file=X`).
+/// Sets the value of flag `names` in `argv` (`-o X`, `--output-file X`, `--output-file=X`).
 void ReplaceFlagValue(std::vector<std::string>& argv, std::initializer_list<std::string_view> names,
                       const std::string& value) {
   for (size_t i = 1; i < argv.size(); ++i) {
