@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# A whole-call cache, CMAKE_CUDA_COMPILER_LAUNCHER=ccache, on one corpus (issue
-# 23 part 0): plain CMake + nvcc against the FastCuda module, side by side,
-# each with a cache of its own. For each: a cold build (empty cache), a clean
-# rebuild (`ninja -t clean`, the graph's intermediates too) with the cache it
-# filled, and a host-only edit of one device-heavy TU, which misses. Medians
-# of REPEATS rounds; ratios are the module's wall over plain's.
-# Usage: bench/whole_call_cache.sh N ARCHS [REPEATS] [MIX] [SEED]
+# A cache as CMAKE_CUDA_COMPILER_LAUNCHER on one corpus (issue 23): plain
+# CMake + nvcc against the FastCuda module, side by side, each with a cache of
+# its own. LAUNCHER=ccache (the default) is a whole-call cache, which the
+# module asks per TU first (part 0); LAUNCHER=sccache (0.9 or later) splits
+# plain nvcc's calls itself, per call, and caches the module's host
+# compiles, cicc and ptxas step by step (part 1). For each: a cold build
+# (empty cache), a clean rebuild (`ninja -t clean`, the graph's intermediates
+# too) with the cache it filled, and a host-only edit of one device-heavy TU.
+# Medians of REPEATS rounds; ratios are the module's wall over plain's.
+# Usage: [LAUNCHER=ccache|sccache] bench/whole_call_cache.sh N ARCHS [REPEATS] [MIX] [SEED]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 count="$1"; archs="$2"; repeats="${3:-3}"; mix="${4:-mixed}"; seed="${5:-1}"
-command -v ccache > /dev/null || { echo "ccache not found"; exit 1; }
+launcher="${LAUNCHER:-ccache}"
+command -v "$launcher" > /dev/null || { echo "$launcher not found"; exit 1; }
+fresh_cache() {  # VARIANT: an empty cache of its own (sccache: and a server that uses it)
+  export CCACHE_DIR="$work/cache-$1" SCCACHE_DIR="$work/cache-$1"
+  rm -rf "$CCACHE_DIR"
+  if [ "$launcher" = sccache ]; then
+    export SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0
+    sccache --stop-server > /dev/null 2>&1 || true
+    sccache --start-server > /dev/null 2>&1
+  fi
+}
+trap '[ "$launcher" != sccache ] || sccache --stop-server > /dev/null 2>&1 || true; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
 "$bench_dir/make_corpus.sh" "$work/corpus" "$count" "$archs" "$mix" "$seed"
 edited=$(grep -l host_revision_ "$work"/corpus/src/*.cu | head -n 1)
 
@@ -20,9 +34,8 @@ clean_outputs() {  # NAME: every output removed, the cache kept
 }
 for round in $(seq "$repeats"); do
   for variant in plain module; do
-    export CCACHE_DIR="$work/ccache-$variant"
-    rm -rf "$CCACHE_DIR"
-    configure_variant "$variant" -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache
+    fresh_cache "$variant"
+    configure_variant "$variant" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"
     timed "$work/$variant.cold" build_variant "$variant" > /dev/null
     clean_outputs "$variant"
     timed "$work/$variant.warm" build_variant "$variant" > /dev/null
@@ -32,7 +45,7 @@ for round in $(seq "$repeats"); do
 done
 
 machine_info
-echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jobs, CMAKE_CUDA_COMPILER_LAUNCHER=ccache, $repeats rounds"
+echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jobs, CMAKE_CUDA_COMPILER_LAUNCHER=$launcher ($("$launcher" --version | head -n 1)), $repeats rounds"
 echo "edit: a host function of $(basename "$edited")"
 printf '%-28s %10s %10s %8s\n' build "plain s" "module s" ratio
 for build in cold warm edit; do
