@@ -24,7 +24,8 @@ fresh_cache() {  # VARIANT: an empty cache of its own (sccache: and a server tha
 }
 trap '[ "$launcher" != sccache ] || sccache --stop-server > /dev/null 2>&1 || true; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
 "$bench_dir/make_corpus.sh" "$work/corpus" "$count" "$archs" "$mix" "$seed"
-edited=$(grep -l host_revision_ "$work"/corpus/src/*.cu | head -n 1)
+edited=$( (grep -l host_revision_ "$work"/corpus/src/*.cu || true) | head -n 1)
+[ -n "$edited" ] || { echo "the corpus has no device-heavy TU to edit: give it more TUs"; exit 1; }
 
 clean_outputs() {  # NAME: every output removed, the cache kept
   run_quietly ninja -C "$work/$1" -t clean
