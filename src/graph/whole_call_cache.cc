@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -98,7 +99,9 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   lookup.outputs = {dir + "result", dir + "object.o"};
   lookup.depfile = dir + "object.d";
   lookup.kept_depfile = dir + "object.deps";
+  // What the command reads besides headers: a changed response file is another call.
   lookup.inputs = host_preprocess->inputs;
+  for (const std::string& file : ResponseFiles(nvcc, graph.cwd)) lookup.inputs.push_back(file);
   lookup.argv = launcher;
   std::vector<std::string> asked = WithOutputs(nvcc, lookup.outputs[1], lookup.depfile);
   lookup.argv.insert(lookup.argv.end(), asked.begin(), asked.end());

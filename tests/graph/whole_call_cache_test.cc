@@ -87,6 +87,14 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
   CHECK(Contains(filter.inputs, lookup.kept_depfile));
 }
 
+TEST_CASE("the lookup waits for the call's response files: another content is another call") {
+  StepGraph graph = Graph(true);
+  Words nvcc = kNvcc;
+  nvcc.insert(nvcc.begin() + 1, {"-optf", "opts.rsp"});
+  REQUIRE(AddWholeCallCache(graph, {"ccache"}, nvcc));
+  CHECK(Contains(graph.steps.front().inputs, std::string(kCwd) + "/opts.rsp"));
+}
+
 TEST_CASE("without the user's depfile the store takes the kept ones; no whole-call cache, no lookup") {
   StepGraph graph = Graph(false);
   REQUIRE(AddWholeCallCache(graph, {"ccache"}, kNvcc));

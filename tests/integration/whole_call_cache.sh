@@ -12,6 +12,7 @@
 #  edits     a header edit reruns the lookups, which miss: the steps make
 #            objects equal to nvcc's from the new header; the edit undone,
 #            the lookups (which now know the header) hit again
+#  response  a response file changed after a hit: asked again, nvcc's object
 #  launcher  `fastcuda ccache nvcc ...` hits what plain ccache stored
 #  CMake     the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache: after a
 #            plain CMake + ccache build of the same project, every TU hits,
@@ -135,6 +136,30 @@ edit_undone() {  # after a miss, the lookups know the headers the steps read: un
   reference
 }
 check "edits: the edit undone, the lookups hit the objects of before; no other step runs" edit_undone
+
+# A response file the command names: changed, the lookup asks again (the
+# cache's key holds its content), never keeping the object of before.
+rsp_project=$scratch/rsp
+mkdir -p "$rsp_project/obj"
+printf '__global__ void kc(float *x) { x[threadIdx.x] += OFFSET; }\nvoid launch_c(float *x) { kc<<<1, 32>>>(x); }\n' \
+  > "$rsp_project/c.cu"
+echo '-DOFFSET=1.f' > "$rsp_project/opts.rsp"
+printf '[{"directory": "%s", "file": "c.cu", "output": "obj/c.o", "command": "ccache %s -optf opts.rsp %s -MD -MT obj/c.o -MF obj/c.o.d -c c.cu -o obj/c.o"}]' \
+  "$rsp_project" "$NVCC" "${archs[*]}" > "$rsp_project/compile_commands.json"
+rsp_build() {  # LOG
+  "$FASTCUDA" build --compdb "$rsp_project/compile_commands.json" --out "$scratch/rsp-graph" -j 2 > "$scratch/$1" 2>&1
+}
+response_file_changed() {
+  export CCACHE_DIR=$scratch/ccache-rsp
+  rsp_build rsp-cold.log && ninja -C "$scratch/rsp-graph" -t clean > /dev/null && rsp_build rsp-warm.log &&
+    [ "$(cat "$scratch"/rsp-graph/tu/c.o-*/cache-result)" = hit ] || { echo "  no hit before the change"; return 1; }
+  sleep 1  # a coarse-mtime file system must see the response file as newer
+  echo '-DOFFSET=2.f' > "$rsp_project/opts.rsp"
+  (cd "$rsp_project" && "$NVCC" -optf opts.rsp "${archs[@]}" -c c.cu -o "$scratch/ref/c.o") &&
+    rsp_build rsp-changed.log && same_object "$rsp_project/obj/c.o" "$scratch/ref/c.o"
+}
+check "a response file changed after a hit: the lookup asks again, the object is nvcc's with the new flags" \
+  response_file_changed
 
 # The drop-in launcher, `fastcuda ccache nvcc ...` (a CMake launcher without the module).
 launcher_hits() {
