@@ -179,7 +179,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
     std::string command = RunByFastcuda(kind) ? "$fastcuda $flags $out $argv" : step_command;
     NinjaRule rule{std::string(StepKindName(kind)),
                    {{"command", command}, {"description", "$desc"}, {"restat", "1"}}};
-    if (IsPreprocess(kind) || kind == StepKind::kCacheLookup) {  // Ninja keeps their headers
+    if (ReadsSources(kind)) {
       rule.variables.push_back({"depfile", "$depfile"});
       rule.variables.push_back({"deps", "gcc"});
     }
@@ -213,7 +213,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (listed.insert(input).second) build.implicit_inputs.push_back(input);
     }
     build.order_only_inputs = graph.order_only_inputs;
-    if (options.rerun_preprocessing && (IsPreprocess(step.kind) || step.kind == StepKind::kCacheLookup)) {
+    if (options.rerun_preprocessing && ReadsSources(step.kind)) {
       build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
     }
     build.variables.push_back({"desc", Description(graph, step)});

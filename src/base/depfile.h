@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/base/file_system.h"
+
 namespace fastcuda {
 
 /// The targets and prerequisites of one depfile rule.
@@ -24,5 +26,10 @@ std::string FormatDepfile(const Depfile& depfile, bool phony_targets = false);
 
 /// The dependencies of all `parts`, each once, in first-seen order.
 std::vector<std::string> UnionOfDependencies(const std::vector<Depfile>& parts);
+
+/// UnionOfDependencies of the depfiles at `paths` (relative to `cwd`); a
+/// missing file adds none.
+std::vector<std::string> DependenciesOfDepfiles(const std::vector<std::string>& paths, const std::string& cwd,
+                                                const FileSystem& fs);
 
 }  // namespace fastcuda

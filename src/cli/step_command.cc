@@ -156,7 +156,6 @@ bool CacheHit(const StepInvocation& options, const FileSystem& fs) {
 /// the lookup's now.
 int UseCacheHit(const StepInvocation& options, const std::vector<std::string>& outputs,
                 WritableFileSystem& fs) {
-  std::vector<std::string> files = outputs;
   if (!options.kept_depfile.empty()) {
     std::string kept = ResolvePath(options.cwd, options.kept_depfile);
     if (fs.Read(kept) != "") fs.Write(kept, "");
@@ -166,8 +165,8 @@ int UseCacheHit(const StepInvocation& options, const std::vector<std::string>& o
     if (!object) throw std::runtime_error("the cache's object is gone: " + options.cache.hit_object);
     if (fs.Read(outputs.front()) != object) fs.Write(outputs.front(), *object);
   }
-  for (const std::string& file : files) {
-    if (!fs.IsFile(file)) fs.Write(file, "");
+  for (const std::string& output : outputs) {
+    if (!fs.IsFile(output)) fs.Write(output, "");
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   WriteNinjaDepfile(options, fs);
@@ -192,11 +191,7 @@ void FinishLookup(const std::vector<std::string>& outputs, const ProcessResult& 
 /// steps' own depfiles keep the build correct whatever this list misses.
 void GiveMissTheLastHeaders(const StepInvocation& options, const std::string& depfile,
                             WritableFileSystem& fs) {
-  std::vector<Depfile> parts;
-  for (const std::string& path : options.cache.store_depfiles) {
-    parts.push_back(ParseDepfile(fs.Read(ResolvePath(options.cwd, path)).value_or("")));
-  }
-  std::vector<std::string> headers = UnionOfDependencies(parts);
+  std::vector<std::string> headers = DependenciesOfDepfiles(options.cache.store_depfiles, options.cwd, fs);
   if (!headers.empty()) fs.Write(depfile, FormatDepfile({{options.outputs.front()}, headers}));
 }
 
@@ -293,20 +288,20 @@ int WriteFatbinPlaceholderMain(const std::vector<std::string>& args) {
 int MergeDepfilesMain(const std::vector<std::string>& args) {
   std::string cwd, target, output;
   bool phony_targets = false;
-  std::vector<Depfile> parts;
-  RealFileSystem fs;
+  std::vector<std::string> parts;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
     if (args[i] == "--phony-targets") phony_targets = true;
     else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
-    else parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, args[i])).value_or("")));
+    else parts.push_back(ResolvePath(cwd, args[i]));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
   // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
-  WriteFileIfChanged(ResolvePath(cwd, output),
-                     FormatDepfile({{target}, UnionOfDependencies(parts)}, phony_targets));
+  WriteFileIfChanged(
+      ResolvePath(cwd, output),
+      FormatDepfile({{target}, DependenciesOfDepfiles(parts, "", RealFileSystem())}, phony_targets));
   return 0;
 }
 

@@ -65,13 +65,11 @@ int CachePrefixMain(const std::vector<std::string>& nvcc) {
   if (output.empty() || !bytes) return 1;
   fs.Write(output.front(), *bytes);
   if (!depfile_path.empty()) {
-    std::vector<Depfile> parts;
-    for (const std::string& part : SplitShellWords(EnvironmentVariable(kProvideDepfile))) {
-      parts.push_back(ParseDepfile(fs.Read(part).value_or("")));
-    }
+    std::vector<std::string> headers =
+        DependenciesOfDepfiles(SplitShellWords(EnvironmentVariable(kProvideDepfile)), "", fs);
     std::vector<std::string> target = FlagValues(nvcc, {"-MT"});
     fs.Write(depfile_path.front(),
-             FormatDepfile({{target.empty() ? output.front() : target.front()}, UnionOfDependencies(parts)}));
+             FormatDepfile({{target.empty() ? output.front() : target.front()}, headers}));
   }
   return 0;
 }

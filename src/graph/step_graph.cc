@@ -309,23 +309,31 @@ StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& o
   return graph;
 }
 
+std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& path) {
+  for (size_t i = graph.steps.size(); i-- > 0;) {
+    const std::vector<std::string>& outputs = graph.steps[i].outputs;
+    if (std::find(outputs.begin(), outputs.end(), path) != outputs.end()) return i;
+  }
+  return std::nullopt;
+}
+
+void WaitFor(GraphStep& step, size_t earlier) {
+  if (std::find(step.after.begin(), step.after.end(), earlier) == step.after.end())
+    step.after.push_back(earlier);
+}
+
 bool HandDepfileToNinja(StepGraph& graph) {
   auto is_filter = [](const GraphStep& step) { return step.kind == StepKind::kFilterDependencies; };
   auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), is_filter);
   if (filter == graph.steps.end() || graph.final_outputs.empty()) return false;
-  auto makes_object = [&](const GraphStep& step) {
-    return std::count(step.outputs.begin(), step.outputs.end(), graph.final_outputs.front()) > 0;
-  };
-  auto object = std::find_if(graph.steps.rbegin(), graph.steps.rend(), makes_object);
-  if (object == graph.steps.rend() || RunByFastcuda(object->kind)) return false;
-  object->ninja_depfile = filter->outputs.front();
-  object->ninja_depfile_from = graph.work_dir + "/ninja-deps.d";
-  filter->outputs = {object->ninja_depfile_from};
-  object->inputs.push_back(object->ninja_depfile_from);
-  size_t filter_index = filter - graph.steps.begin();
-  if (std::find(object->after.begin(), object->after.end(), filter_index) == object->after.end()) {
-    object->after.push_back(filter_index);
-  }
+  std::optional<size_t> object_index = StepWriting(graph, graph.final_outputs.front());
+  if (!object_index || RunByFastcuda(graph.steps[*object_index].kind)) return false;
+  GraphStep& object = graph.steps[*object_index];
+  object.ninja_depfile = filter->outputs.front();
+  object.ninja_depfile_from = graph.work_dir + "/ninja-deps.d";
+  filter->outputs = {object.ninja_depfile_from};
+  object.inputs.push_back(object.ninja_depfile_from);
+  WaitFor(object, filter - graph.steps.begin());
   return true;
 }
 

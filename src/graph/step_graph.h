@@ -91,6 +91,12 @@ struct StepGraph {
 /// object comes from no step that `fastcuda step` runs.
 bool HandDepfileToNinja(StepGraph& graph);
 
+/// The index of the last step of `graph` that writes `path`, if any.
+std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& path);
+
+/// Makes `step` wait for step `earlier` of its graph, once.
+void WaitFor(GraphStep& step, size_t earlier);
+
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);
 

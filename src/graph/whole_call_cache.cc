@@ -27,15 +27,6 @@ void ReplaceFlagValue(std::vector<std::string>& argv, std::initializer_list<std:
   }
 }
 
-/// The index of the step writing `path`, or the number of steps.
-size_t StepWriting(const StepGraph& graph, const std::string& path) {
-  for (size_t i = graph.steps.size(); i-- > 0;) {
-    const std::vector<std::string>& outputs = graph.steps[i].outputs;
-    if (std::find(outputs.begin(), outputs.end(), path) != outputs.end()) return i;
-  }
-  return graph.steps.size();
-}
-
 /// Puts `step` first, the `after` links of the others moved along.
 void PutFirst(StepGraph& graph, GraphStep step) {
   for (GraphStep& other : graph.steps) {
@@ -70,10 +61,8 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   // The one final output besides the user's depfile: the object.
   std::vector<size_t> objects;
   for (const std::string& output : graph.final_outputs) {
-    size_t writer = StepWriting(graph, output);
-    if (writer < graph.steps.size() && graph.steps[writer].kind != StepKind::kFilterDependencies) {
-      objects.push_back(writer);
-    }
+    std::optional<size_t> writer = StepWriting(graph, output);
+    if (writer && graph.steps[*writer].kind != StepKind::kFilterDependencies) objects.push_back(*writer);
   }
   if (host_preprocess == graph.steps.end() || objects.size() != 1 ||
       RunByFastcuda(graph.steps[objects.front()].kind)) {
@@ -131,9 +120,9 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   if (has_filter) {
     graph.steps[filter_index].inputs.push_back(lookup_depfile);
     // The store takes the merged depfile along: it is made first.
-    if (std::find(object_step.after.begin(), object_step.after.end(), filter_index) ==
-        object_step.after.end()) {
-      object_step.after.push_back(filter_index);
+    WaitFor(object_step, filter_index);
+    const std::vector<std::string>& inputs = object_step.inputs;
+    if (std::find(inputs.begin(), inputs.end(), store_depfiles.front()) == inputs.end()) {
       object_step.inputs.push_back(store_depfiles.front());
     }
   }

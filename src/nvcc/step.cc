@@ -98,6 +98,8 @@ bool IsPreprocess(StepKind kind) {
   return kind == StepKind::kHostPreprocess || kind == StepKind::kDevicePreprocess;
 }
 
+bool ReadsSources(StepKind kind) { return IsPreprocess(kind) || kind == StepKind::kCacheLookup; }
+
 bool RunByFastcuda(StepKind kind) {
   return kind == StepKind::kFilterDependencies || kind == StepKind::kModuleId ||
          kind == StepKind::kFatbinPlaceholder;

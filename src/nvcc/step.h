@@ -46,6 +46,10 @@ std::string_view StepKindName(StepKind kind);
 /// True for the host compiler's -E steps, which report header dependencies.
 bool IsPreprocess(StepKind kind);
 
+/// True for the steps that read the sources and headers themselves (the -E
+/// steps, the whole-call cache's lookup): Ninja keeps their depfiles' headers.
+bool ReadsSources(StepKind kind);
+
 /// True for the steps whose work `fastcuda` does itself rather than wrap a
 /// program (through `fastcuda step`).
 bool RunByFastcuda(StepKind kind);
