@@ -37,12 +37,13 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
-for variant in graph module module_fast module_warm ninja ninja_warm; do
+for variant in graph module module_blind module_fast module_warm ninja ninja_warm; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
   echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \
        "(medians of its runs; the rest of the wall time is CMake's and the launchers' work around it)"
   goal "$variant wall / lower bound" "$(ratio "$wall" "$bound")" 1.10
+  [ "$variant" != module ] || goal "module, a first build: wall / lower bound (issue 21)" "$(ratio "$wall" "$bound")" 1.05
   [ -z "$best" ] || goal "$variant wall / best of plain, threads0" "$(ratio "$wall" "$best")" 0.75
 done
 if [ -f "$work/fastnvcc.calls" ]; then

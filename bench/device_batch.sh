@@ -36,12 +36,19 @@
 #      linked as `ninja`, run on the GPU against the plain build  (~2.5 min)
 #   K  issue 21 item 2: CPU of clean builds by step kind, plain nvcc (--time)
 #      against fastcuda ninja: 16 mixed TUs x 5 architectures, 40 x 1 (~4 min)
+#   L  issue 21 item 1: first builds of the part A corpus ranked by the first
+#      phase's estimates (module), against Ninja's own ranking (module_blind),
+#      a clean rebuild with step times (module_warm) and threads0; 3 rounds,
+#      module_blind 2                                                (~8 min)
+#   M  the same on 40 mixed TUs x 1 architecture, 3 rounds         (~5 min)
+#   N  issue 21 item 2 at equal load: part K's CPU comparison of 16 mixed
+#      TUs x 1 architecture at -j 1, then at -j 16                  (~4 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K}"
+part="${1:?usage: bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -83,6 +90,12 @@ case "$part$size" in
   J) step TORCH_CUDA_ARCH_LIST=9.0 FASTCUDA_TEST_SCRATCH=/tmp bash tests/integration/torch_extension.sh "$FASTCUDA_BINARY" ;;
   K) step bench/step_overhead.sh 16 "$five" mixed 3
      step bench/step_overhead.sh 40 80-real mixed 3 ;;
+  L) step VARIANTS="threads0:3 module:3 module_blind:2 module_warm:3" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
+  L-small) step VARIANTS="threads0:1 module:1 module_blind:1 module_warm:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
+  M) step VARIANTS="threads0:3 module:3 module_blind:3 module_warm:3" bench/compare_builds.sh 40 80-real 3 mixed 3 ;;
+  N) step BENCH_JOBS=1 bench/step_overhead.sh 16 80-real mixed 3
+     step bench/step_overhead.sh 16 80-real mixed 3 ;;
+  N-small) step BENCH_JOBS=1 bench/step_overhead.sh 4 80-real mixed 3 ;;
   K-small) step bench/step_overhead.sh 4 80-real mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy
@@ -93,6 +106,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to K" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to N" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

@@ -66,6 +66,8 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #   graph     `fastcuda build --compdb` on CMake's compile database
 #   module    CMake with cmake/FastCuda.cmake injected into the unmodified project
 #   module_fast  the same with FASTCUDA_MODULE_ID=own and FASTCUDA_SPLIT_COMPILE=auto
+#   module_blind  the module's first build without its first phase
+#             (FASTCUDA_FIRST_PHASE=off): Ninja ranks the steps by edge count
 #   module_warm  the module's clean rebuild in a build directory that has built
 #             once (warm_up_variant): objects and intermediates gone, step times kept
 #   ninja     `fastcuda ninja` on the plain CMake build directory (no module):
@@ -78,7 +80,7 @@ configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generato
     threads0) args=(-DCMAKE_CUDA_FLAGS=--threads=0) ;;
     fastnvcc) write_fast_nvcc_shim; args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$work/fast_nvcc_shim") ;;
     launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;
-    module|module_warm) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
+    module|module_warm|module_blind) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                   -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY") ;;
     module_fast) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                        -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY" -DFASTCUDA_MODULE_ID=own
@@ -111,6 +113,8 @@ graph_dir_of() {  # NAME: the FastCuda graph directory of a variant's build
 build_variant() {  # NAME: builds it at -j $jobs
   if [ "$1" = graph ]; then
     "$FASTCUDA_BINARY" build --compdb "$work/graph/compile_commands.json" --out "$work/graph/fastcuda" -j "$jobs"
+  elif [ "$1" = module_blind ]; then
+    FASTCUDA_FIRST_PHASE=off cmake --build "$work/$1" -j "$jobs"
   elif [ "$1" = ninja ] || [ "$1" = ninja_warm ]; then
     "$FASTCUDA_BINARY" ninja -C "$work/$1" -j "$jobs"
   else

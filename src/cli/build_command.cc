@@ -8,6 +8,7 @@
 #include "src/base/process.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
@@ -33,10 +34,13 @@ bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std:
          fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options, environment);
 }
 
+int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& args,
+                     const WritableFileSystem& fs) {
+  return NeedsGeneration(options, CurrentEnvironment(), fs) ? GenMain(args) : 0;
+}
+
 int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs) {
-  if (NeedsGeneration(options, CurrentEnvironment(), fs)) {
-    if (int status = GenMain(args); status != 0) return status;
-  }
+  if (int status = GenerateIfNeeded(options, args, fs); status != 0) return status;
   RemoveOrphanedIntermediates(options.out_dir, fs);
   return 0;
 }
@@ -53,6 +57,16 @@ int BuildMain(const std::vector<std::string>& args) {
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;
   ninja.lock_fd = lock.fd();
+  auto run_for = [&](const std::vector<std::string>& targets) {
+    NinjaRun phase = ninja;
+    phase.targets = targets;
+    return RunNinja(phase).exit_code;
+  };
+  if (int status = RunFirstPhase(
+          options.out_dir, run_for, [&] { return GenerateIfNeeded(options, args, fs); }, fs);
+      status != 0) {
+    return status;
+  }
   return RunNinja(ninja).exit_code;
 }
 

@@ -32,6 +32,10 @@ void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem&
 /// that build the graph take (exclusive to build, shared to read).
 inline constexpr const char* kGraphLockName = "build.lock";
 
+/// Runs `gen` with `args` when NeedsGeneration says so; its status, or 0.
+int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& args,
+                     const WritableFileSystem& fs);
+
 /// What `fastcuda build ARGS` (parsed: `options`) does before it runs Ninja,
 /// under the graph's lock: generates when NeedsGeneration says so and removes
 /// orphaned intermediates. Returns the generation's failure status, or 0.

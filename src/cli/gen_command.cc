@@ -21,6 +21,7 @@
 #include "src/cli/gen_options.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
+#include "src/plan/first_build_estimate.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/launcher_build.h"
@@ -154,15 +155,16 @@ DryrunCache LoadCache(const std::string& path, const FileSystem& fs) {
   }
 }
 
-/// What Ninja's log says of earlier builds, for the manifest, and whether
-/// the manifest lacks it (NoHistoryPath).
-void AddHistory(const std::string& ninja_log_path, const std::string& out_dir, const FileSystem& fs,
-                GlobalManifestOptions& manifest, Generation& generation) {
-  std::string ninja_log = fs.Read(ninja_log_path).value_or("");
-  manifest.history = ParseNinjaLog(ninja_log);
-  if (manifest.history.empty()) generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
-  else generation.removed.push_back(NoHistoryPath(out_dir));
-  manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(out_dir)).value_or(""));
+/// Whether the manifest's step times were measured, after GlobalManifestFiles
+/// wrote its steps: NoHistoryPath, holding the log's size, while they were
+/// not (none, or only a first phase's estimates).
+void MarkWhetherMeasured(std::string_view ninja_log, const std::string& out_dir, const StepDurations& history,
+                         const FileSystem& fs, Generation& generation) {
+  const bool measured =
+      HasStepTimes(ParseStepsFile(generation.files.at(StepsFilePath(out_dir))), history) &&
+      !OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(out_dir)).value_or("")), ninja_log);
+  if (measured) generation.removed.push_back(NoHistoryPath(out_dir));
+  else generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
 }
 
 }  // namespace
@@ -212,8 +214,9 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), generation.inputs.begin(),
                                     generation.inputs.end());
   manifest.pools = ParsePoolDepths(options.pools);
-  AddHistory(part ? part->ninja_log : NinjaLogPath(options.out_dir), options.out_dir, fs, manifest,
-             generation);
+  const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
+  manifest.history = ParseNinjaLog(ninja_log);
+  manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
   if (part) {
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;
@@ -224,6 +227,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
   manifest.jobs = Jobs(options);
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
+  MarkWhetherMeasured(ninja_log, options.out_dir, manifest.history, fs, generation);
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));

@@ -12,6 +12,7 @@
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
 #include "src/cli/run_ninja.h"
 #include "src/nvcc/nvcc_options.h"
@@ -148,6 +149,15 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
     // (its rungs wait for steps of every TU). One TU's failure is its own
     // launcher's to report: the others go on.
     const bool everything = objects.size() >= graph_objects.size();
+    if (everything) {
+      auto run_for = [&](const std::vector<std::string>& targets) {
+        return RunGraph(options, targets, /*keep_going=*/true, lock.fd()).exit_code;
+      };
+      if (int status = RunFirstPhase(
+              dir, run_for, [&] { return GenerateIfNeeded(options, args, disk); }, disk)) {
+        return ReceivedSignal() ? ExitLikeNvccOn(ReceivedSignal()) : status;
+      }
+    }
     result =
         RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true, lock.fd());
     if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());

@@ -12,11 +12,13 @@
 #include "src/base/directory_lock.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
+#include "src/base/ninja_command_line.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/first_phase.h"
 #include "src/cli/gen_command.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
@@ -244,6 +246,14 @@ bool RewriteNeeded(const NinjaArguments& arguments) {
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 
+/// True when Ninja is to build the manifest's defaults, for real (no -n).
+bool BuildsDefaults(const NinjaArguments& arguments) {
+  std::vector<std::string> argv = {"ninja"};
+  argv.insert(argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
+  return ParseNinjaCommandLine(argv).targets.empty() &&
+         std::find(arguments.passed_on.begin(), arguments.passed_on.end(), "-n") == arguments.passed_on.end();
+}
+
 /// Takes fastcuda itself out of a launcher prefix
 /// (CMAKE_CUDA_COMPILER_LAUNCHER=fastcuda): the steps are what it would run.
 void DropFastcudaLauncher(std::vector<std::string>& launcher) {
@@ -316,6 +326,16 @@ int NinjaMain(const std::vector<std::string>& args) {
   ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
   ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
   if (tool) return RunProcess(ninja).exit_code;
+  if (BuildsDefaults(arguments)) {
+    auto run_for = [&](const std::vector<std::string>& targets) {
+      ProcessSpec phase = ninja;
+      phase.argv.push_back("--");
+      phase.argv.insert(phase.argv.end(), targets.begin(), targets.end());
+      return RunProcess(phase).exit_code;
+    };
+    auto rewrite = [&] { return RewriteNeeded(arguments) ? Rewrite(arguments) : 0; };
+    if (int status = RunFirstPhase(out_dir, run_for, rewrite, disk); status != 0) return status;
+  }
   // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
   const std::string log = GraphNinjaLogPath(out_dir, disk);
   TakeBackLog(out_dir, log, disk);

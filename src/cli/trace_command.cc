@@ -8,6 +8,7 @@
 #include "src/base/ninja_jobs.h"
 #include "src/cli/commands.h"
 #include "src/nvcc/step.h"
+#include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
 #include "src/views/build_views.h"
 
@@ -44,13 +45,14 @@ Timeline LoadTimeline(const std::string& dir) {
   // The log's paths start where Ninja ran: the graph's directory, or for
   // `fastcuda ninja` the generator's (where its log is, unless `builddir` moves it).
   const std::filesystem::path ninja_dir = std::filesystem::path(ninja_log).parent_path();
-  Timeline timeline =
-      BuildTimeline(ParseStepsFile(*steps), fs.Read(ninja_log).value_or(""),
-                    fs.Read(StepMemoryLogPath(dir)).value_or(""), [&](const std::string& path) {
-                      std::error_code error;
-                      auto size = std::filesystem::file_size(ninja_dir / path, error);
-                      return error ? int64_t{-1} : static_cast<int64_t>(size);
-                    });
+  Timeline timeline = BuildTimeline(
+      ParseStepsFile(*steps), fs.Read(ninja_log).value_or(""), fs.Read(StepMemoryLogPath(dir)).value_or(""),
+      [&](const std::string& path) {
+        std::error_code error;
+        auto size = std::filesystem::file_size(ninja_dir / path, error);
+        return error ? int64_t{-1} : static_cast<int64_t>(size);
+      },
+      ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")));
   for (const RecordedTu& tu : timeline.tus) {
     for (const RecordedStep& step : tu.steps) {
       if (step.kind != StepKindName(StepKind::kCacheLookup)) continue;

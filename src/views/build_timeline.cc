@@ -15,20 +15,58 @@ namespace {
 
 using nlohmann::json;
 
-/// The records of the steps (outputs `is_step` accepts) of the last build that
-/// ran any: Ninja appends a record when an edge ends, with times counted from
-/// the build's start, so end times only grow within one build and drop when
-/// the next begins. Other edges do not count: a build that only regenerated
-/// the manifest and stamped the priority ladder's rungs is no build to show.
-std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text,
-                                             const std::function<bool(const std::string&)>& is_step) {
+/// The records of the steps (outputs `is_step` accepts) in `text`, less the
+/// copies `fastcuda ninja` appends when it hands an object over to the
+/// generator's command and takes it back (log_handover.h): the same run,
+/// another hash.
+std::vector<NinjaLogRecord> StepRecords(std::string_view text,
+                                        const std::function<bool(const std::string&)>& is_step) {
   std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(text);
-  std::erase_if(records, [&](const NinjaLogRecord& record) { return !is_step(record.output); });
+  std::map<std::string, std::pair<int64_t, int64_t>> last_run;
+  std::erase_if(records, [&](const NinjaLogRecord& record) {
+    if (!is_step(record.output)) return true;
+    auto [it, first] = last_run.try_emplace(record.output, record.start_ms, record.end_ms);
+    const bool copy = !first && it->second == std::pair{record.start_ms, record.end_ms};
+    it->second = {record.start_ms, record.end_ms};
+    return copy;
+  });
+  return records;
+}
+
+/// Where the last build of `records` begins: Ninja appends a record when an
+/// edge ends, with times counted from the build's start, so end times only
+/// grow within one build and drop when the next begins.
+size_t LastBuildBegin(const std::vector<NinjaLogRecord>& records) {
   size_t first = 0;
   for (size_t i = 1; i < records.size(); ++i) {
     if (records[i].end_ms < records[i - 1].end_ms) first = i;
   }
-  return {records.begin() + static_cast<std::ptrdiff_t>(first), records.end()};
+  return first;
+}
+
+/// The step records of the last build that ran any steps (a build that only
+/// regenerated the manifest and stamped the priority ladder's rungs is no
+/// build to show). A first build whose first phase `phase` describes is both
+/// Ninja runs: the first phase's records, then the build's, moved to when it
+/// started.
+std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text,
+                                             const std::function<bool(const std::string&)>& is_step,
+                                             const std::optional<FirstPhase>& phase) {
+  if (phase && EstimatesInPlace(*phase, text)) {
+    std::vector<NinjaLogRecord> build = StepRecords(text.substr(phase->build_begin), is_step);
+    if (LastBuildBegin(build) == 0) {
+      std::vector<NinjaLogRecord> records = StepRecords(text.substr(0, phase->estimates_begin), is_step);
+      records.erase(records.begin(), records.begin() + static_cast<std::ptrdiff_t>(LastBuildBegin(records)));
+      for (NinjaLogRecord& record : build) {
+        record.start_ms += phase->build_start_ms;
+        record.end_ms += phase->build_start_ms;
+        records.push_back(std::move(record));
+      }
+      return records;
+    }
+  }
+  std::vector<NinjaLogRecord> records = StepRecords(text, is_step);
+  return {records.begin() + static_cast<std::ptrdiff_t>(LastBuildBegin(records)), records.end()};
 }
 
 }  // namespace
@@ -41,7 +79,8 @@ std::string Timeline::Name(const TimedStep& timed) const {
 }
 
 Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, std::string_view memory_log,
-                       const std::function<int64_t(const std::string&)>& file_size) {
+                       const std::function<int64_t(const std::string&)>& file_size,
+                       const std::optional<FirstPhase>& first_phase) {
   Timeline timeline;
   timeline.tus = std::move(tus);
   std::map<std::string, std::pair<size_t, size_t>> by_output;
@@ -52,7 +91,7 @@ Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, 
   }
   StepMemory memory = ParseStepMemoryLog(memory_log);
   auto is_step = [&](const std::string& output) { return by_output.count(output) > 0; };
-  for (const NinjaLogRecord& record : LastBuildRecords(ninja_log, is_step)) {
+  for (const NinjaLogRecord& record : LastBuildRecords(ninja_log, is_step, first_phase)) {
     auto step = by_output.find(record.output);
     auto peak = memory.find(record.output);
     timeline.steps.push_back({step->second.first, step->second.second, record.start_ms, record.end_ms,

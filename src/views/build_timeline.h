@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
 
 namespace fastcuda {
@@ -39,10 +41,12 @@ struct Timeline {
 };
 
 /// Joins the recorded steps with the last build's records of `.ninja_log`
-/// (the records after the last reset of Ninja's clock) and the memory log.
+/// (the records after the last reset of Ninja's clock, or both phases of a
+/// first build that `first_phase` describes) and the memory log.
 /// `file_size` gives an output's size, or -1.
 Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, std::string_view memory_log,
-                       const std::function<int64_t(const std::string&)>& file_size);
+                       const std::function<int64_t(const std::string&)>& file_size,
+                       const std::optional<FirstPhase>& first_phase = std::nullopt);
 
 /// The chain of steps (indexes into timeline.steps) that ended last,
 /// followed back through the predecessor that finished latest each time.

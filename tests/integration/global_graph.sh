@@ -34,9 +34,12 @@ cat > "$project/src/b.cu" <<'C'
 __global__ void kb(float *x) { x[threadIdx.x] = B_SCALE * twice(x[threadIdx.x]); }
 void launch_b(float *x) { kb<<<1, 32>>>(x); }
 C
+# More kernels than the others: the first build's estimates rank it first.
 cat > "$project/src/sub/a.cu" <<'C'
 __global__ void ksub(int *x) { x[threadIdx.x] += 1; }
-void launch_sub(int *x) { ksub<<<1, 32>>>(x); }
+__global__ void ksub2(int *x) { x[threadIdx.x] += 2; }
+__global__ void ksub3(int *x) { x[threadIdx.x] += 3; }
+void launch_sub(int *x) { ksub<<<1, 32>>>(x); ksub2<<<1, 32>>>(x); ksub3<<<1, 32>>>(x); }
 C
 
 archs=(-gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]")
@@ -77,6 +80,23 @@ all_same_device_code() {
 graph=$scratch/graph
 "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 > "$scratch/build1.log" 2>&1
 check "clean build: device code equals nvcc's for every TU" all_same_device_code
+estimate_of() {  # OUTPUT-PATTERN: the first build's estimated ms for it (a record with mtime and hash 0)
+  awk -F'\t' -v pattern="$1" '$3 == 0 && $5 == 0 && $4 ~ pattern { print $2 - $1; exit }' "$graph/.ninja_log"
+}
+first_phase_ranked() {  # sub/a.cu, with the most kernels, is estimated longest and written first
+  local sub a
+  sub=$(estimate_of 'src_sub_a\.cu\.o-.*compute_80\.cudafe1\.c$') a=$(estimate_of 'src_a\.cu\.o-.*compute_80\.cudafe1\.c$')
+  [ -f "$graph/first-phase" ] && [ -n "$sub" ] && [ -n "$a" ] && [ "$sub" -gt "$a" ] &&
+    [ -z "$(estimate_of 'compute_80\.cpp1\.ii$')" ] && [ -f "$graph/no-history" ] &&
+    grep -m1 '^# steps of' "$graph/build.ninja" | grep -q 'sub/a\.cu$'
+}
+check "a first build weighs each TU's device code first, then ranks by estimates (the heavier TU first)" \
+  first_phase_ranked
+report_has_both_phases() {  # every step in the report's table, the first phase's too
+  [ "$("$FASTCUDA" table "$graph" | tail -n +2 | wc -l)" -eq "$(jq '[.tus[].steps[]] | length' "$graph/steps.json")" ] &&
+    [ "$("$FASTCUDA" table "$graph" | cut -d, -f3 | grep -c '^CPP_DEVICE$')" -eq 6 ]
+}
+check "the first build's table holds both of its Ninja runs' steps" report_has_both_phases
 regenerates_once_with_history() {
   local build=("$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2)
   local second third

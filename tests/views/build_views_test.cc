@@ -58,6 +58,33 @@ TEST_CASE("a later build that only stamped the ladder's rungs and regenerated is
   CHECK(timeline.wall_ms == 700);
 }
 
+TEST_CASE(
+    "a first build's two Ninja runs are one build: the first phase, then the rest from when it started") {
+  const std::string first_phase = "# ninja log v5\n0\t100\t1\t/w/k.cpp1.ii\tab\n";
+  const std::string estimates = "0\t2000\t0\t/w/k.ptx\t0\n0\t1000\t0\t/w/k.cubin\t0\n";
+  const std::string build =
+      "0\t150\t1\t/w/k.cpp4.ii\tab\n0\t500\t1\t/w/k.ptx\tab\n500\t600\t1\t/w/k.cubin\tab\n";
+  const FirstPhase phase{first_phase.size(), first_phase.size() + estimates.size(), 120};
+  auto no_size = [](const std::string&) { return int64_t{-1}; };
+  Timeline timeline = BuildTimeline(Tus(), first_phase + estimates + build, "", no_size, phase);
+  REQUIRE(timeline.steps.size() == 4);
+  CHECK(timeline.Name(timeline.steps[0]) == "CPP_DEVICE compute_90 k.cu");
+  CHECK(timeline.steps[1].start_ms == 120);  // the host preprocessing, moved
+  CHECK(timeline.wall_ms == 720);
+  // A later build is the last build alone.
+  timeline = BuildTimeline(Tus(), first_phase + estimates + build + "0\t80\t1\t/w/k.cpp1.ii\tab\n", "",
+                           no_size, phase);
+  REQUIRE(timeline.steps.size() == 1);
+  CHECK(timeline.wall_ms == 80);
+}
+
+TEST_CASE("records that fastcuda ninja copied for the generator's command are no later build") {
+  // The object's record handed over (another hash, same times) after the link ended.
+  std::string log = std::string(kLog) + "700\t900\t1\tlink.so\tab\n" + "600\t700\t1\t/w/k.cubin\tcd\n";
+  Timeline timeline = BuildTimeline(Tus(), log, "", [](const std::string&) { return -1; });
+  CHECK(timeline.steps.size() == 4);
+}
+
 TEST_CASE("critical chain, longest chain per TU, job slots") {
   Timeline timeline = Sample();
   std::vector<std::string> chain;

@@ -1,0 +1,67 @@
+#include "src/cli/first_phase.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "src/base/process.h"
+#include "src/cli/commands.h"
+#include "src/plan/first_build_estimate.h"
+
+namespace fastcuda {
+namespace {
+
+/// The graph's TUs when the first phase should run: a graph of several TUs
+/// generated without step times, whose Ninja log has none either.
+std::vector<RecordedTu> TusToWeigh(const std::string& dir, const std::string& ninja_log,
+                                   const FileSystem& fs) {
+  if (EnvironmentVariable("FASTCUDA_FIRST_PHASE") == "off" || !fs.IsFile(NoHistoryPath(dir))) return {};
+  std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
+  if (!steps) return {};
+  std::vector<RecordedTu> tus = ParseStepsFile(*steps);
+  if (tus.size() < 2 || HasStepTimes(tus, ParseNinjaLog(ninja_log))) return {};
+  return tus;
+}
+
+}  // namespace
+
+int RunFirstPhase(const std::string& dir, const RunNinjaFor& run_ninja,
+                  const std::function<int()>& regenerate, WritableFileSystem& fs) {
+  const std::string log_path = GraphNinjaLogPath(dir, fs);
+  std::vector<RecordedTu> tus = TusToWeigh(dir, fs.Read(log_path).value_or(""), fs);
+  std::vector<std::string> targets;
+  for (const RecordedTu& tu : tus) {
+    if (std::optional<size_t> step = WeighedStepOf(tu)) targets.push_back(tu.steps[*step].output);
+  }
+  if (targets.empty()) return 0;
+  const auto start = std::chrono::steady_clock::now();
+  if (int status = run_ninja(targets); status != 0) {
+    if (ReceivedSignal()) return status;
+    ComplainIfVerbose("the first phase failed (" + std::to_string(status) + "): building without estimates");
+    return 0;
+  }
+  // Outputs are named as Ninja names them, relative to where it runs.
+  const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
+  std::vector<int64_t> weights;
+  for (const RecordedTu& tu : tus) {
+    std::optional<size_t> step = WeighedStepOf(tu);
+    std::optional<std::string> text =
+        step ? fs.Read(ResolvePath(ninja_dir, tu.steps[*step].output)) : std::nullopt;
+    weights.push_back(text ? DeviceCodeWeight(*text) : -1);
+  }
+  const std::string log = fs.Read(log_path).value_or("");
+  if (NinjaLogVersion(log) == 0) return 0;  // no log to write estimates into
+  std::string estimates;
+  for (const NinjaLogRecord& record : EstimateRecords(tus, weights, ParseNinjaLog(log))) {
+    estimates += FormatNinjaLogRecord(record);
+  }
+  fs.Append(log_path, estimates);
+  FirstPhase phase{log.size(), log.size() + estimates.size(), 0};
+  fs.Write(FirstPhasePath(dir), FormatFirstPhase(phase));  // the generation finds the times estimated
+  const int status = regenerate();
+  phase.build_start_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  fs.Write(FirstPhasePath(dir), FormatFirstPhase(phase));
+  return status;
+}
+
+}  // namespace fastcuda

@@ -1,0 +1,29 @@
+// The first phase of a first build: weigh every TU's device code before its
+// heavy steps run, so that Ninja ranks them by estimated time rather than by
+// edge count (src/plan/first_build_estimate.h).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "src/base/file_system.h"
+
+namespace fastcuda {
+
+/// Runs Ninja on the graph for `targets` (as Ninja names them); its status.
+using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
+
+/// Before a build of every TU of the graph in `dir` whose manifest has no
+/// step times while Ninja's log has none either (a fresh build directory):
+/// builds each TU's WeighedStepOf through `run_ninja`, appends the other
+/// steps' EstimateRecords to the log, calls `regenerate` (which then finds
+/// step times: HistoryArrived) and writes FirstPhasePath for the timeline.
+/// Returns the regeneration's status, Ninja's when a signal stopped it, or 0:
+/// a first phase that failed otherwise only costs the estimates, and the
+/// build that follows reports the failure. Does nothing
+/// with FASTCUDA_FIRST_PHASE=off, or for fewer than two TUs.
+int RunFirstPhase(const std::string& dir, const RunNinjaFor& run_ninja,
+                  const std::function<int()>& regenerate, WritableFileSystem& fs);
+
+}  // namespace fastcuda

@@ -1,0 +1,113 @@
+#include "src/plan/first_build_estimate.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+
+namespace fastcuda {
+namespace {
+
+int64_t Occurrences(std::string_view text, std::string_view word) {
+  int64_t count = 0;
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + word.size())) {
+    ++count;
+  }
+  return count;
+}
+
+std::optional<StepKind> KindNamed(std::string_view name) {
+  for (StepKind kind : kAllKinds) {
+    if (StepKindName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
+/// The host's share of a TU's work does not grow with its kernels.
+bool HostSide(StepKind kind) {
+  return kind == StepKind::kHostPreprocess || kind == StepKind::kCudafe || kind == StepKind::kHostCompile;
+}
+
+}  // namespace
+
+int64_t DeviceCodeWeight(std::string_view preprocessed) {
+  return Occurrences(preprocessed, "__attribute__((global))") + Occurrences(preprocessed, "__global__") +
+         Occurrences(preprocessed, "<<<");
+}
+
+std::optional<size_t> WeighedStepOf(const RecordedTu& tu) {
+  const std::string_view device_preprocess = StepKindName(StepKind::kDevicePreprocess);
+  for (size_t i = 0; i < tu.steps.size(); ++i) {
+    if (tu.steps[i].kind == device_preprocess) return i;
+  }
+  return std::nullopt;
+}
+
+std::vector<NinjaLogRecord> EstimateRecords(const std::vector<RecordedTu>& tus,
+                                            const std::vector<int64_t>& weights, const StepDurations& known) {
+  double total = 0;
+  size_t weighed = 0;
+  for (int64_t weight : weights) {
+    if (weight >= 0) total += static_cast<double>(weight), ++weighed;
+  }
+  const double mean = weighed ? std::max(total / static_cast<double>(weighed), 1.0) : 1.0;
+  std::vector<NinjaLogRecord> records;
+  for (size_t t = 0; t < tus.size(); ++t) {
+    const double scale = t < weights.size() && weights[t] >= 0
+                             ? std::clamp(static_cast<double>(weights[t]) / mean, 0.1, 10.0)
+                             : 1.0;
+    for (const RecordedStep& step : tus[t].steps) {
+      if (step.output.empty() || known.contains(step.output)) continue;  // a check that writes nothing
+      const StepKind kind = KindNamed(step.kind).value_or(StepKind::kUnknown);
+      const double factor = HostSide(kind) ? (1 + scale) / 2 : scale;
+      records.push_back(
+          {0, static_cast<int64_t>(static_cast<double>(DefaultDuration(kind)) * factor), 0, step.output, 0});
+    }
+  }
+  return records;
+}
+
+bool HasStepTimes(const std::vector<RecordedTu>& tus, const StepDurations& durations) {
+  return std::any_of(tus.begin(), tus.end(), [&](const RecordedTu& tu) {
+    return std::any_of(tu.steps.begin(), tu.steps.end(), [&](const RecordedStep& step) {
+      return std::any_of(step.after.begin(), step.after.end(),
+                         [&](size_t before) { return durations.contains(tu.steps[before].output); });
+    });
+  });
+}
+
+std::string FirstPhasePath(const std::string& dir) { return dir + "/first-phase"; }
+
+std::string FormatFirstPhase(const FirstPhase& phase) {
+  return std::to_string(phase.estimates_begin) + " " + std::to_string(phase.build_begin) + " " +
+         std::to_string(phase.build_start_ms) + "\n";
+}
+
+std::optional<FirstPhase> ParseFirstPhase(std::string_view text) {
+  static const RE2 format(R"((\d+) (\d+) (\d+)\n?)");
+  FirstPhase phase;
+  if (!RE2::FullMatch(text, format, &phase.estimates_begin, &phase.build_begin, &phase.build_start_ms) ||
+      phase.estimates_begin > phase.build_begin) {
+    return std::nullopt;
+  }
+  return phase;
+}
+
+bool EstimatesInPlace(const FirstPhase& phase, std::string_view ninja_log) {
+  auto line_starts = [&](size_t at) {
+    return at == 0 || (at <= ninja_log.size() && ninja_log[at - 1] == '\n');
+  };
+  if (!line_starts(phase.estimates_begin) || !line_starts(phase.build_begin)) return false;
+  std::string_view estimates =
+      ninja_log.substr(phase.estimates_begin, phase.build_begin - phase.estimates_begin);
+  std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(estimates);
+  return static_cast<size_t>(std::count(estimates.begin(), estimates.end(), '\n')) == records.size() &&
+         std::all_of(records.begin(), records.end(), [](const NinjaLogRecord& record) {
+           return record.start_ms == 0 && record.mtime == 0 && record.command_hash == 0;
+         });
+}
+
+bool OnlyEstimated(const std::optional<FirstPhase>& phase, std::string_view ninja_log) {
+  return phase && ninja_log.size() == phase->build_begin && EstimatesInPlace(*phase, ninja_log);
+}
+
+}  // namespace fastcuda

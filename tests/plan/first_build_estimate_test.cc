@@ -1,0 +1,101 @@
+#include <doctest/doctest.h>
+
+#include "src/plan/first_build_estimate.h"
+
+using namespace fastcuda;
+
+namespace {
+
+// A TU as steps.json records it: device preprocess -> cicc -> ptxas, host
+// preprocess -> host compile of the object.
+RecordedTu Tu(const std::string& name) {
+  return {"src/" + name + ".cu",
+          {{"CPP_DEVICE", "compute_90", name + ".cpp1.ii", {}},
+           {"CICC", "compute_90", name + ".ptx", {0}},
+           {"PTXAS", "sm_90", name + ".cubin", {1}},
+           {"CPP_HOST", "", name + ".cpp4.ii", {}},
+           {"HOST_CC", "", name + ".o", {2, 3}}}};
+}
+
+int64_t EstimateOf(const std::vector<NinjaLogRecord>& records, const std::string& output) {
+  for (const NinjaLogRecord& record : records) {
+    if (record.output == output) return record.end_ms - record.start_ms;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("device code weight: kernels as the preprocessor writes them, and launches") {
+  CHECK(DeviceCodeWeight("") == 0);
+  CHECK(DeviceCodeWeight("void f() {}") == 0);
+  CHECK(DeviceCodeWeight("__attribute__((global)) void k(); __attribute__((global)) void j();") == 2);
+  CHECK(DeviceCodeWeight("__global__ void k(); void h() { k<<<1, 1>>>(); }") == 2);
+}
+
+TEST_CASE("the weighed step is a TU's first device preprocessing") {
+  RecordedTu tu = Tu("a");
+  tu.steps.insert(tu.steps.begin(), {"CPP_HOST", "", "a.first.ii", {}});
+  CHECK(WeighedStepOf(tu) == size_t{1});
+  CHECK_FALSE(WeighedStepOf({"host.cu", {{"CPP_HOST", "", "h.ii", {}}, {"HOST_CC", "", "h.o", {0}}}}));
+}
+
+TEST_CASE("estimates rank a TU with more device code first, host steps by half, known times kept") {
+  std::vector<RecordedTu> tus = {Tu("light"), Tu("heavy"), Tu("unknown")};
+  StepDurations known = {{"light.cpp1.ii", 120}, {"heavy.cpp1.ii", 300}};
+  std::vector<NinjaLogRecord> records = EstimateRecords(tus, {1, 3, -1}, known);
+  CHECK(records.size() == 3 * 5 - 2);
+  CHECK(EstimateOf(records, "light.cpp1.ii") == -1);  // measured by the first phase
+  // Mean weight 2: the light TU's device steps at half their default, the heavy one's at 1.5 times.
+  CHECK(EstimateOf(records, "light.ptx") == DefaultDuration(StepKind::kCicc) / 2);
+  CHECK(EstimateOf(records, "heavy.ptx") == DefaultDuration(StepKind::kCicc) * 3 / 2);
+  CHECK(EstimateOf(records, "heavy.o") == DefaultDuration(StepKind::kHostCompile) * 5 / 4);
+  CHECK(EstimateOf(records, "unknown.cubin") == DefaultDuration(StepKind::kPtxas));
+  tus[2].steps[2].output = "";  // ptxas checking PTX writes nothing: no record to hold a time
+  CHECK(EstimateRecords(tus, {1, 3, -1}, known).size() == records.size() - 1);
+  for (const NinjaLogRecord& record : records) {
+    CHECK(record.start_ms == 0);
+    CHECK(record.mtime == 0);
+    CHECK(record.command_hash == 0);
+  }
+}
+
+TEST_CASE("estimates stay within a tenth and ten times the default") {
+  std::vector<NinjaLogRecord> records =
+      EstimateRecords({Tu("none"), Tu("huge"), Tu("a"), Tu("b")}, {0, 4000, 0, 0}, {});
+  CHECK(EstimateOf(records, "none.ptx") == DefaultDuration(StepKind::kCicc) / 10);
+  CHECK(EstimateOf(records, "huge.ptx") == DefaultDuration(StepKind::kCicc) * 4);  // 4000 / mean 1000
+  records = EstimateRecords({Tu("none"), Tu("huge")}, {0, 1'000'000}, {});
+  CHECK(EstimateOf(records, "huge.ptx") == DefaultDuration(StepKind::kCicc) * 2);  // against its own mean
+}
+
+TEST_CASE("step times count when a step that others wait for has one, not an object alone") {
+  std::vector<RecordedTu> tus = {Tu("a"), Tu("b")};
+  CHECK_FALSE(HasStepTimes(tus, {}));
+  CHECK_FALSE(HasStepTimes(tus, {{"a.o", 20000}, {"build.ninja", 40}}));
+  CHECK(HasStepTimes(tus, {{"b.ptx", 900}}));
+}
+
+TEST_CASE("first phase: the file, and whether the estimates are still where it says") {
+  const std::string measured = "# ninja log v6\n0\t100\t5\ta.cpp1.ii\t1f\n";
+  const std::string estimates = "0\t2000\t0\ta.ptx\t0\n0\t1000\t0\ta.cubin\t0\n";
+  const FirstPhase phase{measured.size(), measured.size() + estimates.size(), 130};
+  std::optional<FirstPhase> parsed = ParseFirstPhase(FormatFirstPhase(phase));
+  REQUIRE(parsed);
+  CHECK(parsed->estimates_begin == phase.estimates_begin);
+  CHECK(parsed->build_begin == phase.build_begin);
+  CHECK(parsed->build_start_ms == 130);
+  CHECK_FALSE(ParseFirstPhase("9 3 0\n"));  // estimates ending before they begin
+  CHECK_FALSE(ParseFirstPhase("garbage"));
+
+  const std::string log = measured + estimates;
+  CHECK(EstimatesInPlace(phase, log));
+  CHECK(OnlyEstimated(phase, log));
+  CHECK_FALSE(OnlyEstimated(std::nullopt, log));
+  const std::string built = log + "0\t2100\t7\ta.ptx\t2e\n";
+  CHECK(EstimatesInPlace(phase, built));
+  CHECK_FALSE(OnlyEstimated(phase, built));  // the build measured times after them
+  // Ninja rewrote the log (recompaction): the offsets point elsewhere.
+  CHECK_FALSE(EstimatesInPlace(phase, "# ninja log v6\n0\t2100\t7\ta.ptx\t2e\n0\t100\t5\ta.cpp1.ii\t1f\n"));
+  CHECK_FALSE(EstimatesInPlace(phase, measured));
+}
