@@ -42,7 +42,8 @@
 #      module_blind 2                                                (~8 min)
 #   M  the same on 40 mixed TUs x 1 architecture, 3 rounds         (~5 min)
 #   N  issue 21 item 2 at equal load: part K's CPU comparison of 16 mixed
-#      TUs x 1 architecture at -j 1, then at -j 16                  (~4 min)
+#      TUs x 1 architecture at -j 1, then at -j 16; and what the first phase
+#      costs on the 40-TU corpus of part M (2 rounds)               (~6 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N
@@ -94,8 +95,10 @@ case "$part$size" in
   L-small) step VARIANTS="threads0:1 module:1 module_blind:1 module_warm:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
   M) step VARIANTS="threads0:3 module:3 module_blind:3 module_warm:3" bench/compare_builds.sh 40 80-real 3 mixed 3 ;;
   N) step BENCH_JOBS=1 bench/step_overhead.sh 16 80-real mixed 3
-     step bench/step_overhead.sh 16 80-real mixed 3 ;;
-  N-small) step BENCH_JOBS=1 bench/step_overhead.sh 4 80-real mixed 3 ;;
+     step bench/step_overhead.sh 16 80-real mixed 3
+     step bench/first_phase_cost.sh 40 80-real 2 mixed 3 ;;
+  N-small) step BENCH_JOBS=1 bench/step_overhead.sh 4 80-real mixed 3
+           step bench/first_phase_cost.sh 4 80-real 1 mixed 3 ;;
   K-small) step bench/step_overhead.sh 4 80-real mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy

@@ -63,7 +63,7 @@ int BuildMain(const std::vector<std::string>& args) {
     return RunNinja(phase).exit_code;
   };
   if (int status = RunFirstPhase(
-          options.out_dir, run_for, [&] { return GenerateIfNeeded(options, args, fs); }, fs);
+          options.out_dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, args, fs); }, fs);
       status != 0) {
     return status;
   }

@@ -1,7 +1,9 @@
 #include "src/cli/first_phase.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "src/base/process.h"
 #include "src/cli/commands.h"
@@ -10,24 +12,28 @@
 namespace fastcuda {
 namespace {
 
-/// The graph's TUs when the first phase should run: a graph of several TUs
-/// generated without step times, whose Ninja log has none either.
-std::vector<RecordedTu> TusToWeigh(const std::string& dir, const std::string& ninja_log,
+/// The graph's TUs when the first phase should run: a graph generated
+/// without step times, whose Ninja log has none either, where it pays
+/// (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on".
+std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const std::string& ninja_log,
                                    const FileSystem& fs) {
-  if (EnvironmentVariable("FASTCUDA_FIRST_PHASE") == "off" || !fs.IsFile(NoHistoryPath(dir))) return {};
+  const std::string wanted = EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto");
+  if (wanted == "off" || !fs.IsFile(NoHistoryPath(dir))) return {};
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return {};
   std::vector<RecordedTu> tus = ParseStepsFile(*steps);
-  if (tus.size() < 2 || HasStepTimes(tus, ParseNinjaLog(ninja_log))) return {};
+  if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
+  const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
+  if (!pays || HasStepTimes(tus, ParseNinjaLog(ninja_log))) return {};
   return tus;
 }
 
 }  // namespace
 
-int RunFirstPhase(const std::string& dir, const RunNinjaFor& run_ninja,
+int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs) {
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  std::vector<RecordedTu> tus = TusToWeigh(dir, fs.Read(log_path).value_or(""), fs);
+  std::vector<RecordedTu> tus = TusToWeigh(dir, jobs, fs.Read(log_path).value_or(""), fs);
   std::vector<std::string> targets;
   for (const RecordedTu& tu : tus) {
     if (std::optional<size_t> step = WeighedStepOf(tu)) targets.push_back(tu.steps[*step].output);

@@ -14,16 +14,17 @@ namespace fastcuda {
 /// Runs Ninja on the graph for `targets` (as Ninja names them); its status.
 using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
 
-/// Before a build of every TU of the graph in `dir` whose manifest has no
-/// step times while Ninja's log has none either (a fresh build directory):
+/// Before a build of every TU of the graph in `dir` on `jobs` job slots (0:
+/// one per core) whose manifest has no step times while Ninja's log has none
+/// either (a fresh build directory), where FirstPhasePays:
 /// builds each TU's WeighedStepOf through `run_ninja`, appends the other
 /// steps' EstimateRecords to the log, calls `regenerate` (which then finds
 /// step times: HistoryArrived) and writes FirstPhasePath for the timeline.
 /// Returns the regeneration's status, Ninja's when a signal stopped it, or 0:
 /// a first phase that failed otherwise only costs the estimates, and the
-/// build that follows reports the failure. Does nothing
-/// with FASTCUDA_FIRST_PHASE=off, or for fewer than two TUs.
-int RunFirstPhase(const std::string& dir, const RunNinjaFor& run_ninja,
+/// build that follows reports the failure. FASTCUDA_FIRST_PHASE: `auto`
+/// (the default), `on` (wherever there are two TUs or more) or `off`.
+int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs);
 
 }  // namespace fastcuda

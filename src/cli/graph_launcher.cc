@@ -154,7 +154,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
         return RunGraph(options, targets, /*keep_going=*/true, lock.fd()).exit_code;
       };
       if (int status = RunFirstPhase(
-              dir, run_for, [&] { return GenerateIfNeeded(options, args, disk); }, disk)) {
+              dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, args, disk); }, disk)) {
         return ReceivedSignal() ? ExitLikeNvccOn(ReceivedSignal()) : status;
       }
     }

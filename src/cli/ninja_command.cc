@@ -334,7 +334,7 @@ int NinjaMain(const std::vector<std::string>& args) {
       return RunProcess(phase).exit_code;
     };
     auto rewrite = [&] { return RewriteNeeded(arguments) ? Rewrite(arguments) : 0; };
-    if (int status = RunFirstPhase(out_dir, run_for, rewrite, disk); status != 0) return status;
+    if (int status = RunFirstPhase(out_dir, 0, run_for, rewrite, disk); status != 0) return status;
   }
   // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
   const std::string log = GraphNinjaLogPath(out_dir, disk);

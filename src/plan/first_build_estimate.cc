@@ -34,6 +34,8 @@ int64_t DeviceCodeWeight(std::string_view preprocessed) {
          Occurrences(preprocessed, "<<<");
 }
 
+bool FirstPhasePays(size_t tus, unsigned jobs) { return tus >= 2 && tus <= 2 * static_cast<size_t>(jobs); }
+
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu) {
   const std::string_view device_preprocess = StepKindName(StepKind::kDevicePreprocess);
   for (size_t i = 0; i < tu.steps.size(); ++i) {

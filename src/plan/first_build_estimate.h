@@ -25,6 +25,15 @@ namespace fastcuda {
 /// measured chains at 0.88-0.90, sizes at 0.75-0.80 (bench/RESULTS.md).
 int64_t DeviceCodeWeight(std::string_view preprocessed);
 
+/// Whether weighing pays for `tus` TUs on `jobs` job slots: measured on 16
+/// cores, the first phase took a 16-TU, 5-architecture first build from 1.31
+/// to 1.12 times the schedule's bound, where a few heavy chains set it, but
+/// cost a 40-TU, 1-architecture one 1.5 s (1.07 to 1.10): with TUs enough to
+/// keep every slot busy, a first build is bound by its total work, which
+/// ranking does not shorten, and the phase's last round leaves slots idle.
+/// So: from two TUs to two per job slot.
+bool FirstPhasePays(size_t tus, unsigned jobs);
+
 /// The step of `tu` whose output the first phase builds and weighs: its first
 /// device preprocessing; none for a TU without device code.
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu);

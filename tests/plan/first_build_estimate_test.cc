@@ -33,6 +33,14 @@ TEST_CASE("device code weight: kernels as the preprocessor writes them, and laun
   CHECK(DeviceCodeWeight("__global__ void k(); void h() { k<<<1, 1>>>(); }") == 2);
 }
 
+TEST_CASE("weighing pays from two TUs to two per job slot") {
+  CHECK_FALSE(FirstPhasePays(1, 16));
+  CHECK(FirstPhasePays(2, 16));
+  CHECK(FirstPhasePays(32, 16));
+  CHECK_FALSE(FirstPhasePays(33, 16));
+  CHECK_FALSE(FirstPhasePays(5, 2));
+}
+
 TEST_CASE("the weighed step is a TU's first device preprocessing") {
   RecordedTu tu = Tu("a");
   tu.steps.insert(tu.steps.begin(), {"CPP_HOST", "", "a.first.ii", {}});
