@@ -2,18 +2,27 @@
 # Installs what is missing, builds FastCuda with its tests, and runs every
 # test (unit tests and the integration tests against real nvcc) with CTest,
 # with Debian's CMake and Ninja; runs those whose outcome CMake's or Ninja's
-# version can change once more with PyPI's newest (tests/pypi_tools.sh); then
+# version can change once more with PyPI's newest (tests/pypi_tools.sh);
 # builds it once more with clang under AddressSanitizer and
-# UndefinedBehaviorSanitizer and runs the unit tests, the graph tests (whose
-# steps all run through the sanitized tool) and short runs of the fuzzers.
+# UndefinedBehaviorSanitizer (beside those passes) and runs the unit tests,
+# the graph tests (whose steps all run through the sanitized tool) and short
+# runs of the fuzzers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
+
+# The sanitized build runs beside the first two passes at the lowest
+# priority, taking only the CPU their tests leave idle (configures, serial
+# steps, waits), and as a unity build, in half the compiles.
+sanitized="$FASTCUDA_BUILD_DIR-sanitize"
+(CC=clang CXX=clang++ nice -n 19 cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+   -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON -DFASTCUDA_FUZZ_SECONDS=10 -DCMAKE_UNITY_BUILD=ON &&
+   nice -n 19 cmake --build "$sanitized") > "$sanitized.log" 2>&1 &
+sanitized_build=$!
+trap 'kill "$sanitized_build" 2>/dev/null || true' EXIT
+
 ctest --test-dir "$FASTCUDA_BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
 "$FASTCUDA_SOURCE_DIR/tests/pypi_tools.sh" "$FASTCUDA_BUILD_DIR" "$@"
 
-sanitized="$FASTCUDA_BUILD_DIR-sanitize"
-CC=clang CXX=clang++ cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON -DFASTCUDA_FUZZ_SECONDS=10 >/dev/null
-cmake --build "$sanitized"
+wait "$sanitized_build" || { cat "$sanitized.log"; echo "the sanitized build failed" >&2; exit 1; }
 ctest --test-dir "$sanitized" --output-on-failure -j "$(nproc)" \
   -R '^(unit|global_graph|restat|memory|fuzz_.*)$' "$@"
