@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
 #include "src/plan/first_build_estimate.h"
@@ -22,7 +23,6 @@ std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const 
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return {};
   std::vector<RecordedTu> tus = ParseStepsFile(*steps);
-  if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
   const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
   if (!pays || HasStepTimes(tus, ParseNinjaLog(ninja_log))) return {};
   return tus;
@@ -32,6 +32,7 @@ std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const 
 
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs) {
+  if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
   const std::string log_path = GraphNinjaLogPath(dir, fs);
   std::vector<RecordedTu> tus = TusToWeigh(dir, jobs, fs.Read(log_path).value_or(""), fs);
   std::vector<std::string> targets;
@@ -47,13 +48,15 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   }
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
-  std::vector<int64_t> weights;
-  for (const RecordedTu& tu : tus) {
-    std::optional<size_t> step = WeighedStepOf(tu);
-    std::optional<std::string> text =
-        step ? fs.Read(ResolvePath(ninja_dir, tu.steps[*step].output)) : std::nullopt;
-    weights.push_back(text ? DeviceCodeWeight(*text) : -1);
-  }
+  // Megabytes of preprocessed code each: read on every core, as the build waits.
+  std::vector<int64_t> weights(tus.size(), -1);
+  ParallelFor(tus.size(), jobs, [&](size_t t) {
+    std::optional<size_t> step = WeighedStepOf(tus[t]);
+    if (!step) return;
+    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, tus[t].steps[*step].output))) {
+      weights[t] = DeviceCodeWeight(*text);
+    }
+  });
   const std::string log = fs.Read(log_path).value_or("");
   if (NinjaLogVersion(log) == 0) return 0;  // no log to write estimates into
   std::string estimates;

@@ -7,14 +7,6 @@
 namespace fastcuda {
 namespace {
 
-int64_t Occurrences(std::string_view text, std::string_view word) {
-  int64_t count = 0;
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + word.size())) {
-    ++count;
-  }
-  return count;
-}
-
 std::optional<StepKind> KindNamed(std::string_view name) {
   for (StepKind kind : kAllKinds) {
     if (StepKindName(kind) == name) return kind;
@@ -30,8 +22,11 @@ bool HostSide(StepKind kind) {
 }  // namespace
 
 int64_t DeviceCodeWeight(std::string_view preprocessed) {
-  return Occurrences(preprocessed, "__attribute__((global))") + Occurrences(preprocessed, "__global__") +
-         Occurrences(preprocessed, "<<<");
+  static const RE2 device_code(R"(__attribute__\(\(global\)\)|__global__|<<<)");
+  re2::StringPiece input(preprocessed.data(), preprocessed.size());
+  int64_t count = 0;
+  while (RE2::FindAndConsume(&input, device_code)) ++count;
+  return count;
 }
 
 bool FirstPhasePays(size_t tus, unsigned jobs) { return tus >= 2 && tus <= 2 * static_cast<size_t>(jobs); }
