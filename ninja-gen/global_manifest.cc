@@ -25,6 +25,11 @@ std::vector<size_t> ScheduleOrder(const std::vector<std::vector<int64_t>>& remai
   return order;
 }
 
+/// Where the manifest's Ninja runs, which its paths are relative to.
+std::string NinjaCwd(const GlobalManifestOptions& options) {
+  return options.part_of_manifest_in.empty() ? options.out_dir : options.part_of_manifest_in;
+}
+
 void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options) {
   writer.Rule({"FASTCUDA_REGENERATE",
                {{"command", EscapeNinjaValue(JoinShellWords(options.regenerate_command))},
@@ -53,7 +58,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     ++users[env_files.back()];
   }
   const bool part = !options.part_of_manifest_in.empty();
-  const std::string ninja_cwd = part ? options.part_of_manifest_in : options.out_dir;
+  const std::string ninja_cwd = NinjaCwd(options);
   FragmentOptions shared;
   shared.fastcuda = options.fastcuda;
   shared.ninja_cwd = ninja_cwd;
@@ -120,6 +125,18 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   }
   files[StepsFilePath(options.out_dir)] = StepsFileText(graphs, ninja_path, options.jobs);
   return files;
+}
+
+bool HistoryHasStepTimes(const std::vector<StepGraph>& graphs, const GlobalManifestOptions& options) {
+  const std::string ninja_cwd = NinjaCwd(options);
+  return std::any_of(graphs.begin(), graphs.end(), [&](const StepGraph& graph) {
+    return std::any_of(graph.steps.begin(), graph.steps.end(), [&](const GraphStep& step) {
+      return std::any_of(step.after.begin(), step.after.end(), [&](size_t before) {
+        const std::vector<std::string>& outputs = graph.steps[before].outputs;
+        return !outputs.empty() && options.history.contains(NinjaPath(graph, ninja_cwd, outputs.front()));
+      });
+    });
+  });
 }
 
 }  // namespace fastcuda

@@ -46,4 +46,9 @@ struct GlobalManifestOptions {
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options);
 
+/// True when `options.history` has a time for a step of `graphs` that another
+/// step waits for: measured step times. An object's own time may be a whole
+/// nvcc call's, which the generator's Ninja recorded (`fastcuda ninja`).
+bool HistoryHasStepTimes(const std::vector<StepGraph>& graphs, const GlobalManifestOptions& options);
+
 }  // namespace fastcuda

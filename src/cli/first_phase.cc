@@ -14,18 +14,21 @@ namespace fastcuda {
 namespace {
 
 /// The graph's TUs when the first phase should run: a graph generated
-/// without step times, whose Ninja log has none either, where it pays
-/// (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on".
+/// without measured step times (NoHistoryPath; its caller regenerated first
+/// if the log grew since), whose log does not hold a first phase's estimates
+/// already, where it pays (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on".
 std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const std::string& ninja_log,
                                    const FileSystem& fs) {
   const std::string wanted = EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto");
-  if (wanted == "off" || !fs.IsFile(NoHistoryPath(dir))) return {};
+  if (wanted == "off" || !fs.IsFile(NoHistoryPath(dir)) ||
+      OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")), ninja_log)) {
+    return {};
+  }
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return {};
   std::vector<RecordedTu> tus = ParseStepsFile(*steps);
   const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
-  if (!pays || HasStepTimes(tus, ParseNinjaLog(ninja_log))) return {};
-  return tus;
+  return pays ? tus : std::vector<RecordedTu>{};
 }
 
 }  // namespace
@@ -35,9 +38,11 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
   const std::string log_path = GraphNinjaLogPath(dir, fs);
   std::vector<RecordedTu> tus = TusToWeigh(dir, jobs, fs.Read(log_path).value_or(""), fs);
+  std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
   std::vector<std::string> targets;
-  for (const RecordedTu& tu : tus) {
-    if (std::optional<size_t> step = WeighedStepOf(tu)) targets.push_back(tu.steps[*step].output);
+  for (size_t t = 0; t < tus.size(); ++t) {
+    if (std::optional<size_t> step = WeighedStepOf(tus[t]))
+      targets.push_back(weighed[t] = tus[t].steps[*step].output);
   }
   if (targets.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
@@ -51,9 +56,8 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   // Megabytes of preprocessed code each: read on every core, as the build waits.
   std::vector<int64_t> weights(tus.size(), -1);
   ParallelFor(tus.size(), jobs, [&](size_t t) {
-    std::optional<size_t> step = WeighedStepOf(tus[t]);
-    if (!step) return;
-    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, tus[t].steps[*step].output))) {
+    if (weighed[t].empty()) return;
+    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
       weights[t] = DeviceCodeWeight(*text);
     }
   });

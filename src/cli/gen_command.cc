@@ -155,16 +155,17 @@ DryrunCache LoadCache(const std::string& path, const FileSystem& fs) {
   }
 }
 
-/// Whether the manifest's step times were measured, after GlobalManifestFiles
-/// wrote its steps: NoHistoryPath, holding the log's size, while they were
-/// not (none, or only a first phase's estimates).
-void MarkWhetherMeasured(std::string_view ninja_log, const std::string& out_dir, const StepDurations& history,
-                         const FileSystem& fs, Generation& generation) {
+/// Whether the manifest's step times were measured: NoHistoryPath, holding
+/// the log's size, while they were not (none, or only a first phase's
+/// estimates).
+void MarkWhetherMeasured(std::string_view ninja_log, const std::vector<StepGraph>& graphs,
+                         const GlobalManifestOptions& manifest, const FileSystem& fs,
+                         Generation& generation) {
   const bool measured =
-      HasStepTimes(ParseStepsFile(generation.files.at(StepsFilePath(out_dir))), history) &&
-      !OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(out_dir)).value_or("")), ninja_log);
-  if (measured) generation.removed.push_back(NoHistoryPath(out_dir));
-  else generation.files[NoHistoryPath(out_dir)] = std::to_string(ninja_log.size());
+      HistoryHasStepTimes(graphs, manifest) &&
+      !OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(manifest.out_dir)).value_or("")), ninja_log);
+  if (measured) generation.removed.push_back(NoHistoryPath(manifest.out_dir));
+  else generation.files[NoHistoryPath(manifest.out_dir)] = std::to_string(ninja_log.size());
 }
 
 }  // namespace
@@ -227,7 +228,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
   manifest.jobs = Jobs(options);
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
-  MarkWhetherMeasured(ninja_log, options.out_dir, manifest.history, fs, generation);
+  MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));

@@ -63,15 +63,6 @@ std::vector<NinjaLogRecord> EstimateRecords(const std::vector<RecordedTu>& tus,
   return records;
 }
 
-bool HasStepTimes(const std::vector<RecordedTu>& tus, const StepDurations& durations) {
-  return std::any_of(tus.begin(), tus.end(), [&](const RecordedTu& tu) {
-    return std::any_of(tu.steps.begin(), tu.steps.end(), [&](const RecordedStep& step) {
-      return std::any_of(step.after.begin(), step.after.end(),
-                         [&](size_t before) { return durations.contains(tu.steps[before].output); });
-    });
-  });
-}
-
 std::string FirstPhasePath(const std::string& dir) { return dir + "/first-phase"; }
 
 std::string FormatFirstPhase(const FirstPhase& phase) {

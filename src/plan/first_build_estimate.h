@@ -47,11 +47,6 @@ std::optional<size_t> WeighedStepOf(const RecordedTu& tu);
 std::vector<NinjaLogRecord> EstimateRecords(const std::vector<RecordedTu>& tus,
                                             const std::vector<int64_t>& weights, const StepDurations& known);
 
-/// True when `durations` has a time for a step of `tus` that another step
-/// waits for: an object's own time may be a whole nvcc call's, which the
-/// generator's Ninja recorded (`fastcuda ninja`).
-bool HasStepTimes(const std::vector<RecordedTu>& tus, const StepDurations& durations);
-
 /// Where a first build's estimates lie in Ninja's log (byte offsets): the
 /// first phase's records end where they begin, the build's records begin
 /// where they end; and when the build's Ninja started, in ms after the

@@ -16,6 +16,9 @@
 #                                priority ladder's rungs, which run no step
 #   graph_wrote_objects BUILD    true if BUILD has CUDA objects (*.cu.o) and
 #                                its graph (BUILD/fastcuda) wrote each one
+#   every_step_once GRAPH_DIR    true if the graph's last build was a first build
+#                                that ran the first phase, then every step that
+#                                writes a file once (fastcuda table)
 #   graph_log_mark GRAPH_DIR     how many lines the graph's .ninja_log has now
 #   graph_ran GRAPH_DIR MARK RE  true if a step whose description matches RE
 #                                ran after the graph's log had MARK lines
@@ -98,6 +101,12 @@ graph_wrote_objects() {
     count=$((count + 1))
   done < <(find "$1" -name '*.cu.o' -not -path "$1/fastcuda/*" -print0)
   [ "$count" -gt 0 ]
+}
+
+every_step_once() {
+  [ -f "$1/first-phase" ] && "$FASTCUDA" table "$1" > "$scratch/table.csv" &&
+    [ "$(tail -n +2 "$scratch/table.csv" | wc -l)" -eq "$(jq '[.tus[].steps[] | select(.output != "")] | length' "$1/steps.json")" ] &&
+    [ -z "$(cut -d, -f5 "$scratch/table.csv" | sort | uniq -d)" ]
 }
 
 graph_log_mark() {

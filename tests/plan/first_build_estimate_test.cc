@@ -77,13 +77,6 @@ TEST_CASE("estimates stay within a tenth and ten times the default") {
   CHECK(EstimateOf(records, "huge.ptx") == DefaultDuration(StepKind::kCicc) * 2);  // against its own mean
 }
 
-TEST_CASE("step times count when a step that others wait for has one, not an object alone") {
-  std::vector<RecordedTu> tus = {Tu("a"), Tu("b")};
-  CHECK_FALSE(HasStepTimes(tus, {}));
-  CHECK_FALSE(HasStepTimes(tus, {{"a.o", 20000}, {"build.ninja", 40}}));
-  CHECK(HasStepTimes(tus, {{"b.ptx", 900}}));
-}
-
 TEST_CASE("first phase: the file, and whether the estimates are still where it says") {
   const std::string measured = "# ninja log v6\n0\t100\t5\ta.cpp1.ii\t1f\n";
   const std::string estimates = "0\t2000\t0\ta.ptx\t0\n0\t1000\t0\ta.cubin\t0\n";

@@ -207,6 +207,20 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   CHECK(std::next(files.begin())->first.rfind("/out/env/", 0) == 0);
 }
 
+TEST_CASE("step times count when a step that others wait for has one, not an object alone") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options = ManifestOptions("/out");
+  CHECK_FALSE(HistoryHasStepTimes(plan.graphs, options));
+  options.history = {{"/build/obj/d.o", 20000}, {"build.ninja", 40}};
+  CHECK_FALSE(HistoryHasStepTimes(plan.graphs, options));
+  const StepGraph& graph = plan.graphs[1];
+  const std::string waited_for = graph.steps[graph.steps.back().after.front()].outputs.front();
+  options.history = {{waited_for, 900}};
+  CHECK(HistoryHasStepTimes(plan.graphs, options));
+}
+
 TEST_CASE("planning and writing on many threads give what one thread gives") {
   FakeDryrunRunner runner;
   CompileDatabase database;
