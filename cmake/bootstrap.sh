@@ -2,7 +2,8 @@
 # Sourced by examples/demo.sh, tests/run_all.sh and bench/: installs the
 # Debian packages FastCuda needs (as root, or through sudo), finds nvcc, and
 # builds fastcuda into $FASTCUDA_BUILD_DIR (default: build/ in the source
-# tree). With FASTCUDA_BINARY set to an existing fastcuda, it uses that one
+# tree), configured with the -D options in FASTCUDA_CMAKE_OPTIONS if any.
+# With FASTCUDA_BINARY set to an existing fastcuda, it uses that one
 # and installs and builds nothing (for machines without a package mirror).
 set -euo pipefail
 
@@ -37,7 +38,9 @@ fastcuda_find_nvcc() {
 }
 
 fastcuda_build() {
-  cmake -S "$FASTCUDA_SOURCE_DIR" -B "$FASTCUDA_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # shellcheck disable=SC2086 # options are words
+  cmake -S "$FASTCUDA_SOURCE_DIR" -B "$FASTCUDA_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    ${FASTCUDA_CMAKE_OPTIONS:-} >/dev/null
   cmake --build "$FASTCUDA_BUILD_DIR"
   FASTCUDA_BINARY="$FASTCUDA_BUILD_DIR/bin/fastcuda"
 }

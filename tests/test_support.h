@@ -1,6 +1,7 @@
 // Helpers shared by the unit tests: recorded transcripts and a fake disk.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <re2/re2.h>
 
@@ -133,6 +135,15 @@ inline int CountMatches(const std::string& text, const std::string& pattern) {
   RE2 re(pattern);
   while (RE2::FindAndConsume(&input, re)) ++count;
   return count;
+}
+
+/// The directory and work directory of the unit tests' recorded nvcc call.
+inline constexpr char kProjectDir[] = "/src/project";
+inline constexpr char kWorkDir[] = "/build/w/kernel.o-1234";
+
+/// True if `words` holds `word`.
+inline bool Contains(const std::vector<std::string>& words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
 }
 
 }  // namespace fastcuda::testing

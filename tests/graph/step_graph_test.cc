@@ -8,20 +8,20 @@
 #include "tests/test_support.h"
 
 using namespace fastcuda;
+using fastcuda::testing::Contains;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::kProjectDir;
+using fastcuda::testing::kWorkDir;
 using fastcuda::testing::LoadTranscript;
 using fastcuda::testing::TranscriptText;
 
 namespace {
 
-const char kCwd[] = "/src/project";
-const char kWork[] = "/build/w/kernel.o-1234";
-
 StepGraph Graph(const std::string& name, std::map<std::string, std::string> files = {},
                 DepfileRequest depfile = {}) {
-  files.emplace(std::string(kCwd) + "/kernel.cu", "");
-  files.emplace(std::string(kCwd) + "/host.cpp", "");
-  return BuildStepGraph(LoadTranscript(name), {kCwd, kWork, depfile}, FakeFileSystem(files));
+  files.emplace(std::string(kProjectDir) + "/kernel.cu", "");
+  files.emplace(std::string(kProjectDir) + "/host.cpp", "");
+  return BuildStepGraph(LoadTranscript(name), {kProjectDir, kWorkDir, depfile}, FakeFileSystem(files));
 }
 
 std::vector<const GraphStep*> OfKind(const StepGraph& graph, StepKind kind) {
@@ -30,10 +30,6 @@ std::vector<const GraphStep*> OfKind(const StepGraph& graph, StepKind kind) {
     if (step.kind == kind) steps.push_back(&step);
   }
   return steps;
-}
-
-bool Contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
 }
 
 size_t IndexOf(const StepGraph& graph, const GraphStep* step) { return step - graph.steps.data(); }
@@ -75,7 +71,7 @@ TEST_CASE("no temporary survives renaming; every intermediate is in the work dir
     CHECK_MESSAGE(line.find("tmpxft") == std::string::npos, line);
     CHECK_MESSAGE(line.find("/tmp/") == std::string::npos, line);
     for (const std::string& output : step.outputs) {
-      if (output != "kernel.o") CHECK(output.rfind(std::string(kWork) + "/", 0) == 0);
+      if (output != "kernel.o") CHECK(output.rfind(std::string(kWorkDir) + "/", 0) == 0);
     }
   }
 }
@@ -85,9 +81,9 @@ TEST_CASE("names are stable: another nvcc process id gives the same graph") {
   std::string other = text;
   RE2::GlobalReplace(&other, R"(tmpxft_[0-9a-f]+_)", "tmpxft_0000beef_");
   auto lookup = [](std::string_view) { return std::nullopt; };
-  FakeFileSystem fs({{std::string(kCwd) + "/kernel.cu", ""}});
-  StepGraph a = BuildStepGraph(ParseTranscript(text, lookup), {kCwd, kWork, {}}, fs);
-  StepGraph b = BuildStepGraph(ParseTranscript(other, lookup), {kCwd, kWork, {}}, fs);
+  FakeFileSystem fs({{std::string(kProjectDir) + "/kernel.cu", ""}});
+  StepGraph a = BuildStepGraph(ParseTranscript(text, lookup), {kProjectDir, kWorkDir, {}}, fs);
+  StepGraph b = BuildStepGraph(ParseTranscript(other, lookup), {kProjectDir, kWorkDir, {}}, fs);
   REQUIRE(a.steps.size() == b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) CHECK(a.steps[i].argv == b.steps[i].argv);
 }
@@ -114,7 +110,7 @@ TEST_CASE("the host compile waits for the stub.c and fatbin.c it #includes") {
   const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
   const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
   CHECK(Waits(*host, IndexOf(graph, fatbinary)));
-  std::string stub = std::string(kWork) + "/" +
+  std::string stub = std::string(kWorkDir) + "/" +
                      FlagValues(OfKind(graph, StepKind::kCudafe).front()->argv, {"--stub_file_name"}).front();
   CHECK(Contains(host->inputs, stub));
   CHECK(Contains(host->inputs, fatbinary->outputs.front()));
@@ -179,11 +175,11 @@ TEST_CASE("for Ninja's deps = gcc, the step that makes the object writes the use
   StepGraph graph = Graph("depfile", {}, {"obj/kernel.o", true});
   size_t filter = graph.steps.size() - 1;
   REQUIRE(HandDepfileToNinja(graph));
-  CHECK(graph.steps[filter].outputs == std::vector<std::string>{std::string(kWork) + "/ninja-deps.d"});
+  CHECK(graph.steps[filter].outputs == std::vector<std::string>{std::string(kWorkDir) + "/ninja-deps.d"});
   std::vector<const GraphStep*> host = OfKind(graph, StepKind::kHostCompile);
   REQUIRE(host.size() == 1);
   CHECK(host[0]->ninja_depfile == "obj/kernel.o.d");
-  CHECK(host[0]->ninja_depfile_from == std::string(kWork) + "/ninja-deps.d");
+  CHECK(host[0]->ninja_depfile_from == std::string(kWorkDir) + "/ninja-deps.d");
   CHECK(Contains(host[0]->inputs, host[0]->ninja_depfile_from));
   CHECK(Waits(*host[0], filter));
   StepGraph without = Graph("depfile", {}, {"", false});
@@ -216,7 +212,7 @@ TEST_CASE("-rdc and -dc compile to an object through the same chain") {
 }
 
 TEST_CASE("-dlink: nvlink reads the user's object, the host compile the -D named temporaries") {
-  StepGraph graph = Graph("dlink", {{std::string(kCwd) + "/kernel.o", ""}});
+  StepGraph graph = Graph("dlink", {{std::string(kProjectDir) + "/kernel.o", ""}});
   const GraphStep* nvlink = OfKind(graph, StepKind::kNvlink).front();
   CHECK(Contains(nvlink->inputs, "kernel.o"));
   const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
@@ -261,8 +257,8 @@ TEST_CASE("an unknown program runs alone, after everything before it") {
       "#$ mystery-tool --flag\n"
       "#$ gcc -c -x c++ /tmp/tmpxft_1_2-3_kernel.cpp4.ii -o kernel.o\n",
       [](std::string_view) { return std::nullopt; });
-  StepGraph graph =
-      BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+  StepGraph graph = BuildStepGraph(transcript, {kProjectDir, kWorkDir, {}},
+                                   FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
   REQUIRE(graph.steps.size() == 3);
   CHECK(graph.steps[1].kind == StepKind::kUnknown);
   CHECK(graph.steps[1].after == std::vector<size_t>{0});
@@ -272,7 +268,8 @@ TEST_CASE("an unknown program runs alone, after everything before it") {
 TEST_CASE("a redirection to a real file is not something FastCuda splits") {
   Transcript transcript =
       ParseTranscript("#$ gcc -c a.cu -o a.o > log.txt\n", [](std::string_view) { return std::nullopt; });
-  CHECK_THROWS_AS(BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem()), UnsupportedTranscript);
+  CHECK_THROWS_AS(BuildStepGraph(transcript, {kProjectDir, kWorkDir, {}}, FakeFileSystem()),
+                  UnsupportedTranscript);
 }
 
 TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
@@ -280,26 +277,26 @@ TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
       "#$ gcc -E a.cu -o /tmp/tmpxft_1_2-3_x.ii\n"
       "#$ gcc -E b.cu -o /tmp/tmpxft_1_2-4_x.ii\n",
       [](std::string_view) { return std::nullopt; });
-  StepGraph graph = BuildStepGraph(transcript, {kCwd, kWork, {}}, FakeFileSystem());
-  CHECK(graph.steps[0].outputs == std::vector<std::string>{std::string(kWork) + "/3_x.ii"});
-  CHECK(graph.steps[1].outputs == std::vector<std::string>{std::string(kWork) + "/4_x.ii"});
+  StepGraph graph = BuildStepGraph(transcript, {kProjectDir, kWorkDir, {}}, FakeFileSystem());
+  CHECK(graph.steps[0].outputs == std::vector<std::string>{std::string(kWorkDir) + "/3_x.ii"});
+  CHECK(graph.steps[1].outputs == std::vector<std::string>{std::string(kWorkDir) + "/4_x.ii"});
 }
 
 TEST_CASE("the nvcc command's launcher (ccache) runs the host compile, nothing else") {
-  StepGraphOptions options{kCwd, kWork};
+  StepGraphOptions options{kProjectDir, kWorkDir};
   options.launchers.nvcc = {"ccache"};
   StepGraph graph = BuildStepGraph(LoadTranscript("single_arch"), options,
-                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+                                   FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
   for (const GraphStep& step : graph.steps) {
     CHECK((step.argv.front() == "ccache") == (step.kind == StepKind::kHostCompile));
   }
 }
 
 TEST_CASE("a device launcher runs every cicc, ptxas and fatbinary of every architecture") {
-  StepGraphOptions options{kCwd, kWork};
+  StepGraphOptions options{kProjectDir, kWorkDir};
   options.launchers.device = {"rexec", "--"};
   StepGraph graph = BuildStepGraph(LoadTranscript("multi_gencode"), options,
-                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+                                   FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
   size_t launched = 0;
   for (const GraphStep& step : graph.steps) {
     bool device =
@@ -311,10 +308,10 @@ TEST_CASE("a device launcher runs every cicc, ptxas and fatbinary of every archi
 }
 
 TEST_CASE("keep_depfiles keeps every preprocess depfile without -MD, for the launcher") {
-  StepGraphOptions options{kCwd, kWork};
+  StepGraphOptions options{kProjectDir, kWorkDir};
   options.keep_depfiles = true;
   StepGraph graph = BuildStepGraph(LoadTranscript("single_arch"), options,
-                                   FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+                                   FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
   for (const GraphStep& step : graph.steps) {
     CHECK(step.kept_depfile.empty() != IsPreprocess(step.kind));
     CHECK(step.kind != StepKind::kFilterDependencies);
@@ -324,10 +321,10 @@ TEST_CASE("keep_depfiles keeps every preprocess depfile without -MD, for the lau
 namespace {
 
 StepGraph GraphWithModes(const std::string& name, CompileModes modes) {
-  StepGraphOptions options{kCwd, kWork};
+  StepGraphOptions options{kProjectDir, kWorkDir};
   options.modes = modes;
   return BuildStepGraph(LoadTranscript(name), options,
-                        FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+                        FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
 }
 
 }  // namespace
@@ -337,7 +334,7 @@ TEST_CASE("FASTCUDA_MODULE_ID=own: a step writes the id first; cicc waits for it
   std::vector<const GraphStep*> writers = OfKind(graph, StepKind::kModuleId);
   REQUIRE(writers.size() == 1);
   const GraphStep* writer = writers.front();
-  CHECK(writer->module_id == OwnModuleId(std::string(kCwd) + "/kernel.cu", graph.final_outputs));
+  CHECK(writer->module_id == OwnModuleId(std::string(kProjectDir) + "/kernel.cu", graph.final_outputs));
   const GraphStep* cudafe = OfKind(graph, StepKind::kCudafe).front();
   CHECK_FALSE(HasFlag(cudafe->argv, "--gen_module_id_file"));
   CHECK(FlagValues(cudafe->argv, {"--module_id_file_name"}) == writer->outputs);
@@ -426,7 +423,7 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
 }
 
 TEST_CASE("FASTCUDA_EARLY_HOST=on needs fatbinary's output named in one word, as nvcc writes it") {
-  StepGraphOptions options{kCwd, kWork};
+  StepGraphOptions options{kProjectDir, kWorkDir};
   options.modes.early_host = true;
   Transcript transcript = LoadTranscript("single_arch");
   for (TranscriptCommand& command : transcript.commands) {
@@ -439,13 +436,13 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on needs fatbinary's output named in one word, as
     }
   }
   StepGraph graph =
-      BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+      BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
   CHECK(OfKind(graph, StepKind::kEmbedFatbin).empty());
   CHECK(OfKind(graph, StepKind::kFatbinary).size() == 1);
 }
 
 TEST_CASE("FASTCUDA_EARLY_HOST=on keeps nvcc's host compile under flags that name files after the object") {
-  StepGraphOptions options{kCwd, kWork};
+  StepGraphOptions options{kProjectDir, kWorkDir};
   options.modes.early_host = true;
   auto embeds_with = [&](const std::string& host_flag) {
     Transcript transcript = LoadTranscript("single_arch");
@@ -456,7 +453,7 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on keeps nvcc's host compile under flags that nam
       if (host_compile) command.argv.push_back(host_flag);
     }
     StepGraph graph =
-        BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kCwd) + "/kernel.cu", ""}}));
+        BuildStepGraph(transcript, options, FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
     return !OfKind(graph, StepKind::kEmbedFatbin).empty();
   };
   CHECK(embeds_with("-fPIC"));

@@ -6,20 +6,20 @@
 #include "tests/test_support.h"
 
 using namespace fastcuda;
+using fastcuda::testing::Contains;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::kProjectDir;
+using fastcuda::testing::kWorkDir;
 using fastcuda::testing::LoadTranscript;
 
 namespace {
 
 using Words = std::vector<std::string>;
 
-const char kCwd[] = "/src/project";
-const char kWork[] = "/build/w/kernel.o-1234";
-
 /// The "depfile" transcript's graph (`-MD -MF obj/kernel.o.d`), or without the user's depfile.
-StepGraph Graph(bool user_depfile) {
-  FakeFileSystem files({{std::string(kCwd) + "/kernel.cu", ""}});
-  StepGraphOptions options{kCwd, kWork, {"obj/kernel.o", true}};
+StepGraph DepfileGraph(bool user_depfile) {
+  FakeFileSystem files({{std::string(kProjectDir) + "/kernel.cu", ""}});
+  StepGraphOptions options{kProjectDir, kWorkDir, {"obj/kernel.o", true}};
   options.keep_depfiles = true;
   StepGraph graph = BuildStepGraph(LoadTranscript("depfile"), options, files);
   if (!user_depfile) {
@@ -31,10 +31,6 @@ StepGraph Graph(bool user_depfile) {
 
 const Words kNvcc = {"nvcc", "-arch=sm_80", "-MD", "-MF",         "obj/kernel.o.d",
                      "-c",   "kernel.cu",   "-o",  "obj/kernel.o"};
-
-bool Contains(const Words& words, const std::string& word) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
 
 }  // namespace
 
@@ -50,16 +46,16 @@ TEST_CASE("the cache's lookup and store name FastCuda's files, in the flags' own
 }
 
 TEST_CASE("a ccache launcher: the lookup first, every program step waits for it, the object's step stores") {
-  StepGraph graph = Graph(true);
+  StepGraph graph = DepfileGraph(true);
   const size_t steps = graph.steps.size();
   REQUIRE(AddWholeCallCache(graph, {"/usr/bin/ccache"}, kNvcc));
   REQUIRE(graph.steps.size() == steps + 1);
   const GraphStep& lookup = graph.steps.front();
   CHECK(lookup.kind == StepKind::kCacheLookup);
   CHECK(lookup.argv.front() == "/usr/bin/ccache");
-  CHECK(Contains(lookup.argv, std::string(kWork) + "/cache-object.o"));
-  CHECK(Contains(lookup.argv, std::string(kWork) + "/cache-object.d"));
-  CHECK(lookup.depfile == std::string(kWork) + "/cache-object.d");  // Ninja keeps the hit's headers
+  CHECK(Contains(lookup.argv, std::string(kWorkDir) + "/cache-object.o"));
+  CHECK(Contains(lookup.argv, std::string(kWorkDir) + "/cache-object.d"));
+  CHECK(lookup.depfile == std::string(kWorkDir) + "/cache-object.d");  // Ninja keeps the hit's headers
   CHECK(lookup.inputs == Words{"kernel.cu"});
   CHECK(lookup.cache.store_depfiles == Words{"obj/kernel.o.d"});  // after a miss, the headers it waits for
   for (size_t i = 1; i < graph.steps.size(); ++i) {
@@ -80,7 +76,7 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
   CHECK(object->cache.hit_object == lookup.outputs[1]);
   CHECK(Contains(object->inputs, lookup.outputs[1]));
   CHECK(object->cache.store.front() == "/usr/bin/ccache");
-  CHECK(Contains(object->cache.store, std::string(kWork) + "/cache-store.o"));
+  CHECK(Contains(object->cache.store, std::string(kWorkDir) + "/cache-store.o"));
   CHECK(object->cache.store_depfiles == Words{"obj/kernel.o.d"});  // the user's, merged
   const GraphStep& filter = graph.steps.back();
   REQUIRE(filter.kind == StepKind::kFilterDependencies);
@@ -88,21 +84,21 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
 }
 
 TEST_CASE("the lookup waits for the call's response files: another content is another call") {
-  StepGraph graph = Graph(true);
+  StepGraph graph = DepfileGraph(true);
   Words nvcc = kNvcc;
   nvcc.insert(nvcc.begin() + 1, {"-optf", "opts.rsp"});
   REQUIRE(AddWholeCallCache(graph, {"ccache"}, nvcc));
-  CHECK(Contains(graph.steps.front().inputs, std::string(kCwd) + "/opts.rsp"));
+  CHECK(Contains(graph.steps.front().inputs, std::string(kProjectDir) + "/opts.rsp"));
 }
 
 TEST_CASE("without the user's depfile the store takes the kept ones; no whole-call cache, no lookup") {
-  StepGraph graph = Graph(false);
+  StepGraph graph = DepfileGraph(false);
   REQUIRE(AddWholeCallCache(graph, {"ccache"}, kNvcc));
   auto object = std::find_if(graph.steps.begin(), graph.steps.end(),
                              [](const GraphStep& step) { return step.kind == StepKind::kHostCompile; });
   REQUIRE(object != graph.steps.end());
   CHECK(object->cache.store_depfiles.size() == 2);  // the host's and the device's preprocessing
-  StepGraph unchanged = Graph(true);
+  StepGraph unchanged = DepfileGraph(true);
   const size_t steps = unchanged.steps.size();
   CHECK_FALSE(AddWholeCallCache(unchanged, {"sccache"}, kNvcc));
   CHECK_FALSE(AddWholeCallCache(unchanged, {}, kNvcc));

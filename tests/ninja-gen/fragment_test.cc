@@ -17,7 +17,7 @@ using fastcuda::testing::LoadTranscript;
 
 namespace {
 
-StepGraph Graph(const std::string& name, const std::string& cwd, DepfileRequest depfile = {}) {
+StepGraph GraphIn(const std::string& name, const std::string& cwd, DepfileRequest depfile = {}) {
   return BuildStepGraph(LoadTranscript(name), {cwd, "/b/w dir", depfile},
                         FakeFileSystem({{cwd + "/kernel.cu", ""}}));
 }
@@ -25,7 +25,7 @@ StepGraph Graph(const std::string& name, const std::string& cwd, DepfileRequest 
 }  // namespace
 
 TEST_CASE("one edge per sub-command, described by kind, arch and source") {
-  StepGraph graph = Graph("multi_gencode", "/src");
+  StepGraph graph = GraphIn("multi_gencode", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
   CHECK(CountMatches(manifest, R"((?m)^build )") == static_cast<int>(graph.steps.size()));
@@ -39,7 +39,7 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
 }
 
 TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that is never up to date") {
-  StepGraph graph = Graph("multi_gencode", "/src");
+  StepGraph graph = GraphIn("multi_gencode", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   CHECK(SingleGraphManifest(graph, options, {}, "").find("always-dirty") == std::string::npos);
   options.rerun_preprocessing = true;
@@ -86,7 +86,7 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
 }
 
 TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps chdir") {
-  StepGraph graph = Graph("depfile", "/src", {"obj/kernel.o", true});
+  StepGraph graph = GraphIn("depfile", "/src", {"obj/kernel.o", true});
   FragmentOptions options{"/bin/fastcuda", "/b/env", "/b", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
   CHECK(manifest.find("default /src/obj/kernel.o /src/obj/kernel.o.d\n") != std::string::npos);
@@ -99,7 +99,7 @@ TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps c
 TEST_CASE(
     "a graph in a generator's manifest: the object's edge names the depfile Ninja reads, every step waits "
     "for the generator's inputs") {
-  StepGraph graph = Graph("depfile", "/b", {"obj/kernel.o", true});
+  StepGraph graph = GraphIn("depfile", "/b", {"obj/kernel.o", true});
   REQUIRE(HandDepfileToNinja(graph));
   graph.implicit_inputs = {"gen/config.h"};
   graph.order_only_inputs = {"cmake_object_order_depends_target_k"};
@@ -121,7 +121,7 @@ TEST_CASE(
 }
 
 TEST_CASE("-MP reaches the step that writes the user's depfile") {
-  StepGraph graph = Graph("depfile", "/src", {"obj/kernel.o", true, true});
+  StepGraph graph = GraphIn("depfile", "/src", {"obj/kernel.o", true, true});
   std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/env", "/b", ""}, {}, "");
   CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o --phony-targets -o\n") !=
         std::string::npos);
@@ -147,7 +147,7 @@ TEST_CASE("pool depths: parsed from text, written as pools the rules use") {
 }
 
 TEST_CASE("launcher mode captures each step's output under a command-specific name") {
-  StepGraph graph = Graph("single_arch", "/src");
+  StepGraph graph = GraphIn("single_arch", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/env", "/src", "/b/cap"};
   std::string first = CapturePath(options, graph, 0);
   CHECK(first.rfind("/b/cap/step0-", 0) == 0);

@@ -26,7 +26,7 @@ std::string Shown(const ManifestValue& value) {
 
 /// The ManifestError `read` throws, as "line:column: message".
 template <typename Read>
-std::string ErrorOf(Read read) {
+std::string LexErrorOf(Read read) {
   try {
     read();
   } catch (const ManifestError& error) {
@@ -80,21 +80,21 @@ TEST_CASE("a path ends at a space, ':', '|' or newline, which stay unread") {
 }
 
 TEST_CASE("lexing errors carry the line and column of the offending byte") {
-  CHECK(ErrorOf([] { ManifestLexer("input", "x = 3").ReadVarValue(); }) == "1:6: unexpected EOF");
-  CHECK(ErrorOf([] { ManifestLexer("input", "a ${b\n").ReadVarValue(); }) ==
+  CHECK(LexErrorOf([] { ManifestLexer("input", "x = 3").ReadVarValue(); }) == "1:6: unexpected EOF");
+  CHECK(LexErrorOf([] { ManifestLexer("input", "a ${b\n").ReadVarValue(); }) ==
         "1:3: bad $-escape (literal $ must be written as $$)");
-  CHECK(ErrorOf([] { ManifestLexer("input", "a$\n $.\n").ReadVarValue(); }) ==
+  CHECK(LexErrorOf([] { ManifestLexer("input", "a$\n $.\n").ReadVarValue(); }) ==
         "2:2: bad $-escape (literal $ must be written as $$)");
   // Ninja 1.14's $^ is not Ninja 1.11-1.13's.
-  CHECK(ErrorOf([] { ManifestLexer("input", "a$^\n").ReadVarValue(); }) ==
+  CHECK(LexErrorOf([] { ManifestLexer("input", "a$^\n").ReadVarValue(); }) ==
         "1:2: bad $-escape (literal $ must be written as $$)");
-  CHECK(ErrorOf([] { ManifestLexer("input", "a\rb\n").ReadVarValue(); }) == "1:2: lexing error");
-  CHECK(ErrorOf([] {
+  CHECK(LexErrorOf([] { ManifestLexer("input", "a\rb\n").ReadVarValue(); }) == "1:2: lexing error");
+  CHECK(LexErrorOf([] {
           ManifestLexer lexer("input", "\tx");
           lexer.ReadToken();
           lexer.FailAtErrorToken();
         }) == "1:1: tabs are not allowed, use spaces");
-  CHECK(ErrorOf([] {
+  CHECK(LexErrorOf([] {
           ManifestLexer lexer("input", "build x y\n");
           lexer.ReadToken();
           lexer.Expect(ManifestToken::kColon);

@@ -15,7 +15,7 @@ using fastcuda::testing::LoadTranscript;
 namespace {
 
 /// A TU compiled in `dir`, its work files in DIR/w.
-StepGraph Graph(const std::string& dir) {
+StepGraph LadderGraph(const std::string& dir) {
   return BuildStepGraph(LoadTranscript("multi_gencode"), {dir, dir + "/w"},
                         FakeFileSystem(std::map<std::string, std::string>{{dir + "/kernel.cu", ""}}));
 }
@@ -59,7 +59,7 @@ size_t Attached(const PriorityLadder& ladder) {
 }  // namespace
 
 TEST_CASE("the ladder ranks a heavy TU's steps above a light TU's, each chain in its order") {
-  std::vector<StepGraph> graphs = {Graph("/light"), Graph("/heavy")};
+  std::vector<StepGraph> graphs = {LadderGraph("/light"), LadderGraph("/heavy")};
   StepDurations history;
   for (const GraphStep& step : graphs[1].steps) {
     if (step.kind == StepKind::kCicc) history[Absolute(graphs[1], step.outputs.front())] = 9000;
@@ -103,6 +103,6 @@ TEST_CASE("no history to tell steps apart, or one rung: no ladder") {
   NinjaWriter writer;
   CHECK(WritePriorityLadder(writer, PriorityLadder{}, "/out/priority").empty());
   CHECK(writer.text().empty());
-  std::vector<StepGraph> graphs = {Graph("/only")};
+  std::vector<StepGraph> graphs = {LadderGraph("/only")};
   CHECK(PlanPriorityLadder(graphs, RemainingOf(graphs, {}), Absolute, 1).rungs.empty());
 }

@@ -7,7 +7,7 @@ using namespace fastcuda;
 
 namespace {
 
-constexpr const char* kNvcc = "nvcc -c a.cu -o a.o";
+constexpr const char* kNvccCommand = "nvcc -c a.cu -o a.o";
 constexpr const char* kStep = "fastcuda step HOST_CC a.o";
 
 NinjaLogRecord Record(int64_t start, int64_t end, int64_t mtime, std::string output, const char* command) {
@@ -20,7 +20,7 @@ std::string Log(const std::vector<NinjaLogRecord>& records) {
   return text;
 }
 
-SharedObject AObject() { return HashSharedObject("a.o", kNvcc, kStep, {"t/a.ii", "t/a.ptx"}); }
+SharedObject AObject() { return HashSharedObject("a.o", kNvccCommand, kStep, {"t/a.ii", "t/a.ptx"}); }
 
 }  // namespace
 
@@ -32,14 +32,14 @@ TEST_CASE("handover: the step's record gets the nvcc command's hash and the earl
   CHECK(handovers[0].step_record.command_hash == *NinjaCommandHash(7, kStep));
   const NinjaLogRecord& given = handovers[0].generator_record;
   CHECK(given.output == "a.o");
-  CHECK(given.command_hash == *NinjaCommandHash(7, kNvcc));
+  CHECK(given.command_hash == *NinjaCommandHash(7, kNvccCommand));
   CHECK(given.mtime == 900);  // an input edited while the preprocessor ran is newer
   CHECK(given.start_ms == 80);
   CHECK(given.end_ms == 99);
 }
 
 TEST_CASE("handover: nothing for an object another command made last, or a log version unknown") {
-  std::string by_nvcc = Log({Record(0, 99, 990, "a.o", kNvcc)});
+  std::string by_nvcc = Log({Record(0, 99, 990, "a.o", kNvccCommand)});
   CHECK(HandOver(by_nvcc, {AObject()}).empty());
   CHECK(HandOver(Log({Record(0, 99, 990, "b.o", kStep)}), {AObject()}).empty());
   std::string v9 = "# ninja log v9\n" + FormatNinjaLogRecord(Record(0, 99, 990, "a.o", kStep));
@@ -55,7 +55,7 @@ TEST_CASE("take back: only records still as they were handed over") {
   REQUIRE(taken.size() == 1);
   CHECK(taken[0].command_hash == *NinjaCommandHash(7, kStep));
   // Plain ninja rebuilt the object since: its record stays, the steps rerun.
-  std::string rebuilt = handed + FormatNinjaLogRecord(Record(0, 120, 2000, "a.o", kNvcc));
+  std::string rebuilt = handed + FormatNinjaLogRecord(Record(0, 120, 2000, "a.o", kNvccCommand));
   CHECK(TakeBack(rebuilt, handovers).empty());
 }
 
@@ -67,7 +67,7 @@ TEST_CASE("handover through files: remembered, appended, taken back once") {
   fs.Write(log_path, Log({Record(80, 99, 990, "a.o", kStep)}));
   HandOverLog("/b/.fastcuda", log_path, fs);
   auto latest_hash = [&] { return ParseNinjaLogRecords(*fs.Read(log_path)).back().command_hash; };
-  CHECK(latest_hash() == *NinjaCommandHash(7, kNvcc));
+  CHECK(latest_hash() == *NinjaCommandHash(7, kNvccCommand));
   TakeBackLog("/b/.fastcuda", log_path, fs);
   CHECK(latest_hash() == *NinjaCommandHash(7, kStep));
   const std::string once = *fs.Read(log_path);

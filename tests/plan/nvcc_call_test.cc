@@ -25,7 +25,7 @@ class RecordedRunner : public DryrunRunner {
   std::optional<std::string> text_;
 };
 
-NvccCall Call(std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
+NvccCall ParsedCall(std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
   return {"nvcc", std::move(args), "/src/project", std::move(environment)};
 }
 
@@ -40,7 +40,7 @@ NvccPlan Plan(const NvccCall& call, const RecordedRunner& runner) {
 TEST_CASE("a launcher call is planned from its dryrun, in the work dir of its output, without nvcc") {
   RecordedRunner runner(TranscriptText("single_arch"));
   NvccPlan plan =
-      Plan(Call({"-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}, {{"CPATH", "/inc"}}), runner);
+      Plan(ParsedCall({"-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}, {{"CPATH", "/inc"}}), runner);
   REQUIRE(plan.graph);
   CHECK(runner.commands ==
         std::vector<std::vector<std::string>>{{"nvcc", "-c", "kernel.cu", "-o", "kernel.o", "-arch=sm_80"}});
@@ -51,12 +51,13 @@ TEST_CASE("a launcher call is planned from its dryrun, in the work dir of its ou
 
 TEST_CASE("modes nvcc must run itself are known before any dryrun; a failed dryrun falls back too") {
   RecordedRunner runner(TranscriptText("single_arch"));
-  NvccPlan preprocess = Plan(Call({"-E", "kernel.cu"}), runner);
+  NvccPlan preprocess = Plan(ParsedCall({"-E", "kernel.cu"}), runner);
   CHECK_FALSE(preprocess.graph);
   CHECK(preprocess.fallback_reason == "nvcc option -E");
-  NvccPlan appended = Plan(Call({"-c", "kernel.cu"}, {{"NVCC_APPEND_FLAGS", "-E"}}), runner);
+  NvccPlan appended = Plan(ParsedCall({"-c", "kernel.cu"}, {{"NVCC_APPEND_FLAGS", "-E"}}), runner);
   CHECK(appended.fallback_reason == "nvcc option -E");
   CHECK(runner.commands.empty());
   RecordedRunner failing(std::nullopt);
-  CHECK(Plan(Call({"-c", "kernel.cu", "-o", "kernel.o"}), failing).fallback_reason == "nvcc --dryrun failed");
+  CHECK(Plan(ParsedCall({"-c", "kernel.cu", "-o", "kernel.o"}), failing).fallback_reason ==
+        "nvcc --dryrun failed");
 }
