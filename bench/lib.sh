@@ -73,10 +73,10 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #   ninja     `fastcuda ninja` on the plain CMake build directory (no module):
 #             CMake's whole manifest, nvcc edges split, in one Ninja
 #   ninja_warm   its clean rebuild after a first build, as module_warm
-configure_variant() {  # NAME [CMAKE ARGS...]: a fresh build directory (generator: BENCH_GENERATOR)
-  local name="$1"; shift
+configure_variant() {  # NAME[@N] [CMAKE ARGS...]: a fresh build directory (generator: BENCH_GENERATOR);
+  local name="$1"; shift                 # NAME@N: NAME's configuration in a build directory of its own
   local args=()
-  case "$name" in
+  case "${name%@*}" in
     threads0) args=(-DCMAKE_CUDA_FLAGS=--threads=0) ;;
     fastnvcc) write_fast_nvcc_shim; args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$work/fast_nvcc_shim") ;;
     launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;

@@ -60,24 +60,34 @@ def ladder_rank(steps, by_time, quantum_ms):
     return backward(steps, lambda key, best: max(round(by_time[key] / quantum_ms) + 1, 1 + best))
 
 
-def simulate(steps, priority, order, jobs):
-    """Wall time when every free slot takes the ready step of highest priority."""
-    done, running, waiting, ready, now = {}, [], set(steps), [], 0
+def simulate(steps, priority, order, jobs, pool_of=lambda key: None):
+    """Wall time when every free slot takes the ready step of highest priority.
+    jobs: the number of slots, or {pool: slots} with pool_of(key) naming each
+    step's pool (local cores and remote workers, say)."""
+    slots = jobs if isinstance(jobs, dict) else {None: jobs}
+    busy = {pool: 0 for pool in slots}
+    done, running, waiting, ready, now = {}, [], set(steps), {pool: [] for pool in slots}, 0
 
     def release():
         for key in [k for k in waiting if all(d in done for d in steps[k]["deps"])]:
-            heapq.heappush(ready, (-priority[key], order[key], key))
+            heapq.heappush(ready[pool_of(key)], (-priority[key], order[key], key))
             waiting.discard(key)
 
-    release()
-    while ready or running:
-        while ready and len(running) < jobs:
-            _, _, key = heapq.heappop(ready)
-            heapq.heappush(running, (now + steps[key]["ms"], key))
-        now, key = heapq.heappop(running)
+    def finish(key):
         done[key] = now
+        busy[pool_of(key)] -= 1
+
+    release()
+    while any(ready.values()) or running:
+        for pool, queue in ready.items():
+            while queue and busy[pool] < slots[pool]:
+                _, _, key = heapq.heappop(queue)
+                busy[pool] += 1
+                heapq.heappush(running, (now + steps[key]["ms"], key))
+        now, key = heapq.heappop(running)
+        finish(key)
         while running and running[0][0] == now:
-            done[heapq.heappop(running)[1]] = now
+            finish(heapq.heappop(running)[1])
         release()
     return now
 

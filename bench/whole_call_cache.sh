@@ -6,7 +6,9 @@
 # plain nvcc's calls itself, per call, and caches the module's host
 # compiles, cicc and ptxas step by step (part 1). For each: a cold build
 # (empty cache), a clean rebuild (`ninja -t clean`, the graph's intermediates
-# too) with the cache it filled, and a host-only edit of one device-heavy TU.
+# too) with the cache it filled, and a host-only edit of one device-heavy TU;
+# with sccache, also a build in a second build directory of the same sources
+# with that cache (both directories are the server's SCCACHE_BASEDIRS).
 # Medians of REPEATS rounds; ratios are the module's wall over plain's.
 # Usage: [LAUNCHER=ccache|sccache] bench/whole_call_cache.sh N ARCHS [REPEATS] [MIX] [SEED]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -17,7 +19,7 @@ fresh_cache() {  # VARIANT: an empty cache of its own (sccache: and a server tha
   export CCACHE_DIR="$work/cache-$1" SCCACHE_DIR="$work/cache-$1"
   rm -rf "$CCACHE_DIR"
   if [ "$launcher" = sccache ]; then
-    export SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0
+    export SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0 SCCACHE_BASEDIRS="$work/$1:$work/$1@2"
     sccache --stop-server > /dev/null 2>&1 || true
     sccache --start-server > /dev/null 2>&1
   fi
@@ -42,6 +44,10 @@ for round in $(seq "$repeats"); do
     timed "$work/$variant.warm" build_variant "$variant" > /dev/null
     sed -i "s/host_revision_\([0-9a-z]*\)() { return [0-9]*; }/host_revision_\1() { return $round$RANDOM; }/" "$edited"
     timed "$work/$variant.edit" build_variant "$variant" > /dev/null
+    if [ "$launcher" = sccache ]; then
+      configure_variant "$variant@2" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"
+      timed "$work/$variant.elsewhere" build_variant "$variant@2" > /dev/null
+    fi
   done
 done
 
@@ -49,7 +55,9 @@ machine_info
 echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jobs, CMAKE_CUDA_COMPILER_LAUNCHER=$launcher ($("$launcher" --version | head -n 1)), $repeats rounds"
 echo "edit: a host function of $(basename "$edited")"
 printf '%-28s %10s %10s %8s\n' build "plain s" "module s" ratio
-for build in cold warm edit; do
+builds=(cold warm edit)
+[ "$launcher" != sccache ] || builds+=(elsewhere)
+for build in "${builds[@]}"; do
   plain=$(median "$work/plain.$build")
   module=$(median "$work/module.$build")
   printf '%-28s %10s %10s %8s\n' "$build" "$plain" "$module" "$(ratio "$module" "$plain")"

@@ -9,6 +9,7 @@
 #include "src/base/file_system.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
+#include "src/graph/work_dir_commands.h"
 #include "src/plan/step_protocol.h"
 
 namespace fastcuda {
@@ -88,6 +89,11 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.cache = step.cache;
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
   call.argv = step.argv;
+  if (auto in_work_dir = CommandInWorkDir(step, graph.work_dir)) {
+    call.program_dir = graph.work_dir;
+    call.argv = std::move(*in_work_dir);
+    if (step.launcher_words > 0) call.inputs = NamesInWorkDir(step.inputs, graph.work_dir);
+  }
   return call;
 }
 

@@ -15,6 +15,7 @@
 
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
+#include "src/graph/step_graph.h"
 #include "src/nvcc/transcript.h"
 
 namespace fastcuda::testing {
@@ -140,6 +141,13 @@ inline int CountMatches(const std::string& text, const std::string& pattern) {
 /// The directory and work directory of the unit tests' recorded nvcc call.
 inline constexpr char kProjectDir[] = "/src/project";
 inline constexpr char kWorkDir[] = "/build/w/kernel.o-1234";
+
+/// The graph of tests/transcripts/NAME.dryrun, run in kProjectDir (which
+/// holds kernel.cu) with its temporaries in kWorkDir.
+inline StepGraph RecordedGraph(const std::string& name) {
+  return BuildStepGraph(LoadTranscript(name), {kProjectDir, kWorkDir, {}},
+                        FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
+}
 
 /// True if `words` holds `word`.
 inline bool Contains(const std::vector<std::string>& words, const std::string& word) {

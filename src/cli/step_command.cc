@@ -195,16 +195,34 @@ void GiveMissTheLastHeaders(const StepInvocation& options, const std::string& de
   if (!headers.empty()) fs.Write(depfile, FormatDepfile({{options.outputs.front()}, headers}));
 }
 
+/// Tells the program's launcher what it reads and writes, a path a line
+/// relative to where it runs (FASTCUDA_STEP_INPUTS, FASTCUDA_STEP_OUTPUTS),
+/// so that a remote executor need not parse the program's flags.
+void NameFilesForLauncher(const StepInvocation& options, const std::vector<std::string>& outputs,
+                          const std::string& program_dir, ProcessSpec& spec) {
+  if (options.inputs.empty()) return;
+  std::string inputs, written;
+  for (const std::string& input : options.inputs) inputs += input + "\n";
+  for (const std::string& output : outputs) {
+    written += std::filesystem::absolute(output).lexically_relative(program_dir).string() + "\n";
+  }
+  spec.env_set["FASTCUDA_STEP_INPUTS"] = inputs;
+  spec.env_set["FASTCUDA_STEP_OUTPUTS"] = written;
+}
+
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
   SplitByLoad(options);
-  ProcessSpec spec{options.argv, options.cwd, ReadEnvironmentFile(options.env_file, fs),
+  std::string program_dir =
+      options.program_dir.empty() ? options.cwd : ResolvePath(options.cwd, options.program_dir);
+  ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
                    !options.capture.empty()};
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
+  NameFilesForLauncher(options, outputs, program_dir, spec);
   if (CacheHit(options, fs)) return UseCacheHit(options, outputs, fs);
   if (options.cache_lookup) AskWithoutCompiling(spec);
   if (MadeFromUnchangedReads(options, outputs, fs)) {

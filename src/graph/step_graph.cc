@@ -235,6 +235,7 @@ bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   if (early_host_) steps = early_host_->Rewrite(std::move(step));
   else steps.push_back(std::move(step));
   steps.front().argv.insert(steps.front().argv.begin(), launcher.begin(), launcher.end());
+  steps.front().launcher_words = launcher.size();
   for (GraphStep& each : steps) {
     if (!Add(graph, std::move(each))) return false;
   }

@@ -51,7 +51,8 @@ struct GraphStep : Step {
   /// from the merged one (`ninja_depfile_from`), for Ninja to read.
   std::string ninja_depfile;
   std::string ninja_depfile_from;
-  WholeCallCacheUse cache;  ///< AddWholeCallCache: what a lookup's hit or miss asks of this step
+  WholeCallCacheUse cache;    ///< AddWholeCallCache: what a lookup's hit or miss asks of this step
+  size_t launcher_words = 0;  ///< how many words at the front of argv are its launcher (LauncherFor)
 };
 
 /// Where the graph lives and what it was asked for.

@@ -24,7 +24,8 @@ void RequireFileOutputs(const StepGraph& graph, const std::string& cwd) {
 
 std::string WorkDirFor(const std::string& root, const std::string& absolute_output) {
   std::string name = std::filesystem::path(absolute_output).filename().string();
-  return root + "/" + name + "-" + StableHashHex(absolute_output);
+  std::string relative = std::filesystem::path(absolute_output).lexically_relative(root).string();
+  return root + "/" + name + "-" + StableHashHex(relative);
 }
 
 NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,

@@ -42,7 +42,11 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
                       const FileSystem& fs);
 
 /// The work directory for an output: `ROOT/BASENAME-HASH`, stable and
-/// distinct for distinct absolute output paths.
+/// distinct for distinct absolute output paths. HASH is of the output's path
+/// relative to ROOT, so that a build directory elsewhere (one that holds
+/// ROOT and the outputs alike) gives the same names: the files' names, that
+/// the host compile's preprocessed code names, are the same there, and a
+/// cache that strips the build directory from them (sccache's basedirs) hits.
 std::string WorkDirFor(const std::string& root, const std::string& absolute_output);
 
 }  // namespace fastcuda

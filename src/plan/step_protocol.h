@@ -21,7 +21,11 @@ inline constexpr std::string_view kCwdFlag = "--cwd";
 
 /// One call of `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge.
 struct StepInvocation {
-  std::string cwd;                   ///< run the program here
+  std::string cwd;          ///< the directory the step's own paths are relative to
+  std::string program_dir;  ///< run the program here rather than in `cwd`
+  /// What the program reads, relative to `program_dir`: for a launcher
+  /// (a remote executor uploads them), in FASTCUDA_STEP_INPUTS.
+  std::vector<std::string> inputs;
   std::string env_file;              ///< JSON object of variables to set
   std::string depfile;               ///< the program writes this header depfile
   bool absolute_depfile = false;     ///< rewrite the depfile's relative paths as absolute

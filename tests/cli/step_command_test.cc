@@ -54,6 +54,26 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   CHECK(disk.MTime("/w/a.ptx") != before);
 }
 
+TEST_CASE("step on fakes: a device step runs in its work dir and names its files to the launcher") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/b/tu/k/a.cpp1.ii", "code"}});
+  FakeProgram program(disk, "ptx");
+  StepInvocation step =
+      StepInvocation::Parse({"--cwd", "/src", "--env-file", "/w/nvcc.env", "--program-dir", "/b/tu/k",
+                             "--input", "a.cpp1.ii", "--input", "a.module_id", "/b/tu/k/a.ptx",
+                             "/b/tu/k/a.gpu", "--", "sccache", "cicc", "a.cpp1.ii", "-o", "a.ptx"});
+  CHECK(StepInvocation::Parse(step.Words()).Words() == step.Words());
+  CHECK(RunStep(step, program, disk) == 0);
+  REQUIRE(program.ran.size() == 1);
+  CHECK(program.ran[0].cwd == "/b/tu/k");
+  CHECK(disk.Read("/b/tu/k/a.ptx") == "ptx");
+  CHECK(program.ran[0].env_set ==
+        std::map<std::string, std::string>{{"FASTCUDA_STEP_INPUTS", "a.cpp1.ii\na.module_id\n"},
+                                           {"FASTCUDA_STEP_OUTPUTS", "a.ptx\na.gpu\n"}});
+  FakeProgram local(disk, "ptx");
+  CHECK(RunStep(CiccStep({}), local, disk) == 0);
+  CHECK(local.ran[0].env_set.count("FASTCUDA_STEP_INPUTS") == 0);
+}
+
 TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
   FakeProgram failing(disk, "half a ptx", 3);

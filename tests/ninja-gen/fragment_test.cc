@@ -5,6 +5,7 @@
 #include "ninja-gen/fragment.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/graph/work_dir_commands.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -73,14 +74,18 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     std::vector<std::string> words = SplitShellWords(commands.stdout_text);
     std::vector<std::string> expected = {"/bin/fast cuda$",  "step",      "--env-file",
                                          work + "/nvcc.env", "--rss-log", work + "/memory log"};
+    // cicc, ptxas and fatbinary run in the work dir, which their commands then do not name.
+    std::optional<std::vector<std::string>> in_work_dir = CommandInWorkDir(step, work);
+    if (in_work_dir) expected.insert(expected.end(), {"--program-dir", work});
     if (!step.depfile.empty()) expected.insert(expected.end(), {"--depfile", step.depfile});
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());
     CHECK(std::vector<std::string>(words.begin() + expected.size(), dashes) == step.outputs);
-    CHECK(std::vector<std::string>(dashes + 1, words.end()) == step.argv);
-    CHECK(std::any_of(dashes, words.end(),
-                      [&](const std::string& w) { return w.find(work) != std::string::npos; }));
+    CHECK(std::vector<std::string>(dashes + 1, words.end()) == in_work_dir.value_or(step.argv));
+    CHECK(std::any_of(dashes, words.end(), [&](const std::string& w) {
+            return w.find(work) != std::string::npos;
+          }) == !in_work_dir);
   }
   std::filesystem::remove_all(work);
 }
@@ -195,7 +200,25 @@ TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the f
       1);
   // fatbinary writes the bytes as well, and checks the layout.
   CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin: FATBINARY )") == 1);
+  CHECK(
+      CountMatches(
+          manifest,
+          R"((?m)^  flags = --program-dir \$\{w\} --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") ==
+      1);
+}
+
+TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms") {
+  StepGraphOptions graph_options{"/src", "/b/w dir", {}};
+  graph_options.launchers.device = {"remote-run"};
+  StepGraph graph =
+      BuildStepGraph(LoadTranscript("single_arch"), graph_options, FakeFileSystem({{"/src/kernel.cu", ""}}));
+  std::string manifest =
+      SingleGraphManifest(graph, FragmentOptions{"/bin/fastcuda", "/b/env", "/src", ""}, {}, "");
   CHECK(CountMatches(
             manifest,
-            R"((?m)^  flags = --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") == 1);
+            R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii\n)") == 1);
+  CHECK(CountMatches(manifest, R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx\n)") == 1);
+  CHECK(CountMatches(manifest,
+                     R"(argv = -- remote-run ptxas [^\n]* kernel\.ptx -o kernel\.sm_80\.cubin\n)") == 1);
+  CHECK(CountMatches(manifest, R"(--input)") == 5);  // cicc 2, ptxas 1, fatbinary 2
 }

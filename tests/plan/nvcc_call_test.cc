@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "src/plan/nvcc_call.h"
 #include "tests/test_support.h"
 
@@ -60,4 +62,14 @@ TEST_CASE("modes nvcc must run itself are known before any dryrun; a failed dryr
   RecordedRunner failing(std::nullopt);
   CHECK(Plan(ParsedCall({"-c", "kernel.cu", "-o", "kernel.o"}), failing).fallback_reason ==
         "nvcc --dryrun failed");
+}
+
+TEST_CASE("a work dir's name is the same in a build directory elsewhere, and distinct per output") {
+  auto name = [](const std::string& root, const std::string& output) {
+    return std::filesystem::path(WorkDirFor(root, output)).filename().string();
+  };
+  CHECK(WorkDirFor("/b1/fastcuda/tu", "/b1/obj/a.o").starts_with("/b1/fastcuda/tu/a.o-"));
+  CHECK(name("/b1/fastcuda/tu", "/b1/obj/a.o") == name("/home/me/b2/fastcuda/tu", "/home/me/b2/obj/a.o"));
+  CHECK(name("/b1/fastcuda/tu", "/b1/obj/a.o") != name("/b1/fastcuda/tu", "/b1/other/a.o"));
+  CHECK(name("/b1/fastcuda/tu", "/b1/obj/a.o") != name("/b1/fastcuda/tu", "/b2/obj/a.o"));
 }

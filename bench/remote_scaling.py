@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Predicts the wall time of one measured FastCuda build (`fastcuda table
+DIR` CSV) with cicc, ptxas and fatbinary on W remote workers (a REAPI
+service, sccache-dist) and the other steps on the local cores: the steps'
+measured times, plus for each remote step a round trip and the transfer of
+what it reads and writes at the given bandwidth. The priority ladder ranks
+the steps by their remaining time, transfers included. Not a measurement: a
+model (bench/simulate_schedule.py's list scheduler, checked there against
+measured builds).
+
+Sizes: the table has each step's first output. A .cpp1.ii is the device
+preprocessing's output; the PTX that cicc writes is not in the table, so it
+is taken as PTX_SHARE of its .cpp1.ii (0.29: 0.8 MiB of PTX for 2.8 MiB of
+.cpp1.ii on average, docs/distributed.md); a cubin and a .fatbin.c are the
+table's own.
+
+Usage: bench/remote_scaling.py TABLE.csv [LOCAL_JOBS] [GBIT_PER_S] [ROUND_TRIP_MS]"""
+import csv
+import sys
+
+from simulate_schedule import ladder_rank, remaining, simulate, steps_of
+
+REMOTE = {"CICC", "PTXAS", "FATBINARY"}
+PTX_SHARE = 0.29
+WORKERS = [16, 64, 256]
+
+
+def transfer_bytes(rows):
+    """(tu, kind, arch) -> bytes a remote step reads and writes."""
+    size = {(int(r["tu"]), r["kind"], r["arch"]): max(int(r["output_bytes"]), 0) for r in rows}
+    moved = {}
+    for (tu, kind, arch), own in size.items():
+        if kind == "CICC":
+            source = size.get((tu, "CPP_DEVICE", arch), 0)
+            moved[(tu, kind, arch)] = source + PTX_SHARE * source
+        elif kind == "PTXAS":
+            ptx = PTX_SHARE * size.get((tu, "CPP_DEVICE", arch.replace("sm_", "compute_")), 0)
+            moved[(tu, kind, arch)] = ptx + own
+        elif kind == "FATBINARY":
+            images = sum(v for k, v in size.items() if k[:2] == (tu, "PTXAS"))
+            ptx = sum(PTX_SHARE * v for k, v in size.items() if k[:2] == (tu, "CPP_DEVICE"))
+            moved[(tu, kind, arch)] = images + ptx + own
+    return moved
+
+
+def main():
+    rows = list(csv.DictReader(open(sys.argv[1])))
+    local = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+    gbit = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+    round_trip_ms = float(sys.argv[4]) if len(sys.argv) > 4 else 100.0
+    steps = steps_of(rows, False)
+    measured_ms = sum(s["ms"] for s in steps.values())
+    for key, moved in transfer_bytes(rows).items():
+        steps[key]["ms"] += round(round_trip_ms + moved * 8 / (gbit * 1e9) * 1000)
+    pool_of = lambda key: "remote" if key[1] in REMOTE else "local"
+    by_time = remaining(steps, lambda s: s["ms"])
+    priority = ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
+    order = {key: key[0] * 100 for key in steps}
+    local_ms = sum(s["ms"] for k, s in steps.items() if pool_of(k) == "local")
+    remote_ms = sum(s["ms"] for k, s in steps.items() if pool_of(k) == "remote")
+    chain_ms = max(by_time.values())
+    on_cores = simulate(steps_of(rows, False), priority, order, local)
+    print(f"{len(steps)} steps, {measured_ms / 1000:.1f} s measured; all on {local} local cores: "
+          f"{on_cores / 1000:.2f} s (simulated)")
+    print(f"remote: cicc, ptxas, fatbinary ({remote_ms / 1000:.1f} s with transfers at {gbit:g} Gbit/s "
+          f"and {round_trip_ms:g} ms a round trip); local: the rest ({local_ms / 1000:.1f} s) on {local} cores")
+    print(f"floor: the longest chain {chain_ms / 1000:.2f} s; local work / {local}: {local_ms / local / 1000:.2f} s")
+    print(f"{'workers':>8} {'predicted s':>12} {'bound s':>8} {'x bound':>8} {'x local':>8}")
+    for workers in WORKERS:
+        wall = simulate(steps, priority, order, {"local": local, "remote": workers}, pool_of)
+        bound = max(chain_ms, local_ms / local, remote_ms / workers)
+        print(f"{workers:8d} {wall / 1000:12.2f} {bound / 1000:8.2f} {wall / bound:8.3f} {wall / on_cores:8.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+#include "src/graph/work_dir_commands.h"
+
+#include <algorithm>
+
+namespace fastcuda {
+namespace {
+
+bool ReadsOnlyWorkFiles(StepKind kind) {
+  return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
+}
+
+/// True if `word`, or the value after its last `=`, is a relative path with
+/// a directory: one the TU's directory would resolve.
+bool NamesRelativePath(const std::string& word) {
+  std::string value = word.substr(word.rfind('=') + 1);
+  return value.find('/') != std::string::npos && !value.starts_with('/');
+}
+
+std::string WithoutPrefix(std::string word, const std::string& prefix) {
+  for (size_t at = word.find(prefix); at != std::string::npos; at = word.find(prefix, at))
+    word.erase(at, prefix.size());
+  return word;
+}
+
+}  // namespace
+
+std::vector<std::string> NamesInWorkDir(const std::vector<std::string>& paths, const std::string& work_dir) {
+  std::vector<std::string> names;
+  for (const std::string& path : paths) names.push_back(WithoutPrefix(path, work_dir + "/"));
+  return names;
+}
+
+std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, const std::string& work_dir) {
+  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty()) return std::nullopt;
+  auto in_work_dir = [&](const std::string& path) { return path.starts_with(work_dir + "/"); };
+  if (!std::all_of(step.inputs.begin(), step.inputs.end(), in_work_dir) ||
+      !std::all_of(step.outputs.begin(), step.outputs.end(), in_work_dir)) {
+    return std::nullopt;  // it writes the user's own file (-cubin, -fatbin), or reads one
+  }
+  std::vector<std::string> argv = NamesInWorkDir(step.argv, work_dir);
+  if (std::any_of(argv.begin(), argv.end(), NamesRelativePath)) return std::nullopt;
+  return argv;
+}
+
+}  // namespace fastcuda

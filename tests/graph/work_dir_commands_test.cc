@@ -1,0 +1,64 @@
+#include <doctest/doctest.h>
+
+#include "src/graph/work_dir_commands.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::Contains;
+using fastcuda::testing::kWorkDir;
+using fastcuda::testing::RecordedGraph;
+
+namespace {
+
+const GraphStep& FirstOf(const StepGraph& graph, StepKind kind) {
+  for (const GraphStep& step : graph.steps) {
+    if (step.kind == kind) return step;
+  }
+  throw std::logic_error("no such step");
+}
+
+}  // namespace
+
+TEST_CASE("cicc, ptxas and fatbinary name the work dir's files bare, and nothing else changes") {
+  StepGraph graph = RecordedGraph("multi_gencode");
+  for (StepKind kind : {StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary}) {
+    const GraphStep& step = FirstOf(graph, kind);
+    std::optional<std::vector<std::string>> argv = CommandInWorkDir(step, kWorkDir);
+    REQUIRE(argv);
+    REQUIRE(argv->size() == step.argv.size());
+    bool named_work_dir = false;
+    for (size_t i = 0; i < argv->size(); ++i) {
+      CHECK((*argv)[i].find(kWorkDir) == std::string::npos);
+      if ((*argv)[i] == step.argv[i]) continue;
+      named_work_dir = true;
+      std::string bare = step.argv[i];
+      for (size_t at; (at = bare.find(std::string(kWorkDir) + "/")) != std::string::npos;) {
+        bare.erase(at, std::string(kWorkDir).size() + 1);
+      }
+      CHECK((*argv)[i] == bare);
+    }
+    CHECK(named_work_dir);
+  }
+  // The source keeps its absolute name: cicc records it.
+  CHECK(Contains(*CommandInWorkDir(FirstOf(graph, StepKind::kCicc), kWorkDir), "/src/project/kernel.cu"));
+}
+
+TEST_CASE("steps that read the TU's own files, or name a relative path, stay in the TU's directory") {
+  StepGraph graph = RecordedGraph("multi_gencode");
+  for (StepKind kind : {StepKind::kDevicePreprocess, StepKind::kCudafe, StepKind::kHostCompile}) {
+    CHECK_FALSE(CommandInWorkDir(FirstOf(graph, kind), kWorkDir));
+  }
+  GraphStep ptxas = FirstOf(graph, StepKind::kPtxas);
+  ptxas.argv.insert(ptxas.argv.begin() + 1, "--options-file=opts/ptxas.txt");
+  CHECK_FALSE(CommandInWorkDir(ptxas, kWorkDir));
+  ptxas.argv[1] = "--options-file=/etc/ptxas.txt";
+  CHECK(CommandInWorkDir(ptxas, kWorkDir));
+}
+
+TEST_CASE("ptxas writing the user's -cubin output stays in the TU's directory") {
+  StepGraph graph = RecordedGraph("cubin");
+  const GraphStep& ptxas = FirstOf(graph, StepKind::kPtxas);
+  REQUIRE(Contains(ptxas.argv, "kernel.cubin"));
+  CHECK_FALSE(CommandInWorkDir(ptxas, kWorkDir));
+  CHECK(CommandInWorkDir(FirstOf(graph, StepKind::kCicc), kWorkDir));
+}
