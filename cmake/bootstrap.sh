@@ -14,10 +14,13 @@ fastcuda_install_packages() {
   # make (the Makefile generator, the jobserver test), jq, xmllint
   # (libxml2-utils), ccache, distcc, clang with libFuzzer, clang-format
   # (the format check), python3-venv (PyPI's cmake and ninja for the
-  # second pass, tests/pypi_tools.sh) and meson (Debian's 1.0, for
-  # tests/integration/meson_project.sh) are for the tests.
+  # second pass, tests/pypi_tools.sh), meson (Debian's 1.0, for
+  # tests/integration/meson_project.sh), postgresql and iproute2 (the
+  # REAPI service's scheduler database and its bot's network namespace,
+  # tests/integration/reapi_steps.sh) are for the tests.
   local wanted=(cmake ninja-build make g++ pkg-config binutils nlohmann-json3-dev libre2-dev doctest-dev
-                jq libxml2-utils ccache distcc clang libclang-rt-14-dev clang-format python3-venv meson)
+                jq libxml2-utils ccache distcc clang libclang-rt-14-dev clang-format python3-venv meson
+                postgresql iproute2)
   local missing=()
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")

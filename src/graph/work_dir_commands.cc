@@ -9,11 +9,15 @@ bool ReadsOnlyWorkFiles(StepKind kind) {
   return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
 }
 
-/// True if `word`, or the value after its last `=`, is a relative path with
-/// a directory: one the TU's directory would resolve.
+/// True if `path` is relative and has a directory: one the TU's directory
+/// would resolve.
+bool IsRelativeWithDir(const std::string& path) {
+  return path.find('/') != std::string::npos && !path.starts_with('/');
+}
+
+/// IsRelativeWithDir for `word`, or the value after its last `=`.
 bool NamesRelativePath(const std::string& word) {
-  std::string value = word.substr(word.rfind('=') + 1);
-  return value.find('/') != std::string::npos && !value.starts_with('/');
+  return IsRelativeWithDir(word.substr(word.rfind('=') + 1));
 }
 
 std::string WithoutPrefix(std::string word, const std::string& prefix) {
@@ -38,7 +42,12 @@ std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, 
     return std::nullopt;  // it writes the user's own file (-cubin, -fatbin), or reads one
   }
   std::vector<std::string> argv = NamesInWorkDir(step.argv, work_dir);
-  if (std::any_of(argv.begin(), argv.end(), NamesRelativePath)) return std::nullopt;
+  // Of the launcher, only its program is a path: its options may be a URL.
+  auto command = argv.begin() + std::min(step.launcher_words, argv.size());
+  if ((command != argv.begin() && IsRelativeWithDir(argv.front())) ||
+      std::any_of(command, argv.end(), NamesRelativePath)) {
+    return std::nullopt;
+  }
   return argv;
 }
 

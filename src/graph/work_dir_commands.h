@@ -16,8 +16,9 @@ namespace fastcuda {
 /// in `work_dir`: cicc, ptxas and fatbinary whose inputs and outputs are all
 /// the work directory's (not the `-cubin` or `-fatbin` output the user asked
 /// for), and whose command then names no path relative to the TU's directory
-/// (a word with a `/` that is not absolute). Otherwise nothing: the step runs
-/// in the TU's directory as nvcc would run it.
+/// (a word with a `/` that is not absolute; of the launcher's words, only its
+/// program). Otherwise nothing: the step runs in the TU's directory as nvcc
+/// would run it.
 std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, const std::string& work_dir);
 
 /// `paths` with every `WORK_DIR/` left out: as a step that runs in the work

@@ -55,6 +55,20 @@ TEST_CASE("steps that read the TU's own files, or name a relative path, stay in 
   CHECK(CommandInWorkDir(ptxas, kWorkDir));
 }
 
+TEST_CASE("a launcher's options may name a URL; its program must not be a relative path") {
+  GraphStep cicc = FirstOf(RecordedGraph("multi_gencode"), StepKind::kCicc);
+  cicc.argv.insert(cicc.argv.begin(), {"remote-run", "--remote", "http://10.0.0.1:50051"});
+  cicc.launcher_words = 3;
+  std::optional<std::vector<std::string>> argv = CommandInWorkDir(cicc, kWorkDir);
+  REQUIRE(argv);
+  CHECK(std::vector<std::string>(argv->begin(), argv->begin() + 3) ==
+        std::vector<std::string>{"remote-run", "--remote", "http://10.0.0.1:50051"});
+  cicc.argv[0] = "tools/remote-run";
+  CHECK_FALSE(CommandInWorkDir(cicc, kWorkDir));
+  cicc.argv[0] = "/opt/tools/remote-run";
+  CHECK(CommandInWorkDir(cicc, kWorkDir));
+}
+
 TEST_CASE("ptxas writing the user's -cubin output stays in the TU's directory") {
   StepGraph graph = RecordedGraph("cubin");
   const GraphStep& ptxas = FirstOf(graph, StepKind::kPtxas);

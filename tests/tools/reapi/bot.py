@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""A test tool, not part of FastCuda: a bot for BuildGrid's Bots API (there
+are no buildbox tools for Debian 12 or on PyPI), for
+tests/integration/reapi_steps.sh. It takes one lease at a time and runs its
+action without a sandbox in a fresh temporary directory: the inputs come from
+the CAS, the outputs, stdout and stderr go back to it, so that every file a
+step reads or writes travels through the server. Each action run appends
+`ran ARGV0-BASENAME OUTPUTS...` to the log file.
+
+usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR]
+"""
+import argparse
+import io
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2
+from buildgrid._protos.google.devtools.remoteworkers.v1test2 import bots_pb2, bots_pb2_grpc
+from buildgrid.server.client.cas import download, upload
+from buildgrid.server.client.channel import setup_channel
+
+PENDING, ACTIVE, COMPLETED, CANCELLED = 1, 2, 4, 5  # bots_pb2.LeaseState
+BOT_OK = 1  # bots_pb2.BotStatus.OK
+# The server long-polls UpdateBotSession for 80% of this (and assigns no lease
+# where that is under 3 s); it must stay well under the server's
+# bot-session-keepalive-timeout, past which a silent bot is taken for lost and
+# its lease requeued.
+POLL_S = 5
+
+
+def run_action(channel, instance, action, workroot, log):
+    root = tempfile.mkdtemp(prefix="action-", dir=workroot)
+    try:
+        with download(channel, instance=instance) as dl:
+            command = dl.get_message(action.command_digest, re_pb2.Command())
+            dl.download_directory(action.input_root_digest, root)
+        cwd = os.path.join(root, command.working_directory)
+        outputs = list(command.output_paths) or list(command.output_files) + list(command.output_directories)
+        for path in outputs:  # REAPI: the worker makes the outputs' directories
+            os.makedirs(os.path.dirname(os.path.join(cwd, path)) or cwd, exist_ok=True)
+        env = {e.name: e.value for e in command.environment_variables}
+        try:
+            proc = subprocess.run(list(command.arguments), cwd=cwd, env=env, capture_output=True,
+                                  stdin=subprocess.DEVNULL, timeout=action.timeout.seconds or None)
+            exit_code, out, err = proc.returncode, proc.stdout, proc.stderr
+        except OSError as e:
+            exit_code, out, err = 127, b"", f"bot: {e}\n".encode()
+        except subprocess.TimeoutExpired as e:
+            exit_code, out, err = 124, e.stdout or b"", (e.stderr or b"") + b"bot: timeout\n"
+        with open(log, "a") as f:
+            f.write(f"ran {os.path.basename(command.arguments[0])} {' '.join(outputs)}\n")
+
+        result = re_pb2.ActionResult(exit_code=exit_code)
+        with upload(channel, instance=instance) as up:
+            result.stdout_digest.CopyFrom(up.put_blob(io.BytesIO(out)))
+            result.stderr_digest.CopyFrom(up.put_blob(io.BytesIO(err)))
+            for path in outputs:
+                full = os.path.join(cwd, path)
+                if os.path.isfile(full):
+                    digest = up.upload_file(full, queue=False)
+                    result.output_files.add(path=path, digest=digest, is_executable=os.access(full, os.X_OK))
+            up.flush()
+        return result
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def action_of(channel, instance, lease):
+    action = re_pb2.Action()
+    if lease.payload.Is(re_pb2.Action.DESCRIPTOR):
+        lease.payload.Unpack(action)
+        return action
+    digest = re_pb2.Digest()
+    lease.payload.Unpack(digest)
+    with download(channel, instance=instance) as dl:
+        return dl.get_message(digest, action)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--remote", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--instance", default="")
+    ap.add_argument("--workdir", default=tempfile.gettempdir())
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    channel, _ = setup_channel(a.remote)
+    stub = bots_pb2_grpc.BotsStub(channel)
+    session = bots_pb2.BotSession(bot_id=f"{socket.gethostname()}-{os.getpid()}", status=BOT_OK)
+    # Under 3.75 s the server does not long-poll for a first lease (it waits
+    # for 80% of the deadline, and not under 3 s): the session comes at once.
+    session = stub.CreateBotSession(bots_pb2.CreateBotSessionRequest(parent=a.instance, bot_session=session),
+                                    timeout=3.5)
+    print(f"bot: session {session.name}", flush=True)
+    while True:
+        for lease in session.leases:
+            if lease.state not in (PENDING, ACTIVE):
+                continue
+            try:
+                result = run_action(channel, a.instance, action_of(channel, a.instance, lease), a.workdir, a.log)
+                lease.status.code = 0
+                lease.result.Pack(result)
+            except Exception as e:  # the server reports it to the client
+                lease.status.code = 13  # INTERNAL
+                lease.status.message = f"bot: {e!r}"
+                print(f"bot: lease {lease.id} failed: {e!r}", file=sys.stderr, flush=True)
+            lease.state = COMPLETED
+        keep = [lease for lease in session.leases if lease.state != CANCELLED]
+        del session.leases[:]
+        session.leases.extend(keep)
+        try:
+            session = stub.UpdateBotSession(bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session),
+                                            timeout=POLL_S)
+        except Exception as e:  # the long poll's deadline, or the server away a while: ask again
+            if "DEADLINE_EXCEEDED" not in str(getattr(e, "code", lambda: "")()):
+                print(f"bot: UpdateBotSession: {e!r}", file=sys.stderr, flush=True)
+                time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()
