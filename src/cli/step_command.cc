@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -196,18 +197,33 @@ void GiveMissTheLastHeaders(const StepInvocation& options, const std::string& de
 }
 
 /// Tells the program's launcher what it reads and writes, a path a line
-/// relative to where it runs (FASTCUDA_STEP_INPUTS, FASTCUDA_STEP_OUTPUTS),
-/// so that a remote executor need not parse the program's flags.
-void NameFilesForLauncher(const StepInvocation& options, const std::vector<std::string>& outputs,
-                          const std::string& program_dir, ProcessSpec& spec) {
-  if (options.inputs.empty()) return;
+/// relative to where it runs, so that a remote executor need not parse the
+/// program's flags, and where it may say whether a cache gave the outputs
+/// (kStepInputsVariable and the next two). Returns that file, or "".
+std::string NameFilesForLauncher(const StepInvocation& options, const std::vector<std::string>& outputs,
+                                 const std::string& program_dir, ProcessSpec& spec, WritableFileSystem& fs) {
+  if (options.inputs.empty()) return "";
   std::string inputs, written;
   for (const std::string& input : options.inputs) inputs += input + "\n";
   for (const std::string& output : outputs) {
     written += std::filesystem::absolute(output).lexically_relative(program_dir).string() + "\n";
   }
-  spec.env_set["FASTCUDA_STEP_INPUTS"] = inputs;
-  spec.env_set["FASTCUDA_STEP_OUTPUTS"] = written;
+  spec.env_set[std::string(kStepInputsVariable)] = inputs;
+  spec.env_set[std::string(kStepOutputsVariable)] = written;
+  if (outputs.empty()) return "";
+  std::string result = outputs.front() + ".cache-result";
+  fs.Remove(result);  // what an earlier run's launcher said is not this run's
+  spec.env_set[std::string(kStepCacheResultVariable)] = result;
+  return result;
+}
+
+/// What the launcher wrote to `result` ("hit" or "miss"), or ""; the file goes.
+std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) {
+  if (result.empty()) return "";
+  std::string outcome = fs.Read(result).value_or("");
+  fs.Remove(result);
+  while (!outcome.empty() && std::isspace(static_cast<unsigned char>(outcome.back()))) outcome.pop_back();
+  return outcome == "hit" || outcome == "miss" ? outcome : "";
 }
 
 }  // namespace
@@ -222,7 +238,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
   }
-  NameFilesForLauncher(options, outputs, program_dir, spec);
+  std::string cache_result = NameFilesForLauncher(options, outputs, program_dir, spec, fs);
   if (CacheHit(options, fs)) return UseCacheHit(options, outputs, fs);
   if (options.cache_lookup) AskWithoutCompiling(spec);
   if (MadeFromUnchangedReads(options, outputs, fs)) {
@@ -246,13 +262,15 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
       fs.Remove(output);
       fs.Remove(PreviousPath(output));
     }
+    TakeCacheOutcome(cache_result, fs);
     return result.exit_code;
   }
   if (!options.blank_disabled.empty())
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(outputs, fs);
+  std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
-    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms));
+    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome));
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);
   if (!options.kept_depfile.empty()) {

@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
@@ -90,25 +91,49 @@ std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text) {
   return ParseJsonBytes(text).get<std::map<std::string, std::string>>();
 }
 
-std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms) {
-  return output + "\t" + std::to_string(peak_kib) + "\t" + std::to_string(cpu_ms) + "\n";
+std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,
+                           const std::string& cache_outcome) {
+  std::string line = output + "\t" + std::to_string(peak_kib) + "\t" + std::to_string(cpu_ms);
+  if (!cache_outcome.empty()) line += "\t" + cache_outcome;
+  return line + "\n";
 }
 
-StepMemory ParseStepMemoryLog(std::string_view text) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+)?\n?)re", RE2::Latin1);
-  StepMemory memory;
+namespace {
+
+/// Calls `take(output, peak_kib, cache_outcome)` for each well-formed line.
+void ForEachStepMemoryLine(std::string_view text,
+                           const std::function<void(const std::string&, int64_t, const std::string&)>& take) {
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss))?)?\n?)re", RE2::Latin1);
   re2::StringPiece input(text.data(), text.size());
-  std::string output;
+  std::string output, outcome;
   int64_t kib = 0;
   while (!input.empty()) {
-    if (RE2::Consume(&input, line, &output, &kib)) {
-      memory[output] = std::max(memory[output], kib);
+    if (RE2::Consume(&input, line, &output, &kib, &outcome)) {
+      take(output, kib, outcome);
       continue;
     }
     size_t newline = input.find('\n');
     input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
   }
+}
+
+}  // namespace
+
+StepMemory ParseStepMemoryLog(std::string_view text) {
+  StepMemory memory;
+  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t kib, const std::string&) {
+    memory[output] = std::max(memory[output], kib);
+  });
   return memory;
+}
+
+std::map<std::string, std::string> ParseStepCacheOutcomes(std::string_view text) {
+  std::map<std::string, std::string> outcomes;
+  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t, const std::string& outcome) {
+    if (outcome.empty()) outcomes.erase(output);
+    else outcomes[output] = outcome;
+  });
+  return outcomes;
 }
 
 std::string FormatKeptFiles(const std::vector<KeptFiles>& tus) {

@@ -75,11 +75,17 @@ std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text);
 using StepMemory = std::map<std::string, int64_t>;
 
 /// The line a step appends to `step-memory.tsv`: its first output, its
-/// peak memory and its CPU time (in one write, so that concurrent steps'
-/// lines do not interleave); and the peaks read back (lines without the CPU
-/// time, from earlier versions, too).
-std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms);
+/// peak memory, its CPU time and, where its launcher said, whether a cache
+/// gave its outputs ("hit" or "miss": kStepCacheResultVariable) (in one
+/// write, so that concurrent steps' lines do not interleave); and the peaks
+/// read back (lines without the CPU time, from earlier versions, too).
+std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,
+                           const std::string& cache_outcome = "");
 StepMemory ParseStepMemoryLog(std::string_view text);
+
+/// Each output's cache outcome in the last line `step-memory.tsv` has for
+/// it; none where that line has none.
+std::map<std::string, std::string> ParseStepCacheOutcomes(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.
 /// Paths may hold any byte but NUL.

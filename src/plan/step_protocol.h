@@ -19,6 +19,15 @@ namespace fastcuda {
 /// merge-depfiles, write-fatbin-placeholder).
 inline constexpr std::string_view kCwdFlag = "--cwd";
 
+/// What a device step's launcher finds in its environment: the files the
+/// program reads and writes, one a line, relative to where it runs; and a
+/// file to write "hit" or "miss" to, where the launcher knows whether a
+/// cache or a remote service's action cache gave the outputs (`fastcuda
+/// report` counts them per step kind).
+inline constexpr std::string_view kStepInputsVariable = "FASTCUDA_STEP_INPUTS";
+inline constexpr std::string_view kStepOutputsVariable = "FASTCUDA_STEP_OUTPUTS";
+inline constexpr std::string_view kStepCacheResultVariable = "FASTCUDA_STEP_CACHE_RESULT";
+
 /// One call of `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge.
 struct StepInvocation {
   std::string cwd;          ///< the directory the step's own paths are relative to

@@ -52,6 +52,25 @@ std::string Colour(const std::string& kind) {
   return it == colours.end() ? "#969696" : it->second;
 }
 
+/// "step cache, as the launchers said:" and a line per step kind with hits
+/// and misses, or nothing where no launcher said.
+std::string StepCacheOutcomes(const Timeline& timeline) {
+  std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (hits, misses)
+  for (const TimedStep& step : timeline.steps) {
+    if (step.cache.empty()) continue;
+    std::pair<int, int>& counts = by_kind[timeline.Step(step).kind];
+    ++(step.cache == "hit" ? counts.first : counts.second);
+  }
+  if (by_kind.empty()) return "";
+  std::string text = "\nstep cache, as the launchers said:\n";
+  for (const auto& [kind, counts] : by_kind) {
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-10s %5d hit %5d miss\n", kind.c_str(), counts.first, counts.second);
+    text += line;
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string TraceJson(const Timeline& timeline) {
@@ -179,6 +198,7 @@ std::string BuildReport(const Timeline& timeline, unsigned jobs) {
                   timeline.cache_hits, timeline.cache_lookups);
     text += line;
   }
+  text += StepCacheOutcomes(timeline);
   std::vector<size_t> order(chains.size());
   for (size_t t = 0; t < order.size(); ++t) order[t] = t;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return chains[a] > chains[b]; });

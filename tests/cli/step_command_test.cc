@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "src/cli/step_command.h"
+#include "src/plan/graph_dir.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -68,10 +71,48 @@ TEST_CASE("step on fakes: a device step runs in its work dir and names its files
   CHECK(disk.Read("/b/tu/k/a.ptx") == "ptx");
   CHECK(program.ran[0].env_set ==
         std::map<std::string, std::string>{{"FASTCUDA_STEP_INPUTS", "a.cpp1.ii\na.module_id\n"},
-                                           {"FASTCUDA_STEP_OUTPUTS", "a.ptx\na.gpu\n"}});
+                                           {"FASTCUDA_STEP_OUTPUTS", "a.ptx\na.gpu\n"},
+                                           {"FASTCUDA_STEP_CACHE_RESULT", "/b/tu/k/a.ptx.cache-result"}});
   FakeProgram local(disk, "ptx");
   CHECK(RunStep(CiccStep({}), local, disk) == 0);
   CHECK(local.ran[0].env_set.count("FASTCUDA_STEP_INPUTS") == 0);
+}
+
+/// A launcher that writes `outcome` where FastCuda asks it to say whether a cache gave the outputs.
+class SayingLauncher : public FakeProgram {
+ public:
+  SayingLauncher(FakeFileSystem& disk, std::string outcome)
+      : FakeProgram(disk, "ptx"), disk_(disk), outcome_(outcome) {}
+  ProcessResult Run(const ProcessSpec& spec) override {
+    auto result = spec.env_set.find("FASTCUDA_STEP_CACHE_RESULT");
+    if (result != spec.env_set.end()) disk_.Write(result->second, outcome_);
+    return FakeProgram::Run(spec);
+  }
+
+ private:
+  FakeFileSystem& disk_;
+  std::string outcome_;
+};
+
+TEST_CASE("step on fakes: what a device launcher says of the cache goes to the memory log, its file goes") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+  // The memory log is appended to on the real disk, in one write.
+  const std::string memory_log =
+      (std::filesystem::temp_directory_path() / "fastcuda-step-test-memory.tsv").string();
+  std::filesystem::remove(memory_log);
+  auto run = [&](const std::string& outcome) {
+    SayingLauncher launcher(disk, outcome);
+    StepInvocation step =
+        StepInvocation::Parse({"--env-file", "/w/nvcc.env", "--rss-log", memory_log, "--program-dir", "/w",
+                               "--input", "a.ii", "/w/a.ptx", "--", "remote", "cicc", "a.ii", "-o", "a.ptx"});
+    CHECK(RunStep(step, launcher, disk) == 0);
+    CHECK_FALSE(disk.IsFile("/w/a.ptx.cache-result"));
+    return ParseStepCacheOutcomes(RealFileSystem().Read(memory_log).value_or(""));
+  };
+  CHECK(run("hit\n") == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
+  CHECK(run("miss") == std::map<std::string, std::string>{{"/w/a.ptx", "miss"}});
+  CHECK(run("not sure").empty());
+  std::filesystem::remove(memory_log);
 }
 
 TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {

@@ -9,7 +9,9 @@
 #  cold        every device step (cicc, ptxas, fatbinary: the graph's edges)
 #              runs on the bot; objects equal nvcc's
 #  warm        after `ninja -t clean` each of them hits the action cache and
-#              none runs on the bot; objects equal nvcc's
+#              none runs on the bot; objects equal nvcc's; `fastcuda report`
+#              counts the misses of the cold build and the hits of this one
+#              per step kind, as the launcher said them
 #  lost bot    with a.cu edited, obj/a.o removed and the bot stopped, a's
 #              device steps wait for a bot until the launcher's --timeout: the
 #              build fails within a bound, each device step it started has
@@ -179,8 +181,16 @@ cold() {
   build cold.log "$remote" && same_as_nvcc && launched_all || return 1
   [ "$(ran_since 0)" = "$(device_steps)" ] || { echo "  the bot ran:" $(ran_since 0) "; the graph has:" $(device_steps); return 1; }
   [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 10 ] || { echo "  device steps:" $(device_steps); return 1; }
+  reported 0 4 0 4 0 2
 }
-check "cold: every device step (4 cicc, 4 ptxas, 2 fatbinary) runs on the bot; objects equal nvcc's" cold
+reported() {  # CICC-HITS CICC-MISSES PTXAS-HITS PTXAS-MISSES FATBINARY-HITS FATBINARY-MISSES: fastcuda report's counts
+  local wanted
+  wanted=$(printf '  %-10s %5d hit %5d miss\n' CICC "$1" "$2" FATBINARY "$5" "$6" PTXAS "$3" "$4")
+  "$FASTCUDA" report "$project/graph" > "$scratch/report.txt" &&
+    [ "$(sed -n '/^step cache, as the launchers said:$/,/^$/p' "$scratch/report.txt" | sed '1d;/^$/d')" = "$wanted" ] ||
+    { echo "  fastcuda report says:"; sed -n '/^step cache/,/^$/p' "$scratch/report.txt"; return 1; }
+}
+check "cold: every device step (4 cicc, 4 ptxas, 2 fatbinary) runs on the bot and misses; objects equal nvcc's" cold
 
 warm() {
   local bot_mark client_mark
@@ -189,6 +199,7 @@ warm() {
   [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  the bot ran:" $(ran_since "$bot_mark"); return 1; }
   [ "$(tail -n +"$((client_mark + 1))" "$scratch/client.log" | grep -c '^cached=True ')" = 10 ] ||
     { echo "  launcher calls:"; tail -n +"$((client_mark + 1))" "$scratch/client.log"; return 1; }
+  reported 4 0 4 0 2 0
 }
 check "warm: after ninja -t clean every device step hits the action cache, none runs on the bot; objects equal nvcc's" warm
 

@@ -30,6 +30,15 @@ TEST_CASE(
         StepMemory{{"/w/a.ptx", 300}, {"/w/b \xff.cubin", 7}, {"/w/old", 40}, {"/w/c", 12}});
 }
 
+TEST_CASE("the memory log's cache outcomes: the last line of an output says, or clears it") {
+  CHECK(StepMemoryLine("/w/a.ptx", 100, 5, "hit") == "/w/a.ptx\t100\t5\thit\n");
+  std::string log = StepMemoryLine("/w/a.ptx", 100, 5, "miss") + StepMemoryLine("/w/b.cubin", 7, 1, "miss") +
+                    StepMemoryLine("/w/a.ptx", 300, 6, "hit") + StepMemoryLine("/w/b.cubin", 9, 1) +
+                    StepMemoryLine("/w/c.ptx", 1, 1, "maybe");
+  CHECK(ParseStepCacheOutcomes(log) == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
+  CHECK(ParseStepMemoryLog(log) == StepMemory{{"/w/a.ptx", 300}, {"/w/b.cubin", 9}, {"/w/c.ptx", 1}});
+}
+
 TEST_CASE("the environment file round-trips, bytes included") {
   std::map<std::string, std::string> environment = {{"PATH", "/cuda/bin:/usr/bin"}, {"CPATH", "/caf\xe9"}};
   CHECK(ParseEnvironmentFile(EnvironmentFileText(environment)) == environment);

@@ -132,6 +132,16 @@ TEST_CASE("report: lower bound, time per kind, chains") {
   cached.cache_lookups = 3;
   cached.cache_hits = 2;
   CHECK(BuildReport(cached, 2).find("whole-call cache: 2 of 3 TUs hit") != std::string::npos);
+  CHECK(report.find("step cache") == std::string::npos);  // no launcher said
+}
+
+TEST_CASE("report: the step cache's hits and misses per kind, as the launchers said") {
+  Timeline timeline = BuildTimeline(Tus(), kLog, "/w/k.ptx\t2048\t3\thit\n/w/k.cubin\t10\t1\tmiss\n",
+                                    [](const std::string&) { return -1; });
+  std::string report = BuildReport(timeline, 2);
+  CHECK(report.find("step cache, as the launchers said:\n"
+                    "  CICC           1 hit     0 miss\n"
+                    "  PTXAS          0 hit     1 miss\n") != std::string::npos);
 }
 
 TEST_CASE("CSV: a header and one row per step, ten columns each") {

@@ -18,7 +18,8 @@ renamed) only after the step succeeded, so that none is partial or stale.
 --connect-timeout (20 s) bounds reaching the server, --timeout (3600 s) the
 wait for a result (a lost bot's step is requeued by the server meanwhile).
 HOST:PORT means http://HOST:PORT.
---log FILE (or REAPI_RUN_LOG=FILE) appends `cached=True|False OUTPUT` a call.
+--log FILE (or REAPI_RUN_LOG=FILE) appends `cached=True|False OUTPUT` a call;
+FASTCUDA_STEP_CACHE_RESULT, where FastCuda gives it, gets "hit" or "miss".
 """
 import hashlib
 import os
@@ -243,6 +244,9 @@ def run(opts, cmd):
     sys.stderr.buffer.write(stderr)
     sys.stderr.flush()
     line = f"cached={response.cached_result} {outputs[0] if outputs else cmd[0]}"
+    if os.environ.get("FASTCUDA_STEP_CACHE_RESULT"):  # for `fastcuda report`'s counts
+        with open(os.environ["FASTCUDA_STEP_CACHE_RESULT"], "w") as said:
+            said.write("hit" if response.cached_result else "miss")
     if opts["--log"]:
         with open(opts["--log"], "a") as log:
             log.write(line + "\n")
