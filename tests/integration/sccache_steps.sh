@@ -13,6 +13,10 @@
 #            equal nvcc's. cicc, ptxas and fatbinary run in the work directory
 #            and name its files bare; the host compile's preprocessed code
 #            names the build directory, which basedirs strip
+#  module    the CMake module with CMAKE_CUDA_COMPILER_LAUNCHER=sccache on a
+#            project of the same two TUs: sccache runs every host compile,
+#            cicc and ptxas of the graph; they miss, then hit after a clean;
+#            device code and symbols equal a plain CMake build's
 #
 # usage: sccache_steps.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -93,5 +97,39 @@ elsewhere() {
   build elsewhere.log "${builds[1]}" && same_as_nvcc "${builds[1]}" && all_hit
 }
 check "elsewhere: in a second build directory of the same sources every step hits; objects equal nvcc's" elsewhere
+
+cmake_project=$scratch/cmake-project
+mkdir -p "$cmake_project"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(SccacheModule LANGUAGES CXX CUDA)\nadd_library(k STATIC %s %s)\n' \
+  "$project/a.cu" "$project/b.cu" > "$cmake_project/CMakeLists.txt"
+configure() {  # BUILD-DIR [ARGS...]
+  local dir=$1
+  shift
+  cmake -S "$cmake_project" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" "$@" > "$dir.log" 2>&1
+}
+same_as_plain() {  # the module's objects against plain CMake's
+  local object count=0
+  while IFS= read -r object; do
+    same_object "$object" "$scratch/cmake-plain/${object#"$scratch/cmake-module/"}" || { echo "  differs: $object"; return 1; }
+    count=$((count + 1))
+  done < <(find "$scratch/cmake-module" -name '*.cu.o' -not -path '*/fastcuda/*')
+  [ "$count" = 2 ]
+}
+module() {
+  configure "$scratch/cmake-plain" && cmake --build "$scratch/cmake-plain" > /dev/null || return 1
+  configure "$scratch/cmake-module" -DCMAKE_CUDA_COMPILER_LAUNCHER=sccache \
+    -DCMAKE_PROJECT_INCLUDE="$(realpath "$(dirname "${BASH_SOURCE[0]}")/../../cmake/FastCuda.cmake")" \
+    -DFASTCUDA_EXECUTABLE="$FASTCUDA" || return 1
+  # A cache of its own: the builds above hold the same TUs' steps.
+  sccache --stop-server > /dev/null 2>&1
+  SCCACHE_DIR=$scratch/sccache-module sccache --start-server > /dev/null || return 1
+  cmake --build "$scratch/cmake-module" -j 2 > "$scratch/module-cold.log" 2>&1 && same_as_plain || return 1
+  [ "$(launched CICC "$scratch/cmake-module/fastcuda")" = "4 sccache" ] &&
+    [ "$(stat cache_misses)" = "$steps" ] || { echo "  misses: $(stat cache_misses), hits: $(stat cache_hits)"; return 1; }
+  sccache --zero-stats > /dev/null 2>&1
+  cmake --build "$scratch/cmake-module" --target clean > /dev/null && ninja -C "$scratch/cmake-module/fastcuda" -t clean > /dev/null &&
+    cmake --build "$scratch/cmake-module" -j 2 > "$scratch/module-warm.log" 2>&1 && same_as_plain && all_hit
+}
+check "module: CMAKE_CUDA_COMPILER_LAUNCHER=sccache runs every host compile, cicc and ptxas through sccache; misses, then hits after a clean; objects equal plain CMake's" module
 
 finish
