@@ -89,11 +89,12 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.cache = step.cache;
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
   call.argv = step.argv;
-  if (auto in_work_dir = CommandInWorkDir(step, graph.work_dir)) {
+  std::optional<std::vector<std::string>> in_work_dir = CommandInWorkDir(step, graph.work_dir);
+  if (in_work_dir) {
     call.program_dir = graph.work_dir;
     call.argv = std::move(*in_work_dir);
-    if (step.launcher_words > 0) call.inputs = NamesInWorkDir(step.inputs, graph.work_dir);
   }
+  call.inputs = InputsForLauncher(step, graph.work_dir, in_work_dir.has_value());
   return call;
 }
 

@@ -203,10 +203,12 @@ void GiveMissTheLastHeaders(const StepInvocation& options, const std::string& de
 std::string NameFilesForLauncher(const StepInvocation& options, const std::vector<std::string>& outputs,
                                  const std::string& program_dir, ProcessSpec& spec, WritableFileSystem& fs) {
   if (options.inputs.empty()) return "";
+  std::filesystem::path here =
+      program_dir.empty() ? std::filesystem::current_path() : std::filesystem::path(program_dir);
   std::string inputs, written;
   for (const std::string& input : options.inputs) inputs += input + "\n";
   for (const std::string& output : outputs) {
-    written += std::filesystem::absolute(output).lexically_relative(program_dir).string() + "\n";
+    written += std::filesystem::absolute(output).lexically_relative(here).string() + "\n";
   }
   spec.env_set[std::string(kStepInputsVariable)] = inputs;
   spec.env_set[std::string(kStepOutputsVariable)] = written;

@@ -1,6 +1,7 @@
 #include "src/graph/work_dir_commands.h"
 
 #include <algorithm>
+#include <set>
 
 namespace fastcuda {
 namespace {
@@ -15,6 +16,20 @@ bool IsRelativeWithDir(const std::string& path) {
   return path.find('/') != std::string::npos && !path.starts_with('/');
 }
 
+/// True if the tool writes line or debug information. cicc makes the file
+/// names the preprocessor saw (relative ones too: `-Iinc`) absolute from the
+/// directory it runs in, and -G records that directory itself.
+bool WritesDebugPaths(const std::vector<std::string>& argv) {
+  static const std::set<std::string> flags = {"-g",
+                                              "-G",
+                                              "--debug_mode",
+                                              "-lineinfo",
+                                              "-generate-line-info",
+                                              "--generate-line-info",
+                                              "--device-debug"};
+  return std::any_of(argv.begin(), argv.end(), [](const std::string& word) { return flags.count(word) > 0; });
+}
+
 /// IsRelativeWithDir for `word`, or the value after its last `=`.
 bool NamesRelativePath(const std::string& word) {
   return IsRelativeWithDir(word.substr(word.rfind('=') + 1));
@@ -26,16 +41,24 @@ std::string WithoutPrefix(std::string word, const std::string& prefix) {
   return word;
 }
 
-}  // namespace
-
+/// `paths` with every `WORK_DIR/` left out: as a step that runs in the work
+/// dir names them.
 std::vector<std::string> NamesInWorkDir(const std::vector<std::string>& paths, const std::string& work_dir) {
   std::vector<std::string> names;
   for (const std::string& path : paths) names.push_back(WithoutPrefix(path, work_dir + "/"));
   return names;
 }
 
+}  // namespace
+
+std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir,
+                                           bool in_work_dir) {
+  if (step.launcher_words == 0 || !ReadsOnlyWorkFiles(step.kind)) return {};
+  return in_work_dir ? NamesInWorkDir(step.inputs, work_dir) : step.inputs;
+}
+
 std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, const std::string& work_dir) {
-  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty()) return std::nullopt;
+  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty() || WritesDebugPaths(step.argv)) return std::nullopt;
   auto in_work_dir = [&](const std::string& path) { return path.starts_with(work_dir + "/"); };
   if (!std::all_of(step.inputs.begin(), step.inputs.end(), in_work_dir) ||
       !std::all_of(step.outputs.begin(), step.outputs.end(), in_work_dir)) {

@@ -17,12 +17,15 @@ namespace fastcuda {
 /// the work directory's (not the `-cubin` or `-fatbin` output the user asked
 /// for), and whose command then names no path relative to the TU's directory
 /// (a word with a `/` that is not absolute; of the launcher's words, only its
-/// program). Otherwise nothing: the step runs in the TU's directory as nvcc
-/// would run it.
+/// program), and that write no line or debug information (-lineinfo, -G),
+/// which records the directory they run in. Otherwise nothing: the step runs
+/// in the TU's directory as nvcc would run it.
 std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, const std::string& work_dir);
 
-/// `paths` with every `WORK_DIR/` left out: as a step that runs in the work
-/// dir names them.
-std::vector<std::string> NamesInWorkDir(const std::vector<std::string>& paths, const std::string& work_dir);
+/// The files `step` reads as its launcher is told them (FASTCUDA_STEP_INPUTS),
+/// relative to where it runs: bare where it runs in the work dir, else as the
+/// step names them (absolute, or relative to the TU's directory). None for a
+/// step without a launcher, or other than cicc, ptxas and fatbinary.
+std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir, bool in_work_dir);
 
 }  // namespace fastcuda

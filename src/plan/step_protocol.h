@@ -32,8 +32,8 @@ inline constexpr std::string_view kStepCacheResultVariable = "FASTCUDA_STEP_CACH
 struct StepInvocation {
   std::string cwd;          ///< the directory the step's own paths are relative to
   std::string program_dir;  ///< run the program here rather than in `cwd`
-  /// What the program reads, relative to `program_dir`: for a launcher
-  /// (a remote executor uploads them), in FASTCUDA_STEP_INPUTS.
+  /// What the program reads, absolute or relative to where it runs: for a
+  /// launcher (a remote executor uploads them), in FASTCUDA_STEP_INPUTS.
   std::vector<std::string> inputs;
   std::string env_file;              ///< JSON object of variables to set
   std::string depfile;               ///< the program writes this header depfile

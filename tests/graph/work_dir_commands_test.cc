@@ -69,10 +69,36 @@ TEST_CASE("a launcher's options may name a URL; its program must not be a relati
   CHECK(CommandInWorkDir(cicc, kWorkDir));
 }
 
+TEST_CASE("steps that write line or debug information (-G) stay in the TU's directory") {
+  StepGraph graph = RecordedGraph("debug_G");
+  for (StepKind kind : {StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary}) {
+    CHECK_FALSE(CommandInWorkDir(FirstOf(graph, kind), kWorkDir));
+  }
+  GraphStep cicc = FirstOf(RecordedGraph("multi_gencode"), StepKind::kCicc);
+  REQUIRE(CommandInWorkDir(cicc, kWorkDir));
+  cicc.argv.push_back("-generate-line-info");
+  CHECK_FALSE(CommandInWorkDir(cicc, kWorkDir));
+}
+
 TEST_CASE("ptxas writing the user's -cubin output stays in the TU's directory") {
   StepGraph graph = RecordedGraph("cubin");
   const GraphStep& ptxas = FirstOf(graph, StepKind::kPtxas);
   REQUIRE(Contains(ptxas.argv, "kernel.cubin"));
   CHECK_FALSE(CommandInWorkDir(ptxas, kWorkDir));
   CHECK(CommandInWorkDir(FirstOf(graph, StepKind::kCicc), kWorkDir));
+}
+
+TEST_CASE("a launcher is told the inputs as the step runs: bare in the work dir, else as named") {
+  GraphStep cicc = FirstOf(RecordedGraph("multi_gencode"), StepKind::kCicc);
+  CHECK(InputsForLauncher(cicc, kWorkDir, true).empty());  // no launcher
+  cicc.argv.insert(cicc.argv.begin(), "remote-run");
+  cicc.launcher_words = 1;
+  REQUIRE(cicc.inputs.size() == 2);
+  for (const std::string& input : cicc.inputs) CHECK(input.starts_with(std::string(kWorkDir) + "/"));
+  std::vector<std::string> bare = InputsForLauncher(cicc, kWorkDir, true);
+  CHECK(bare == std::vector<std::string>{"kernel.module_id", "kernel.compute_80.cpp1.ii"});
+  CHECK(InputsForLauncher(cicc, kWorkDir, false) == cicc.inputs);
+  GraphStep host = FirstOf(RecordedGraph("multi_gencode"), StepKind::kHostCompile);
+  host.launcher_words = 1;
+  CHECK(InputsForLauncher(host, kWorkDir, false).empty());
 }

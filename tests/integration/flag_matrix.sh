@@ -592,6 +592,20 @@ run_case() {
 # ---------------------------------------------------------------------------
 # Cases.
 
+# Line info names the files as the preprocessor found them (here relative:
+# the source and an -I directory), made absolute from the directory cicc
+# runs in: FastCuda must run such a cicc where nvcc does.
+c_line_info_relative() {
+  local side
+  for side in nvcc fc; do
+    mkdir -p "$C/$side/inc"
+    cp "$scratch/inc/dev_only.h" "$scratch/inc/common.h" "$C/$side/inc/"
+    cp "$scratch/src/devhdr.cu" "$C/$side/"
+  done
+  run_pair -c -lineinfo -Iinc -isystem "$scratch/sysinc" $ARCH devhdr.cu -o devhdr.o
+  compile_checks devhdr.o
+}
+
 c_arch_sm80() {
   run_pair -c $ARCH $SRC/kernel.cu -o kernel.o
   compile_checks kernel.o
@@ -1109,6 +1123,7 @@ run_case dlink_two_dc_objects c_dlink
 run_case G_device_debug c_G
 run_case g_host_debug c_kernel_with -g
 run_case lineinfo c_kernel_with -lineinfo
+run_case lineinfo_relative_paths c_line_info_relative
 run_case O0 c_kernel_with -O0
 run_case O3 c_kernel_with -O3
 run_case Xptxas_v c_Xptxas_v
