@@ -26,6 +26,7 @@ std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, 
 /// relative to where it runs: bare where it runs in the work dir, else as the
 /// step names them (absolute, or relative to the TU's directory). None for a
 /// step without a launcher, or other than cicc, ptxas and fatbinary.
-std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir, bool in_work_dir);
+std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir,
+                                           bool in_work_dir);
 
 }  // namespace fastcuda
