@@ -594,13 +594,14 @@ run_case() {
 
 # Line info names the files as the preprocessor found them (here relative:
 # the source and an -I directory), made absolute from the directory cicc
-# runs in: FastCuda must run such a cicc where nvcc does.
+# runs in: FastCuda must run such a cicc where nvcc does. (It records each
+# file's mtime too: both sides' copies keep the originals'.)
 c_line_info_relative() {
   local side
   for side in nvcc fc; do
     mkdir -p "$C/$side/inc"
-    cp "$scratch/inc/dev_only.h" "$scratch/inc/common.h" "$C/$side/inc/"
-    cp "$scratch/src/devhdr.cu" "$C/$side/"
+    cp -p "$scratch/inc/dev_only.h" "$scratch/inc/common.h" "$C/$side/inc/"
+    cp -p "$scratch/src/devhdr.cu" "$C/$side/"
   done
   run_pair -c -lineinfo -Iinc -isystem "$scratch/sysinc" $ARCH devhdr.cu -o devhdr.o
   compile_checks devhdr.o
