@@ -14,7 +14,7 @@ if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "scratch kept: $work"; else trap 'rm -r
 
 machine_info() {  # one line: what the numbers were measured on
   local cpu memory
-  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  cpu=$(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)
   memory=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
   echo "machine: $(nproc) cores ($cpu), $memory; $(. /etc/os-release && echo "$PRETTY_NAME");" \
        "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), ninja $(ninja --version)," \

@@ -9,6 +9,7 @@
 #include "src/base/file_system.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
+#include "src/base/text.h"
 #include "src/graph/work_dir_commands.h"
 #include "src/plan/step_protocol.h"
 
@@ -49,17 +50,6 @@ std::string Description(const StepGraph& graph, const GraphStep& step) {
   std::string text(StepKindName(step.kind));
   if (!step.arch.empty()) text += " " + step.arch;
   return text + " " + graph.source;
-}
-
-/// Replaces every occurrence of `text` in `value` (both in Ninja syntax)
-/// with a reference to `variable`.
-std::string Abbreviate(std::string value, const std::string& text, const std::string& variable) {
-  if (text.empty()) return value;
-  for (size_t at = value.find(text); at != std::string::npos; at = value.find(text, at)) {
-    value.replace(at, text.size(), variable);
-    at += variable.size();
-  }
-  return value;
 }
 
 /// The `fastcuda step` call of a step that wraps a program, but for the
@@ -129,8 +119,9 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     flags = ninja(call.OwnWords());
     argv = ninja(call.CommandWords());
   }
+  // The work dir (both in Ninja syntax) as a reference to the edge's `w`.
   std::string work = EscapeNinjaValue(graph.work_dir);
-  return {{"flags", Abbreviate(flags, work, "${w}")}, {"argv", Abbreviate(argv, work, "${w}")}};
+  return {{"flags", ReplaceAll(flags, work, "${w}")}, {"argv", ReplaceAll(argv, work, "${w}")}};
 }
 
 /// The rules' `fastcuda step` command: the options every step shares, then

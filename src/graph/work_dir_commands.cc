@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "src/base/text.h"
+
 namespace fastcuda {
 namespace {
 
@@ -35,17 +37,11 @@ bool NamesRelativePath(const std::string& word) {
   return IsRelativeWithDir(word.substr(word.rfind('=') + 1));
 }
 
-std::string WithoutPrefix(std::string word, const std::string& prefix) {
-  for (size_t at = word.find(prefix); at != std::string::npos; at = word.find(prefix, at))
-    word.erase(at, prefix.size());
-  return word;
-}
-
 /// `paths` with every `WORK_DIR/` left out: as a step that runs in the work
 /// dir names them.
 std::vector<std::string> NamesInWorkDir(const std::vector<std::string>& paths, const std::string& work_dir) {
   std::vector<std::string> names;
-  for (const std::string& path : paths) names.push_back(WithoutPrefix(path, work_dir + "/"));
+  for (const std::string& path : paths) names.push_back(ReplaceAll(path, work_dir + "/", ""));
   return names;
 }
 

@@ -127,13 +127,14 @@ StepMemory ParseStepMemoryLog(std::string_view text) {
   return memory;
 }
 
-std::map<std::string, std::string> ParseStepCacheOutcomes(std::string_view text) {
-  std::map<std::string, std::string> outcomes;
-  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t, const std::string& outcome) {
-    if (outcome.empty()) outcomes.erase(output);
-    else outcomes[output] = outcome;
+StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
+  StepMemoryRecords records;
+  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t kib, const std::string& outcome) {
+    records.peaks[output] = std::max(records.peaks[output], kib);
+    if (outcome.empty()) records.cache_outcomes.erase(output);
+    else records.cache_outcomes[output] = outcome;
   });
-  return outcomes;
+  return records;
 }
 
 std::string FormatKeptFiles(const std::vector<KeptFiles>& tus) {

@@ -83,9 +83,14 @@ std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t 
                            const std::string& cache_outcome = "");
 StepMemory ParseStepMemoryLog(std::string_view text);
 
-/// Each output's cache outcome in the last line `step-memory.tsv` has for
-/// it; none where that line has none.
-std::map<std::string, std::string> ParseStepCacheOutcomes(std::string_view text);
+/// All that `step-memory.tsv` says of each output, read in one pass: its
+/// peaks as ParseStepMemoryLog gives them, and its cache outcome in the last
+/// line the log has for it (none where that line has none).
+struct StepMemoryRecords {
+  StepMemory peaks;
+  std::map<std::string, std::string> cache_outcomes;
+};
+StepMemoryRecords ParseStepMemoryRecords(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.
 /// Paths may hold any byte but NUL.

@@ -89,16 +89,15 @@ Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, 
       by_output[timeline.tus[t].steps[s].output] = {t, s};
     }
   }
-  StepMemory memory = ParseStepMemoryLog(memory_log);
-  std::map<std::string, std::string> cache_outcomes = ParseStepCacheOutcomes(memory_log);
+  StepMemoryRecords memory = ParseStepMemoryRecords(memory_log);
   auto is_step = [&](const std::string& output) { return by_output.count(output) > 0; };
   for (const NinjaLogRecord& record : LastBuildRecords(ninja_log, is_step, first_phase)) {
     auto step = by_output.find(record.output);
-    auto peak = memory.find(record.output);
-    auto cache = cache_outcomes.find(record.output);
+    auto peak = memory.peaks.find(record.output);
+    auto cache = memory.cache_outcomes.find(record.output);
     timeline.steps.push_back({step->second.first, step->second.second, record.start_ms, record.end_ms,
-                              peak == memory.end() ? 0 : peak->second, file_size(record.output),
-                              cache == cache_outcomes.end() ? "" : cache->second});
+                              peak == memory.peaks.end() ? 0 : peak->second, file_size(record.output),
+                              cache == memory.cache_outcomes.end() ? "" : cache->second});
     timeline.wall_ms = std::max(timeline.wall_ms, record.end_ms);
   }
   std::stable_sort(timeline.steps.begin(), timeline.steps.end(),

@@ -107,7 +107,7 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
                                "--input", "a.ii", "/w/a.ptx", "--", "remote", "cicc", "a.ii", "-o", "a.ptx"});
     CHECK(RunStep(step, launcher, disk) == 0);
     CHECK_FALSE(disk.IsFile("/w/a.ptx.cache-result"));
-    return ParseStepCacheOutcomes(RealFileSystem().Read(memory_log).value_or(""));
+    return ParseStepMemoryRecords(RealFileSystem().Read(memory_log).value_or("")).cache_outcomes;
   };
   CHECK(run("hit\n") == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
   CHECK(run("miss") == std::map<std::string, std::string>{{"/w/a.ptx", "miss"}});

@@ -45,7 +45,7 @@ same_objects() {  # DIR-A DIR-B [CONFIG]: every CUDA object of A has B's device 
   done < <(find "$a" -name '*.cu.o' -not -path '*/fastcuda/*')
   [ "$count" -ge 6 ]
 }
-no_private_work_dirs() { ! find "$1" -name .fastcuda -type d | grep -q .; }
+no_private_work_dirs() { [ -z "$(find "$1" -name .fastcuda -type d)" ]; }
 graph_built_everything() { graph_ran_in_build "$1" 'HOST_CC .*main.cu' && graph_ran_in_build "$1" 'HOST_CC .*build_info.cu'; }
 
 configure "$scratch/plain" Ninja
@@ -70,7 +70,7 @@ for generator in "Ninja" "Unix Makefiles" "Ninja Multi-Config"; do
       every_step_once "$dir/fastcuda"
 done
 unset FASTCUDA_FIRST_PHASE
-only_debug_built() { ! find "$scratch/fc-Ninja-Multi-Config" -path '*/Release/*' -name '*.cu.o' | grep -q .; }
+only_debug_built() { [ -z "$(find "$scratch/fc-Ninja-Multi-Config" -path '*/Release/*' -name '*.cu.o')" ]; }
 check "Ninja Multi-Config: the graph builds only the configuration being built" only_debug_built
 
 ninja_dir="$scratch/fc-Ninja"

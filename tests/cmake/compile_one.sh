@@ -97,7 +97,7 @@ generated_header() {
   cmake -S "$generated" -B "$generated/build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real \
     -DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA" > /dev/null &&
     ninja -C "$generated/build" -j 2 > "$generated/build.log" 2>&1 &&
-    [ -f "$generated/build/CMakeFiles/late.dir/late.cu.o" ] && ! find "$generated/build" -name .fastcuda | grep -q .
+    [ -f "$generated/build/CMakeFiles/late.dir/late.cu.o" ] && [ -z "$(find "$generated/build" -name .fastcuda)" ]
 }
 check "a TU that includes a header the build generates builds through the graph" generated_header
 finish

@@ -114,12 +114,13 @@ graph_log_mark() {
 }
 
 graph_ran() {
+  local ran
   # The first output of each edge described by RE, as the manifest names it
   # and the log records it.
   awk -v re="$3" '/^build / { out = $2; sub(/:$/, "", out) } /^  desc = / && $0 ~ re { print out }' \
     "$1/build.ninja" | sort -u > "$scratch/graph_ran.wanted"
-  tail -n +"$(($2 + 1))" "$1/.ninja_log" | awk -F'\t' '{ print $4 }' | sort -u |
-    comm -12 - "$scratch/graph_ran.wanted" | grep -q .
+  ran=$(tail -n +"$(($2 + 1))" "$1/.ninja_log" | awk -F'\t' '{ print $4 }' | sort -u |
+    comm -12 - "$scratch/graph_ran.wanted") && [ -n "$ran" ]
 }
 
 finish() {

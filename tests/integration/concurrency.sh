@@ -58,7 +58,7 @@ two_gens() {
   local first second
   "$FASTCUDA" gen --compdb db.json --out gen > gen1.log 2>&1 & first=$!
   "$FASTCUDA" gen --compdb db.json --out gen > gen2.log 2>&1 & second=$!
-  wait_all "$first" "$second" && ! find gen -name '*.tmp*' | grep -q . &&
+  wait_all "$first" "$second" && [ -z "$(find gen -name '*.tmp*')" ] &&
     "$FASTCUDA" gen --compdb db.json --out gen > gen3.log 2>&1 && grep -q " 0 dryruns run," gen3.log &&
     ninja -C gen > gen-build.log 2>&1 && all_objects_like_nvcc graph-obj
 }

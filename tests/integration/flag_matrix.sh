@@ -862,7 +862,7 @@ failing_compile() {
   # Nothing else may appear on either side.
   for side in nvcc fc; do
     if (cd "$C/$side" && find . -name .fastcuda -prune -o -type f -print) |
-      grep -vxE '\./bad\.o(\.d)?' | grep -q .; then
+      awk '$0 != "./bad.o" && $0 != "./bad.o.d" && $0 != "" { other = 1 } END { exit !other }'; then
       problem "$side wrote unexpected files: $(cd "$C/$side" && find . -name .fastcuda -prune -o -type f -print)"
     fi
   done
@@ -1016,7 +1016,7 @@ gen_checks() {
   # No /tmp path: no nvcc temporary, nothing else either (the scratch dir and
   # the fastcuda binary aside, should CI have put them under /tmp).
   if grep -q 'tmpxft' "$manifest" ||
-     sed -e "s#$scratch##g" -e "s#$(dirname "$FASTCUDA")##g" "$manifest" | grep -q '/tmp/'; then
+     grep -q '/tmp/' <<<"$(sed -e "s#$scratch##g" -e "s#$(dirname "$FASTCUDA")##g" "$manifest")"; then
     problem "build.ninja mentions /tmp:"
     sed "s#$scratch##g" "$manifest" | grep -o '[^ ]*/tmp/[^ ]*' | head -5 | sed 's/^/      /'
   fi
@@ -1030,7 +1030,8 @@ gen_checks() {
   fi
   if [[ -e "$w/.fastcuda" ]]; then problem "gen's build wrote a .fastcuda dir"; fi
   if [[ ! -d "$w/gen/tu" ]]; then problem "gen's build has no temporaries under gen/tu"; fi
-  if (cd "$w" && find . -path ./gen -prune -o -type f -print) | grep -vxE '\./kernel\.o(\.d)?' | grep -q .; then
+  if (cd "$w" && find . -path ./gen -prune -o -type f -print) |
+    awk '$0 != "./kernel.o" && $0 != "./kernel.o.d" && $0 != "" { other = 1 } END { exit !other }'; then
     problem "gen's build wrote files outside gen/ besides kernel.o and kernel.o.d:"
     (cd "$w" && find . -path ./gen -prune -o -type f -print) | sed 's/^/      /'
   fi

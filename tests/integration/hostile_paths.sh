@@ -70,7 +70,7 @@ same_objects() {  # BUILD-DIR: every object equals the plain build's
     same_object "$1/$object" "$plain/$object" || { echo "  differs: $1/$object"; return 1; }
   done
 }
-no_private_work_dirs() { ! find "$1" -name .fastcuda | grep -q .; }
+no_private_work_dirs() { [ -z "$(find "$1" -name .fastcuda)" ]; }
 
 configure "$plain"
 build "$plain"

@@ -84,7 +84,7 @@ only_host_compiles_run() {  # LAUNCHER [GRAPH-DIR TUS]: every host compile throu
   local dir=${2:-$graph} kind
   [ "$(launched HOST_CC "$dir" | sort | uniq -c | awk '{ print $1, $2 }')" = "${3:-${#tus[@]}} $1" ] || return 1
   for kind in CPP_HOST CPP_DEVICE CUDAFE CICC PTXAS FATBINARY; do
-    ! launched "$kind" "$dir" | grep -qx "$1" || return 1
+    ! grep -qx -- "$1" <<<"$(launched "$kind" "$dir")" || return 1
   done
 }
 count() {  # PATTERN FILE
@@ -132,7 +132,7 @@ device_runs() {  # the tools the runner ran, counted: "N tool," each
 device_steps_run_through_it() {
   # 2 TUs: cicc for each target, ptxas for sm_80 only (compute_90's check
   # writes nothing), one fatbinary.
-  [ "$(device_runs)" = "4 cicc,2 fatbinary,2 ptxas," ] && ! launched HOST_CC | grep -q device-runner && same_as_nvcc
+  [ "$(device_runs)" = "4 cicc,2 fatbinary,2 ptxas," ] && ! grep -q device-runner <<<"$(launched HOST_CC)" && same_as_nvcc
 }
 check "FASTCUDA_DEVICE_LAUNCHER runs cicc, ptxas and fatbinary, objects equal nvcc's" device_steps_run_through_it
 rm "$scratch/device-runner.log"
@@ -233,7 +233,7 @@ cmake_maps_the_launcher() {
   calls=$(ccache_calls)
   cmake --build "$cmake_project/build" > "$scratch/cmake-build.log" 2>&1 &&
     only_host_compiles_run ccache "$cmake_project/build/fastcuda" 1 && [ "$(ccache_calls)" -gt "$calls" ] &&
-    ! find "$cmake_project/build" -name .fastcuda -type d | grep -q .  # the graph built the object
+    [ -z "$(find "$cmake_project/build" -name .fastcuda -type d)" ]  # the graph built the object
 }
 if command -v cmake >/dev/null; then
   check "CMake: CMAKE_CUDA_COMPILER_LAUNCHER=ccache runs the graph's host compile through ccache" \

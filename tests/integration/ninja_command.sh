@@ -40,7 +40,7 @@ status_lines() { steps_run "$1"; }  # LOG: Ninja's edge lines, the ladder's rung
 ran_split() {  # LOG SOURCE...: the build in LOG ran a cicc step of each SOURCE
   local source
   for source in "${@:2}"; do
-    status_lines "$1" | grep -Eq "\] CICC .*(^|[ /])${source//./\\.}( |\$)" || { echo "  no CICC step of $source in $1"; return 1; }
+    grep -Eq "\] CICC .*(^|[ /])${source//./\\.}( |\$)" <<<"$(status_lines "$1")" || { echo "  no CICC step of $source in $1"; return 1; }
   done
 }
 
@@ -150,7 +150,9 @@ check "PyTorch: fastcuda ninja builds ext.so, both nvcc edges split into steps" 
 check "PyTorch: the first build weighed each TU's device code first, then ran every step once" \
   every_step_once "$ext/.fastcuda"
 ext_objects_like_plain() {
-  objects_like_plain && cmp -s "$ext/ext.o" "$ref/ext.o" && nm -D --defined-only "$ext/ext.so" | grep -qw run
+  local symbols
+  objects_like_plain && cmp -s "$ext/ext.o" "$ref/ext.o" && symbols=$(nm -D --defined-only "$ext/ext.so") &&
+    grep -qw run <<<"$symbols"
 }
 check "PyTorch: each object equals plain ninja's from the same manifest, the .cpp's too" ext_objects_like_plain
 
@@ -178,7 +180,7 @@ touched_header_no_compile() {
   before=$(compiles)
   touch "$src/include/common.cuh"
   fc_ninja "$scratch/touch.log" "$ext" || return 1
-  status_lines "$scratch/touch.log" | grep -Eq '\] HOST_CC .*scale\.cu' || { echo "  the object's edge did not run"; return 1; }
+  grep -Eq '\] HOST_CC .*scale\.cu' <<<"$(status_lines "$scratch/touch.log")" || { echo "  the object's edge did not run"; return 1; }
   [ "$before" -gt 0 ] && [ "$(compiles)" -eq "$before" ] || { echo "  the host compile ran"; return 1; }
   objects_like_plain && no_work "$scratch/touch2.log" "$ext"
 }

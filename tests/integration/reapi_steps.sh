@@ -173,8 +173,9 @@ ran_since() {  # MARK: the bot's actions after its log had MARK lines, as device
 }
 lines() { wc -l < "$1"; }
 launched_all() {  # every device edge's command goes through reapi_run.py
-  ! awk '$1 == "build" && $0 ~ /: (CICC|PTXAS|FATBINARY) / { edge = 1; next }
-         edge && $1 == "argv" { print; edge = 0 }' "$project/graph/build.ninja" | grep -vq 'reapi_run\.py'
+  awk '$1 == "build" && $0 ~ /: (CICC|PTXAS|FATBINARY) / { edge = 1; next }
+       edge && $1 == "argv" { if ($0 !~ /reapi_run\.py/) missed = 1; edge = 0 } END { exit missed }' \
+    "$project/graph/build.ninja"
 }
 
 cold() {
@@ -230,10 +231,10 @@ lost_bot() {
 ran_on_new_bot() {  # MARK OUTPUT...: the bot ran a step writing each OUTPUT after its log had MARK lines
   # (at least once: a job the server gave the lost bot before it was found
   # lost can run again once its session expires)
-  local mark=$1 output
+  local mark=$1 output since
   shift
   for output in "$@"; do
-    tail -n +"$((mark + 1))" "$scratch/bot.log" | grep -q " $output\( \|$\)" ||
+    since=$(tail -n +"$((mark + 1))" "$scratch/bot.log") && grep -q " $output\( \|$\)" <<<"$since" ||
       { echo "  the new bot did not run the step writing $output"; return 1; }
   done
 }

@@ -35,8 +35,10 @@ TEST_CASE("the memory log's cache outcomes: the last line of an output says, or 
   std::string log = StepMemoryLine("/w/a.ptx", 100, 5, "miss") + StepMemoryLine("/w/b.cubin", 7, 1, "miss") +
                     StepMemoryLine("/w/a.ptx", 300, 6, "hit") + StepMemoryLine("/w/b.cubin", 9, 1) +
                     StepMemoryLine("/w/c.ptx", 1, 1, "maybe");
-  CHECK(ParseStepCacheOutcomes(log) == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
-  CHECK(ParseStepMemoryLog(log) == StepMemory{{"/w/a.ptx", 300}, {"/w/b.cubin", 9}, {"/w/c.ptx", 1}});
+  StepMemoryRecords records = ParseStepMemoryRecords(log);
+  CHECK(records.cache_outcomes == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
+  CHECK(records.peaks == StepMemory{{"/w/a.ptx", 300}, {"/w/b.cubin", 9}, {"/w/c.ptx", 1}});
+  CHECK(ParseStepMemoryLog(log) == records.peaks);
 }
 
 TEST_CASE("the environment file round-trips, bytes included") {
