@@ -51,12 +51,17 @@
 #                                                                   (~6 min)
 #   P  issue 23 part 2: the step table of one clean build of 48 mixed TUs x 5
 #      architectures, for bench/remote_scaling.py, into $OUT        (~4 min)
+#   Q  issue 21 item 1: where the part A corpus's first build spends its time
+#      beyond the bound (bench/first_build_anatomy.sh), 3 rounds, and a clean
+#      rebuild with step times twice; tables and logs into $OUT      (~4 min)
+#   R  issue 21 item 2: CPU time a copy of one heavy TU's compile as 1, 6, 11
+#      and 16 copies run at once (bench/cpu_under_load.sh)           (~2 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|P
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|R
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|P}"
+part="${1:?usage: bench/device_batch.sh A|B|...|R}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -110,6 +115,12 @@ case "$part$size" in
   O) step LAUNCHER=sccache bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
   O-small) step LAUNCHER=sccache bench/whole_call_cache.sh 4 "80-real;90-real" 1 mixed 3 ;;
   P) step bench/step_table.sh 48 "$five" "${OUT:-.}/h200-16core-mixed48-build.csv" mixed 3 ;;
+  Q) step KEEP_TABLES="${OUT:-$PWD}/anatomy" bench/first_build_anatomy.sh 16 "$five" 3 mixed 3
+     step VARIANT=module_warm KEEP_TABLES="${OUT:-$PWD}/anatomy" bench/first_build_anatomy.sh 16 "$five" 2 mixed 3 ;;
+  Q-small) step FASTCUDA_FIRST_PHASE=on bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3
+           step VARIANT=module_warm bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3 ;;
+  R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
+  R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   P-small) step bench/step_table.sh 4 "80-real;90-real" "${OUT:-.}/step-table-small.csv" mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy
@@ -120,6 +131,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to P" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to R" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"
