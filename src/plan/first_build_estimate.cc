@@ -19,6 +19,27 @@ bool HostSide(StepKind kind) {
   return kind == StepKind::kHostPreprocess || kind == StepKind::kCudafe || kind == StepKind::kHostCompile;
 }
 
+/// The index of the first step of `tu` of `kind`, if any.
+std::optional<size_t> FirstStepOf(const RecordedTu& tu, StepKind kind) {
+  for (size_t i = 0; i < tu.steps.size(); ++i) {
+    if (tu.steps[i].kind == StepKindName(kind)) return i;
+  }
+  return std::nullopt;
+}
+
+/// True when a cicc of `tu` waits for its cudafe++, which writes the module
+/// id cicc reads (nvcc's module ids): then every chain of the TU starts at
+/// its host preprocessing.
+bool CiccWaitsForCudafe(const RecordedTu& tu) {
+  for (const RecordedStep& step : tu.steps) {
+    if (step.kind != StepKindName(StepKind::kCicc)) continue;
+    for (size_t before : step.after) {
+      if (tu.steps[before].kind == StepKindName(StepKind::kCudafe)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 int64_t DeviceCodeWeight(std::string_view preprocessed) {
@@ -32,11 +53,10 @@ int64_t DeviceCodeWeight(std::string_view preprocessed) {
 bool FirstPhasePays(size_t tus, unsigned jobs) { return tus >= 2 && tus <= 2 * static_cast<size_t>(jobs); }
 
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu) {
-  const std::string_view device_preprocess = StepKindName(StepKind::kDevicePreprocess);
-  for (size_t i = 0; i < tu.steps.size(); ++i) {
-    if (tu.steps[i].kind == device_preprocess) return i;
-  }
-  return std::nullopt;
+  std::optional<size_t> device_preprocess = FirstStepOf(tu, StepKind::kDevicePreprocess);
+  if (!device_preprocess) return std::nullopt;
+  if (CiccWaitsForCudafe(tu)) return FirstStepOf(tu, StepKind::kHostPreprocess).value_or(*device_preprocess);
+  return device_preprocess;
 }
 
 std::vector<NinjaLogRecord> EstimateRecords(const std::vector<RecordedTu>& tus,

@@ -41,11 +41,29 @@ TEST_CASE("weighing pays from two TUs to two per job slot") {
   CHECK_FALSE(FirstPhasePays(5, 2));
 }
 
-TEST_CASE("the weighed step is a TU's first device preprocessing") {
+TEST_CASE(
+    "the weighed step heads the TU's longest chain: its first device preprocessing where cicc waits for no "
+    "cudafe++") {
   RecordedTu tu = Tu("a");
-  tu.steps.insert(tu.steps.begin(), {"CPP_HOST", "", "a.first.ii", {}});
-  CHECK(WeighedStepOf(tu) == size_t{1});
+  tu.steps.insert(tu.steps.begin(), {"CPP_DEVICE", "compute_80", "a.first.ii", {}});
+  for (RecordedStep& step : tu.steps) {
+    for (size_t& before : step.after) ++before;
+  }
+  CHECK(WeighedStepOf(tu) == size_t{0});
   CHECK_FALSE(WeighedStepOf({"host.cu", {{"CPP_HOST", "", "h.ii", {}}, {"HOST_CC", "", "h.o", {0}}}}));
+}
+
+TEST_CASE("the weighed step is the host preprocessing where cicc waits for cudafe++ (nvcc's module ids)") {
+  RecordedTu tu = {"src/a.cu",
+                   {{"CPP_DEVICE", "compute_90", "a.cpp1.ii", {}},
+                    {"CPP_HOST", "", "a.cpp4.ii", {}},
+                    {"CUDAFE", "", "a.cudafe1.cpp", {1}},
+                    {"CICC", "compute_90", "a.ptx", {0, 2}},
+                    {"PTXAS", "sm_90", "a.cubin", {3}},
+                    {"HOST_CC", "", "a.o", {2, 4}}}};
+  CHECK(WeighedStepOf(tu) == size_t{1});
+  tu.steps[3].after = {0};  // FastCuda's own module ids: cicc starts at the device preprocessing
+  CHECK(WeighedStepOf(tu) == size_t{0});
 }
 
 TEST_CASE("estimates rank a TU with more device code first, host steps by half, known times kept") {
