@@ -6,7 +6,12 @@ lower bound is the scheduler's. Not a benchmark: a model, checked against the
 measured wall time of the same build (the "database order" line, for a
 build generated without history, as a first build is).
 
-Usage: bench/simulate_schedule.py TABLE.csv [JOBS]"""
+With RANKED_BY, the `.ninja_log` of the graph that TABLE.csv comes from, also
+replays the ladder ranked by the times the build itself was ranked by: each
+step's last record before the log's last build (a previous build's time, or a
+first phase's estimate).
+
+Usage: bench/simulate_schedule.py TABLE.csv [JOBS] [RANKED_BY]"""
 import csv
 import heapq
 import sys
@@ -60,13 +65,17 @@ def ladder_rank(steps, by_time, quantum_ms):
     return backward(steps, lambda key, best: max(round(by_time[key] / quantum_ms) + 1, 1 + best))
 
 
-def simulate(steps, priority, order, jobs, pool_of=lambda key: None):
+def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=(lambda key: False, None)):
     """Wall time when every free slot takes the ready step of highest priority.
     jobs: the number of slots, or {pool: slots} with pool_of(key) naming each
-    step's pool (local cores and remote workers, say)."""
+    step's pool (local cores and remote workers, say). limit: (limited(key),
+    depth): at most depth of the limited steps run at once (a Ninja pool
+    within the slots)."""
     slots = jobs if isinstance(jobs, dict) else {None: jobs}
     busy = {pool: 0 for pool in slots}
     done, running, waiting, ready, now = {}, [], set(steps), {pool: [] for pool in slots}, 0
+    limited, depth = limit
+    in_limit = 0
 
     def release():
         for key in [k for k in waiting if all(d in done for d in steps[k]["deps"])]:
@@ -74,16 +83,26 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None):
             waiting.discard(key)
 
     def finish(key):
+        nonlocal in_limit
         done[key] = now
         busy[pool_of(key)] -= 1
+        in_limit -= limited(key)
 
     release()
     while any(ready.values()) or running:
         for pool, queue in ready.items():
+            held = []  # limited steps that wait for the pool
             while queue and busy[pool] < slots[pool]:
-                _, _, key = heapq.heappop(queue)
+                item = heapq.heappop(queue)
+                key = item[2]
+                if limited(key) and in_limit >= depth:
+                    held.append(item)
+                    continue
                 busy[pool] += 1
+                in_limit += limited(key)
                 heapq.heappush(running, (now + steps[key]["ms"], key))
+            for item in held:
+                heapq.heappush(queue, item)
         now, key = heapq.heappop(running)
         finish(key)
         while running and running[0][0] == now:
@@ -92,9 +111,27 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None):
     return now
 
 
+def times_ranked_by(log_path, rows):
+    """(tu, kind, arch) -> ms: each step's last record in the Ninja log before
+    its last build. Estimates (mtime and hash 0) belong to no build; a build
+    begins where a record ends before the one above it."""
+    records = [line.rstrip("\n").split("\t") for line in open(log_path) if not line.startswith("#")]
+    measured = [i for i, r in enumerate(records) if not (r[2] == "0" and r[4] == "0")]
+    last_build = max([b for a, b in zip(measured, measured[1:]) if int(records[b][1]) < int(records[a][1])], default=0)
+    before = {r[3]: int(r[1]) - int(r[0]) for r in records[:last_build]}
+    times = {}
+    for r in rows:
+        for name in (r["output"], r["output"].split("/fastcuda/")[-1], r["output"].split("/.fastcuda/")[-1]):
+            if name in before:
+                times[(int(r["tu"]), r["kind"], r["arch"])] = before[name]
+                break
+    return times
+
+
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+    ranked_by = times_ranked_by(sys.argv[3], rows) if len(sys.argv) > 3 else None
     for own in (False, True):
         steps = steps_of(rows, own)
         by_time = remaining(steps, lambda s: s["ms"])
@@ -103,16 +140,25 @@ def main():
         longest_first = sorted({k[0] for k in steps}, key=lambda tu: -max(v for k, v in by_time.items() if k[0] == tu))
         manifest = {k: longest_first.index(k[0]) * 100 + KINDS.index(k[1]) for k in steps}
         database = {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
+        ladder = ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
+        off_critical = lambda key: by_time[key] < 0.7 * max(by_time.values())
         rules = {
-            "ninja 1.12+: edge count, database order (a first build)": (depth, database),
-            "ninja 1.11: manifest order (TUs longest first)": ({k: 0 for k in steps}, manifest),
-            "ninja 1.12+: edge count, then manifest order": (depth, manifest),
-            "ninja 1.12+ with the priority ladder (250 ms rungs)": (
-                ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100)), manifest),
+            "ninja 1.12+: edge count, database order (a first build)": (depth, database, None),
+            "ninja 1.11: manifest order (TUs longest first)": ({k: 0 for k in steps}, manifest, None),
+            "ninja 1.12+: edge count, then manifest order": (depth, manifest, None),
+            "ninja 1.12+ with the priority ladder (250 ms rungs)": (ladder, manifest, None),
         }
+        for kept in (1, 2):
+            rules[f"the ladder, {kept} slot(s) kept from steps off the critical path"] = (
+                ladder, manifest, (off_critical, jobs - kept))
+        if ranked_by:
+            times = {k: ranked_by.get(k, s["ms"]) for k, s in steps.items()}
+            by_ranked = remaining({k: {"ms": times[k], "deps": s["deps"]} for k, s in steps.items()}, lambda s: s["ms"])
+            rules["the ladder ranked by the times the build was ranked by"] = (
+                ladder_rank(steps, by_ranked, max(250, max(by_ranked.values()) / 100)), manifest, None)
         print(f"module id {'own' if own else 'nvcc'}, {jobs} jobs: lower bound {bound / 1000:.2f} s")
-        for name, (priority, order) in rules.items():
-            wall = simulate(steps, priority, order, jobs)
+        for name, (priority, order, limit) in rules.items():
+            wall = simulate(steps, priority, order, jobs, limit=limit or (lambda key: False, None))
             print(f"  {name:56s} {wall / 1000:6.2f} s  {wall / bound:.3f} x bound")
 
 
