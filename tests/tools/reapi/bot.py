@@ -7,7 +7,11 @@ the CAS, the outputs, stdout and stderr go back to it, so that every file a
 step reads or writes travels through the server. Each action run appends
 `ran ARGV0-BASENAME OUTPUTS...` to the log file.
 
-usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR]
+With --hold SECONDS it says `bot: holding lease ID` on stdout when it takes
+a lease and waits that long before running it, silent to the server: the
+test kills it there, as a machine lost while it holds a step.
+
+usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS]
 """
 import argparse
 import io
@@ -87,6 +91,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--instance", default="")
     ap.add_argument("--workdir", default=tempfile.gettempdir())
+    ap.add_argument("--hold", type=float, default=0)
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     channel, _ = setup_channel(a.remote)
@@ -101,6 +106,9 @@ def main():
         for lease in session.leases:
             if lease.state not in (PENDING, ACTIVE):
                 continue
+            if a.hold:
+                print(f"bot: holding lease {lease.id}", flush=True)
+                time.sleep(a.hold)
             try:
                 result = run_action(channel, a.instance, action_of(channel, a.instance, lease), a.workdir, a.log)
                 lease.status.code = 0
