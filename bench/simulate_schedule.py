@@ -6,10 +6,12 @@ lower bound is the scheduler's. Not a benchmark: a model, checked against the
 measured wall time of the same build (the "database order" line, for a
 build generated without history, as a first build is).
 
+Also replays first phases (the steps of some kinds first, then the rest).
 With RANKED_BY, the `.ninja_log` of the graph that TABLE.csv comes from, also
 replays the ladder ranked by the times the build itself was ranked by: each
 step's last record before the log's last build (a previous build's time, or a
-first phase's estimate).
+first phase's estimate); and, for a first build's log, the phases with the
+phase's steps measured and the rest ranked by its estimates.
 
 Usage: bench/simulate_schedule.py TABLE.csv [JOBS] [RANKED_BY]"""
 import csv
@@ -111,6 +113,18 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=(lamb
     return now
 
 
+def after_phase(steps, kinds):
+    """steps where those of other kinds wait for every step of `kinds`: a
+    first phase of those kinds, then the build (a step of 0 ms between)."""
+    barrier = ("phase", "", "")
+    phased = {key: {"ms": step["ms"], "deps": list(step["deps"])} for key, step in steps.items()}
+    phased[barrier] = {"ms": 0, "deps": [key for key in steps if key[1] in kinds]}
+    for key in steps:
+        if key[1] not in kinds:
+            phased[key]["deps"].append(barrier)
+    return phased
+
+
 def times_ranked_by(log_path, rows):
     """(tu, kind, arch) -> ms: each step's last record in the Ninja log before
     its last build. Estimates (mtime and hash 0) belong to no build; a build
@@ -128,6 +142,13 @@ def times_ranked_by(log_path, rows):
     return times
 
 
+def manifest_order(steps, by_time):
+    """FastCuda's manifest order: TUs by their longest remaining chain under
+    by_time, longest first, each TU's steps in nvcc's order."""
+    longest_first = sorted({k[0] for k in steps}, key=lambda tu: -max(v for k, v in by_time.items() if k[0] == tu))
+    return {k: longest_first.index(k[0]) * 100 + KINDS.index(k[1]) for k in steps}
+
+
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 16
@@ -137,28 +158,44 @@ def main():
         by_time = remaining(steps, lambda s: s["ms"])
         depth = remaining(steps, lambda s: 1)
         bound = max(max(by_time.values()), sum(s["ms"] for s in steps.values()) / jobs)
-        longest_first = sorted({k[0] for k in steps}, key=lambda tu: -max(v for k, v in by_time.items() if k[0] == tu))
-        manifest = {k: longest_first.index(k[0]) * 100 + KINDS.index(k[1]) for k in steps}
+        manifest = manifest_order(steps, by_time)
         database = {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
         ladder = ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
         off_critical = lambda key: by_time[key] < 0.7 * max(by_time.values())
         rules = {
-            "ninja 1.12+: edge count, database order (a first build)": (depth, database, None),
-            "ninja 1.11: manifest order (TUs longest first)": ({k: 0 for k in steps}, manifest, None),
-            "ninja 1.12+: edge count, then manifest order": (depth, manifest, None),
-            "ninja 1.12+ with the priority ladder (250 ms rungs)": (ladder, manifest, None),
+            "ninja 1.12+: edge count, database order (a first build)": (depth, database, None, steps),
+            "ninja 1.11: manifest order (TUs longest first)": ({k: 0 for k in steps}, manifest, None, steps),
+            "ninja 1.12+: edge count, then manifest order": (depth, manifest, None, steps),
+            "ninja 1.12+ with the priority ladder (250 ms rungs)": (ladder, manifest, None, steps),
         }
         for kept in (1, 2):
             rules[f"the ladder, {kept} slot(s) kept from steps off the critical path"] = (
-                ladder, manifest, (off_critical, jobs - kept))
+                ladder, manifest, (off_critical, jobs - kept), steps)
+        phases = {"the host preprocessing": {"CPP_HOST"},
+                  "what cicc waits for": {"CPP_DEVICE"} if own else {"CPP_HOST", "CPP_DEVICE", "CUDAFE"}}
+        for name, kinds in phases.items():
+            phased = after_phase(steps, kinds)
+            by_phased = remaining(phased, lambda s: s["ms"])
+            rules[f"a first phase of {name}, then the ladder"] = (
+                ladder_rank(phased, by_phased, max(250, max(by_phased.values()) / 100)),
+                {**manifest, ("phase", "", ""): 0}, None, phased)
         if ranked_by:
             times = {k: ranked_by.get(k, s["ms"]) for k, s in steps.items()}
             by_ranked = remaining({k: {"ms": times[k], "deps": s["deps"]} for k, s in steps.items()}, lambda s: s["ms"])
             rules["the ladder ranked by the times the build was ranked by"] = (
-                ladder_rank(steps, by_ranked, max(250, max(by_ranked.values()) / 100)), manifest, None)
+                ladder_rank(steps, by_ranked, max(250, max(by_ranked.values()) / 100)),
+                manifest_order(steps, by_ranked), None, steps)
+            for name, kinds in phases.items():  # the phase's own steps measured, the others as ranked
+                phased = after_phase(steps, kinds)
+                ranked = {k: {"ms": s["ms"] if k[1] in kinds or k not in steps else times[k], "deps": s["deps"]}
+                          for k, s in phased.items()}
+                by_phased = remaining(ranked, lambda s: s["ms"])
+                rules[f"a first phase of {name}, then as ranked"] = (
+                    ladder_rank(phased, by_phased, max(250, max(by_phased.values()) / 100)),
+                    {**manifest_order(steps, by_ranked), ("phase", "", ""): 0}, None, phased)
         print(f"module id {'own' if own else 'nvcc'}, {jobs} jobs: lower bound {bound / 1000:.2f} s")
-        for name, (priority, order, limit) in rules.items():
-            wall = simulate(steps, priority, order, jobs, limit=limit or (lambda key: False, None))
+        for name, (priority, order, limit, graph) in rules.items():
+            wall = simulate(graph, priority, order, jobs, limit=limit or (lambda key: False, None))
             print(f"  {name:56s} {wall / 1000:6.2f} s  {wall / bound:.3f} x bound")
 
 
