@@ -56,12 +56,16 @@
 #      rebuild with step times twice; tables and logs into $OUT      (~4 min)
 #   R  issue 21 item 2: CPU time a copy of one heavy TU's compile as 1, 6, 11
 #      and 16 copies run at once (bench/cpu_under_load.sh)           (~2 min)
+#   S  issue 23 part 1: plain nvcc + ccache (whole call) against the module +
+#      ccache on the part A corpus: cold, warm clean rebuild, host-only edit;
+#      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
+#      carried in build-device/tools with the library it needs)  (~6 min?)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|R
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|S
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|R}"
+part="${1:?usage: bench/device_batch.sh A|B|...|S}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -120,6 +124,8 @@ case "$part$size" in
   Q-small) step FASTCUDA_FIRST_PHASE=on bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3
            step VARIANT=module_warm bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
+  S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
+  S-small) step bench/whole_call_cache.sh 4 "80-real;90-real" 1 mixed 3 ;;
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   P-small) step bench/step_table.sh 4 "80-real;90-real" "${OUT:-.}/step-table-small.csv" mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
@@ -131,6 +137,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to R" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to S" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"
