@@ -2,7 +2,7 @@
 # What the same work costs in CPU time as the machine gets busier (issue 21
 # item 2): K copies of one nvcc compile of one heavy TU run at once, for each
 # K; prints the wall time and the CPU time per copy, and that CPU time
-# against K = 1. A per-copy CPU time that grows with K is what any build that
+# against the first K's. A per-copy CPU time that grows with K is what any build that
 # keeps more cores busy pays (shared physical cores, lower clocks), not work
 # it adds.
 # Usage: bench/cpu_under_load.sh ARCHS "K..."   e.g. bench/cpu_under_load.sh 80-real "1 6 16"
@@ -21,13 +21,15 @@ cpu_seconds() {  # the children's user + system time so far, from `times` (in th
   awk 'function s(t) { split(t, a, /[ms]/); return a[1] * 60 + a[2] } NR == 2 { printf "%.3f\n", s($1) + s($2) }' "$work/times"
 }
 echo "one TU (heavy), CUDA_ARCHITECTURES=$archs"
-printf '%-4s %8s %14s %10s\n' K wall_s "CPU s a copy" "÷ K=1"
+first_load=${loads%% *}
+printf '%-4s %8s %14s %10s\n' K wall_s "CPU s a copy" "÷ K=$first_load"
 first=""
 for load in $loads; do
   cpu_seconds > "$work/before"
   start=$(date +%s%N)
-  for i in $(seq "$load"); do compile "$i" & done
-  wait
+  pids=()
+  for i in $(seq "$load"); do compile "$i" & pids+=($!); done
+  for pid in "${pids[@]}"; do wait "$pid" || { echo "a copy of the compile failed" >&2; exit 1; }; done
   wall=$(( ($(date +%s%N) - start) / 1000000 ))
   cpu_seconds > "$work/after"
   per_copy=$(awk -v a="$(cat "$work/before")" -v b="$(cat "$work/after")" -v k="$load" 'BEGIN { printf "%.3f", (b - a) / k }')

@@ -59,7 +59,8 @@
 #   S  issue 23 part 1: plain nvcc + ccache (whole call) against the module +
 #      ccache on the part A corpus: cold, warm clean rebuild, host-only edit;
 #      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
-#      carried in build-device/tools with the library it needs)  (~6 min?)
+#      which bench/carry_ccache.sh DIR copies with the libraries it needs
+#      there, DIR then carried and put on PATH)                     (~6 min?)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|S
@@ -124,9 +125,9 @@ case "$part$size" in
   Q-small) step FASTCUDA_FIRST_PHASE=on bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3
            step VARIANT=module_warm bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
+  R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
   S-small) step bench/whole_call_cache.sh 4 "80-real;90-real" 1 mixed 3 ;;
-  R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   P-small) step bench/step_table.sh 4 "80-real;90-real" "${OUT:-.}/step-table-small.csv" mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy

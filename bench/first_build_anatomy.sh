@@ -3,13 +3,14 @@
 # (issue 21 item 1): each round builds the corpus through the module in a
 # fresh build directory (a first build; VARIANT=module_warm: a clean rebuild
 # with step times) and splits its wall time, in ms, into
-#   before   cmake --build's start until the object whose launcher runs the graph
+#   before   CMake's Ninja's start until the object whose launcher runs the graph
 #   gen      that launcher until the graph's first step: generation, dryruns
 #   phase    the first phase (first builds only), then gap: estimates and the
 #            manifest regenerated, until the build's own Ninja starts
 #   steps    the graph's Ninja run, against the bound (every step's time / jobs,
 #            or the longest chain, whichever is longer)
-#   after    the rest of that launcher, then CMake's edges after it (archive)
+#   after    the rest of that launcher, CMake's edges after it (the archive)
+#            and cmake --build's own start before its Ninja (not in CMake's log)
 # KEEP_TABLES=DIR: copies each round's step table and graph log there.
 # Usage: bench/first_build_anatomy.sh N ARCHS [ROUNDS] [MIX] [SEED]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -33,6 +34,7 @@ for round in $(seq "$rounds"); do
   # in CMake's log.
   read -r graph_start graph_end < <(tail -n +"$((cmake_log_lines + 1))" "$work/$variant/.ninja_log" |
     awk -F'\t' '!/^#/ && $4 ~ /\.cu\.o$/ && $2 - $1 > longest { longest = $2 - $1; span = $1 " " $2 } END { print span }')
+  [ -n "$graph_start" ] || { echo "no CUDA object in CMake's log of $work/$variant" >&2; exit 1; }
   phase_end=0 build_start=0
   if [ "$variant" = module ] && [ -f "$graph/first-phase" ]; then
     read -r _ _ build_start < "$graph/first-phase"

@@ -15,7 +15,7 @@ import itertools
 import statistics
 import sys
 
-from simulate_schedule import ladder_rank, manifest_order, remaining, simulate, steps_of
+from simulate_schedule import ladder, manifest_order, remaining, simulate, steps_of
 
 
 def times_of(path):
@@ -30,8 +30,7 @@ def wall_over_bound(rows, times, rank_times, jobs):
     by_time = remaining(steps, lambda s: s["ms"])
     bound = max(max(by_time.values()), sum(s["ms"] for s in steps.values()) / jobs)
     ranked = remaining({key: {"ms": rank_times[key], "deps": s["deps"]} for key, s in steps.items()}, lambda s: s["ms"])
-    priority = ladder_rank(steps, ranked, max(250, max(ranked.values()) / 100))
-    return simulate(steps, priority, manifest_order(steps, ranked), jobs) / bound
+    return simulate(steps, ladder(steps, ranked), manifest_order(steps, ranked), jobs) / bound
 
 
 def combined(tables, pick):
@@ -43,24 +42,23 @@ def main():
     args = sys.argv[1:]
     jobs = int(args.pop(0)) if args and args[0].isdigit() else 16
     builds = [times_of(path) for path in args]
+    # name -> (the histories to rank each build by, given the other builds; how to combine one)
     rankings = {
-        "its own times": lambda own, others: [own],
-        "one other build's": lambda own, others: [[o] for o in others],
-        "the mean of two others": lambda own, others: list(itertools.combinations(others, 2)),
-        "the mean of three others": lambda own, others: list(itertools.combinations(others, 3)),
-        "the median of three others": lambda own, others: list(itertools.combinations(others, 3)),
+        "its own times": (lambda own, others: [[own]], statistics.mean),
+        "one other build's": (lambda own, others: [[o] for o in others], statistics.mean),
+        "the mean of two others": (lambda own, others: list(itertools.combinations(others, 2)), statistics.mean),
+        "the mean of three others": (lambda own, others: list(itertools.combinations(others, 3)), statistics.mean),
+        "the median of three others": (lambda own, others: list(itertools.combinations(others, 3)), statistics.median),
     }
     print(f"{len(builds)} builds, {jobs} jobs; the ladder ranked by ... (mean wall / bound over the builds)")
-    for name, histories in rankings.items():
-        pick = statistics.median if "median" in name else statistics.mean
+    for name, (histories_of, pick) in rankings.items():
         per_build = []
         for index, (times, rows) in enumerate(builds):
-            others = [t for i, (t, _) in enumerate(builds) if i != index]
-            chosen = histories(times, others)
-            rank_times = [combined(h, pick) if isinstance(h, (list, tuple)) else h for h in chosen]
-            per_build.append(statistics.mean(wall_over_bound(rows, times, r, jobs) for r in rank_times))
-        print(f"  {name:28s} {statistics.mean(per_build):.3f}   " + " ".join(f"{w:.3f}" for w in per_build))
-
+            histories = histories_of(times, [t for i, (t, _) in enumerate(builds) if i != index])
+            if histories:
+                per_build.append(statistics.mean(wall_over_bound(rows, times, combined(h, pick), jobs) for h in histories))
+        if per_build:
+            print(f"  {name:28s} {statistics.mean(per_build):.3f}   " + " ".join(f"{w:.3f}" for w in per_build))
 
 if __name__ == "__main__":
     main()

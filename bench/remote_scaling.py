@@ -18,7 +18,7 @@ Usage: bench/remote_scaling.py TABLE.csv [LOCAL_JOBS] [GBIT_PER_S] [ROUND_TRIP_M
 import csv
 import sys
 
-from simulate_schedule import ladder_rank, remaining, simulate, steps_of
+from simulate_schedule import ladder, remaining, simulate, steps_of
 
 REMOTE = {"CICC", "PTXAS", "FATBINARY"}
 PTX_SHARE = 0.29
@@ -54,7 +54,7 @@ def main():
         steps[key]["ms"] += round(round_trip_ms + moved * 8 / (gbit * 1e9) * 1000)
     pool_of = lambda key: "remote" if key[1] in REMOTE else "local"
     by_time = remaining(steps, lambda s: s["ms"])
-    priority = ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
+    priority = ladder(steps, by_time)
     order = {key: key[0] * 100 for key in steps}
     local_ms = sum(s["ms"] for k, s in steps.items() if pool_of(k) == "local")
     remote_ms = sum(s["ms"] for k, s in steps.items() if pool_of(k) == "remote")

@@ -67,7 +67,13 @@ def ladder_rank(steps, by_time, quantum_ms):
     return backward(steps, lambda key, best: max(round(by_time[key] / quantum_ms) + 1, 1 + best))
 
 
-def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=(lambda key: False, None)):
+def ladder(steps, by_time):
+    """ladder_rank with FastCuda's rungs: 250 ms, or a hundredth of the
+    longest remaining chain where that is longer."""
+    return ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
+
+
+def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=None):
     """Wall time when every free slot takes the ready step of highest priority.
     jobs: the number of slots, or {pool: slots} with pool_of(key) naming each
     step's pool (local cores and remote workers, say). limit: (limited(key),
@@ -76,7 +82,7 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=(lamb
     slots = jobs if isinstance(jobs, dict) else {None: jobs}
     busy = {pool: 0 for pool in slots}
     done, running, waiting, ready, now = {}, [], set(steps), {pool: [] for pool in slots}, 0
-    limited, depth = limit
+    limited, depth = limit or (lambda key: False, None)
     in_limit = 0
 
     def release():
@@ -127,10 +133,13 @@ def after_phase(steps, kinds):
 
 def times_ranked_by(log_path, rows):
     """(tu, kind, arch) -> ms: each step's last record in the Ninja log before
-    its last build. Estimates (mtime and hash 0) belong to no build; a build
-    begins where a record ends before the one above it."""
+    its last build; and whether that build was a first build, ranked by a
+    first phase's estimates (records with mtime and hash 0, which belong to
+    no build) that no measured build came after. A build begins where a
+    record ends before the one above it."""
     records = [line.rstrip("\n").split("\t") for line in open(log_path) if not line.startswith("#")]
-    measured = [i for i, r in enumerate(records) if not (r[2] == "0" and r[4] == "0")]
+    estimate = [r[2] == "0" and r[4] == "0" for r in records]
+    measured = [i for i, r in enumerate(records) if not estimate[i]]
     last_build = max([b for a, b in zip(measured, measured[1:]) if int(records[b][1]) < int(records[a][1])], default=0)
     before = {r[3]: int(r[1]) - int(r[0]) for r in records[:last_build]}
     times = {}
@@ -139,7 +148,9 @@ def times_ranked_by(log_path, rows):
             if name in before:
                 times[(int(r["tu"]), r["kind"], r["arch"])] = before[name]
                 break
-    return times
+    measured_before = [i for i in measured if i < last_build]
+    estimated_last = any(estimate) and max(i for i, e in enumerate(estimate) if e) > max(measured_before, default=-1)
+    return times, estimated_last
 
 
 def manifest_order(steps, by_time):
@@ -152,7 +163,7 @@ def manifest_order(steps, by_time):
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 16
-    ranked_by = times_ranked_by(sys.argv[3], rows) if len(sys.argv) > 3 else None
+    ranked_by, first_build = times_ranked_by(sys.argv[3], rows) if len(sys.argv) > 3 else (None, False)
     for own in (False, True):
         steps = steps_of(rows, own)
         by_time = remaining(steps, lambda s: s["ms"])
@@ -160,42 +171,39 @@ def main():
         bound = max(max(by_time.values()), sum(s["ms"] for s in steps.values()) / jobs)
         manifest = manifest_order(steps, by_time)
         database = {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
-        ladder = ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
+        exact_ladder = ladder(steps, by_time)
         off_critical = lambda key: by_time[key] < 0.7 * max(by_time.values())
         rules = {
             "ninja 1.12+: edge count, database order (a first build)": (depth, database, None, steps),
             "ninja 1.11: manifest order (TUs longest first)": ({k: 0 for k in steps}, manifest, None, steps),
             "ninja 1.12+: edge count, then manifest order": (depth, manifest, None, steps),
-            "ninja 1.12+ with the priority ladder (250 ms rungs)": (ladder, manifest, None, steps),
+            "ninja 1.12+ with the priority ladder (250 ms rungs)": (exact_ladder, manifest, None, steps),
         }
-        for kept in (1, 2):
+        for kept in (k for k in (1, 2) if jobs - k >= 1):
             rules[f"the ladder, {kept} slot(s) kept from steps off the critical path"] = (
-                ladder, manifest, (off_critical, jobs - kept), steps)
+                exact_ladder, manifest, (off_critical, jobs - kept), steps)
         phases = {"the host preprocessing": {"CPP_HOST"},
                   "what cicc waits for": {"CPP_DEVICE"} if own else {"CPP_HOST", "CPP_DEVICE", "CUDAFE"}}
         for name, kinds in phases.items():
             phased = after_phase(steps, kinds)
             by_phased = remaining(phased, lambda s: s["ms"])
             rules[f"a first phase of {name}, then the ladder"] = (
-                ladder_rank(phased, by_phased, max(250, max(by_phased.values()) / 100)),
-                {**manifest, ("phase", "", ""): 0}, None, phased)
+                ladder(phased, by_phased), {**manifest, ("phase", "", ""): 0}, None, phased)
         if ranked_by:
             times = {k: ranked_by.get(k, s["ms"]) for k, s in steps.items()}
             by_ranked = remaining({k: {"ms": times[k], "deps": s["deps"]} for k, s in steps.items()}, lambda s: s["ms"])
             rules["the ladder ranked by the times the build was ranked by"] = (
-                ladder_rank(steps, by_ranked, max(250, max(by_ranked.values()) / 100)),
-                manifest_order(steps, by_ranked), None, steps)
-            for name, kinds in phases.items():  # the phase's own steps measured, the others as ranked
+                ladder(steps, by_ranked), manifest_order(steps, by_ranked), None, steps)
+            for name, kinds in phases.items() if first_build else ():  # its steps measured, the rest estimated
                 phased = after_phase(steps, kinds)
                 ranked = {k: {"ms": s["ms"] if k[1] in kinds or k not in steps else times[k], "deps": s["deps"]}
                           for k, s in phased.items()}
                 by_phased = remaining(ranked, lambda s: s["ms"])
                 rules[f"a first phase of {name}, then as ranked"] = (
-                    ladder_rank(phased, by_phased, max(250, max(by_phased.values()) / 100)),
-                    {**manifest_order(steps, by_ranked), ("phase", "", ""): 0}, None, phased)
+                    ladder(phased, by_phased), {**manifest_order(steps, by_ranked), ("phase", "", ""): 0}, None, phased)
         print(f"module id {'own' if own else 'nvcc'}, {jobs} jobs: lower bound {bound / 1000:.2f} s")
         for name, (priority, order, limit, graph) in rules.items():
-            wall = simulate(graph, priority, order, jobs, limit=limit or (lambda key: False, None))
+            wall = simulate(graph, priority, order, jobs, limit=limit)
             print(f"  {name:56s} {wall / 1000:6.2f} s  {wall / bound:.3f} x bound")
 
 

@@ -119,7 +119,8 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     flags = ninja(call.OwnWords());
     argv = ninja(call.CommandWords());
   }
-  // The work dir (both in Ninja syntax) as a reference to the edge's `w`.
+  // The work dir as the edge's `w`: the commands stay short, and the same
+  // wherever the graph is.
   std::string work = EscapeNinjaValue(graph.work_dir);
   return {{"flags", ReplaceAll(flags, work, "${w}")}, {"argv", ReplaceAll(argv, work, "${w}")}};
 }

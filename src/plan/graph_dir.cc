@@ -119,13 +119,7 @@ void ForEachStepMemoryLine(std::string_view text,
 
 }  // namespace
 
-StepMemory ParseStepMemoryLog(std::string_view text) {
-  StepMemory memory;
-  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t kib, const std::string&) {
-    memory[output] = std::max(memory[output], kib);
-  });
-  return memory;
-}
+StepMemory ParseStepMemoryLog(std::string_view text) { return ParseStepMemoryRecords(text).peaks; }
 
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
   StepMemoryRecords records;

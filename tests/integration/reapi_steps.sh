@@ -26,7 +26,8 @@
 #              while it holds it and a new one starts: the server takes the
 #              silent bot for lost after its keepalive (10 s) and gives the
 #              step to the new bot, the build succeeds within a bound with
-#              nvcc's objects, and a's device steps ran on the new bot
+#              nvcc's objects, and a's device steps ran on the new bot; the
+#              test prints how much longer than the keepalive it took
 #  unreachable with the launcher pointed at a closed port the build fails
 #              within a bound, fastcuda's output has the launcher's one-line
 #              error naming the URL, and no object is left
@@ -247,11 +248,16 @@ ran_on_new_bot() {  # MARK OUTPUT...: the bot ran a step writing each OUTPUT aft
 check "lost bot: a's edited steps fail within 30 s, leaving no output and no stale a.o; a new bot runs them, nvcc's objects" \
   lost_bot
 
+stop_build() {  # PID: a build started in the background, and what it runs, stopped before the next check
+  pkill -TERM -P "$1" 2> /dev/null || true
+  kill "$1" 2> /dev/null || true
+  wait "$1" 2> /dev/null || true
+}
 holding_since() {  # MARK: a bot said it holds a lease after bot.out had MARK lines
   [ -n "$(tail -n +"$(($1 + 1))" "$scratch/bot.out" | grep '^bot: holding lease ')" ]
 }
 lost_mid_step() {
-  local start bot_mark out_mark build_pid status=0
+  local start lost_at bot_mark out_mark build_pid status=0
   stop_bot
   kernel a 5 && reference a && rm "$project/obj/a.o"
   out_mark=$(lines "$scratch/bot.out")
@@ -259,12 +265,14 @@ lost_mid_step() {
   bot_mark=$(lines "$scratch/bot.log") start=$SECONDS
   build mid_step.log "$remote" 90 &
   build_pid=$!
-  wait_for 30 holding_since "$out_mark" || { echo "  no bot took a step"; kill "$build_pid"; return 1; }
+  wait_for 30 holding_since "$out_mark" || { echo "  no bot took a step"; stop_bot; stop_build "$build_pid"; return 1; }
   stop_bot
-  start_bot || { kill "$build_pid"; return 1; }
+  lost_at=$SECONDS
+  start_bot || { stop_build "$build_pid"; return 1; }
   wait "$build_pid" || status=$?
   [ "$status" = 0 ] || { echo "  the build failed ($status):"; tail -n 5 "$scratch/mid_step.log"; return 1; }
   [ $((SECONDS - start)) -le 60 ] || { echo "  the build took $((SECONDS - start)) s"; return 1; }
+  echo "  (the build ended $((SECONDS - lost_at)) s after its bot was lost)"
   same_as_nvcc && ran_on_new_bot "$bot_mark" a.compute_80.ptx a.compute_90.ptx a.compute_80.cubin a.compute_90.cubin a.fatbin.c
 }
 check "lost mid-step: a bot killed while it holds a step loses it to a new bot; the build succeeds within 60 s, nvcc's objects" \

@@ -17,6 +17,15 @@ RecordedTu Tu(const std::string& name) {
            {"HOST_CC", "", name + ".o", {2, 3}}}};
 }
 
+/// `tu` with `step` before its steps, which keep their order.
+RecordedTu WithFirstStep(RecordedTu tu, const RecordedStep& step) {
+  for (RecordedStep& later : tu.steps) {
+    for (size_t& before : later.after) ++before;
+  }
+  tu.steps.insert(tu.steps.begin(), step);
+  return tu;
+}
+
 int64_t EstimateOf(const std::vector<NinjaLogRecord>& records, const std::string& output) {
   for (const NinjaLogRecord& record : records) {
     if (record.output == output) return record.end_ms - record.start_ms;
@@ -44,12 +53,9 @@ TEST_CASE("weighing pays from two TUs to two per job slot") {
 TEST_CASE(
     "the weighed step heads the TU's longest chain: its first device preprocessing where cicc waits for no "
     "cudafe++") {
-  RecordedTu tu = Tu("a");
-  tu.steps.insert(tu.steps.begin(), {"CPP_DEVICE", "compute_80", "a.first.ii", {}});
-  for (RecordedStep& step : tu.steps) {
-    for (size_t& before : step.after) ++before;
-  }
+  RecordedTu tu = WithFirstStep(Tu("a"), {"CPP_DEVICE", "compute_80", "a.first.ii", {}});
   CHECK(WeighedStepOf(tu) == size_t{0});
+  CHECK(WeighedStepOf(WithFirstStep(tu, {"CPP_HOST", "", "a.host.ii", {}})) == size_t{1});  // nvcc's order
   CHECK_FALSE(WeighedStepOf({"host.cu", {{"CPP_HOST", "", "h.ii", {}}, {"HOST_CC", "", "h.o", {0}}}}));
 }
 
