@@ -74,10 +74,12 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
         recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
                                   step.at("output").get<std::string>(),
                                   step.at("after").get<std::vector<size_t>>()});
-        for (size_t before : recorded.steps.back().after) {
-          if (before >= recorded.steps.size() - 1) {
+      }
+      for (const RecordedStep& step : recorded.steps) {
+        for (size_t before : step.after) {
+          if (before >= recorded.steps.size()) {
             throw std::runtime_error("not a steps.json: a step of " + recorded.source + " waits for step " +
-                                     std::to_string(before) + ", which is not before it");
+                                     std::to_string(before) + " of " + std::to_string(recorded.steps.size()));
           }
         }
       }
