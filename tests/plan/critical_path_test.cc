@@ -43,4 +43,10 @@ TEST_CASE("the critical path follows the longest chain of `after` links") {
   CHECK(*std::max_element(guessed.begin(), guessed.end()) == DefaultDuration(StepKind::kDevicePreprocess) +
                                                                  DefaultDuration(StepKind::kCicc) +
                                                                  DefaultDuration(StepKind::kHostCompile));
+  // A step listed after the object that waits for it (the depfile handed to
+  // Ninja) still counts the object's chain.
+  add(StepKind::kFilterDependencies, "x.d", {0, 1});  // 20 -> 25
+  graph.steps[4].after.push_back(5);
+  durations[in_w("x.d")] = 20;
+  CHECK(RemainingPathMs(graph, durations, in_w) == std::vector<int64_t>{115, 85, 105, 35, 5, 25});
 }

@@ -159,3 +159,12 @@ TEST_CASE("DOT: a cluster per TU, an edge per dependency") {
   CHECK(dot.find("s0_1 -> s0_2;") != std::string::npos);
   CHECK(dot.substr(dot.size() - 2) == "}\n");
 }
+
+TEST_CASE("the longest chain follows a wait for a step listed later (the depfile handed to Ninja)") {
+  Timeline timeline;
+  timeline.tus = {
+      {"k.cu",
+       {{"CPP_HOST", "", "/w/k.ii", {}}, {"HOST_CC", "", "/w/k.o", {0, 2}}, {"DEPFILE", "", "/w/k.d", {0}}}}};
+  timeline.steps = {{0, 0, 0, 100}, {0, 2, 100, 150}, {0, 1, 150, 400}};
+  CHECK(LongestChainPerTu(timeline) == std::vector<int64_t>{400});
+}
