@@ -21,18 +21,16 @@ std::vector<size_t> TopologicalOrder(size_t count,
     if (waiting_for[node] == 0) ready.push(node);
   }
   std::vector<size_t> order;
-  std::vector<bool> placed(count, false);
   while (!ready.empty()) {
     size_t node = ready.top();
     ready.pop();
     order.push_back(node);
-    placed[node] = true;
     for (size_t follower : followers[node]) {
       if (--waiting_for[follower] == 0) ready.push(follower);
     }
   }
   for (size_t node = 0; node < count; ++node) {
-    if (!placed[node]) order.push_back(node);
+    if (waiting_for[node] > 0) order.push_back(node);  // on a cycle: never ready
   }
   return order;
 }

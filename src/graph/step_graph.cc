@@ -318,9 +318,8 @@ std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& pat
   return std::nullopt;
 }
 
-void WaitFor(GraphStep& step, size_t earlier) {
-  if (std::find(step.after.begin(), step.after.end(), earlier) == step.after.end())
-    step.after.push_back(earlier);
+void WaitFor(GraphStep& step, size_t other) {
+  if (std::find(step.after.begin(), step.after.end(), other) == step.after.end()) step.after.push_back(other);
 }
 
 bool HandDepfileToNinja(StepGraph& graph) {

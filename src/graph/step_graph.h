@@ -68,7 +68,10 @@ struct StepGraphOptions {
   std::map<std::string, std::string> toolchain_environment;
 };
 
-/// All sub-steps of one nvcc call, in nvcc's order (a topological order).
+/// All sub-steps of one nvcc call, in nvcc's order. Not always a topological
+/// order: the object's step waits for the depfile step listed after it where
+/// the depfile goes to Ninja or to a whole-call cache (WaitFor); readers that
+/// need one take TopologicalOrder.
 struct StepGraph {
   std::vector<GraphStep> steps;
   std::map<std::string, std::string> environment;  ///< set for every step
@@ -95,8 +98,9 @@ bool HandDepfileToNinja(StepGraph& graph);
 /// The index of the last step of `graph` that writes `path`, if any.
 std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& path);
 
-/// Makes `step` wait for step `earlier` of its graph, once.
-void WaitFor(GraphStep& step, size_t earlier);
+/// Makes `step` wait for step `other` of its graph, once; `other` may be
+/// listed after it.
+void WaitFor(GraphStep& step, size_t other);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);
