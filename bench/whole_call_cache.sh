@@ -8,7 +8,9 @@
 # (empty cache), a clean rebuild (`ninja -t clean`, the graph's intermediates
 # too) with the cache it filled, and a host-only edit of one device-heavy TU;
 # with sccache, also a build in a second build directory of the same sources
-# with that cache (both directories are the server's SCCACHE_BASEDIRS).
+# with that cache (both directories are the server's SCCACHE_BASEDIRS), and
+# ("shared") the module in a fresh build directory with the cache plain's
+# `sccache nvcc` builds filled, beside plain's second build directory.
 # Medians of REPEATS rounds; ratios are the module's wall over plain's.
 # Usage: [LAUNCHER=ccache|sccache] bench/whole_call_cache.sh N ARCHS [REPEATS] [MIX] [SEED]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -18,11 +20,13 @@ command -v "$launcher" > /dev/null || { echo "$launcher not found"; exit 1; }
 fresh_cache() {  # VARIANT: an empty cache of its own (sccache: and a server that uses it)
   export CCACHE_DIR="$work/cache-$1" SCCACHE_DIR="$work/cache-$1"
   rm -rf "$CCACHE_DIR"
-  if [ "$launcher" = sccache ]; then
-    export SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0 SCCACHE_BASEDIRS="$work/$1:$work/$1@2"
-    sccache --stop-server > /dev/null 2>&1 || true
-    sccache --start-server > /dev/null 2>&1
-  fi
+  [ "$launcher" != sccache ] || restart_server "$1"
+}
+restart_server() {  # VARIANT: an sccache server on that variant's cache
+  export SCCACHE_DIR="$work/cache-$1" SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0
+  export SCCACHE_BASEDIRS="$work/$1:$work/$1@2"
+  sccache --stop-server > /dev/null 2>&1 || true
+  sccache --start-server > /dev/null 2>&1
 }
 trap '[ "$launcher" != sccache ] || sccache --stop-server > /dev/null 2>&1 || true; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
 "$bench_dir/make_corpus.sh" "$work/corpus" "$count" "$archs" "$mix" "$seed"
@@ -49,6 +53,11 @@ for round in $(seq "$repeats"); do
       timed "$work/$variant.elsewhere" build_variant "$variant@2" > /dev/null
     fi
   done
+  if [ "$launcher" = sccache ]; then
+    restart_server plain
+    configure_variant "module@3" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"
+    timed "$work/module.shared" build_variant "module@3" > /dev/null
+  fi
 done
 
 machine_info
@@ -56,9 +65,9 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "edit: a host function of $(basename "$edited")"
 printf '%-28s %10s %10s %8s\n' build "plain s" "module s" ratio
 builds=(cold warm edit)
-[ "$launcher" != sccache ] || builds+=(elsewhere)
+[ "$launcher" != sccache ] || builds+=(elsewhere shared)
 for build in "${builds[@]}"; do
-  plain=$(median "$work/plain.$build")
+  plain=$(median "$work/plain.${build/shared/elsewhere}")
   module=$(median "$work/module.$build")
   printf '%-28s %10s %10s %8s\n' "$build" "$plain" "$module" "$(ratio "$module" "$plain")"
 done

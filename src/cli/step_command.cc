@@ -25,6 +25,7 @@
 #include "src/cli/whole_call_cache_command.h"
 #include "src/graph/compile_modes.h"
 #include "src/graph/host_source.h"
+#include "src/graph/launchers.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
 
@@ -230,12 +231,15 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
 
 }  // namespace
 
-int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs) {
+int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
+            const std::map<std::string, std::string>& inherited) {
   SplitByLoad(options);
   std::string program_dir =
       options.program_dir.empty() ? options.cwd : ResolvePath(options.cwd, options.program_dir);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
                    !options.capture.empty()};
+  for (const auto& [name, value] : LauncherVariables(options.argv, inherited))
+    spec.env_set.try_emplace(name, value);
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));
@@ -293,7 +297,7 @@ int StepMain(const std::vector<std::string>& args) {
   DieWithParent();
   RealCommandRunner runner;
   RealFileSystem fs;
-  return RunStep(StepInvocation::Parse(args), runner, fs);
+  return RunStep(StepInvocation::Parse(args), runner, fs, CurrentEnvironment());
 }
 
 int WriteTextMain(const std::vector<std::string>& args) {

@@ -1,6 +1,9 @@
 // `fastcuda step`, on the processes and file system it is given.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "src/base/file_system.h"
 #include "src/base/process.h"
 #include "src/plan/step_protocol.h"
@@ -10,7 +13,9 @@ namespace fastcuda {
 /// Runs one step: sets its outputs aside, runs its program through `runner`,
 /// keeps an output that came out the same (with its old mtime, for
 /// restat), removes every output of a failed step, keeps and rewrites its
-/// depfile, touches its stamp. Returns the program's exit status.
-int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs);
+/// depfile, touches its stamp. `inherited` is the environment the program
+/// inherits (LauncherVariables reads it). Returns the program's exit status.
+int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs,
+            const std::map<std::string, std::string>& inherited = {});
 
 }  // namespace fastcuda

@@ -111,4 +111,10 @@ std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step&
              : std::vector<std::string>{};
 }
 
+std::map<std::string, std::string> LauncherVariables(const std::vector<std::string>& argv,
+                                                     const std::map<std::string, std::string>& inherited) {
+  if (argv.empty() || ToolOf(argv) != "sccache" || inherited.count("SCCACHE_DIRECT")) return {};
+  return {{"SCCACHE_DIRECT", "false"}};
+}
+
 }  // namespace fastcuda

@@ -46,4 +46,15 @@ void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version);
 /// cicc and ptxas since 0.9 (`launchers.versions`).
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step);
 
+/// The variables to set for a step whose command is `argv`, where
+/// `inherited` (the step's environment) does not set them. sccache keys a
+/// host compile on its preprocessed code, which in sccache's direct mode
+/// keeps line markers that name the step's work directory;
+/// `SCCACHE_DIRECT=false`, which `sccache nvcc` sets for its own sub-steps,
+/// preprocesses without them. The host compile then shares its entries with
+/// `sccache nvcc`'s and with another build directory's, as cicc and ptxas do
+/// (not preprocessed, they are keyed alike in either mode).
+std::map<std::string, std::string> LauncherVariables(const std::vector<std::string>& argv,
+                                                     const std::map<std::string, std::string>& inherited);
+
 }  // namespace fastcuda

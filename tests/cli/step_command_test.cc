@@ -72,10 +72,26 @@ TEST_CASE("step on fakes: a device step runs in its work dir and names its files
   CHECK(program.ran[0].env_set ==
         std::map<std::string, std::string>{{"FASTCUDA_STEP_INPUTS", "a.cpp1.ii\na.module_id\n"},
                                            {"FASTCUDA_STEP_OUTPUTS", "a.ptx\na.gpu\n"},
-                                           {"FASTCUDA_STEP_CACHE_RESULT", "/b/tu/k/a.ptx.cache-result"}});
+                                           {"FASTCUDA_STEP_CACHE_RESULT", "/b/tu/k/a.ptx.cache-result"},
+                                           {"SCCACHE_DIRECT", "false"}});
   FakeProgram local(disk, "ptx");
   CHECK(RunStep(CiccStep({}), local, disk) == 0);
   CHECK(local.ran[0].env_set.count("FASTCUDA_STEP_INPUTS") == 0);
+}
+
+TEST_CASE("step on fakes: sccache runs a step without its direct mode unless the environment chose one") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/chosen.env", R"({"SCCACHE_DIRECT": "true"})"}});
+  auto direct_mode = [&](const std::string& env_file, const std::map<std::string, std::string>& inherited) {
+    FakeProgram compiler(disk, "object");
+    StepInvocation step = StepInvocation::Parse({"--cwd", "/w", "--env-file", env_file, "/w/a.o", "--",
+                                                 "sccache", "g++", "-c", "a.cpp", "-o", "a.o"});
+    CHECK(RunStep(step, compiler, disk, inherited) == 0);
+    auto value = compiler.ran.at(0).env_set.find("SCCACHE_DIRECT");
+    return value == compiler.ran.at(0).env_set.end() ? std::string("(unset)") : value->second;
+  };
+  CHECK(direct_mode("/w/nvcc.env", {{"PATH", "/bin"}}) == "false");
+  CHECK(direct_mode("/w/chosen.env", {}) == "true");
+  CHECK(direct_mode("/w/nvcc.env", {{"SCCACHE_DIRECT", "true"}}) == "(unset)");  // inherited as it is
 }
 
 /// A launcher that writes `outcome` where FastCuda asks it to say whether a cache gave the outputs.

@@ -106,3 +106,13 @@ TEST_CASE("planning runs no program: only the versions that matter are asked for
   launchers.versions.clear();  // an unknown version is too old for cicc
   CHECK(LauncherFor(launchers, Writing(StepKind::kCicc)).empty());
 }
+
+TEST_CASE("sccache's steps are keyed without its direct mode, as sccache nvcc's, unless the user chose") {
+  using Variables = std::map<std::string, std::string>;
+  CHECK(LauncherVariables({"/opt/sccache", "g++", "-c"}, {}) == Variables{{"SCCACHE_DIRECT", "false"}});
+  CHECK(LauncherVariables({"sccache", "cicc"}, {{"PATH", "/bin"}}) == Variables{{"SCCACHE_DIRECT", "false"}});
+  CHECK(LauncherVariables({"sccache", "g++"}, {{"SCCACHE_DIRECT", "true"}}).empty());
+  CHECK(LauncherVariables({"ccache", "g++"}, {}).empty());
+  CHECK(LauncherVariables({"g++", "-c"}, {}).empty());
+  CHECK(LauncherVariables({}, {}).empty());
+}

