@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -129,6 +130,22 @@ class FakeDryrunRunner : public DryrunRunner {
   bool quirky_;
 };
 
+/// Answers every dryrun with one recorded transcript (or fails), counting calls.
+class RecordedRunner : public DryrunRunner {
+ public:
+  explicit RecordedRunner(std::optional<std::string> text) : text_(std::move(text)) {}
+  std::optional<std::string> Dryrun(const std::vector<std::string>& command,
+                                    const std::string&) const override {
+    commands.push_back(command);
+    return text_;
+  }
+  ProgramIdentity Identify(const std::string& program) const override { return {program, "1"}; }
+  mutable std::vector<std::vector<std::string>> commands;
+
+ private:
+  std::optional<std::string> text_;
+};
+
 /// How many times `pattern` (RE2) matches in `text`.
 inline int CountMatches(const std::string& text, const std::string& pattern) {
   re2::StringPiece input(text);
@@ -147,6 +164,16 @@ inline constexpr char kWorkDir[] = "/build/w/kernel.o-1234";
 inline StepGraph RecordedGraph(const std::string& name) {
   return BuildStepGraph(LoadTranscript(name), {kProjectDir, kWorkDir, {}},
                         FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
+}
+
+/// True when every step of `graph` waits only for steps listed before it:
+/// the order every producer of a StepGraph keeps.
+inline bool IsTopological(const StepGraph& graph) {
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const std::vector<size_t>& after = graph.steps[i].after;
+    if (std::any_of(after.begin(), after.end(), [&](size_t before) { return before >= i; })) return false;
+  }
+  return true;
 }
 
 /// True if `words` holds `word`.

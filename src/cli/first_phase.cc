@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <stdexcept>
 #include <thread>
 
 #include "src/base/parallel_for.h"
@@ -26,7 +27,13 @@ std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const 
   }
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return {};
-  std::vector<RecordedTu> tus = ParseStepsFile(*steps);
+  std::vector<RecordedTu> tus;
+  try {
+    tus = ParseStepsFile(*steps);
+  } catch (const std::runtime_error& unreadable) {  // torn, or an older FastCuda's, read before regenerating
+    ComplainIfVerbose(std::string("no first phase: ") + unreadable.what());
+    return {};
+  }
   const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
   return pays ? tus : std::vector<RecordedTu>{};
 }

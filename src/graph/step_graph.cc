@@ -318,8 +318,22 @@ std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& pat
   return std::nullopt;
 }
 
-void WaitFor(GraphStep& step, size_t other) {
-  if (std::find(step.after.begin(), step.after.end(), other) == step.after.end()) step.after.push_back(other);
+void WaitFor(GraphStep& step, size_t earlier) {
+  if (std::find(step.after.begin(), step.after.end(), earlier) == step.after.end())
+    step.after.push_back(earlier);
+}
+
+bool MoveStep(StepGraph& graph, size_t moved, size_t at) {
+  const std::vector<size_t>& waits = graph.steps[moved].after;
+  if (std::any_of(waits.begin(), waits.end(), [&](size_t before) { return before >= at; })) return false;
+  for (GraphStep& step : graph.steps) {
+    for (size_t& before : step.after) {
+      if (before == moved) before = at;
+      else if (before >= at && before < moved) ++before;
+    }
+  }
+  std::rotate(graph.steps.begin() + at, graph.steps.begin() + moved, graph.steps.begin() + moved + 1);
+  return true;
 }
 
 bool HandDepfileToNinja(StepGraph& graph) {
@@ -328,12 +342,19 @@ bool HandDepfileToNinja(StepGraph& graph) {
   if (filter == graph.steps.end() || graph.final_outputs.empty()) return false;
   std::optional<size_t> object_index = StepWriting(graph, graph.final_outputs.front());
   if (!object_index || RunByFastcuda(graph.steps[*object_index].kind)) return false;
+  size_t filter_index = filter - graph.steps.begin();
+  if (filter_index > *object_index) {  // nvcc writes the depfile last; the object waits for it now
+    if (!MoveStep(graph, filter_index, *object_index)) return false;
+    filter_index = *object_index;  // the object's step comes one later
+    ++*object_index;
+  }
   GraphStep& object = graph.steps[*object_index];
-  object.ninja_depfile = filter->outputs.front();
+  GraphStep& merge = graph.steps[filter_index];
+  object.ninja_depfile = merge.outputs.front();
   object.ninja_depfile_from = graph.work_dir + "/ninja-deps.d";
-  filter->outputs = {object.ninja_depfile_from};
+  merge.outputs = {object.ninja_depfile_from};
   object.inputs.push_back(object.ninja_depfile_from);
-  WaitFor(object, filter - graph.steps.begin());
+  WaitFor(object, filter_index);
   return true;
 }
 

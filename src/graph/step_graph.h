@@ -68,10 +68,11 @@ struct StepGraphOptions {
   std::map<std::string, std::string> toolchain_environment;
 };
 
-/// All sub-steps of one nvcc call, in nvcc's order. Not always a topological
-/// order: the object's step waits for the depfile step listed after it where
-/// the depfile goes to Ninja or to a whole-call cache (WaitFor); readers that
-/// need one take TopologicalOrder.
+/// All sub-steps of one nvcc call, in nvcc's order but where FastCuda adds or
+/// moves one (a whole-call cache's lookup first, a depfile that the object
+/// waits for before it): a topological order, each step waiting only for
+/// steps listed before it, which the readers that walk the steps in order
+/// (and those of steps.json) rely on. MoveStep keeps it.
 struct StepGraph {
   std::vector<GraphStep> steps;
   std::map<std::string, std::string> environment;  ///< set for every step
@@ -90,17 +91,24 @@ struct StepGraph {
 /// CompileEntry::ninja_reads_depfile): Ninja records a depfile's headers for
 /// the outputs of the edge that names it, and removes it, so the step that
 /// makes the object names it and writes it last, from the merged depfile,
-/// which the filter step now writes into the work dir and keeps. Returns
-/// false (and changes nothing) where the graph has no user depfile, or its
-/// object comes from no step that `fastcuda step` runs.
+/// which the filter step now writes into the work dir and keeps, listed
+/// before the object's step. Returns false (and changes nothing) where the
+/// graph has no user depfile, its object comes from no step that `fastcuda
+/// step` runs, or the filter step waits for the object's.
 bool HandDepfileToNinja(StepGraph& graph);
 
 /// The index of the last step of `graph` that writes `path`, if any.
 std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& path);
 
-/// Makes `step` wait for step `other` of its graph, once; `other` may be
-/// listed after it.
-void WaitFor(GraphStep& step, size_t other);
+/// Makes `step` wait for step `earlier` of its graph, once; `earlier` is
+/// listed before it (MoveStep puts it there).
+void WaitFor(GraphStep& step, size_t earlier);
+
+/// Lists step `moved` of `graph` at index `at` (at most `moved`): the steps
+/// from `at` to it come one later, and every wait is renumbered. Returns
+/// false, changing nothing, where `moved` waits for a step listed from `at`
+/// on: it has no place there that keeps the order topological.
+bool MoveStep(StepGraph& graph, size_t moved, size_t at);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);

@@ -27,12 +27,10 @@ void ReplaceFlagValue(std::vector<std::string>& argv, std::initializer_list<std:
   }
 }
 
-/// Puts `step` first, the `after` links of the others moved along.
+/// Puts `step`, which waits for nothing, first.
 void PutFirst(StepGraph& graph, GraphStep step) {
-  for (GraphStep& other : graph.steps) {
-    for (size_t& earlier : other.after) ++earlier;
-  }
-  graph.steps.insert(graph.steps.begin(), std::move(step));
+  graph.steps.push_back(std::move(step));
+  MoveStep(graph, graph.steps.size() - 1, 0);
 }
 
 }  // namespace
@@ -68,7 +66,7 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
       RunByFastcuda(graph.steps[objects.front()].kind)) {
     return false;
   }
-  const size_t object = objects.front();
+  size_t object_index = objects.front();
   // The headers stored with the object: the user's depfile, else the kept ones.
   auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), [](const GraphStep& step) {
     return step.kind == StepKind::kFilterDependencies;
@@ -97,10 +95,17 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   lookup.cache.store_depfiles = store_depfiles;  // on a miss, the headers it waits for
   const std::string result = lookup.outputs[0], cached_object = lookup.outputs[1];
   const std::string lookup_depfile = lookup.kept_depfile;
-  const size_t object_index = object + 1;
   const bool has_filter = filter != graph.steps.end();
-  const size_t filter_index = has_filter ? filter - graph.steps.begin() + 1 : 0;
-  PutFirst(graph, std::move(lookup));
+  size_t filter_index = has_filter ? filter - graph.steps.begin() : 0;
+  // The store takes the merged depfile along: it is made first, so listed first.
+  if (has_filter && filter_index > object_index) {
+    if (!MoveStep(graph, filter_index, object_index)) return false;
+    filter_index = object_index;  // the object's step comes one later
+    ++object_index;
+  }
+  PutFirst(graph, std::move(lookup));  // every other step one later
+  ++object_index;
+  ++filter_index;
 
   for (size_t i = 1; i < graph.steps.size(); ++i) {
     GraphStep& step = graph.steps[i];
@@ -119,7 +124,6 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   object_step.cache.store_depfiles = store_depfiles;
   if (has_filter) {
     graph.steps[filter_index].inputs.push_back(lookup_depfile);
-    // The store takes the merged depfile along: it is made first.
     WaitFor(object_step, filter_index);
     const std::vector<std::string>& inputs = object_step.inputs;
     if (std::find(inputs.begin(), inputs.end(), store_depfiles.front()) == inputs.end()) {

@@ -30,9 +30,10 @@ std::vector<std::string> WithOutputs(std::vector<std::string> nvcc, const std::s
 /// step waits for it and, on a hit, does not run; the step that writes the
 /// object copies the cache's; the user's depfile takes the lookup's headers
 /// too. On a miss, the object's step stores its object in the cache, with the
-/// headers of the user's depfile or of the kept preprocess depfiles. Returns
-/// false, changing nothing, unless `launcher` is a whole-call cache and the
-/// call writes one object and keeps header depfiles.
+/// headers of the user's depfile (whose step is then listed before it) or of
+/// the kept preprocess depfiles. Returns false, changing nothing, unless
+/// `launcher` is a whole-call cache and the call writes one object and keeps
+/// header depfiles, and the user's depfile does not wait for the object.
 bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launcher,
                        const std::vector<std::string>& nvcc);
 

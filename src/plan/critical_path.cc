@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "src/base/topological_order.h"
-
 namespace fastcuda {
 
 StepDurations ParseNinjaLog(std::string_view text) {
@@ -37,14 +35,9 @@ int64_t DefaultDuration(StepKind kind) {
 
 std::vector<int64_t> RemainingPathMs(const StepGraph& graph, const StepDurations& durations,
                                      const std::function<std::string(const std::string&)>& to_ninja_path) {
-  // Backwards in a topological order, every step's followers are done. (Not
-  // the steps' own order: a depfile handed to Ninja is written after the
-  // object that waits for it.)
-  std::vector<size_t> order = TopologicalOrder(
-      graph.steps.size(), [&](size_t i) -> const std::vector<size_t>& { return graph.steps[i].after; });
+  // Steps are in a topological order: backwards, every step's followers are done.
   std::vector<int64_t> remaining(graph.steps.size(), 0);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const size_t i = *it;
+  for (size_t i = graph.steps.size(); i-- > 0;) {
     const GraphStep& step = graph.steps[i];
     int64_t duration = DefaultDuration(step.kind);
     if (!step.outputs.empty()) {

@@ -75,11 +75,12 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
                                   step.at("output").get<std::string>(),
                                   step.at("after").get<std::vector<size_t>>()});
       }
-      for (const RecordedStep& step : recorded.steps) {
-        for (size_t before : step.after) {
-          if (before >= recorded.steps.size()) {
-            throw std::runtime_error("not a steps.json: a step of " + recorded.source + " waits for step " +
-                                     std::to_string(before) + " of " + std::to_string(recorded.steps.size()));
+      for (size_t s = 0; s < recorded.steps.size(); ++s) {
+        for (size_t before : recorded.steps[s].after) {
+          if (before >= s) {
+            throw std::runtime_error("not a steps.json: step " + std::to_string(s) + " of " +
+                                     recorded.source + " waits for step " + std::to_string(before) +
+                                     ", which is not before it");
           }
         }
       }

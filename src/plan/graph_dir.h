@@ -56,8 +56,9 @@ struct RecordedTu {
 
 /// `steps.json`: every step of every graph, its first output named by
 /// `ninja_path` (written on `threads` threads); and back (throws
-/// std::runtime_error if it is not one, or if a step waits for one its TU
-/// does not have: every reader indexes the TU's steps by them).
+/// std::runtime_error if it is not one, or if a step waits for one not
+/// before it in its TU: no graph lists one (StepGraph), and every reader
+/// walks the steps in that order and indexes by them).
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
                           unsigned threads = 1);

@@ -5,11 +5,13 @@
 #include <filesystem>
 
 #include "src/graph/step_graph.h"
+#include "src/graph/whole_call_cache.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
 using fastcuda::testing::Contains;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::IsTopological;
 using fastcuda::testing::kProjectDir;
 using fastcuda::testing::kWorkDir;
 using fastcuda::testing::LoadTranscript;
@@ -173,15 +175,20 @@ TEST_CASE("preprocess steps report headers; -MD adds a depfile step after all of
 
 TEST_CASE("for Ninja's deps = gcc, the step that makes the object writes the user's depfile last") {
   StepGraph graph = Graph("depfile", {}, {"obj/kernel.o", true});
-  size_t filter = graph.steps.size() - 1;
+  REQUIRE(graph.steps.back().kind == StepKind::kFilterDependencies);  // nvcc's order: the depfile last
   REQUIRE(HandDepfileToNinja(graph));
-  CHECK(graph.steps[filter].outputs == std::vector<std::string>{std::string(kWorkDir) + "/ninja-deps.d"});
+  std::vector<const GraphStep*> filter = OfKind(graph, StepKind::kFilterDependencies);
+  REQUIRE(filter.size() == 1);
+  CHECK(filter[0]->outputs == std::vector<std::string>{std::string(kWorkDir) + "/ninja-deps.d"});
   std::vector<const GraphStep*> host = OfKind(graph, StepKind::kHostCompile);
   REQUIRE(host.size() == 1);
   CHECK(host[0]->ninja_depfile == "obj/kernel.o.d");
   CHECK(host[0]->ninja_depfile_from == std::string(kWorkDir) + "/ninja-deps.d");
   CHECK(Contains(host[0]->inputs, host[0]->ninja_depfile_from));
-  CHECK(Waits(*host[0], filter));
+  // The object waits for the merged depfile, whose step now comes first.
+  CHECK(Waits(*host[0], IndexOf(graph, filter[0])));
+  CHECK(IndexOf(graph, filter[0]) < IndexOf(graph, host[0]));
+  CHECK(IsTopological(graph));
   StepGraph without = Graph("depfile", {}, {"", false});
   without.steps.pop_back();  // no user depfile: nothing to hand over
   CHECK_FALSE(HandDepfileToNinja(without));
@@ -471,5 +478,47 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on leaves calls without a host compile of a fatbi
     CAPTURE(name);
     CHECK(OfKind(GraphWithModes(name, early), StepKind::kEmbedFatbin).empty());
     CHECK(GraphWithModes(name, early).steps.size() == GraphWithModes(name, {}).steps.size());
+  }
+}
+
+TEST_CASE("a step moved to an earlier index takes every wait along") {
+  StepGraph graph;
+  for (std::vector<size_t> after : std::vector<std::vector<size_t>>{{}, {0}, {1}, {0}, {2, 3}}) {
+    graph.steps.emplace_back().after = after;
+    graph.steps.back().outputs = {"s" + std::to_string(graph.steps.size() - 1)};
+  }
+  REQUIRE(MoveStep(graph, 3, 1));  // s3 waits for s0 only: it may come second
+  std::vector<std::string> names;
+  for (const GraphStep& step : graph.steps) names.push_back(step.outputs.front());
+  CHECK(names == std::vector<std::string>{"s0", "s3", "s1", "s2", "s4"});
+  CHECK(graph.steps[1].after == std::vector<size_t>{0});
+  CHECK(graph.steps[2].after == std::vector<size_t>{0});
+  CHECK(graph.steps[3].after == std::vector<size_t>{2});
+  CHECK(graph.steps[4].after == std::vector<size_t>{3, 1});
+  // s2, now at 3, waits for s1, now at 2: it has no place at 2 or before.
+  CHECK_FALSE(MoveStep(graph, 3, 2));
+  CHECK_FALSE(MoveStep(graph, 3, 1));
+  CHECK(graph.steps[3].outputs.front() == "s2");
+}
+
+TEST_CASE("every producer lists the steps in a topological order") {
+  FakeFileSystem files(
+      {{std::string(kProjectDir) + "/kernel.cu", ""}, {std::string(kProjectDir) + "/host.cpp", ""}});
+  for (const char* name : {"single_arch", "multi_gencode", "ptx_only", "depfile", "rdc", "device_c", "dlink",
+                           "debug_G", "ptx", "cubin", "x_cu", "threads"}) {
+    for (int variant = 0; variant < 32; ++variant) {
+      CAPTURE(name);
+      CAPTURE(variant);
+      StepGraphOptions options{kProjectDir, kWorkDir, {"obj/kernel.o", true}};
+      options.keep_depfiles = variant & 1;  // the launcher's
+      if (variant & 2) options.modes.module_id = ModuleIdMode::kOwn;
+      options.modes.early_host = variant & 4;
+      StepGraph graph = BuildStepGraph(LoadTranscript(name), options, files);
+      CHECK(IsTopological(graph));
+      if (variant & 8) HandDepfileToNinja(graph);  // fastcuda ninja, the module without launcher builds
+      CHECK(IsTopological(graph));
+      if (variant & 16) AddWholeCallCache(graph, {"ccache"}, {"nvcc", "-c", "kernel.cu", "-o", "kernel.o"});
+      CHECK(IsTopological(graph));
+    }
   }
 }

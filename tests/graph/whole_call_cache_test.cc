@@ -8,6 +8,7 @@
 using namespace fastcuda;
 using fastcuda::testing::Contains;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::IsTopological;
 using fastcuda::testing::kProjectDir;
 using fastcuda::testing::kWorkDir;
 using fastcuda::testing::LoadTranscript;
@@ -78,9 +79,15 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
   CHECK(object->cache.store.front() == "/usr/bin/ccache");
   CHECK(Contains(object->cache.store, std::string(kWorkDir) + "/cache-store.o"));
   CHECK(object->cache.store_depfiles == Words{"obj/kernel.o.d"});  // the user's, merged
-  const GraphStep& filter = graph.steps.back();
-  REQUIRE(filter.kind == StepKind::kFilterDependencies);
-  CHECK(Contains(filter.inputs, lookup.kept_depfile));
+  auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), [](const GraphStep& step) {
+    return step.kind == StepKind::kFilterDependencies;
+  });
+  REQUIRE(filter != graph.steps.end());
+  CHECK(Contains(filter->inputs, lookup.kept_depfile));
+  // The store waits for the merged depfile, whose step nvcc lists last: it comes before the object's now.
+  CHECK(filter < object);
+  CHECK(std::count(object->after.begin(), object->after.end(), size_t(filter - graph.steps.begin())) == 1);
+  CHECK(IsTopological(graph));
 }
 
 TEST_CASE("the lookup waits for the call's response files: another content is another call") {

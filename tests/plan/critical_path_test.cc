@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "src/graph/whole_call_cache.h"
 #include "src/plan/critical_path.h"
 #include "tests/test_support.h"
 
@@ -43,10 +44,38 @@ TEST_CASE("the critical path follows the longest chain of `after` links") {
   CHECK(*std::max_element(guessed.begin(), guessed.end()) == DefaultDuration(StepKind::kDevicePreprocess) +
                                                                  DefaultDuration(StepKind::kCicc) +
                                                                  DefaultDuration(StepKind::kHostCompile));
-  // A step listed after the object that waits for it (the depfile handed to
-  // Ninja) still counts the object's chain.
-  add(StepKind::kFilterDependencies, "x.d", {0, 1});  // 20 -> 25
-  graph.steps[4].after.push_back(5);
-  durations[in_w("x.d")] = 20;
-  CHECK(RemainingPathMs(graph, durations, in_w) == std::vector<int64_t>{115, 85, 105, 35, 5, 25});
+}
+
+TEST_CASE("a depfile handed to Ninja or to a whole-call cache counts in the object's chain") {
+  using fastcuda::testing::RecordedGraph;
+  auto same = [](const std::string& path) { return path; };
+  for (bool cache : {false, true}) {
+    CAPTURE(cache);
+    StepGraph graph = RecordedGraph("depfile");
+    REQUIRE(HandDepfileToNinja(graph));
+    if (cache)
+      REQUIRE(AddWholeCallCache(graph, {"ccache"}, {"nvcc", "-c", "kernel.cu", "-o", "obj/kernel.o"}));
+    StepDurations durations;
+    for (const GraphStep& step : graph.steps) {
+      REQUIRE_FALSE(step.outputs.empty());
+      durations[step.outputs.front()] = 100;
+    }
+    std::vector<int64_t> remaining = RemainingPathMs(graph, durations, same);
+    // Each step's own time and the longest chain of the steps waiting for it.
+    for (size_t i = 0; i < graph.steps.size(); ++i) {
+      int64_t after = 0;
+      for (size_t j = 0; j < graph.steps.size(); ++j) {
+        const std::vector<size_t>& waits = graph.steps[j].after;
+        if (std::find(waits.begin(), waits.end(), i) != waits.end()) after = std::max(after, remaining[j]);
+      }
+      CHECK(remaining[i] == 100 + after);
+    }
+    auto object = std::find_if(graph.steps.begin(), graph.steps.end(),
+                               [](const GraphStep& step) { return !step.ninja_depfile.empty(); });
+    auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), [](const GraphStep& step) {
+      return step.kind == StepKind::kFilterDependencies;
+    });
+    CHECK(remaining[filter - graph.steps.begin()] == 200);  // the merge, then the object
+    CHECK(remaining[object - graph.steps.begin()] == 100);
+  }
 }

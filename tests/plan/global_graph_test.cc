@@ -7,11 +7,16 @@
 #include "ninja-gen/global_manifest.h"
 #include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
+#include "src/plan/graph_dir.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
 using fastcuda::testing::FakeDryrunRunner;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::IsTopological;
+using fastcuda::testing::kProjectDir;
+using fastcuda::testing::RecordedRunner;
+using fastcuda::testing::TranscriptText;
 
 namespace {
 
@@ -284,4 +289,24 @@ TEST_CASE("each entry's own launcher, and the host launcher over it, run its hos
   plan = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
   CHECK(HostCompile(plan.graphs[0]).argv.front() == "distcc");
   CHECK(HostCompile(plan.graphs[1]).argv.front() == "distcc");
+}
+
+TEST_CASE("an edge with deps = gcc under ccache: both producers keep the steps, and steps.json's, in order") {
+  const std::vector<std::string> nvcc = {"nvcc", "-c",  "kernel.cu",    "-o",  "obj/kernel.o",  "-arch=sm_80",
+                                         "-MD",  "-MT", "obj/kernel.o", "-MF", "obj/kernel.o.d"};
+  CompileEntry entry{kProjectDir, "kernel.cu", "obj/kernel.o", nvcc, {"ccache"}};
+  entry.ninja_reads_depfile = true;  // as `fastcuda ninja` reads CMake's and Meson's edges
+  CompileDatabase database;
+  database.entries = {entry};
+  RecordedRunner runner(TranscriptText("depfile"));
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 1}, cache, runner,
+                                        FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
+  REQUIRE(plan.whole_nvcc_entries.empty());
+  const StepGraph& graph = plan.graphs.front();
+  CHECK(graph.steps.front().kind == StepKind::kCacheLookup);
+  CHECK(HostCompile(graph).ninja_depfile == "obj/kernel.o.d");
+  CHECK(IsTopological(graph));
+  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, ManifestOptions("/out"));
+  CHECK(ParseStepsFile(files.at("/out/steps.json")).front().steps.size() == graph.steps.size());
 }

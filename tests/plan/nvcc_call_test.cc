@@ -2,30 +2,17 @@
 
 #include <filesystem>
 
+#include "src/graph/whole_call_cache.h"
 #include "src/plan/nvcc_call.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::IsTopological;
+using fastcuda::testing::RecordedRunner;
 using fastcuda::testing::TranscriptText;
 
 namespace {
-
-/// Answers every dryrun with one recorded transcript (or fails), counting calls.
-class RecordedRunner : public DryrunRunner {
- public:
-  explicit RecordedRunner(std::optional<std::string> text) : text_(std::move(text)) {}
-  std::optional<std::string> Dryrun(const std::vector<std::string>& command,
-                                    const std::string&) const override {
-    commands.push_back(command);
-    return text_;
-  }
-  ProgramIdentity Identify(const std::string& program) const override { return {program, "1"}; }
-  mutable std::vector<std::vector<std::string>> commands;
-
- private:
-  std::optional<std::string> text_;
-};
 
 NvccCall ParsedCall(std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
   return {"nvcc", std::move(args), "/src/project", std::move(environment)};
@@ -72,4 +59,16 @@ TEST_CASE("a work dir's name is the same in a build directory elsewhere, and dis
   CHECK(name("/b1/fastcuda/tu", "/b1/obj/a.o") == name("/home/me/b2/fastcuda/tu", "/home/me/b2/obj/a.o"));
   CHECK(name("/b1/fastcuda/tu", "/b1/obj/a.o") != name("/b1/fastcuda/tu", "/b1/other/a.o"));
   CHECK(name("/b1/fastcuda/tu", "/b1/obj/a.o") != name("/b1/fastcuda/tu", "/b2/obj/a.o"));
+}
+
+TEST_CASE("a launcher call with a depfile under ccache: its graph lists the steps in a topological order") {
+  RecordedRunner runner(TranscriptText("depfile"));
+  std::vector<std::string> args = {"-c",  "kernel.cu", "-o",           "obj/kernel.o", "-arch=sm_80",
+                                   "-MD", "-MT",       "obj/kernel.o", "-MF",          "obj/kernel.o.d"};
+  NvccPlan plan = Plan(ParsedCall(args), runner);
+  REQUIRE(plan.graph);
+  CHECK(IsTopological(*plan.graph));
+  args.insert(args.begin(), "nvcc");
+  REQUIRE(AddWholeCallCache(*plan.graph, {"ccache"}, args));  // as LauncherMain does
+  CHECK(IsTopological(*plan.graph));
 }

@@ -160,11 +160,17 @@ TEST_CASE("DOT: a cluster per TU, an edge per dependency") {
   CHECK(dot.substr(dot.size() - 2) == "}\n");
 }
 
-TEST_CASE("the longest chain follows a wait for a step listed later (the depfile handed to Ninja)") {
+TEST_CASE("the longest chain runs through the depfile handed to Ninja, as steps.json lists it") {
+  StepGraph graph = fastcuda::testing::RecordedGraph("depfile");
+  REQUIRE(HandDepfileToNinja(graph));
   Timeline timeline;
-  timeline.tus = {
-      {"k.cu",
-       {{"CPP_HOST", "", "/w/k.ii", {}}, {"HOST_CC", "", "/w/k.o", {0, 2}}, {"DEPFILE", "", "/w/k.d", {0}}}}};
-  timeline.steps = {{0, 0, 0, 100}, {0, 2, 100, 150}, {0, 1, 150, 400}};
-  CHECK(LongestChainPerTu(timeline) == std::vector<int64_t>{400});
+  timeline.tus =
+      ParseStepsFile(StepsFileText({graph}, [](const StepGraph&, const std::string& path) { return path; }));
+  REQUIRE(timeline.tus.size() == 1);
+  for (size_t s = 0; s < graph.steps.size(); ++s) {
+    // The merge is slow: preprocessing, the merge and the object are the longest chain.
+    const int64_t ms = graph.steps[s].kind == StepKind::kFilterDependencies ? 1000 : 100;
+    timeline.steps.push_back({0, s, 0, ms});
+  }
+  CHECK(LongestChainPerTu(timeline) == std::vector<int64_t>{1200});
 }

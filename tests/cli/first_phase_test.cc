@@ -1,0 +1,45 @@
+#include <doctest/doctest.h>
+
+#include "src/cli/first_phase.h"
+#include "src/plan/graph_dir.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+
+namespace {
+
+/// A steps.json of two TUs, each a device preprocessing and an object
+/// whose step waits for `object_after`.
+std::string TwoTus(const std::string& object_after) {
+  std::string text = R"({"tus": [)";
+  for (std::string tu : {"a", "b"}) {
+    text += std::string(tu == "a" ? "" : ",") + R"({"source": ")" + tu + R"(.cu", "steps": [)" +
+            R"({"kind": "CPP_DEVICE", "arch": "compute_80", "output": ")" + tu + R"(.ii", "after": []},)" +
+            R"({"kind": "HOST_CC", "arch": "", "output": ")" + tu + R"(.o", "after": [)" + object_after +
+            R"(]},{"kind": "DEPFILE", "arch": "", "output": ")" + tu + R"(.d", "after": [0]}]})";
+  }
+  return text + "]}";
+}
+
+/// How many times the first phase of a fresh graph in /g with `steps_json` runs Ninja.
+int NinjaRuns(const std::string& steps_json) {
+  FakeFileSystem fs({{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), steps_json}});
+  int runs = 0;
+  auto run_ninja = [&](const std::vector<std::string>&) {
+    ++runs;
+    return 0;
+  };
+  CHECK(RunFirstPhase(
+            "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
+  return runs;
+}
+
+}  // namespace
+
+TEST_CASE("a steps.json the first phase cannot read costs the estimates, not the build") {
+  CHECK(NinjaRuns(TwoTus("0")) == 1);
+  // An older FastCuda's: the object waits for the depfile step listed after it.
+  CHECK(NinjaRuns(TwoTus("0, 2")) == 0);
+  CHECK(NinjaRuns("{\"tus\": [") == 0);
+}
