@@ -12,10 +12,13 @@
 # environment under the build directory, made on the first run and reused after (remove it for newer
 # ones); it is a test tool only, FastCuda itself needs nothing from PyPI.
 # Where it cannot be made (no python3-venv, PyPI out of reach) one line says
-# so and the pass is skipped.
+# so and the pass is skipped. `--install-only` makes the environment and
+# runs nothing (run_all.sh does that during the first pass).
 #
-# usage: pypi_tools.sh FASTCUDA_BUILD_DIR [CTEST-ARGS...]
+# usage: pypi_tools.sh [--install-only] FASTCUDA_BUILD_DIR [CTEST-ARGS...]
 set -euo pipefail
+install_only=0
+if [ "$1" = --install-only ]; then install_only=1; shift; fi
 build_dir=$(realpath "$1"); shift
 venv="$build_dir/pypi-tools"
 ctest=$(command -v ctest)  # Debian's CTest runs both passes: only the tools the tests run change
@@ -31,6 +34,7 @@ if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || [ ! -x "$venv/bin
     exit 0
   fi
 fi
+[ "$install_only" = 0 ] || exit 0
 
 # A test whose ENVIRONMENT sets PATH took it when CMake configured the tests:
 # it would run Debian's tools here too. Such a test prepends its directories
