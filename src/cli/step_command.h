@@ -16,6 +16,6 @@ namespace fastcuda {
 /// depfile, touches its stamp. `inherited` is the environment the program
 /// inherits (LauncherVariables reads it). Returns the program's exit status.
 int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs,
-            const std::map<std::string, std::string>& inherited = {});
+            const std::map<std::string, std::string>& inherited);
 
 }  // namespace fastcuda

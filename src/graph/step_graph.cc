@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include "src/graph/early_host.h"
@@ -324,6 +325,7 @@ void WaitFor(GraphStep& step, size_t earlier) {
 }
 
 bool MoveStep(StepGraph& graph, size_t moved, size_t at) {
+  if (at > moved) throw std::logic_error("MoveStep moves a step to an earlier place only");
   const std::vector<size_t>& waits = graph.steps[moved].after;
   if (std::any_of(waits.begin(), waits.end(), [&](size_t before) { return before >= at; })) return false;
   for (GraphStep& step : graph.steps) {
@@ -336,6 +338,15 @@ bool MoveStep(StepGraph& graph, size_t moved, size_t at) {
   return true;
 }
 
+bool WaitForMovingItBefore(StepGraph& graph, size_t* waiting, size_t* waited) {
+  if (*waited > *waiting) {
+    if (!MoveStep(graph, *waited, *waiting)) return false;
+    *waited = (*waiting)++;
+  }
+  WaitFor(graph.steps[*waiting], *waited);
+  return true;
+}
+
 bool HandDepfileToNinja(StepGraph& graph) {
   auto is_filter = [](const GraphStep& step) { return step.kind == StepKind::kFilterDependencies; };
   auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), is_filter);
@@ -343,18 +354,14 @@ bool HandDepfileToNinja(StepGraph& graph) {
   std::optional<size_t> object_index = StepWriting(graph, graph.final_outputs.front());
   if (!object_index || RunByFastcuda(graph.steps[*object_index].kind)) return false;
   size_t filter_index = filter - graph.steps.begin();
-  if (filter_index > *object_index) {  // nvcc writes the depfile last; the object waits for it now
-    if (!MoveStep(graph, filter_index, *object_index)) return false;
-    filter_index = *object_index;  // the object's step comes one later
-    ++*object_index;
-  }
+  // nvcc writes the depfile last; the object's step writes it for Ninja now.
+  if (!WaitForMovingItBefore(graph, &*object_index, &filter_index)) return false;
   GraphStep& object = graph.steps[*object_index];
   GraphStep& merge = graph.steps[filter_index];
   object.ninja_depfile = merge.outputs.front();
   object.ninja_depfile_from = graph.work_dir + "/ninja-deps.d";
   merge.outputs = {object.ninja_depfile_from};
   object.inputs.push_back(object.ninja_depfile_from);
-  WaitFor(object, filter_index);
   return true;
 }
 

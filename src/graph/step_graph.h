@@ -94,7 +94,7 @@ struct StepGraph {
 /// which the filter step now writes into the work dir and keeps, listed
 /// before the object's step. Returns false (and changes nothing) where the
 /// graph has no user depfile, its object comes from no step that `fastcuda
-/// step` runs, or the filter step waits for the object's.
+/// step` runs, or the filter step waits for a step listed from the object's on.
 bool HandDepfileToNinja(StepGraph& graph);
 
 /// The index of the last step of `graph` that writes `path`, if any.
@@ -108,7 +108,12 @@ void WaitFor(GraphStep& step, size_t earlier);
 /// from `at` to it come one later, and every wait is renumbered. Returns
 /// false, changing nothing, where `moved` waits for a step listed from `at`
 /// on: it has no place there that keeps the order topological.
-bool MoveStep(StepGraph& graph, size_t moved, size_t at);
+[[nodiscard]] bool MoveStep(StepGraph& graph, size_t moved, size_t at);
+
+/// Makes step `*waiting` wait for step `*waited`, moving `*waited` before it
+/// where it is listed after (MoveStep); both indices follow the move.
+/// Returns false, changing nothing, where `*waited` cannot go there.
+[[nodiscard]] bool WaitForMovingItBefore(StepGraph& graph, size_t* waiting, size_t* waited);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);

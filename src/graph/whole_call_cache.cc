@@ -27,10 +27,10 @@ void ReplaceFlagValue(std::vector<std::string>& argv, std::initializer_list<std:
   }
 }
 
-/// Puts `step`, which waits for nothing, first.
+/// Puts `step`, which waits for nothing, first (MoveStep cannot refuse that).
 void PutFirst(StepGraph& graph, GraphStep step) {
   graph.steps.push_back(std::move(step));
-  MoveStep(graph, graph.steps.size() - 1, 0);
+  static_cast<void>(MoveStep(graph, graph.steps.size() - 1, 0));
 }
 
 }  // namespace
@@ -97,12 +97,8 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   const std::string lookup_depfile = lookup.kept_depfile;
   const bool has_filter = filter != graph.steps.end();
   size_t filter_index = has_filter ? filter - graph.steps.begin() : 0;
-  // The store takes the merged depfile along: it is made first, so listed first.
-  if (has_filter && filter_index > object_index) {
-    if (!MoveStep(graph, filter_index, object_index)) return false;
-    filter_index = object_index;  // the object's step comes one later
-    ++object_index;
-  }
+  // The store takes the merged depfile along: the object's step waits for it.
+  if (has_filter && !WaitForMovingItBefore(graph, &object_index, &filter_index)) return false;
   PutFirst(graph, std::move(lookup));  // every other step one later
   ++object_index;
   ++filter_index;
@@ -124,7 +120,6 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   object_step.cache.store_depfiles = store_depfiles;
   if (has_filter) {
     graph.steps[filter_index].inputs.push_back(lookup_depfile);
-    WaitFor(object_step, filter_index);
     const std::vector<std::string>& inputs = object_step.inputs;
     if (std::find(inputs.begin(), inputs.end(), store_depfiles.front()) == inputs.end()) {
       object_step.inputs.push_back(store_depfiles.front());

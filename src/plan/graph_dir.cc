@@ -78,9 +78,10 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
       for (size_t s = 0; s < recorded.steps.size(); ++s) {
         for (size_t before : recorded.steps[s].after) {
           if (before >= s) {
-            throw std::runtime_error("not a steps.json: step " + std::to_string(s) + " of " +
-                                     recorded.source + " waits for step " + std::to_string(before) +
-                                     ", which is not before it");
+            throw std::runtime_error("steps.json: step " + std::to_string(s) + " of " + recorded.source +
+                                     " waits for step " + std::to_string(before) +
+                                     ", which is not before it (torn, or written by a FastCuda older "
+                                     "than this one: the next build writes it anew)");
           }
         }
       }

@@ -45,14 +45,14 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   FakeFileSystem disk({{"/w/nvcc.env", R"({"PATH": "/cuda/bin"})"}, {"/w/a.ptx", "ptx v1"}});
   auto before = disk.MTime("/w/a.ptx");
   FakeProgram same(disk, "ptx v1");
-  CHECK(RunStep(CiccStep({}), same, disk) == 0);
+  CHECK(RunStep(CiccStep({}), same, disk, {}) == 0);
   REQUIRE(same.ran.size() == 1);
   CHECK(same.ran[0].env_set == std::map<std::string, std::string>{{"PATH", "/cuda/bin"}});
   CHECK(same.ran[0].cwd == "/w");
   CHECK(disk.MTime("/w/a.ptx") == before);
   CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
   FakeProgram changed(disk, "ptx v2");
-  CHECK(RunStep(CiccStep({}), changed, disk) == 0);
+  CHECK(RunStep(CiccStep({}), changed, disk, {}) == 0);
   CHECK(disk.Read("/w/a.ptx") == "ptx v2");
   CHECK(disk.MTime("/w/a.ptx") != before);
 }
@@ -65,7 +65,7 @@ TEST_CASE("step on fakes: a device step runs in its work dir and names its files
                              "--input", "a.cpp1.ii", "--input", "a.module_id", "/b/tu/k/a.ptx",
                              "/b/tu/k/a.gpu", "--", "sccache", "cicc", "a.cpp1.ii", "-o", "a.ptx"});
   CHECK(StepInvocation::Parse(step.Words()).Words() == step.Words());
-  CHECK(RunStep(step, program, disk) == 0);
+  CHECK(RunStep(step, program, disk, {}) == 0);
   REQUIRE(program.ran.size() == 1);
   CHECK(program.ran[0].cwd == "/b/tu/k");
   CHECK(disk.Read("/b/tu/k/a.ptx") == "ptx");
@@ -75,7 +75,7 @@ TEST_CASE("step on fakes: a device step runs in its work dir and names its files
                                            {"FASTCUDA_STEP_CACHE_RESULT", "/b/tu/k/a.ptx.cache-result"},
                                            {"SCCACHE_DIRECT", "false"}});
   FakeProgram local(disk, "ptx");
-  CHECK(RunStep(CiccStep({}), local, disk) == 0);
+  CHECK(RunStep(CiccStep({}), local, disk, {}) == 0);
   CHECK(local.ran[0].env_set.count("FASTCUDA_STEP_INPUTS") == 0);
 }
 
@@ -121,7 +121,7 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
     StepInvocation step =
         StepInvocation::Parse({"--env-file", "/w/nvcc.env", "--rss-log", memory_log, "--program-dir", "/w",
                                "--input", "a.ii", "/w/a.ptx", "--", "remote", "cicc", "a.ii", "-o", "a.ptx"});
-    CHECK(RunStep(step, launcher, disk) == 0);
+    CHECK(RunStep(step, launcher, disk, {}) == 0);
     CHECK_FALSE(disk.IsFile("/w/a.ptx.cache-result"));
     return ParseStepMemoryRecords(RealFileSystem().Read(memory_log).value_or("")).cache_outcomes;
   };
@@ -134,7 +134,7 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
 TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
   FakeProgram failing(disk, "half a ptx", 3);
-  CHECK(RunStep(CiccStep({"--capture", "/w/capture/step0"}), failing, disk) == 3);
+  CHECK(RunStep(CiccStep({"--capture", "/w/capture/step0"}), failing, disk, {}) == 3);
   CHECK_FALSE(disk.IsFile("/w/a.ptx"));
   CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
   std::optional<CapturedOutput> captured = ReadCapture("/w/capture/step0", disk);
@@ -148,7 +148,7 @@ TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touc
   FakeProgram program(disk, "text");
   StepInvocation step = CiccStep(
       {"--depfile", "a.ii.d", "--absolute-depfile", "--keep-depfile", "a.ii.deps", "--stamp", "/w/s.stamp"});
-  CHECK(RunStep(step, program, disk) == 0);
+  CHECK(RunStep(step, program, disk, {}) == 0);
   CHECK(disk.Read("/w/a.ii.deps") == "a.ii: k.cu inc/h.h\n");
   CHECK(disk.Read("/w/a.ii.d").value_or("").find("/w/inc/h.h") != std::string::npos);
   CHECK(disk.Read("/w/s.stamp") == "");
@@ -166,33 +166,33 @@ TEST_CASE("step on fakes: an object made by this command from reads older than i
     args.insert(args.end(), {"--", "gcc", "-c", "a.cpp", "-o", "a.o"});
     return StepInvocation::Parse(args);
   };
-  CHECK(RunStep(object_step({}), compiler, disk) == 0);
+  CHECK(RunStep(object_step({}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 1);
   // Ninja reran the edge for a header touched in its deps log: nothing the compile reads changed.
   disk.Remove("/w/a.o.d");
-  CHECK(RunStep(object_step({}), compiler, disk) == 0);
+  CHECK(RunStep(object_step({}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 1);
   CHECK(disk.Read("/w/a.o.d") == "a.o: h.h\n");  // Ninja still gets the deps
   // Another command (a flag changed in the manifest): made again.
-  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 2);
   // A read newer than the object: made again.
   disk.Write("/w/a.cpp", "host v2");
-  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 3);
   // The object overwritten by something else: made again.
   disk.Write("/w/a.o", "foreign");
-  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 4);
   CHECK(disk.Read("/w/a.o") == "object");
   // The object gone: made again.
   disk.Remove("/w/a.o");
-  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk) == 0);
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 5);
   // A failed compile leaves no record of what made the object.
   FakeProgram failing(disk, "half", 1);
   disk.Write("/w/a.cpp", "host v3");
-  CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk) == 1);
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk, {}) == 1);
   CHECK_FALSE(disk.IsFile("/w/made-by"));
 }
 
@@ -205,7 +205,7 @@ TEST_CASE("step on fakes: a whole-call cache lookup, the steps after its hit, an
   StepInvocation lookup = parse(
       {"--cache-lookup", "/w/result", "/w/cached.o", "--", "ccache", "nvcc", "-c", "k.cu", "-o", "cached.o"});
   FakeProgram cache(disk, "the cache's object");  // writes -o and succeeds: a hit
-  CHECK(RunStep(lookup, cache, disk) == 0);
+  CHECK(RunStep(lookup, cache, disk, {}) == 0);
   CHECK(disk.Read("/w/result") == "hit");
   REQUIRE(cache.ran.size() == 1);
   CHECK(cache.ran[0].env_set.count("CCACHE_PREFIX") == 1);  // asked without compiling
@@ -234,18 +234,18 @@ TEST_CASE("step on fakes: a whole-call cache lookup, the steps after its hit, an
                                  "-o",
                                  "k.o"});
   FakeProgram compiler(disk, "made by the steps");
-  CHECK(RunStep(preprocess, compiler, disk) == 0);
-  CHECK(RunStep(object, compiler, disk) == 0);
+  CHECK(RunStep(preprocess, compiler, disk, {}) == 0);
+  CHECK(RunStep(object, compiler, disk, {}) == 0);
   CHECK(compiler.ran.empty());
   CHECK(disk.Read("/w/a.ii") == "");       // made, empty: nothing reads it on a hit
   CHECK(disk.Read("/w/a.ii.deps") == "");  // the headers are the lookup's
   CHECK(disk.Read("/w/k.o") == "the cache's object");
 
   FakeProgram missing(disk, "", 1);
-  CHECK(RunStep(lookup, missing, disk) == 0);  // a miss is no failure
+  CHECK(RunStep(lookup, missing, disk, {}) == 0);  // a miss is no failure
   CHECK(disk.Read("/w/result") == "miss");
   CHECK(disk.Read("/w/cached.o") == "");
-  CHECK(RunStep(object, compiler, disk) == 0);
+  CHECK(RunStep(object, compiler, disk, {}) == 0);
   CHECK(disk.Read("/w/k.o") == "made by the steps");
   REQUIRE(compiler.ran.size() == 2);  // the compile, then the store
   CHECK(compiler.ran[1].argv == std::vector<std::string>{"ccache", "nvcc", "-o", "s.o"});

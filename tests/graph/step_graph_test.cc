@@ -499,6 +499,30 @@ TEST_CASE("a step moved to an earlier index takes every wait along") {
   CHECK_FALSE(MoveStep(graph, 3, 2));
   CHECK_FALSE(MoveStep(graph, 3, 1));
   CHECK(graph.steps[3].outputs.front() == "s2");
+  CHECK_THROWS_AS(static_cast<void>(MoveStep(graph, 1, 3)), std::logic_error);
+}
+
+TEST_CASE("a step made to wait for a later one has it moved before it, both indices following") {
+  StepGraph graph;
+  for (std::vector<size_t> after : std::vector<std::vector<size_t>>{{}, {0}, {0}, {1}}) {
+    graph.steps.emplace_back().after = after;
+    graph.steps.back().outputs = {"s" + std::to_string(graph.steps.size() - 1)};
+  }
+  size_t waiting = 1, waited = 2;
+  REQUIRE(WaitForMovingItBefore(graph, &waiting, &waited));
+  CHECK(waited == 1);
+  CHECK(waiting == 2);
+  CHECK(graph.steps[waited].outputs.front() == "s2");
+  CHECK(graph.steps[waiting].outputs.front() == "s1");
+  CHECK(graph.steps[waiting].after == std::vector<size_t>{0, 1});
+  CHECK(graph.steps[3].after == std::vector<size_t>{2});  // s3 still waits for s1
+  // Already before: only the wait is added, once.
+  REQUIRE(WaitForMovingItBefore(graph, &waiting, &waited));
+  CHECK(graph.steps[waiting].after == std::vector<size_t>{0, 1});
+  // s3 waits for s1: it cannot come before s1.
+  size_t s1 = 2, s3 = 3;
+  CHECK_FALSE(WaitForMovingItBefore(graph, &s1, &s3));
+  CHECK(graph.steps[3].outputs.front() == "s3");
 }
 
 TEST_CASE("every producer lists the steps in a topological order") {
