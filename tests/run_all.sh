@@ -25,9 +25,11 @@ trap 'kill "$sanitized_build" 2>/dev/null || true' EXIT
 
 # The second pass's tools are installed beside the first pass, as the
 # sanitized build is (pip takes half a minute of CPU, mostly its own).
-nice -n 19 "$FASTCUDA_SOURCE_DIR/tests/pypi_tools.sh" --install-only "$FASTCUDA_BUILD_DIR" > "$FASTCUDA_BUILD_DIR/pypi-tools.out" 2>&1 &
+# A session of its own, so that an early exit stops pip with it.
+setsid -w nice -n 19 "$FASTCUDA_SOURCE_DIR/tests/pypi_tools.sh" --install-only "$FASTCUDA_BUILD_DIR" \
+  > "$FASTCUDA_BUILD_DIR/pypi-tools.out" 2>&1 &
 pypi_install=$!
-trap 'kill "$sanitized_build" "$pypi_install" 2>/dev/null || true' EXIT
+trap 'kill "$sanitized_build" 2>/dev/null; kill -- -"$pypi_install" 2>/dev/null || true' EXIT
 
 # The graph tests that run sanitized run there with PyPI's tools, and not in
 # the second pass too: each runs once with Debian's Ninja and once with
@@ -35,6 +37,7 @@ trap 'kill "$sanitized_build" "$pypi_install" 2>/dev/null || true' EXIT
 ctest=$(command -v ctest)
 "$ctest" --test-dir "$FASTCUDA_BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
 wait "$pypi_install" || true  # a failed install is retried, and reported, by the pass itself
+trap 'kill "$sanitized_build" 2>/dev/null || true' EXIT
 "$FASTCUDA_SOURCE_DIR/tests/pypi_tools.sh" "$FASTCUDA_BUILD_DIR" -E '^(global_graph|restat|memory)$' "$@"
 
 wait "$sanitized_build" || { cat "$sanitized.log"; echo "the sanitized build failed" >&2; exit 1; }
