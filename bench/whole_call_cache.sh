@@ -2,7 +2,7 @@
 # A cache as CMAKE_CUDA_COMPILER_LAUNCHER on one corpus (issue 23): plain
 # CMake + nvcc against the FastCuda module, side by side, each with a cache of
 # its own. LAUNCHER=ccache (the default) is a whole-call cache, which the
-# module asks per TU first (part 0); LAUNCHER=sccache (0.9 or later) splits
+# module asks per TU first (part 0); LAUNCHER=sccache (0.10 or later) splits
 # plain nvcc's calls itself, per call, and caches the module's host
 # compiles, cicc and ptxas step by step (part 1). For each: a cold build
 # (empty cache), a clean rebuild (`ninja -t clean`, the graph's intermediates
@@ -10,7 +10,9 @@
 # with sccache, also a build in a second build directory of the same sources
 # with that cache (both directories are the server's SCCACHE_BASEDIRS), and
 # ("shared") the module in a fresh build directory with the cache plain's
-# `sccache nvcc` builds filled, beside plain's second build directory.
+# `sccache nvcc` builds filled (the edited text, which plain built last),
+# beside plain's second build directory; its hits and misses by kind.
+# Each variant starts from the corpus as made, and both make one edit a round.
 # Medians of REPEATS rounds; ratios are the module's wall over plain's.
 # Usage: [LAUNCHER=ccache|sccache] bench/whole_call_cache.sh N ARCHS [REPEATS] [MIX] [SEED]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -32,6 +34,7 @@ trap '[ "$launcher" != sccache ] || sccache --stop-server > /dev/null 2>&1 || tr
 "$bench_dir/make_corpus.sh" "$work/corpus" "$count" "$archs" "$mix" "$seed"
 edited=$( (grep -l host_revision_ "$work"/corpus/src/*.cu || true) | head -n 1)
 [ -n "$edited" ] || { echo "the corpus has no device-heavy TU to edit: give it more TUs"; exit 1; }
+cp "$edited" "$work/unedited.cu"
 
 clean_outputs() {  # NAME: every output removed, the cache kept
   run_quietly ninja -C "$work/$1" -t clean
@@ -40,13 +43,15 @@ clean_outputs() {  # NAME: every output removed, the cache kept
   if [ -n "$graph" ] && [ -f "$graph/build.ninja" ]; then run_quietly ninja -C "$graph" -t clean; fi
 }
 for round in $(seq "$repeats"); do
+  revision=$round$RANDOM
   for variant in plain module; do
+    cp "$work/unedited.cu" "$edited"
     fresh_cache "$variant"
     configure_variant "$variant" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"
     timed "$work/$variant.cold" build_variant "$variant" > /dev/null
     clean_outputs "$variant"
     timed "$work/$variant.warm" build_variant "$variant" > /dev/null
-    sed -i "s/host_revision_\([0-9a-z]*\)() { return [0-9]*; }/host_revision_\1() { return $round$RANDOM; }/" "$edited"
+    sed -i "s/host_revision_\([0-9a-z]*\)() { return [0-9]*; }/host_revision_\1() { return $revision; }/" "$edited"
     timed "$work/$variant.edit" build_variant "$variant" > /dev/null
     if [ "$launcher" = sccache ]; then
       configure_variant "$variant@2" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"
@@ -56,7 +61,9 @@ for round in $(seq "$repeats"); do
   if [ "$launcher" = sccache ]; then
     restart_server plain
     configure_variant "module@3" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"
+    sccache --zero-stats > /dev/null 2>&1
     timed "$work/module.shared" build_variant "module@3" > /dev/null
+    sccache --show-adv-stats | sed -n 's/^Cache \(hits\|misses\) (\(.*\)) *\([0-9]*\)$/\1 \2: \3/p' | paste -sd, > "$work/shared.counts"
   fi
 done
 
@@ -71,4 +78,5 @@ for build in "${builds[@]}"; do
   module=$(median "$work/module.$build")
   printf '%-28s %10s %10s %8s\n' "$build" "$plain" "$module" "$(ratio "$module" "$plain")"
 done
+[ "$launcher" != sccache ] || echo "shared, last round, the module's steps in sccache: $(cat "$work/shared.counts")"
 echo "warm over cold: plain $(ratio "$(median "$work/plain.warm")" "$(median "$work/plain.cold")"), module $(ratio "$(median "$work/module.warm")" "$(median "$work/module.cold")")"
