@@ -192,6 +192,18 @@ TEST_CASE("for Ninja's deps = gcc, the step that makes the object writes the use
   StepGraph without = Graph("depfile", {}, {"", false});
   without.steps.pop_back();  // no user depfile: nothing to hand over
   CHECK_FALSE(HandDepfileToNinja(without));
+  // A depfile step that waits for the object's step has no place before it.
+  StepGraph tangled = Graph("depfile", {}, {"obj/kernel.o", true});
+  size_t object = IndexOf(tangled, OfKind(tangled, StepKind::kHostCompile).front());
+  tangled.steps.back().after.push_back(object);
+  const std::vector<GraphStep> before = tangled.steps;
+  CHECK_FALSE(HandDepfileToNinja(tangled));
+  REQUIRE(tangled.steps.size() == before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    CHECK(tangled.steps[i].outputs == before[i].outputs);
+    CHECK(tangled.steps[i].after == before[i].after);
+    CHECK(tangled.steps[i].ninja_depfile.empty());
+  }
 }
 
 TEST_CASE("-MMD leaves system headers out of the step depfiles") {

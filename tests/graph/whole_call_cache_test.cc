@@ -111,3 +111,20 @@ TEST_CASE("without the user's depfile the store takes the kept ones; no whole-ca
   CHECK_FALSE(AddWholeCallCache(unchanged, {}, kNvcc));
   CHECK(unchanged.steps.size() == steps);
 }
+
+TEST_CASE("a depfile step that waits for the object's step: no lookup, the graph as it was") {
+  StepGraph tangled = DepfileGraph(true);
+  auto object = std::find_if(tangled.steps.begin(), tangled.steps.end(),
+                             [](const GraphStep& step) { return step.kind == StepKind::kHostCompile; });
+  REQUIRE(object != tangled.steps.end());
+  REQUIRE(tangled.steps.back().kind == StepKind::kFilterDependencies);
+  tangled.steps.back().after.push_back(object - tangled.steps.begin());
+  const std::vector<GraphStep> before = tangled.steps;
+  CHECK_FALSE(AddWholeCallCache(tangled, {"ccache"}, kNvcc));
+  REQUIRE(tangled.steps.size() == before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    CHECK(tangled.steps[i].kind == before[i].kind);
+    CHECK(tangled.steps[i].after == before[i].after);
+    CHECK(tangled.steps[i].inputs == before[i].inputs);
+  }
+}
