@@ -20,7 +20,7 @@ count="$1"; archs="$2"; repeats="${3:-3}"; mix="${4:-mixed}"; seed="${5:-1}"
 launcher="${LAUNCHER:-ccache}"
 command -v "$launcher" > /dev/null || { echo "$launcher not found"; exit 1; }
 fresh_cache() {  # VARIANT: an empty cache of its own (sccache: and a server that uses it)
-  export CCACHE_DIR="$work/cache-$1" SCCACHE_DIR="$work/cache-$1"
+  export CCACHE_DIR="$work/cache-$1"  # sccache's too (restart_server)
   rm -rf "$CCACHE_DIR"
   [ "$launcher" != sccache ] || restart_server "$1"
 }

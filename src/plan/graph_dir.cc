@@ -71,19 +71,18 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
     for (const json& tu : document.at("tus")) {
       RecordedTu recorded{tu.at("source").get<std::string>(), {}};
       for (const json& step : tu.at("steps")) {
-        recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
-                                  step.at("output").get<std::string>(),
-                                  step.at("after").get<std::vector<size_t>>()});
-      }
-      for (size_t s = 0; s < recorded.steps.size(); ++s) {
-        for (size_t before : recorded.steps[s].after) {
-          if (before >= s) {
-            throw std::runtime_error("steps.json: step " + std::to_string(s) + " of " + recorded.source +
+        const size_t index = recorded.steps.size();
+        std::vector<size_t> after = step.at("after").get<std::vector<size_t>>();
+        for (size_t before : after) {
+          if (before >= index) {
+            throw std::runtime_error("steps.json: step " + std::to_string(index) + " of " + recorded.source +
                                      " waits for step " + std::to_string(before) +
                                      ", which is not before it (torn, or written by a FastCuda older "
                                      "than this one: the next build writes it anew)");
           }
         }
+        recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
+                                  step.at("output").get<std::string>(), std::move(after)});
       }
       tus.push_back(std::move(recorded));
     }
