@@ -10,6 +10,7 @@
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/base/text.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
 #include "src/plan/step_protocol.h"
 
@@ -52,6 +53,42 @@ std::string Description(const StepGraph& graph, const GraphStep& step) {
   return text + " " + graph.source;
 }
 
+/// The files a step's edge waits for, as Ninja names them: what the step
+/// reads, and a file of each step it waits for that it reads nothing of.
+struct StepWaits {
+  std::vector<std::string> inputs;
+  std::vector<std::string> implicit_inputs;
+};
+
+StepWaits WaitsOf(const StepGraph& graph, size_t index, const PathMapper& paths) {
+  const GraphStep& step = graph.steps[index];
+  StepWaits waits{paths(step.inputs), {}};
+  std::set<std::string> listed(waits.inputs.begin(), waits.inputs.end());
+  for (size_t earlier : step.after) {
+    std::string landmark = paths(Landmark(graph, earlier));
+    const std::vector<std::string>& outputs = graph.steps[earlier].outputs;
+    bool linked = std::any_of(outputs.begin(), outputs.end(),
+                              [&](const std::string& o) { return listed.count(paths(o)); });
+    if (!linked && listed.insert(landmark).second) waits.implicit_inputs.push_back(landmark);
+  }
+  return waits;
+}
+
+/// The edges that wait for the whole-call cache's lookup through its dyndep
+/// file, with what they wait for after each outcome: on a miss, all that
+/// their edges would name without it.
+std::vector<LookupWaiter> LookupWaiters(const StepGraph& graph, const PathMapper& paths) {
+  std::vector<LookupWaiter> waiters;
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const GraphStep& step = graph.steps[i];
+    if (!WaitsThroughDyndep(step)) continue;
+    StepWaits waits = WaitsOf(graph, i, paths);
+    waits.inputs.insert(waits.inputs.end(), waits.implicit_inputs.begin(), waits.implicit_inputs.end());
+    waiters.push_back({paths(Landmark(graph, i)), paths(step.cache.on_hit), std::move(waits.inputs)});
+  }
+  return waiters;
+}
+
 /// The `fastcuda step` call of a step that wraps a program, but for the
 /// options every step shares (WriteStepRules) and the outputs (`$out`).
 StepInvocation InvocationOf(const StepGraph& graph, size_t index, const FragmentOptions& options,
@@ -77,6 +114,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   }
   call.cache_lookup = step.kind == StepKind::kCacheLookup;
   call.cache = step.cache;
+  if (call.cache_lookup && !step.cache.dyndep.empty()) call.waiters = LookupWaiters(graph, paths);
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
   call.argv = step.argv;
   std::optional<std::vector<std::string>> in_work_dir = CommandInWorkDir(step, graph.work_dir);
@@ -106,6 +144,10 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     std::vector<std::string> words = {"merge-depfiles", std::string(kCwdFlag), graph.cwd, "--target",
                                       DepfileTarget(graph)};
     if (graph.depfile_request.phony_targets) words.push_back("--phony-targets");
+    if (!step.cache.result.empty()) {
+      words.insert(words.end(), {"--skip-on-hit", step.cache.result});
+      for (const std::string& depfile : step.cache.on_hit) words.insert(words.end(), {"--on-hit", depfile});
+    }
     words.push_back("-o");
     flags = ninja(words);
     argv = ninja(step.inputs);
@@ -198,15 +240,19 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     build.outputs =
         step.outputs.empty() ? std::vector<std::string>{StampPath(graph, i)} : paths(step.outputs);
     if (!step.kept_depfile.empty()) build.implicit_outputs = {step.kept_depfile};
-    build.inputs = paths(step.inputs);
-    std::set<std::string> listed(build.inputs.begin(), build.inputs.end());
-    for (size_t earlier : step.after) {
-      std::string landmark = paths(Landmark(graph, earlier));
-      const std::vector<std::string>& outputs = graph.steps[earlier].outputs;
-      bool linked = std::any_of(outputs.begin(), outputs.end(),
-                                [&](const std::string& o) { return listed.count(paths(o)); });
-      if (!linked && listed.insert(landmark).second) build.implicit_inputs.push_back(landmark);
+    // A waiter of the cache's lookup names nothing else of its TU: Ninja
+    // would start it once the lookup's result is written, before it read
+    // the dyndep file, and a hit would need every step it names.
+    if (WaitsThroughDyndep(step)) {
+      build.implicit_inputs = {paths(step.cache.dyndep)};
+      build.variables.push_back({"dyndep", paths(step.cache.dyndep)});
+    } else {
+      StepWaits waits = WaitsOf(graph, i, paths);
+      build.inputs = std::move(waits.inputs);
+      build.implicit_inputs = std::move(waits.implicit_inputs);
     }
+    std::set<std::string> listed(build.inputs.begin(), build.inputs.end());
+    listed.insert(build.implicit_inputs.begin(), build.implicit_inputs.end());
     build.implicit_inputs.push_back(options.env_file);
     for (const std::string& input : graph.implicit_inputs) {
       if (listed.insert(input).second) build.implicit_inputs.push_back(input);

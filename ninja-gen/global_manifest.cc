@@ -7,6 +7,7 @@
 #include "src/base/parallel_for.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/plan/graph_dir.h"
 
 namespace fastcuda {
@@ -102,18 +103,26 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
     WriteStepEdges(edges[i], graph, fragment, shared.env_file);
   });
-  std::vector<std::string> objects;
+  std::vector<std::string> objects, dyndeps;
   for (size_t i = 0; i < order.size(); ++i) {
     top.Append(edges[i]);
-    for (const std::string& output : graphs[order[i]].final_outputs) {
-      objects.push_back(ninja_path(graphs[order[i]], output));
-    }
+    const StepGraph& graph = graphs[order[i]];
+    for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
+    const GraphStep* lookup = CacheLookupOf(graph);
+    if (lookup && !lookup->cache.dyndep.empty()) dyndeps.push_back(ninja_path(graph, lookup->cache.dyndep));
   }
   std::vector<std::string> rungs;
   if (options.priority_ladder && !options.history.empty()) {
     PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, ninja_path);
-    rungs = WritePriorityLadder(top, ladder, options.out_dir + "/priority");
+    WrittenLadder written = WritePriorityLadder(top, ladder, options.out_dir + "/priority");
+    rungs = written.targets;
+    if (!written.dyndep.empty()) {
+      dyndeps.push_back(written.dyndep);
+      files[written.plan_path] = written.plan_text;
+    }
   }
+  if (!dyndeps.empty()) top.Build({{std::string(kLookupPassTarget)}, {}, "phony", dyndeps, {}, {}, {}, {}});
+  files[LookupPassPath(options.out_dir)] = dyndeps.empty() ? "" : kLookupPassTarget;
   if (part) {
     if (options.manifest_has_defaults && !rungs.empty()) top.Default(rungs);
     files[StepsManifestPath(options.out_dir)] = top.text();

@@ -35,10 +35,16 @@ struct GlobalManifestOptions {
   bool manifest_has_defaults = false;
 };
 
+/// The phony target that makes every whole-call cache lookup's dyndep file
+/// and the priority ladder's: what a build runs first (LookupPassPath).
+inline constexpr const char* kLookupPassTarget = "fastcuda_cache_lookups";
+
 /// Every file of the manifest, by absolute path: `OUT/build.ninja` (rules,
 /// the regeneration edge, the edges of every TU, `all`; as a part of a
-/// manifest `OUT/steps.ninja`, without the edge and `all`) and one environment
-/// file per distinct environment under `OUT/env/`. TUs are ordered by their
+/// manifest `OUT/steps.ninja`, without the edge and `all`), one environment
+/// file per distinct environment under `OUT/env/`, LookupPassPath (with
+/// kLookupPassTarget where the graph has whole-call cache lookups) and the
+/// ladder's dyndep plan where it has cached TUs. TUs are ordered by their
 /// expected critical path, longest first, so that Ninja versions without
 /// critical-path scheduling (before 1.12) start the long chains first; with
 /// `priority_ladder` and a history, a PriorityLadder ranks every step by its

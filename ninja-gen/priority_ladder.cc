@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
+#include "ninja-gen/dyndep.h"
 #include "ninja-gen/fragment.h"
+#include "src/base/json_bytes.h"
+#include "src/graph/whole_call_cache.h"
 
 namespace fastcuda {
 namespace {
@@ -28,6 +32,9 @@ PriorityLadder PlanPriorityLadder(
   ladder.quantum_ms = std::max<int64_t>(kMinQuantumMs, (longest + max_rungs - 1) / max_rungs);
   for (size_t g = 0; g < graphs.size(); ++g) {
     const std::vector<GraphStep>& steps = graphs[g].steps;
+    const GraphStep* lookup = CacheLookupOf(graphs[g]);
+    CachedTuRungs cached;
+    if (lookup) cached.result = to_ninja_path(graphs[g], lookup->outputs.front());
     // Ninja's rank of a step: 1 + the highest rank of the edges waiting for
     // it; rung k ranks k. A step whose followers already rank it as high as
     // its rung would needs no place on the ladder (most short steps).
@@ -36,35 +43,114 @@ PriorityLadder PlanPriorityLadder(
       auto rung = static_cast<size_t>(std::llround(double(remaining[g][i]) / ladder.quantum_ms));
       if (rung + 1 > rank[i]) {
         if (ladder.rungs.size() < rung) ladder.rungs.resize(rung);
-        ladder.rungs[rung - 1].push_back(to_ninja_path(graphs[g], Landmark(graphs[g], i)));
+        std::string landmark = to_ninja_path(graphs[g], Landmark(graphs[g], i));
+        if (lookup && &steps[i] != lookup) cached.inputs[rung].push_back(std::move(landmark));
+        else ladder.rungs[rung - 1].push_back(std::move(landmark));
         rank[i] = rung + 1;
       }
       for (size_t before : steps[i].after) rank[before] = std::max(rank[before], rank[i] + 1);
     }
+    if (!cached.inputs.empty()) ladder.cached.push_back(std::move(cached));
   }
   // A ladder of one rung ranks nothing above anything else.
-  if (ladder.rungs.size() < 2) ladder.rungs.clear();
+  if (ladder.rungs.size() < 2) {
+    ladder.rungs.clear();
+    ladder.cached.clear();
+  }
   return ladder;
 }
 
-std::vector<std::string> WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& ladder,
-                                             const std::string& dir) {
-  if (ladder.rungs.empty()) return {};
+std::string FormatLadderDyndepPlan(const LadderDyndepPlan& plan) {
+  nlohmann::json rungs = nlohmann::json::array(), tus = nlohmann::json::array();
+  for (const auto& [k, file] : plan.rungs) rungs.push_back({k, file});
+  for (const CachedTuRungs& tu : plan.tus) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& [k, files] : tu.inputs) inputs.push_back({k, files});
+    tus.push_back({{"result", tu.result}, {"inputs", inputs}});
+  }
+  return DumpJsonBytes({{"rungs", rungs}, {"tus", tus}}) + "\n";
+}
+
+LadderDyndepPlan ParseLadderDyndepPlan(std::string_view text) {
+  LadderDyndepPlan plan;
+  try {
+    nlohmann::json json = ParseJsonBytes(text);
+    for (const nlohmann::json& rung : json.at("rungs")) {
+      plan.rungs[rung.at(0).get<size_t>()] = rung.at(1).get<std::string>();
+    }
+    for (const nlohmann::json& tu : json.at("tus")) {
+      CachedTuRungs& cached = plan.tus.emplace_back();
+      cached.result = tu.at("result").get<std::string>();
+      for (const nlohmann::json& rung : tu.at("inputs")) {
+        cached.inputs[rung.at(0).get<size_t>()] = rung.at(1).get<std::vector<std::string>>();
+      }
+    }
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(std::string("not a ladder's dyndep plan: ") + error.what());
+  }
+  return plan;
+}
+
+std::string LadderDyndepText(const LadderDyndepPlan& plan,
+                             const std::function<bool(const std::string&)>& hit) {
+  std::map<size_t, DyndepEdge> edges;
+  for (const auto& [k, file] : plan.rungs) edges[k].output = file;
+  for (const CachedTuRungs& tu : plan.tus) {
+    if (hit(tu.result)) continue;
+    for (const auto& [k, files] : tu.inputs) {
+      std::vector<std::string>& inputs = edges[k].implicit_inputs;
+      inputs.insert(inputs.end(), files.begin(), files.end());
+    }
+  }
+  std::vector<DyndepEdge> rungs;
+  for (auto& [k, edge] : edges) rungs.push_back(std::move(edge));
+  return DyndepFileText(rungs);
+}
+
+WrittenLadder WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& ladder, const std::string& dir) {
+  WrittenLadder written;
+  if (ladder.rungs.empty()) return written;
   writer.Comment("Priority ladder: " + std::to_string(ladder.quantum_ms) +
                  " ms of remaining path per rung (see ninja-gen/priority_ladder.h)");
   // A shell builtin: the cheapest command that leaves a file for the no-op check.
   writer.Rule({"FASTCUDA_RUNG", {{"command", ": > $out"}, {"description", "rung $out"}}});
+  LadderDyndepPlan plan;
+  plan.tus = ladder.cached;
+  for (const CachedTuRungs& tu : ladder.cached) {
+    for (const auto& [k, files] : tu.inputs) plan.rungs[k] = RungPath(dir, k);
+  }
+  if (!plan.rungs.empty()) {
+    written.dyndep = dir + "/dyndep";
+    written.plan_path = dir + "/dyndep-plan.json";
+    written.plan_text = FormatLadderDyndepPlan(plan);
+    // restat: the file is rewritten only when a lookup's outcome changes it.
+    writer.Rule({"FASTCUDA_LADDER_DYNDEP",
+                 {{"command", "$fastcuda ladder-dyndep $in $out"},
+                  {"description", "the ladder's steps of the TUs whose cache lookup missed"},
+                  {"restat", "1"}}});
+    NinjaBuild build;
+    build.outputs = {written.dyndep};
+    build.rule = "FASTCUDA_LADDER_DYNDEP";
+    build.inputs = {written.plan_path};
+    for (const CachedTuRungs& tu : ladder.cached) build.implicit_inputs.push_back(tu.result);
+    writer.Build(build);
+  }
   for (size_t k = ladder.rungs.size(); k >= 1; --k) {
     NinjaBuild rung;
     rung.outputs = {RungPath(dir, k)};
     rung.rule = "FASTCUDA_RUNG";
     rung.implicit_inputs = ladder.rungs[k - 1];
+    if (plan.rungs.contains(k)) {
+      rung.implicit_inputs.push_back(written.dyndep);
+      rung.variables.push_back({"dyndep", written.dyndep});
+    }
     // Order-only: Ninja ranks through every input, but a rung that reruns
     // must not make the ones below it rerun.
     if (k < ladder.rungs.size()) rung.order_only_inputs.push_back(RungPath(dir, k + 1));
     writer.Build(rung);
   }
-  return {RungPath(dir, 1)};
+  written.targets = {RungPath(dir, 1)};
+  return written;
 }
 
 }  // namespace fastcuda

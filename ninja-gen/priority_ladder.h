@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ninja-gen/ninja_writer.h"
@@ -19,10 +22,21 @@ namespace fastcuda {
 /// through those too), the last rung for nothing, `all` for rung 1; a step with R ms of remaining path (its
 /// own and the longest chain after it) is an input of rung round(R / quantum), so Ninja ranks it by R (a step
 /// that its followers already rank that high is left off). Rungs only touch a file, off every step's path.
+/// The rungs' files from one TU with a whole-call cache lookup
+/// (CacheLookupOf): its steps but the lookup, which run only on a miss.
+struct CachedTuRungs {
+  std::string result;                                 ///< the lookup's result file
+  std::map<size_t, std::vector<std::string>> inputs;  ///< by rung k: the files rung k waits for
+};
+
 struct PriorityLadder {
   int64_t quantum_ms = 0;
   /// rungs[k - 1]: the files (as Ninja names them) that rung k waits for.
   std::vector<std::vector<std::string>> rungs;
+  /// The files that rungs wait for only where a TU's lookup missed: named
+  /// statically, a hit would run the steps. The rungs learn them from the
+  /// ladder's dyndep file, written once every lookup has run.
+  std::vector<CachedTuRungs> cached;
 };
 
 /// The ladder for `graphs`, `remaining[g][i]` being step i of graph g's
@@ -33,9 +47,36 @@ PriorityLadder PlanPriorityLadder(
     const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path,
     size_t max_rungs = 100);
 
-/// Writes the ladder's rule and rungs (files under `dir`); returns rung 1's
-/// file for `all` to build, or nothing for an empty ladder.
-std::vector<std::string> WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& ladder,
-                                             const std::string& dir);
+/// What `fastcuda ladder-dyndep` reads: the files of the rungs whose edges
+/// name the ladder's dyndep file, by rung k, and the cached TUs' files.
+struct LadderDyndepPlan {
+  std::map<size_t, std::string> rungs;
+  std::vector<CachedTuRungs> tus;
+};
+
+/// The plan as its file holds it (JSON), and back (throws
+/// std::runtime_error for text that is not one).
+std::string FormatLadderDyndepPlan(const LadderDyndepPlan& plan);
+LadderDyndepPlan ParseLadderDyndepPlan(std::string_view text);
+
+/// The ladder's dyndep file: each rung of `plan` waits for the files of the
+/// TUs whose lookup did not hit (`hit`, given a result file).
+std::string LadderDyndepText(const LadderDyndepPlan& plan,
+                             const std::function<bool(const std::string&)>& hit);
+
+/// What WritePriorityLadder wrote, for the rest of the manifest.
+struct WrittenLadder {
+  std::vector<std::string> targets;  ///< rung 1's file, for `all` to build; none for an empty ladder
+  /// With cached TUs: the ladder's dyndep file, and its plan (a file the
+  /// manifest's generator writes, at `plan_path`).
+  std::string dyndep;
+  std::string plan_path;
+  std::string plan_text;
+};
+
+/// Writes the ladder's rules and rungs (files under `dir`), and with cached
+/// TUs the edge that writes the ladder's dyndep file (`$fastcuda
+/// ladder-dyndep`) once their lookups have run.
+WrittenLadder WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& ladder, const std::string& dir);
 
 }  // namespace fastcuda

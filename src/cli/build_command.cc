@@ -8,8 +8,8 @@
 #include "src/base/process.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
-#include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
+#include "src/cli/lookup_pass.h"
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/plan/graph_dir.h"
@@ -62,7 +62,7 @@ int BuildMain(const std::vector<std::string>& args) {
     phase.targets = targets;
     return RunNinja(phase).exit_code;
   };
-  if (int status = RunFirstPhase(
+  if (int status = RunPassesBeforeBuild(
           options.out_dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, args, fs); }, fs);
       status != 0) {
     return status;

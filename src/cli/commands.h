@@ -18,8 +18,14 @@ int BuildMain(const std::vector<std::string>& args);
 /// `fastcuda step ...`: runs one sub-step inside a Ninja edge.
 int StepMain(const std::vector<std::string>& args);
 
-/// `fastcuda merge-depfiles [--phony-targets] ...`: writes the depfile nvcc was asked for.
+/// `fastcuda merge-depfiles [--phony-targets] ...`: writes the depfile nvcc
+/// was asked for; with `--skip-on-hit RESULT`, where the whole-call cache's
+/// lookup hit, from the `--on-hit` depfiles alone.
 int MergeDepfilesMain(const std::vector<std::string>& args);
+
+/// `fastcuda ladder-dyndep PLAN FILE`: writes the priority ladder's dyndep
+/// file from PLAN (FormatLadderDyndepPlan) unless FILE holds it already.
+int LadderDyndepMain(const std::vector<std::string>& args);
 
 /// `fastcuda write-fatbin-placeholder --cwd DIR whole|relocatable FILE`: writes
 /// FatbinPlaceholder unless FILE holds it already.

@@ -9,20 +9,31 @@
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
+#include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
 
 namespace fastcuda {
 namespace {
 
+/// True when `tu`'s whole-call cache lookup has run and hit: the build
+/// runs none of its other steps. Its result is named as Ninja, running in
+/// `ninja_dir`, names it.
+bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSystem& fs) {
+  return !tu.steps.empty() && tu.steps.front().kind == StepKindName(StepKind::kCacheLookup) &&
+         fs.Read(ResolvePath(ninja_dir, tu.steps.front().output)) == "hit";
+}
+
 /// The graph's TUs when the first phase should run: a graph generated
 /// without measured step times (NoHistoryPath; its caller regenerated first
 /// if the log grew since), whose log does not hold a first phase's estimates
-/// already, where it pays (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on".
-std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const std::string& ninja_log,
+/// already, where it pays (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on",
+/// counting only the TUs whose lookup (if any) did not hit.
+std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const std::string& ninja_log_path,
                                    const FileSystem& fs) {
   const std::string wanted = EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto");
   if (wanted == "off" || !fs.IsFile(NoHistoryPath(dir)) ||
-      OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")), ninja_log)) {
+      OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")),
+                    fs.Read(ninja_log_path).value_or(""))) {
     return {};
   }
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
@@ -34,6 +45,8 @@ std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const 
     ComplainIfVerbose(std::string("no first phase: ") + unreadable.what());
     return {};
   }
+  const std::string ninja_dir = std::filesystem::path(ninja_log_path).parent_path().string();
+  std::erase_if(tus, [&](const RecordedTu& tu) { return LookupHit(tu, ninja_dir, fs); });
   const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
   return pays ? tus : std::vector<RecordedTu>{};
 }
@@ -44,7 +57,7 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
                   const std::function<int()>& regenerate, WritableFileSystem& fs) {
   if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  std::vector<RecordedTu> tus = TusToWeigh(dir, jobs, fs.Read(log_path).value_or(""), fs);
+  std::vector<RecordedTu> tus = TusToWeigh(dir, jobs, log_path, fs);
   std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
   std::vector<std::string> targets;
   for (size_t t = 0; t < tus.size(); ++t) {

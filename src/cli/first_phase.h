@@ -16,8 +16,9 @@ using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
 
 /// Before a build of every TU of the graph in `dir` on `jobs` job slots (0:
 /// one per core) whose manifest has no step times while Ninja's log has none
-/// either (a fresh build directory), where FirstPhasePays:
-/// builds each TU's WeighedStepOf through `run_ninja`, appends the other
+/// either (a fresh build directory), where FirstPhasePays for the TUs whose
+/// whole-call cache lookup (if they have one, and it ran) did not hit:
+/// builds each such TU's WeighedStepOf through `run_ninja`, appends the other
 /// steps' EstimateRecords to the log, calls `regenerate` (which then finds
 /// step times: HistoryArrived) and writes FirstPhasePath for the timeline.
 /// Returns the regeneration's status, Ninja's when a signal stopped it, or 0:

@@ -111,11 +111,17 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
   std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
   ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
-    TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}};
+    TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}, {}, {}};
     FragmentOptions capturing;
     capturing.capture_dir = CaptureDir(graph.work_dir);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
-      if (!graph.steps[step].kept_depfile.empty()) record.depfiles.push_back(graph.steps[step].kept_depfile);
+      const GraphStep& graph_step = graph.steps[step];
+      if (graph_step.kind == StepKind::kCacheLookup) {
+        record.cache_result = ResolvePath(graph.cwd, graph_step.outputs.front());
+        record.cache_depfile = graph_step.kept_depfile;
+      } else if (!graph_step.kept_depfile.empty()) {
+        record.depfiles.push_back(graph_step.kept_depfile);
+      }
       if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
     }
     if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);

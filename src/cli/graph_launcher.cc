@@ -12,8 +12,8 @@
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
-#include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
+#include "src/cli/lookup_pass.h"
 #include "src/cli/run_ninja.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
@@ -153,7 +153,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
       auto run_for = [&](const std::vector<std::string>& targets) {
         return RunGraph(options, targets, /*keep_going=*/true, lock.fd()).exit_code;
       };
-      if (int status = RunFirstPhase(
+      if (int status = RunPassesBeforeBuild(
               dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, args, disk); }, disk)) {
         return ReceivedSignal() ? ExitLikeNvccOn(ReceivedSignal()) : status;
       }

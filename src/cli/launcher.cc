@@ -126,7 +126,10 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   if (!object_time) return false;
   std::filesystem::file_time_type newest = *object_time;
   std::vector<Depfile> parts;
-  for (const std::string& path : record->depfiles) {
+  // After a whole-call cache's hit the kept preprocess depfiles are an
+  // earlier miss's, or gone: the lookup's holds the headers.
+  const bool hit = !record->cache_result.empty() && fs.Read(record->cache_result) == "hit";
+  for (const std::string& path : hit ? std::vector<std::string>{record->cache_depfile} : record->depfiles) {
     std::optional<std::string> text = fs.Read(path);
     std::optional<std::filesystem::file_time_type> seen = fs.MTime(path);
     if (!text || !seen) return false;

@@ -18,8 +18,8 @@
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
-#include "src/cli/first_phase.h"
 #include "src/cli/gen_command.h"
+#include "src/cli/lookup_pass.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/log_handover.h"
@@ -334,7 +334,7 @@ int NinjaMain(const std::vector<std::string>& args) {
       return RunProcess(phase).exit_code;
     };
     auto rewrite = [&] { return RewriteNeeded(arguments) ? Rewrite(arguments) : 0; };
-    if (int status = RunFirstPhase(out_dir, 0, run_for, rewrite, disk); status != 0) return status;
+    if (int status = RunPassesBeforeBuild(out_dir, 0, run_for, rewrite, disk); status != 0) return status;
   }
   // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
   const std::string log = GraphNinjaLogPath(out_dir, disk);

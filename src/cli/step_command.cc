@@ -1,5 +1,6 @@
 // `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge, and
 // `fastcuda merge-depfiles`: writes the depfile nvcc was asked for, and
+// `fastcuda ladder-dyndep`: writes the priority ladder's dyndep file, and
 // `fastcuda write-text`: writes a module id, and
 // `fastcuda write-fatbin-placeholder`: writes what the host stub includes
 // instead of the fatbin (FASTCUDA_EARLY_HOST).
@@ -12,6 +13,8 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "ninja-gen/dyndep.h"
+#include "ninja-gen/priority_ladder.h"
 #include "src/base/depfile.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
@@ -178,13 +181,22 @@ int UseCacheHit(const StepInvocation& options, const std::vector<std::string>& o
 
 /// The lookup's outcome: the result file says "hit" when the cache wrote
 /// the object, else "miss" (the object file left empty, so that Ninja finds
-/// every output and runs the lookup again only when its inputs change).
-void FinishLookup(const std::vector<std::string>& outputs, const ProcessResult& result,
-                  WritableFileSystem& fs) {
+/// every output and runs the lookup again only when its inputs change); the
+/// dyndep file gives each waiter its inputs after that outcome. Outputs that
+/// come out the same keep their mtimes (KeepUnchangedOutputs): a dyndep file
+/// rewritten only when the outcome flips leaves its waiters' edges clean.
+void FinishLookup(const StepInvocation& options, const std::vector<std::string>& outputs,
+                  const ProcessResult& result, WritableFileSystem& fs) {
   if (outputs.size() < 2) throw std::invalid_argument("a cache lookup writes a result and an object");
   const bool hit = result.exit_code == 0 && fs.IsFile(outputs[1]);
   fs.Write(outputs[0], hit ? "hit" : "miss");
   if (!hit) fs.Write(outputs[1], "");
+  if (options.cache.dyndep.empty()) return;
+  std::vector<DyndepEdge> edges;
+  for (const LookupWaiter& waiter : options.waiters) {
+    edges.push_back({waiter.output, hit ? waiter.on_hit : waiter.on_miss});
+  }
+  fs.Write(ResolvePath(options.cwd, options.cache.dyndep), DyndepFileText(edges));
 }
 
 /// A lookup that missed has no depfile of the cache's. Ninja gets the
@@ -261,7 +273,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     if (options.cache_lookup && result.signal == 0) captured = {"", "", 0};
     WriteCapture(options.capture, captured, fs);
   }
-  if (options.cache_lookup && result.signal == 0) FinishLookup(outputs, result, fs);
+  if (options.cache_lookup && result.signal == 0) FinishLookup(options, outputs, result, fs);
   else if (result.exit_code != 0) {
     // Leave nothing that a later build could mistake for a good result.
     for (const std::string& output : outputs) {
@@ -327,19 +339,35 @@ int WriteFatbinPlaceholderMain(const std::vector<std::string>& args) {
   return 0;
 }
 
+int LadderDyndepMain(const std::vector<std::string>& args) {
+  if (args.size() != 2) throw std::invalid_argument("ladder-dyndep needs PLAN FILE");
+  RealFileSystem fs;
+  std::optional<std::string> plan = fs.Read(args[0]);
+  if (!plan) throw std::runtime_error("cannot read " + args[0]);
+  // Unchanged text keeps its mtime, so Ninja (restat) leaves the rungs be.
+  WriteFileIfChanged(args[1], LadderDyndepText(ParseLadderDyndepPlan(*plan), [&](const std::string& result) {
+                       return fs.Read(result) == "hit";
+                     }));
+  return 0;
+}
+
 int MergeDepfilesMain(const std::vector<std::string>& args) {
-  std::string cwd, target, output;
+  std::string cwd, target, output, cache_result;
   bool phony_targets = false;
-  std::vector<std::string> parts;
+  std::vector<std::string> parts, on_hit;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
     if (args[i] == "--phony-targets") phony_targets = true;
     else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
+    else if (args[i] == "--skip-on-hit" && has_value) cache_result = ResolvePath(cwd, args[++i]);
+    else if (args[i] == "--on-hit" && has_value) on_hit.push_back(ResolvePath(cwd, args[++i]));
     else parts.push_back(ResolvePath(cwd, args[i]));
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
+  // A whole-call cache's hit: the steps that wrote the other parts did not run.
+  if (!cache_result.empty() && RealFileSystem().Read(cache_result) == "hit") parts = on_hit;
   // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
   WriteFileIfChanged(
       ResolvePath(cwd, output),

@@ -34,6 +34,13 @@ struct WholeCallCacheUse {
   /// itself: whose headers Ninja keeps as its inputs after a miss).
   std::vector<std::string> store;
   std::vector<std::string> store_depfiles;
+  /// The lookup's dyndep file. The lookup writes it (its third output); the
+  /// steps that must run on a hit too (the object's, the user's depfile's)
+  /// wait for the lookup through it alone: on a hit it gives their edges
+  /// `on_hit`, on a miss every file they read and every step they wait for,
+  /// so that on a hit Ninja runs no other step of the TU.
+  std::string dyndep;
+  std::vector<std::string> on_hit;
 };
 
 /// A step placed in the graph.

@@ -83,7 +83,8 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   const std::string dir = graph.work_dir + "/cache-";
   GraphStep lookup;
   lookup.kind = StepKind::kCacheLookup;
-  lookup.outputs = {dir + "result", dir + "object.o"};
+  lookup.outputs = {dir + "result", dir + "object.o", dir + "dyndep"};
+  lookup.cache.dyndep = lookup.outputs[2];
   lookup.depfile = dir + "object.d";
   lookup.kept_depfile = dir + "object.deps";
   // What the command reads besides headers: a changed response file is another call.
@@ -93,7 +94,7 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   std::vector<std::string> asked = WithOutputs(nvcc, lookup.outputs[1], lookup.depfile);
   lookup.argv.insert(lookup.argv.end(), asked.begin(), asked.end());
   lookup.cache.store_depfiles = store_depfiles;  // on a miss, the headers it waits for
-  const std::string result = lookup.outputs[0], cached_object = lookup.outputs[1];
+  const std::string result = lookup.outputs[0], cached_object = lookup.outputs[1], dyndep = lookup.outputs[2];
   const std::string lookup_depfile = lookup.kept_depfile;
   const bool has_filter = filter != graph.steps.end();
   size_t filter_index = has_filter ? filter - graph.steps.begin() : 0;
@@ -118,14 +119,32 @@ bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launche
   std::vector<std::string> store = WithOutputs(nvcc, dir + "store.o", dir + "store.d");
   object_step.cache.store.insert(object_step.cache.store.end(), store.begin(), store.end());
   object_step.cache.store_depfiles = store_depfiles;
+  object_step.cache.dyndep = dyndep;
+  object_step.cache.on_hit = {cached_object};
   if (has_filter) {
-    graph.steps[filter_index].inputs.push_back(lookup_depfile);
+    GraphStep& filter_step = graph.steps[filter_index];
+    filter_step.inputs.push_back(lookup_depfile);
+    // On a hit the user's depfile is the lookup's headers alone: the kept
+    // ones are an earlier miss's, or gone.
+    filter_step.cache.result = result;
+    filter_step.cache.dyndep = dyndep;
+    filter_step.cache.on_hit = {lookup_depfile};
     const std::vector<std::string>& inputs = object_step.inputs;
     if (std::find(inputs.begin(), inputs.end(), store_depfiles.front()) == inputs.end()) {
       object_step.inputs.push_back(store_depfiles.front());
     }
+    object_step.cache.on_hit.push_back(store_depfiles.front());
   }
   return true;
+}
+
+bool WaitsThroughDyndep(const GraphStep& step) {
+  return !step.cache.dyndep.empty() && step.kind != StepKind::kCacheLookup;
+}
+
+const GraphStep* CacheLookupOf(const StepGraph& graph) {
+  if (graph.steps.empty() || graph.steps.front().kind != StepKind::kCacheLookup) return nullptr;
+  return &graph.steps.front();
 }
 
 }  // namespace fastcuda

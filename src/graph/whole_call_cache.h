@@ -26,15 +26,26 @@ std::vector<std::string> WithOutputs(std::vector<std::string> nvcc, const std::s
 /// Adds to `graph` the lookup of its nvcc call, `launcher` + `nvcc` (the
 /// entry's command), first: a step that asks the cache without compiling and
 /// writes "hit" or "miss" to its result file, the cache's object and its
-/// depfile (which Ninja then reads for the lookup's headers). Every other
-/// step waits for it and, on a hit, does not run; the step that writes the
-/// object copies the cache's; the user's depfile takes the lookup's headers
-/// too. On a miss, the object's step stores its object in the cache, with the
+/// depfile (which Ninja then reads for the lookup's headers), and a dyndep
+/// file. Every other step waits for it and, on a hit, does not run its
+/// program. The step that writes the object (which copies the cache's on a
+/// hit) and the user's depfile (the lookup's headers on a hit) wait for it
+/// through the dyndep file alone (WholeCallCacheUse::dyndep): on a hit,
+/// nothing needs the TU's other steps and Ninja starts none of them. On a
+/// miss, the object's step stores its object in the cache, with the
 /// headers of the user's depfile (whose step is then listed before it) or of
 /// the kept preprocess depfiles. Returns false, changing nothing, unless
 /// `launcher` is a whole-call cache and the call writes one object and keeps
 /// header depfiles, and the user's depfile does not wait for the object.
 bool AddWholeCallCache(StepGraph& graph, const std::vector<std::string>& launcher,
                        const std::vector<std::string>& nvcc);
+
+/// True for a step that waits for its graph's lookup through the lookup's
+/// dyndep file alone (WholeCallCacheUse::dyndep).
+bool WaitsThroughDyndep(const GraphStep& step);
+
+/// The step of `graph` that asks the whole-call cache (AddWholeCallCache
+/// lists it first), if it has one.
+const GraphStep* CacheLookupOf(const StepGraph& graph);
 
 }  // namespace fastcuda

@@ -40,6 +40,7 @@ std::string GraphObjectsPath(const std::string& dir) { return dir + "/objects.js
 std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-build.json"; }
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
+std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,

@@ -39,6 +39,9 @@ std::string BuildArgsPath(const std::string& dir);
 /// Present while the manifest was generated without step times, holding the
 /// size Ninja's log had then.
 std::string NoHistoryPath(const std::string& dir);
+/// `lookup-pass`: the Ninja target that runs the graph's whole-call cache
+/// lookups, which a build makes before the rest; empty where there are none.
+std::string LookupPassPath(const std::string& dir);
 
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {

@@ -20,7 +20,8 @@ constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDep
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
 constexpr std::string_view kCacheLookup = "--cache-lookup", kSkipOnHit = "--skip-on-hit",
                            kHitObject = "--hit-object", kCacheStore = "--cache-store",
-                           kCacheStoreDepfile = "--cache-store-depfile";
+                           kCacheStoreDepfile = "--cache-store-depfile", kDyndep = "--dyndep",
+                           kWaiter = "--waiter", kOnHit = "--on-hit", kOnMiss = "--on-miss";
 constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
                            kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
 
@@ -52,6 +53,13 @@ FatbinEmbedding& Embedding(StepInvocation& call) {
   return *call.embedding;
 }
 
+/// The waiter that an --on-hit or --on-miss input belongs to: the last one named.
+LookupWaiter& LastWaiter(StepInvocation& call, std::string_view flag) {
+  if (call.waiters.empty())
+    throw std::invalid_argument(std::string(flag) + " follows no " + std::string(kWaiter));
+  return call.waiters.back();
+}
+
 std::string StdoutPath(const std::string& prefix) { return prefix + ".out"; }
 std::string StderrPath(const std::string& prefix) { return prefix + ".err"; }
 std::string ExitCodePath(const std::string& prefix) { return prefix + ".rc"; }
@@ -81,7 +89,15 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kNinjaDepfile, ninja_depfile);
   for (const std::string& read : reads) AddOption(words, kReads, read);
   AddOption(words, kMadeBy, made_by);
-  if (cache_lookup) words.emplace_back(kCacheLookup);
+  if (cache_lookup) {
+    words.emplace_back(kCacheLookup);
+    AddOption(words, kDyndep, cache.dyndep);
+  }
+  for (const LookupWaiter& waiter : waiters) {
+    AddOption(words, kWaiter, waiter.output);
+    for (const std::string& input : waiter.on_hit) AddOption(words, kOnHit, input);
+    for (const std::string& input : waiter.on_miss) AddOption(words, kOnMiss, input);
+  }
   AddOption(words, kSkipOnHit, cache.result);
   AddOption(words, kHitObject, cache.hit_object);
   for (const std::string& word : cache.store) AddOption(words, kCacheStore, word);
@@ -135,6 +151,10 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kReads) call.reads.push_back(value(flag));
     else if (flag == kMadeBy) call.made_by = value(flag);
     else if (flag == kCacheLookup) call.cache_lookup = true;
+    else if (flag == kDyndep) call.cache.dyndep = value(flag);
+    else if (flag == kWaiter) call.waiters.push_back({value(flag), {}, {}});
+    else if (flag == kOnHit) LastWaiter(call, flag).on_hit.push_back(value(flag));
+    else if (flag == kOnMiss) LastWaiter(call, flag).on_miss.push_back(value(flag));
     else if (flag == kSkipOnHit) call.cache.result = value(flag);
     else if (flag == kHitObject) call.cache.hit_object = value(flag);
     else if (flag == kCacheStore) call.cache.store.push_back(value(flag));

@@ -28,6 +28,15 @@ inline constexpr std::string_view kStepInputsVariable = "FASTCUDA_STEP_INPUTS";
 inline constexpr std::string_view kStepOutputsVariable = "FASTCUDA_STEP_OUTPUTS";
 inline constexpr std::string_view kStepCacheResultVariable = "FASTCUDA_STEP_CACHE_RESULT";
 
+/// An edge that waits for a whole-call cache's lookup through the lookup's
+/// dyndep file (WholeCallCacheUse::dyndep): its first output and the inputs
+/// that the file gives it on a hit and on a miss, as Ninja names them.
+struct LookupWaiter {
+  std::string output;
+  std::vector<std::string> on_hit;
+  std::vector<std::string> on_miss;
+};
+
 /// One call of `fastcuda step`: runs one sub-step of nvcc inside a Ninja edge.
 struct StepInvocation {
   std::string cwd;          ///< the directory the step's own paths are relative to
@@ -59,9 +68,13 @@ struct StepInvocation {
   std::vector<std::string> reads;
   std::string made_by;
   /// The program asks a whole-call cache without compiling (kCacheLookup):
-  /// the first output gets "hit" or "miss", the second the cache's object.
+  /// the first output gets "hit" or "miss", the second the cache's object,
+  /// `cache.dyndep` (the third) what `waiters` wait for after that outcome.
   bool cache_lookup = false;
-  WholeCallCacheUse cache;        ///< what the lookup's result asks of this step (AddWholeCallCache)
+  std::vector<LookupWaiter> waiters;
+  /// What the lookup's result asks of this step (AddWholeCallCache); its
+  /// `dyndep` and `on_hit` are the generator's, an option of the lookup only.
+  WholeCallCacheUse cache;
   std::vector<std::string> argv;  ///< the program's command
 
   /// The options every step of a manifest shares (environment file, memory

@@ -10,16 +10,21 @@ std::string FormatTuRecord(const TuRecord& record) {
   nlohmann::json json = {{"cwd", record.cwd},
                          {"command", record.command},
                          {"depfiles", record.depfiles},
-                         {"captures", record.captures}};
+                         {"captures", record.captures},
+                         {"cache_result", record.cache_result},
+                         {"cache_depfile", record.cache_depfile}};
   return DumpJsonBytes(json, 1) + "\n";
 }
 
 std::optional<TuRecord> ParseTuRecord(const std::string& text) {
   try {
     nlohmann::json json = ParseJsonBytes(text);
-    return TuRecord{json.at("cwd").get<std::string>(), json.at("command").get<std::vector<std::string>>(),
+    return TuRecord{json.at("cwd").get<std::string>(),
+                    json.at("command").get<std::vector<std::string>>(),
                     json.at("depfiles").get<std::vector<std::string>>(),
-                    json.at("captures").get<std::vector<std::string>>()};
+                    json.at("captures").get<std::vector<std::string>>(),
+                    json.at("cache_result").get<std::string>(),
+                    json.at("cache_depfile").get<std::string>()};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

@@ -15,6 +15,10 @@ struct TuRecord {
   std::vector<std::string> command;   ///< nvcc and its arguments, without depfile options
   std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
   std::vector<std::string> captures;  ///< where the steps save what they print, in nvcc's order (may be none)
+  /// With a whole-call cache lookup: its result file, and its kept depfile,
+  /// which alone holds the headers after a hit (the preprocessing did not run).
+  std::string cache_result;
+  std::string cache_depfile;
 };
 
 /// The record as its file holds it: JSON.

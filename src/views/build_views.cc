@@ -193,9 +193,10 @@ std::string BuildReport(const Timeline& timeline, unsigned jobs) {
     text += line;
   }
   if (timeline.cache_lookups > 0) {
-    std::snprintf(line, sizeof line,
-                  "\nwhole-call cache: %zu of %zu TUs hit (their other steps ran no program)\n",
-                  timeline.cache_hits, timeline.cache_lookups);
+    std::snprintf(
+        line, sizeof line,
+        "\nwhole-call cache: %zu of %zu TUs hit (their steps did not run: the objects are the cache's)\n",
+        timeline.cache_hits, timeline.cache_lookups);
     text += line;
   }
   text += StepCacheOutcomes(timeline);

@@ -100,7 +100,8 @@ TEST_CASE("a compile database CMake wrote in a Latin-1 directory keeps its bytes
 }
 
 TEST_CASE("launcher records with bytes round-trip") {
-  TuRecord record{"/b\xff", {"nvcc", "-c", "caf\xe9.cu"}, {"/w\xe9/a.ii.deps"}, {"/w\xe9/capture/step0"}};
+  TuRecord record{"/b\xff", {"nvcc", "-c", "caf\xe9.cu"}, {"/w\xe9/a.ii.deps"}, {"/w\xe9/capture/step0"}, {},
+                  {}};
   std::optional<TuRecord> back = ParseTuRecord(FormatTuRecord(record));
   REQUIRE(back);
   CHECK(back->cwd == record.cwd);

@@ -43,3 +43,30 @@ TEST_CASE("a steps.json the first phase cannot read costs the estimates, not the
   CHECK(NinjaRuns(TwoTus("0, 2")) == 0);
   CHECK(NinjaRuns("{\"tus\": [") == 0);
 }
+
+TEST_CASE("the first phase weighs only the TUs whose whole-call cache lookup did not hit") {
+  auto tus = [](const std::string& b_result) {
+    std::string text = R"({"tus": [)";
+    for (std::string tu : {"a", "b"}) {
+      text += std::string(tu == "a" ? "" : ",") + R"({"source": ")" + tu + R"(.cu", "steps": [)" +
+              R"({"kind": "CACHE_LOOKUP", "arch": "", "output": ")" + tu + R"(.result", "after": []},)" +
+              R"({"kind": "CPP_DEVICE", "arch": "compute_80", "output": ")" + tu +
+              R"(.ii", "after": [0]},{"kind": "HOST_CC", "arch": "", "output": ")" + tu +
+              R"(.o", "after": [0, 1]}]})";
+    }
+    FakeFileSystem fs({{NoHistoryPath("/g"), ""},
+                       {StepsFilePath("/g"), text + "]}"},
+                       {"/g/a.result", "miss"},
+                       {"/g/b.result", b_result}});
+    std::vector<std::string> weighed;
+    auto run_ninja = [&](const std::vector<std::string>& targets) {
+      weighed = targets;
+      return 0;
+    };
+    CHECK(RunFirstPhase(
+              "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
+    return weighed;
+  };
+  CHECK(tus("miss") == std::vector<std::string>{"a.ii", "b.ii"});
+  CHECK(tus("hit").empty());  // one TU left: nothing to rank it against
+}

@@ -126,3 +126,30 @@ TEST_CASE("build on fakes: a removed object takes its TU's intermediates with it
   for (const std::string& path : kept[0].intermediates) CHECK_FALSE(disk.IsFile(path));
   for (const std::string& path : kept[1].intermediates) CHECK(disk.IsFile(path));
 }
+
+TEST_CASE(
+    "gen on fakes: with a whole-call cache, a target for the lookup pass and records that know the lookup") {
+  FakeFileSystem disk({{"/build/db.json", R"([
+    {"directory": "/build", "file": "/src/a.cu", "command": "ccache nvcc -c /src/a.cu -o obj/a.o"},
+    {"directory": "/build", "file": "/src/b.cu", "command": "nvcc -c /src/b.cu -o obj/b.o"}])"}});
+  GenOptions options =
+      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--launcher-builds"});
+  WriteGeneration(GenerateForDatabase(options, Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
+  CHECK(disk.Read(LookupPassPath("/build/fc")) == "fastcuda_cache_lookups");
+  const std::string work = WorkDirFor(TuRoot("/build/fc"), "/build/obj/a.o");
+  const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
+  CHECK(manifest.find("build fastcuda_cache_lookups: phony " + work + "/cache-dyndep\n") !=
+        std::string::npos);
+  std::optional<TuRecord> record = ParseTuRecord(disk.Read(TuRecordPath(work)).value_or(""));
+  REQUIRE(record);
+  CHECK(record->cache_result == work + "/cache-result");
+  CHECK(record->cache_depfile == work + "/cache-object.deps");
+  CHECK(std::find(record->depfiles.begin(), record->depfiles.end(), record->cache_depfile) ==
+        record->depfiles.end());
+
+  // Without one: no target, and a build runs no pass.
+  disk.Write("/build/db.json", kDatabase);
+  WriteGeneration(GenerateForDatabase(Options(), Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
+  CHECK(disk.Read(LookupPassPath("/build/fc")) == "");
+  CHECK(disk.Read("/build/fc/build.ninja").value_or("").find("fastcuda_cache_lookups") == std::string::npos);
+}

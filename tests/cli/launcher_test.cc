@@ -72,3 +72,28 @@ TEST_CASE("launcher on fakes: never the graph's object when it may be stale") {
   disk.Remove("/b/obj/a.o");
   CHECK_FALSE(UseGraphResult(Call(), "/b", disk));
 }
+
+TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfile alone says the headers") {
+  FakeFileSystem disk;
+  disk.Write("/src/a.cu", "source");
+  disk.Write("/src/h.h", "header, edited after the last miss");
+  disk.Write("/b/obj/a.o", "the cache's object");
+  const std::string work_dir = WorkDirFor(TuRoot("/g"), "/b/obj/a.o");
+  // The lookup hit: the kept preprocess depfile is a miss's from before the
+  // edit (or gone); the lookup's lists the headers now.
+  disk.Write(work_dir + "/cache-result", "hit");
+  disk.Write(work_dir + "/cache-object.deps", "a.o: /src/a.cu /src/h.h\n");
+  TuRecord record{"/b",
+                  kCommand,
+                  {work_dir + "/a.cpp4.ii.deps"},
+                  {},
+                  work_dir + "/cache-result",
+                  work_dir + "/cache-object.deps"};
+  disk.Write(TuRecordPath(work_dir), FormatTuRecord(record));
+  CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));
+  CHECK(disk.Read("/b/obj/a.o.d").value_or("") ==
+        FormatDepfile({{"obj/a.o"}, {"/src/a.cu", "/src/h.h"}}, /*phony_targets=*/false));
+  // After a miss the kept preprocess depfiles count again (here: missing).
+  disk.Write(work_dir + "/cache-result", "miss");
+  CHECK_FALSE(UseGraphResult(Call(), "/b", disk));
+}

@@ -253,3 +253,30 @@ TEST_CASE("step on fakes: a whole-call cache lookup, the steps after its hit, an
   CHECK(compiler.ran[1].env_set.count("CCACHE_PREFIX_CPP") == 0);  // the cache preprocesses for its key
   CHECK_FALSE(disk.IsFile("/w/s.o"));
 }
+
+TEST_CASE(
+    "step on fakes: the lookup's dyndep file gives its waiters their inputs, rewritten on a flip only") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+  StepInvocation lookup = StepInvocation::Parse(
+      {"--cwd",    "/w",        "--env-file", "/w/nvcc.env", "--cache-lookup", "--dyndep",
+       "dyndep",   "--waiter",  "k.o",        "--on-hit",    "cached.o",       "--on-miss",
+       "k.cpp",    "--on-miss", "cached.o",   "--waiter",    "k.o.d",          "--on-hit",
+       "cached.d", "--on-miss", "a.ii.d",     "/w/result",   "/w/cached.o",    "/w/dyndep",
+       "--",       "ccache",    "nvcc",       "-o",          "cached.o"});
+  FakeProgram hit(disk, "the cache's object");
+  REQUIRE(RunStep(lookup, hit, disk, {}) == 0);
+  CHECK(disk.Read("/w/dyndep") ==
+        "ninja_dyndep_version = 1\n"
+        "build k.o: dyndep | cached.o\n"
+        "build k.o.d: dyndep | cached.d\n");
+  auto written = disk.MTime("/w/dyndep");
+  REQUIRE(RunStep(lookup, hit, disk, {}) == 0);  // hit again: Ninja finds the waiters clean
+  CHECK(disk.MTime("/w/dyndep") == written);
+  FakeProgram miss(disk, "", 1);
+  REQUIRE(RunStep(lookup, miss, disk, {}) == 0);
+  CHECK(disk.Read("/w/dyndep") ==
+        "ninja_dyndep_version = 1\n"
+        "build k.o: dyndep | k.cpp cached.o\n"
+        "build k.o.d: dyndep | a.ii.d\n");
+  CHECK(disk.MTime("/w/dyndep") != written);
+}

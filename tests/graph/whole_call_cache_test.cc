@@ -64,13 +64,17 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
     CAPTURE(StepKindName(step.kind));
     CHECK(std::count(step.after.begin(), step.after.end(), 0u) == 1);
     for (size_t earlier : step.after) CHECK(earlier < graph.steps.size());
-    if (RunByFastcuda(step.kind)) {
-      CHECK(step.cache.result.empty());
-    } else {
+    if (!RunByFastcuda(step.kind)) {
       CHECK(step.cache.result == lookup.outputs.front());
       CHECK(Contains(step.inputs, lookup.outputs.front()));
     }
+    // Only the steps that run on a hit too wait through the dyndep file.
+    CHECK(WaitsThroughDyndep(step) ==
+          (step.kind == StepKind::kHostCompile || step.kind == StepKind::kFilterDependencies));
   }
+  CHECK(lookup.outputs[2] == std::string(kWorkDir) + "/cache-dyndep");
+  CHECK(lookup.cache.dyndep == lookup.outputs[2]);
+  CHECK(CacheLookupOf(graph) == &lookup);
   auto object = std::find_if(graph.steps.begin(), graph.steps.end(),
                              [](const GraphStep& step) { return step.kind == StepKind::kHostCompile; });
   REQUIRE(object != graph.steps.end());
@@ -79,11 +83,15 @@ TEST_CASE("a ccache launcher: the lookup first, every program step waits for it,
   CHECK(object->cache.store.front() == "/usr/bin/ccache");
   CHECK(Contains(object->cache.store, std::string(kWorkDir) + "/cache-store.o"));
   CHECK(object->cache.store_depfiles == Words{"obj/kernel.o.d"});  // the user's, merged
+  CHECK(object->cache.dyndep == lookup.outputs[2]);
+  CHECK(object->cache.on_hit == Words{lookup.outputs[1], "obj/kernel.o.d"});  // its copy, the user's depfile
   auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), [](const GraphStep& step) {
     return step.kind == StepKind::kFilterDependencies;
   });
   REQUIRE(filter != graph.steps.end());
   CHECK(Contains(filter->inputs, lookup.kept_depfile));
+  CHECK(filter->cache.result == lookup.outputs.front());  // on a hit, the lookup's headers alone
+  CHECK(filter->cache.on_hit == Words{lookup.kept_depfile});
   // The store waits for the merged depfile, whose step nvcc lists last: it comes before the object's now.
   CHECK(filter < object);
   CHECK(std::count(object->after.begin(), object->after.end(), size_t(filter - graph.steps.begin())) == 1);
@@ -105,6 +113,7 @@ TEST_CASE("without the user's depfile the store takes the kept ones; no whole-ca
                              [](const GraphStep& step) { return step.kind == StepKind::kHostCompile; });
   REQUIRE(object != graph.steps.end());
   CHECK(object->cache.store_depfiles.size() == 2);  // the host's and the device's preprocessing
+  CHECK(object->cache.on_hit == Words{graph.steps.front().outputs[1]});  // no user's depfile to wait for
   StepGraph unchanged = DepfileGraph(true);
   const size_t steps = unchanged.steps.size();
   CHECK_FALSE(AddWholeCallCache(unchanged, {"sccache"}, kNvcc));

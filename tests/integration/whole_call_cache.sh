@@ -4,16 +4,23 @@
 # built for sm_80 and sm_90 with a depfile (-MD), through `fastcuda build
 # --compdb`, the CMake module and `fastcuda ninja`:
 #  cold      each TU's lookup misses, its steps run, their object is stored
-#            under ccache's own key: plain `ccache nvcc` then hits it
+#            under ccache's own key: plain `ccache nvcc` then hits it; every
+#            Ninja run after the lookup pass starts with the lookups' dyndep
+#            files and the priority ladder's up to date (so Ninja loads them
+#            as it starts and ranks the steps they add), the ladder's listing
+#            the steps of the TUs that missed
 #  warm      a clean rebuild hits for every TU: no cicc, ptxas or host
-#            compile runs, objects equal nvcc's, a build after has no work
+#            compile runs, Ninja starts no step but the lookups, the
+#            objects' copies and the depfiles' merges, objects equal nvcc's,
+#            a build after has no work
 #  shared    a cache that plain `ccache nvcc` filled gives FastCuda a hit for
 #            every TU in a fresh build directory
 #  edits     a header edit reruns the lookups, which miss: the steps make
 #            objects equal to nvcc's from the new header; the edit undone,
 #            the lookups (which now know the header) hit again
 #  response  a response file changed after a hit: asked again, nvcc's object
-#  launcher  `fastcuda ccache nvcc ...` hits what plain ccache stored
+#  launcher  `fastcuda ccache nvcc ...` hits what plain ccache stored, and on
+#            a miss makes nvcc's object through the steps
 #  CMake     the module with CMAKE_CUDA_COMPILER_LAUNCHER=ccache: after a
 #            plain CMake + ccache build of the same project, every TU hits,
 #            and a header edit then reaches the objects; `fastcuda ninja` on
@@ -66,6 +73,8 @@ same_as_nvcc() {
 }
 
 export CCACHE_DIR=$scratch/ccache
+# The ladder whatever Ninja's version: its rungs must not run a hit's steps.
+export FASTCUDA_PRIORITY_LADDER=on
 ccache_stat() { ccache --print-stats | awk -v key="$1" '$1 == key { print $2 }'; }
 graph=$scratch/graph
 build() {  # LOG
@@ -83,7 +92,40 @@ cold() {
     [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc &&
     [ "$(ccache_stat direct_cache_hit)" = 0 ]
 }
+# A Ninja that, before each run on the graph but the lookup pass, notes
+# whether the lookup pass would have work: "clean" means that the run loads
+# every dyndep file as it starts, where its ranking sees what they add.
+real_ninja=$(command -v ninja)
+cat > "$scratch/probing-ninja" <<NINJA
+#!/usr/bin/env bash
+case " \$* " in
+  *" --version "* | *" fastcuda_cache_lookups "*) ;;
+  *) if "$real_ninja" -C "$graph" -n fastcuda_cache_lookups 2>&1 | grep -q "no work to do"; then
+       echo clean; else echo dirty; fi >> "$scratch/probes" ;;
+esac
+exec "$real_ninja" "\$@"
+NINJA
+chmod +x "$scratch/probing-ninja"
+cold() {
+  FASTCUDA_NINJA=$scratch/probing-ninja build cold.log && grep -q '\] CACHE_LOOKUP ' "$scratch/cold.log" &&
+    grep -q '\] CICC ' "$scratch/cold.log" && [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc &&
+    [ "$(ccache_stat direct_cache_hit)" = 0 ]
+}
 check "cold: each lookup misses, the steps build objects equal to nvcc's" cold
+static_rung_inputs() {  # what the ladder's rungs name in the manifest but each other, the lookups and their dyndep file
+  sed -n 's|^build [^:]*/priority/rung[0-9]*: FASTCUDA_RUNG\(.*\)|\1|p' "$graph/build.ninja" | tr ' ' '\n' |
+    grep -Ev '^(\||\|\||)$|/priority/|/cache-result$' || true
+}
+cold_ranked() {
+  # The first phase's run and the build's (the first phase regenerated the
+  # graph with a ladder in between: the ladder's dyndep file was made anew).
+  [ "$(paste -sd, "$scratch/probes")" = clean,clean ] || { echo "  probes: $(paste -sd, "$scratch/probes")"; return 1; }
+  [ "$(grep -o '/tu/[ab]\.o-' "$graph/priority/dyndep" | sort -u | wc -l)" = 2 ] ||
+    { echo "  the ladder's dyndep file:"; cat "$graph/priority/dyndep"; return 1; }
+  [ -z "$(static_rung_inputs)" ] || { echo "  rungs name steps: $(static_rung_inputs | paste -sd' ')"; return 1; }
+}
+check "cold: the build's Ninja starts with every dyndep file made, the ladder's ranking the missed TUs' steps" \
+  cold_ranked
 plain_hits_what_fastcuda_stored() {
   local tu hits
   hits=$(ccache_stat direct_cache_hit)
@@ -95,18 +137,27 @@ plain_hits_what_fastcuda_stored() {
 mkdir -p "$scratch/plain"
 check "cold: plain 'ccache nvcc' hits the objects FastCuda stored" plain_hits_what_fastcuda_stored
 
+ran_since() {  # LINES: the outputs of the edges Ninja ran since its log had LINES lines, but the ladder's
+  tail -n "+$(($1 + 1))" "$graph/.ninja_log" | cut -f4 | grep -v '/priority/' | sed 's|.*/||' | sort | paste -sd' '
+}
 warm() {
-  local hits lines
+  local hits lines log_lines
   hits=$(ccache_stat direct_cache_hit)
   lines=$(memory_lines)
+  ninja -C "$graph" -t recompact && log_lines=$(graph_log_mark "$graph")  # no recompaction in the build
   ninja -C "$graph" -t clean > /dev/null && build warm.log || return 1
+  # Ninja started the lookups, the objects' copies and the depfiles' merges, no other step.
+  local expected="a.o a.o.d b.o b.o.d cache-dyndep cache-dyndep cache-object.deps cache-object.deps"
+  expected+=" cache-object.o cache-object.o cache-result cache-result"
+  [ "$(ran_since "$log_lines")" = "$expected" ] || { echo "  Ninja ran: $(ran_since "$log_lines")"; return 1; }
+  [ -z "$(static_rung_inputs)" ] || { echo "  rungs name steps: $(static_rung_inputs | paste -sd' ')"; return 1; }
   # Only the lookups ran their program (ccache); no cicc, ptxas or host compile.
   [ "$(programs_run "$lines")" = "2 cache-result," ] || { echo "  programs run: $(programs_run "$lines")"; return 1; }
   [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && same_as_nvcc || return 1
   "$FASTCUDA" report "$graph" > "$scratch/warm-report.txt" && grep -q "whole-call cache: 2 of 2 TUs hit" "$scratch/warm-report.txt" &&
     build warm2.log && grep -q "no work to do" "$scratch/warm2.log"
 }
-check "warm: a clean rebuild hits for every TU (fastcuda report says so), no step's program runs, objects equal nvcc's, then no work" warm
+check "warm: a clean rebuild hits for every TU (fastcuda report says so), Ninja starts no step but the lookups, copies and merges, objects equal nvcc's, then no work" warm
 
 shared() {  # a fresh cache that plain ccache filled, a fresh build directory
   local tu lines
@@ -175,6 +226,13 @@ launcher_hits() {
   [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && grep -q 'factor\.h' "$scratch/launched/a.o.d"
 }
 check "launcher: 'fastcuda ccache nvcc' hits what plain ccache stored, with nvcc's object and depfile" launcher_hits
+launcher_misses() {  # no lookup pass: Ninja reads the dyndep file while it runs, and only then starts the steps
+  export CCACHE_DIR=$scratch/ccache-launcher-miss
+  mkdir -p "$scratch/launched-miss"
+  (cd "$project" && "$FASTCUDA" ccache $(nvcc_words a "$scratch/launched-miss")) &&
+    same_object "$scratch/launched-miss/a.o" "$scratch/ref/a.o" && grep -q 'factor\.h' "$scratch/launched-miss/a.o.d"
+}
+check "launcher: a miss builds nvcc's object and depfile through the steps" launcher_misses
 
 # --- the CMake module ----------------------------------------------------------
 cmake_src=$scratch/cmake-src

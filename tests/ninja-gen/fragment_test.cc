@@ -3,9 +3,12 @@
 #include <re2/re2.h>
 
 #include "ninja-gen/fragment.h"
+#include "ninja-gen/manifest_parser.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
+#include "src/plan/step_protocol.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -221,4 +224,58 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
   CHECK(CountMatches(manifest,
                      R"(argv = -- remote-run ptxas [^\n]* kernel\.ptx -o kernel\.sm_80\.cubin\n)") == 1);
   CHECK(CountMatches(manifest, R"(--input)") == 5);  // cicc 2, ptxas 1, fatbinary 2
+}
+
+TEST_CASE("a whole-call cache: the object's and the depfile's edges name only the lookup's dyndep file") {
+  StepGraph graph = GraphIn("depfile", "/src", {"obj/kernel.o", true});
+  REQUIRE(AddWholeCallCache(
+      graph, {"ccache"}, {"nvcc", "-MD", "-MF", "obj/kernel.o.d", "-c", "kernel.cu", "-o", "obj/kernel.o"}));
+  // The same graph as its edges would be without the dyndep file.
+  StepGraph statically = graph;
+  for (GraphStep& step : statically.steps) {
+    if (WaitsThroughDyndep(step)) step.cache.dyndep.clear();
+  }
+  const FragmentOptions options{"/bin/fastcuda", "/b/env", "/src", ""};
+  auto read = [&](const StepGraph& g) {
+    return ReadManifest(FakeFileSystem({{"/m/build.ninja", SingleGraphManifest(g, options, {}, "")}}),
+                        "/m/build.ninja");
+  };
+  const Manifest manifest = read(graph), without = read(statically);
+  auto edge_writing = [](const Manifest& m, const std::string& output) {
+    auto edge = std::find_if(m.edges.begin(), m.edges.end(),
+                             [&](const ManifestEdge& e) { return e.outputs.front() == output; });
+    REQUIRE(edge != m.edges.end());
+    return *edge;
+  };
+  const std::string dyndep = "/b/w dir/cache-dyndep";
+  const ManifestEdge lookup = edge_writing(manifest, "/b/w dir/cache-result");
+  CHECK(lookup.outputs ==
+        std::vector<std::string>{"/b/w dir/cache-result", "/b/w dir/cache-object.o", dyndep});
+  std::vector<std::string> flags = SplitShellWords(EvaluateEdgeVariable(manifest, lookup, "flags"));
+  flags.insert(flags.end(), {"--", "ccache"});
+  StepInvocation call = StepInvocation::Parse(flags);
+  CHECK(call.cache.dyndep == dyndep);
+  REQUIRE(call.waiters.size() == 2);
+  for (const LookupWaiter& waiter : call.waiters) {
+    CAPTURE(waiter.output);
+    const ManifestEdge edge = edge_writing(manifest, waiter.output),
+                       before = edge_writing(without, waiter.output);
+    CHECK(edge.inputs.empty());
+    CHECK(edge.implicit_inputs == std::vector<std::string>{dyndep, "/b/env"});
+    CHECK(edge.bindings.at("dyndep") == dyndep);
+    // On a miss all that the edge named of its TU; on a hit what the lookup and the other waiter write.
+    std::vector<std::string> named = before.inputs;
+    named.insert(named.end(), before.implicit_inputs.begin(), before.implicit_inputs.end() - 1);  // less env
+    CHECK(waiter.on_miss == named);
+    CHECK(waiter.on_hit.size() == (waiter.output == "obj/kernel.o" ? 2u : 1u));
+  }
+  // The other steps keep the result as an input: a flip reruns them.
+  size_t with_result = 0;
+  for (const ManifestEdge& edge : manifest.edges) {
+    with_result += std::count(edge.inputs.begin(), edge.inputs.end(), "/b/w dir/cache-result");
+  }
+  CHECK(with_result == graph.steps.size() - 3);  // all but the lookup and its two waiters
+  CHECK(EvaluateEdgeVariable(manifest, edge_writing(manifest, "obj/kernel.o.d"), "flags") ==
+        "merge-depfiles --cwd /src --target obj/kernel.o --skip-on-hit '/b/w dir/cache-result' --on-hit "
+        "'/b/w dir/cache-object.deps' -o");
 }

@@ -5,6 +5,7 @@
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/priority_ladder.h"
+#include "src/graph/whole_call_cache.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -89,8 +90,9 @@ TEST_CASE("the ladder's rungs: each waits for the next and its steps, `all` buil
   ladder.quantum_ms = 250;
   ladder.rungs = {{"/w/a.o"}, {}, {"/w/a.ptx", "/w/b.ptx"}};
   NinjaWriter writer;
-  std::vector<std::string> top = WritePriorityLadder(writer, ladder, "/out/priority");
-  CHECK(top == std::vector<std::string>{"/out/priority/rung1"});
+  WrittenLadder written = WritePriorityLadder(writer, ladder, "/out/priority");
+  CHECK(written.targets == std::vector<std::string>{"/out/priority/rung1"});
+  CHECK(written.dyndep.empty());  // no cached TU: every rung's inputs are in the manifest
   const std::string& text = writer.text();
   CHECK(text.find("build /out/priority/rung3: FASTCUDA_RUNG | /w/a.ptx /w/b.ptx\n") != std::string::npos);
   CHECK(text.find("build /out/priority/rung2: FASTCUDA_RUNG || /out/priority/rung3\n") != std::string::npos);
@@ -101,8 +103,65 @@ TEST_CASE("the ladder's rungs: each waits for the next and its steps, `all` buil
 
 TEST_CASE("no history to tell steps apart, or one rung: no ladder") {
   NinjaWriter writer;
-  CHECK(WritePriorityLadder(writer, PriorityLadder{}, "/out/priority").empty());
+  CHECK(WritePriorityLadder(writer, PriorityLadder{}, "/out/priority").targets.empty());
   CHECK(writer.text().empty());
   std::vector<StepGraph> graphs = {LadderGraph("/only")};
   CHECK(PlanPriorityLadder(graphs, RemainingOf(graphs, {}), Absolute, 1).rungs.empty());
+}
+
+TEST_CASE("a cached TU's steps reach the rungs through the ladder's dyndep file, and only after a miss") {
+  StepGraphOptions options{"/cached", "/cached/w"};
+  options.keep_depfiles = true;
+  std::vector<StepGraph> graphs = {
+      LadderGraph("/plain"),
+      BuildStepGraph(LoadTranscript("multi_gencode"), options,
+                     FakeFileSystem(std::map<std::string, std::string>{{"/cached/kernel.cu", ""}}))};
+  REQUIRE(AddWholeCallCache(graphs[1], {"ccache"}, {"nvcc", "-c", "kernel.cu", "-o", "kernel.o"}));
+  StepDurations history;
+  for (const StepGraph& graph : graphs) {
+    for (size_t i = 0; i < graph.steps.size(); ++i) history[Absolute(graph, Landmark(graph, i))] = 1000;
+  }
+  PriorityLadder ladder = PlanPriorityLadder(graphs, RemainingOf(graphs, history), Absolute, 50);
+  REQUIRE(ladder.cached.size() == 1);
+  CHECK(ladder.cached[0].result == "/cached/w/cache-result");
+  // In the manifest, the rungs name no step of the cached TU but its lookup.
+  bool lookup_ranked = false;
+  for (const std::vector<std::string>& rung : ladder.rungs) {
+    for (const std::string& file : rung) {
+      if (file.rfind("/cached/", 0) != 0) continue;
+      CHECK(file == "/cached/w/cache-result");
+      lookup_ranked = true;
+    }
+  }
+  CHECK(lookup_ranked);
+  // The cached TU ranks as the plain one: the same steps on the same rungs.
+  size_t plain = 0, cached = 0;
+  for (const std::vector<std::string>& rung : ladder.rungs) {
+    plain += std::count_if(rung.begin(), rung.end(),
+                           [](const std::string& f) { return f.rfind("/plain/", 0) == 0; });
+  }
+  for (const auto& [k, files] : ladder.cached[0].inputs) cached += files.size();
+  CHECK(cached == plain);
+
+  NinjaWriter writer;
+  WrittenLadder written = WritePriorityLadder(writer, ladder, "/out/priority");
+  CHECK(written.dyndep == "/out/priority/dyndep");
+  CHECK(written.plan_path == "/out/priority/dyndep-plan.json");
+  const std::string& text = writer.text();
+  CHECK(text.find("build /out/priority/dyndep: FASTCUDA_LADDER_DYNDEP /out/priority/dyndep-plan.json | "
+                  "/cached/w/cache-result\n") != std::string::npos);
+  CHECK(CountMatches(text, R"((?m)^  dyndep = /out/priority/dyndep$)") ==
+        static_cast<int>(ladder.cached[0].inputs.size()));
+  LadderDyndepPlan plan = ParseLadderDyndepPlan(written.plan_text);
+  CHECK(plan.rungs.size() == ladder.cached[0].inputs.size());
+  REQUIRE(plan.tus.size() == 1);
+  CHECK(plan.tus[0].inputs == ladder.cached[0].inputs);
+  const std::string after_hit = LadderDyndepText(plan, [](const std::string&) { return true; });
+  const std::string after_miss = LadderDyndepText(plan, [](const std::string&) { return false; });
+  CHECK(after_hit.rfind("ninja_dyndep_version = 1\n", 0) == 0);
+  CHECK(CountMatches(after_hit, R"((?m)^build /out/priority/rung\d+: dyndep$)") ==
+        static_cast<int>(plan.rungs.size()));
+  CHECK(CountMatches(after_miss, R"((?m)^build /out/priority/rung\d+: dyndep \| /cached/)") ==
+        static_cast<int>(plan.rungs.size()));
+  CHECK_THROWS_AS(ParseLadderDyndepPlan("{}"), std::runtime_error);
 }

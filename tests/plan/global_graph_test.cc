@@ -206,10 +206,11 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   REQUIRE(first_tu != std::string::npos);
   CHECK(top.substr(first_tu, top.find('\n', first_tu) - first_tu) == "# steps of /src/d.cu");
   CHECK(top.find("CPP_HOST /src/a.cu") != std::string::npos);
-  // build.ninja, steps.json and the one environment all TUs share
-  REQUIRE(files.size() == 3);
+  // build.ninja, steps.json, the one environment all TUs share, and no lookup pass
+  REQUIRE(files.size() == 4);
   CHECK(files.count("/out/steps.json"));
   CHECK(std::next(files.begin())->first.rfind("/out/env/", 0) == 0);
+  CHECK(files.at("/out/lookup-pass").empty());
 }
 
 TEST_CASE("step times count when a step that others wait for has one, not an object alone") {

@@ -27,6 +27,10 @@ StepInvocation EveryField() {
   call.embedding =
       FatbinEmbedding{"/w/k.early.o", "/w/k.fatbin.c", "/w/k.fatbin", FatbinLayout::kRelocatable};
   call.blank_disabled = "/w/k.cudafe1.cpp";
+  call.cache_lookup = true;
+  call.cache.dyndep = "/w/cache-dyndep";
+  call.waiters = {{"k.o", {"/w/cache-object.o"}, {"/w/k.cudafe1.cpp", "/w/k.fatbin.c"}},
+                  {"k.o.d", {}, {"a b"}}};
   call.argv = {"cicc", "--orig_src_file_name", "k.cu", "-o", "k.ptx"};
   return call;
 }
@@ -52,6 +56,14 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.embedding->fatbin_bytes == call.embedding->fatbin_bytes);
   CHECK(back.embedding->layout == FatbinLayout::kRelocatable);
   CHECK(back.blank_disabled == call.blank_disabled);
+  CHECK(back.cache_lookup);
+  CHECK(back.cache.dyndep == call.cache.dyndep);
+  REQUIRE(back.waiters.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(back.waiters[i].output == call.waiters[i].output);
+    CHECK(back.waiters[i].on_hit == call.waiters[i].on_hit);
+    CHECK(back.waiters[i].on_miss == call.waiters[i].on_miss);
+  }
   CHECK(back.argv == call.argv);
 }
 
@@ -85,6 +97,8 @@ TEST_CASE("a command line Parse cannot read throws, naming what is wrong") {
   CHECK_THROWS_WITH_AS(StepInvocation::Parse({"--fatbin-layout", "flat", "--", "fatbinary"}),
                        "--fatbin-layout is whole or relocatable", std::invalid_argument);
   CHECK_THROWS_WITH_AS(StepInvocation::Parse({"out.o"}), "step needs -- COMMAND", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(StepInvocation::Parse({"--on-hit", "a.o", "--", "ccache"}),
+                       "--on-hit follows no --waiter", std::invalid_argument);
 }
 
 TEST_CASE("a step's captured output reads back as written; a step that did not run has none") {

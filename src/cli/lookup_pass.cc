@@ -1,0 +1,31 @@
+#include "src/cli/lookup_pass.h"
+
+#include "src/base/process.h"
+#include "src/cli/commands.h"
+#include "src/plan/graph_dir.h"
+
+namespace fastcuda {
+
+int RunLookupPass(const std::string& dir, const RunNinjaFor& run_ninja, const FileSystem& fs) {
+  const std::string target = fs.Read(LookupPassPath(dir)).value_or("");
+  if (target.empty()) return 0;
+  if (int status = run_ninja({target}); status != 0) {
+    if (ReceivedSignal()) return status;
+    ComplainIfVerbose("the lookup pass failed (" + std::to_string(status) + ")");
+  }
+  return 0;
+}
+
+int RunPassesBeforeBuild(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
+                         const std::function<int()>& regenerate, WritableFileSystem& fs) {
+  if (int status = RunLookupPass(dir, run_ninja, fs); status != 0) return status;
+  bool regenerated = false;
+  auto regenerate_once = [&] {
+    regenerated = true;
+    return regenerate();
+  };
+  if (int status = RunFirstPhase(dir, jobs, run_ninja, regenerate_once, fs); status != 0) return status;
+  return regenerated ? RunLookupPass(dir, run_ninja, fs) : 0;
+}
+
+}  // namespace fastcuda
