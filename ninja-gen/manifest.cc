@@ -1,6 +1,7 @@
 #include "ninja-gen/manifest.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include "ninja-gen/manifest_path.h"
@@ -96,6 +97,24 @@ std::string ManifestValue::Evaluate(const std::function<std::string(const std::s
   std::string result;
   for (const Piece& piece : pieces_) result += piece.is_variable ? lookup(piece.text) : piece.text;
   return result;
+}
+
+std::vector<std::string> RootTargets(const Manifest& manifest) {
+  std::unordered_set<std::string> read;
+  for (const ManifestEdge& edge : manifest.edges) {
+    for (const auto* paths : {&edge.inputs, &edge.implicit_inputs, &edge.order_only_inputs}) {
+      read.insert(paths->begin(), paths->end());
+    }
+  }
+  std::vector<std::string> roots;
+  for (const ManifestEdge& edge : manifest.edges) {
+    for (const auto* paths : {&edge.outputs, &edge.implicit_outputs}) {
+      for (const std::string& path : *paths) {
+        if (!read.contains(path)) roots.push_back(path);
+      }
+    }
+  }
+  return roots;
 }
 
 std::string LookupScopeVariable(const Manifest& manifest, size_t scope, const std::string& name) {

@@ -160,6 +160,11 @@ struct Manifest {
 /// command, or verbatim as Ninja reads depfile, dyndep and rspfile.
 enum class EdgePathQuoting { kShellEscaped, kVerbatim };
 
+/// What Ninja builds for a manifest without `default` statements: every
+/// output that no edge reads (as an input, implicit or order-only), in the
+/// order of the edges.
+std::vector<std::string> RootTargets(const Manifest& manifest);
+
 /// `name` in scope `scope` or its ancestors, "" if unset there.
 std::string LookupScopeVariable(const Manifest& manifest, size_t scope, const std::string& name);
 

@@ -20,6 +20,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/gen_command.h"
 #include "src/cli/lookup_pass.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/log_handover.h"
@@ -92,14 +93,17 @@ std::string NinjaLogOf(const Manifest& manifest, const std::string& dir) {
   return NinjaLogPath(builddir.empty() ? dir : ResolvePath(dir, builddir));
 }
 
-/// What the top file's copy gets at its end: the steps, and the edge through
-/// which Ninja rewrites the copy whenever a file it came from changes.
+/// What the top file's copy gets at its end: the steps, the `defaults`
+/// (where FastCuda names them), and the edge through which Ninja rewrites
+/// the copy whenever a file it came from changes.
 std::string AppendedText(const Manifest& manifest, const NinjaArguments& arguments,
-                         const std::vector<std::string>& inputs, bool has_steps) {
+                         const std::vector<std::string>& inputs, bool has_steps,
+                         const std::vector<std::string>& defaults) {
   std::string text =
       "# fastcuda ninja: the steps of the nvcc edges cut out above, and this file's regeneration\n";
   if (has_steps) text += "subninja " + EscapeNinjaPath(OwnPath("steps.ninja")) + "\n";
   NinjaWriter regeneration;
+  if (!defaults.empty()) regeneration.Default(defaults);
   regeneration.Rule(
       {"FASTCUDA_REWRITE_MANIFEST",
        {{"command", EscapeNinjaValue(JoinShellWords({SelfExecutable(), "ninja", kRewriteFlag, "-C",
@@ -209,18 +213,29 @@ int Rewrite(const NinjaArguments& arguments) {
       ComplainIfVerbose("nvcc runs whole for " + manifest.edges[i].outputs.front() + ": " + nvcc.why_kept);
     }
   }
+  // Without `default` statements Ninja builds every file that no edge
+  // reads, which would be a cached TU's intermediates too (the edges that
+  // read them name them in dyndep files only): the copy names the files
+  // the generator's manifest meant, and the steps add the ladder's rungs.
+  std::vector<std::string> defaults;
+  if (manifest.defaults.empty() &&
+      std::any_of(database.entries.begin(), database.entries.end(),
+                  [](const CompileEntry& entry) { return IsWholeCallCache(entry.launcher); })) {
+    defaults = RootTargets(manifest);
+  }
   GenOptions options = PartOptions(arguments);
   DirectoryLock lock(options.out_dir, kGraphLockName);
   Generation generation;
   if (!database.entries.empty()) {
-    ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir), !manifest.defaults.empty()};
+    ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
+                      !manifest.defaults.empty() || !defaults.empty()};
     generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
                                     NvccDryrunRunner(), disk, part);
     std::cerr << generation.report;
   }
   cut.top = OwnPath("build.ninja");
   cut.copies_dir = OwnPath("manifest");
-  cut.appended = AppendedText(manifest, arguments, generation.inputs, !cut.edges.empty());
+  cut.appended = AppendedText(manifest, arguments, generation.inputs, !cut.edges.empty(), defaults);
   WriteGeneration(generation, options.out_dir, disk);
   for (const auto& [path, text] : CutManifest(manifest, cut)) {
     // The top copy is always written: Ninja, having rerun the edge that

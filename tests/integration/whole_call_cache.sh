@@ -25,6 +25,8 @@
 #            plain CMake + ccache build of the same project, every TU hits,
 #            and a header edit then reaches the objects; `fastcuda ninja` on
 #            that plain build directory, cleaned, hits for every nvcc edge
+#  defaults  `fastcuda ninja` on a manifest without `default` statements: a
+#            hit starts no step but the lookup and the object's copy
 #
 # usage: whole_call_cache.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -299,5 +301,29 @@ if command -v cmake > /dev/null; then
 else
   echo "SKIP CMake: cmake not found"
 fi
+
+defaultless() {  # a manifest without `default` statements, as PyTorch's setup.py writes one
+  local dir=$scratch/defaultless mark
+  mkdir -p "$dir"
+  cp "$project"/{a.cu,factor.h} "$dir/"
+  cat > "$dir/build.ninja" <<NINJA
+rule nvcc
+  command = ccache $NVCC ${archs[*]} -MD -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+build a.o: nvcc a.cu
+NINJA
+  export CCACHE_DIR=$scratch/ccache-defaultless
+  "$FASTCUDA" ninja -C "$dir" > "$scratch/defaultless-cold.log" 2>&1 &&
+    ninja -C "$dir" -f .fastcuda/build.ninja -t clean > /dev/null && mark=$(graph_log_mark "$dir") &&
+    "$FASTCUDA" ninja -C "$dir" > "$scratch/defaultless-warm.log" 2>&1 &&
+    same_object "$dir/a.o" "$scratch/ref/a.o" || return 1
+  # Ninja builds every file no edge names: not the hit's intermediates, whose edges name them through dyndep files.
+  local ran
+  ran=$(tail -n "+$((mark + 1))" "$dir/.ninja_log" | cut -f4 | grep -E '\.(ii|ptx|cubin|c|cpp|fatbin|module_id)$' || true)
+  [ -z "$ran" ] || { echo "  steps ran: $(echo "$ran" | paste -sd' ')"; return 1; }
+}
+check "fastcuda ninja: a manifest without defaults, cleaned: the hit starts no step but the lookup and the copy" \
+  defaultless
 
 finish

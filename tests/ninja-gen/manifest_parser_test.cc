@@ -377,3 +377,15 @@ TEST_CASE(
                     });
   CHECK(manifest.edges[2].bindings.at("late") == "");
 }
+
+TEST_CASE("root targets: what Ninja builds without defaults, every output no edge reads") {
+  Manifest manifest = Read(
+      "rule cc\n  command = cc $in -o $out\n"
+      "build a.o | a.extra: cc a.c\n"
+      "build b.o: cc b.c || gen.h\n"
+      "build gen.h: cc gen.in\n"
+      "build lib.a: cc a.o b.o\n"
+      "build tool: cc t.c |@ a.o\n"
+      "build all: phony lib.a\n");
+  CHECK(RootTargets(manifest) == std::vector<std::string>{"a.extra", "tool", "all"});
+}
