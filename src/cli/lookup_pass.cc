@@ -20,11 +20,11 @@ int RunPassesBeforeBuild(const std::string& dir, unsigned jobs, const RunNinjaFo
                          const std::function<int()>& regenerate, WritableFileSystem& fs) {
   if (int status = RunLookupPass(dir, run_ninja, fs); status != 0) return status;
   bool regenerated = false;
-  auto regenerate_once = [&] {
+  auto noting_regeneration = [&] {
     regenerated = true;
     return regenerate();
   };
-  if (int status = RunFirstPhase(dir, jobs, run_ninja, regenerate_once, fs); status != 0) return status;
+  if (int status = RunFirstPhase(dir, jobs, run_ninja, noting_regeneration, fs); status != 0) return status;
   return regenerated ? RunLookupPass(dir, run_ninja, fs) : 0;
 }
 

@@ -26,7 +26,8 @@ struct UnsupportedTranscript : std::runtime_error {
 /// What a step does about the whole-call cache (AddWholeCallCache).
 struct WholeCallCacheUse {
   /// The lookup's result file: on "hit" the step does not run its program,
-  /// and leaves its outputs as they are (made empty where missing).
+  /// and leaves its outputs as they are (made empty where missing); the
+  /// user depfile's merge merges `on_hit` alone.
   std::string result;
   std::string hit_object;  ///< on a hit, the step's first output is a copy of this (the cache's object)
   /// On a miss, after the step made the object: the cache's command that

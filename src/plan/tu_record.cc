@@ -19,12 +19,11 @@ std::string FormatTuRecord(const TuRecord& record) {
 std::optional<TuRecord> ParseTuRecord(const std::string& text) {
   try {
     nlohmann::json json = ParseJsonBytes(text);
-    return TuRecord{json.at("cwd").get<std::string>(),
-                    json.at("command").get<std::vector<std::string>>(),
+    return TuRecord{json.at("cwd").get<std::string>(), json.at("command").get<std::vector<std::string>>(),
                     json.at("depfiles").get<std::vector<std::string>>(),
                     json.at("captures").get<std::vector<std::string>>(),
-                    json.at("cache_result").get<std::string>(),
-                    json.at("cache_depfile").get<std::string>()};
+                    // An earlier FastCuda's record has no lookup's files.
+                    json.value("cache_result", std::string()), json.value("cache_depfile", std::string())};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

@@ -15,6 +15,8 @@ TEST_CASE("records round-trip; anything else is not a record") {
   CHECK(back->captures == record.captures);
   CHECK(back->cache_result == record.cache_result);
   CHECK(back->cache_depfile == record.cache_depfile);
+  CHECK(
+      ParseTuRecord(R"({"cwd": "/b", "command": [], "depfiles": [], "captures": []})")->cache_result.empty());
   CHECK_FALSE(ParseTuRecord("{}"));
   CHECK_FALSE(ParseTuRecord("not json"));
 }
