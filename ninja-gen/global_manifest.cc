@@ -116,6 +116,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, ninja_path);
     WrittenLadder written = WritePriorityLadder(top, ladder, options.out_dir + "/priority");
     rungs = written.targets;
+    for (const std::string& rung : written.rung_files) files[rung] = "";
     if (!written.dyndep.empty()) {
       dyndeps.push_back(written.dyndep);
       files[written.plan_path] = written.plan_text;

@@ -112,8 +112,13 @@ WrittenLadder WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& lad
   if (ladder.rungs.empty()) return written;
   writer.Comment("Priority ladder: " + std::to_string(ladder.quantum_ms) +
                  " ms of remaining path per rung (see ninja-gen/priority_ladder.h)");
-  // A shell builtin: the cheapest command that leaves a file for the no-op check.
-  writer.Rule({"FASTCUDA_RUNG", {{"command", ": > $out"}, {"description", "rung $out"}}});
+  // A rung waits for everything order-only and its file is the generation's
+  // (generator: no log entry needed, kept by `ninja -t clean`), so it is
+  // clean and starts no process, while Ninja 1.12+ still ranks through it:
+  // its critical path walks every input of every edge its targets reach,
+  // clean or not. It runs (a shell builtin, the cheapest command) only where
+  // the ladder's dyndep file gave it a cached TU's step that ran since.
+  writer.Rule({"FASTCUDA_RUNG", {{"command", ": > $out"}, {"description", "rung $out"}, {"generator", "1"}}});
   LadderDyndepPlan plan;
   plan.tus = ladder.cached;
   for (const CachedTuRungs& tu : ladder.cached) {
@@ -139,15 +144,14 @@ WrittenLadder WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& lad
     NinjaBuild rung;
     rung.outputs = {RungPath(dir, k)};
     rung.rule = "FASTCUDA_RUNG";
-    rung.implicit_inputs = ladder.rungs[k - 1];
+    rung.order_only_inputs = ladder.rungs[k - 1];
     if (plan.rungs.contains(k)) {
-      rung.implicit_inputs.push_back(written.dyndep);
+      rung.order_only_inputs.push_back(written.dyndep);
       rung.variables.push_back({"dyndep", written.dyndep});
     }
-    // Order-only: Ninja ranks through every input, but a rung that reruns
-    // must not make the ones below it rerun.
     if (k < ladder.rungs.size()) rung.order_only_inputs.push_back(RungPath(dir, k + 1));
     writer.Build(rung);
+    written.rung_files.push_back(RungPath(dir, k));
   }
   written.targets = {RungPath(dir, 1)};
   return written;

@@ -14,14 +14,6 @@
 
 namespace fastcuda {
 
-/// Ninja 1.12 and later start the ready edge with the longest chain of edges
-/// after it, every edge counting 1: a 9-second cicc of a heavy TU and a
-/// 0.3-second one of a light TU weigh the same, and the heavy TU's chain
-/// ends the build alone. A ladder of cheap edges beside the graph makes the
-/// count stand for time: rung k waits for rung k+1 (order-only: Ninja ranks
-/// through those too), the last rung for nothing, `all` for rung 1; a step with R ms of remaining path (its
-/// own and the longest chain after it) is an input of rung round(R / quantum), so Ninja ranks it by R (a step
-/// that its followers already rank that high is left off). Rungs only touch a file, off every step's path.
 /// The rungs' files from one TU with a whole-call cache lookup
 /// (CacheLookupOf): its steps but the lookup, which run only on a miss.
 struct CachedTuRungs {
@@ -29,6 +21,16 @@ struct CachedTuRungs {
   std::map<size_t, std::vector<std::string>> inputs;  ///< by rung k: the files rung k waits for
 };
 
+/// Ninja 1.12 and later start the ready edge with the longest chain of edges
+/// after it, every edge counting 1: a 9-second cicc of a heavy TU and a
+/// 0.3-second one of a light TU weigh the same, and the heavy TU's chain
+/// ends the build alone. A ladder of cheap edges beside the graph makes the
+/// count stand for time: rung k waits for rung k+1 (order-only: Ninja ranks
+/// through those too), the last rung for nothing, `all` for rung 1; a step with R ms of remaining path (its
+/// own and the longest chain after it) is an input of rung round(R / quantum), so Ninja ranks it by R (a step
+/// that its followers already rank that high is left off). Rungs are off every step's path and wait for
+/// everything order-only; their files are the generation's, so a build runs no rung but where a dyndep file
+/// gave it a step that ran (WritePriorityLadder).
 struct PriorityLadder {
   int64_t quantum_ms = 0;
   /// rungs[k - 1]: the files (as Ninja names them) that rung k waits for.
@@ -66,7 +68,8 @@ std::string LadderDyndepText(const LadderDyndepPlan& plan,
 
 /// What WritePriorityLadder wrote, for the rest of the manifest.
 struct WrittenLadder {
-  std::vector<std::string> targets;  ///< rung 1's file, for `all` to build; none for an empty ladder
+  std::vector<std::string> targets;     ///< rung 1's file, for `all` to build; none for an empty ladder
+  std::vector<std::string> rung_files;  ///< every rung's file, which the generation writes (empty)
   /// With cached TUs: the ladder's dyndep file, and its plan (a file the
   /// manifest's generator writes, at `plan_path`).
   std::string dyndep;

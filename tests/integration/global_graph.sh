@@ -153,6 +153,27 @@ ladder_builds() {
     all_same_device_code && ninja -C "$graph" -n | grep "no work to do" > /dev/null
 }
 check "the priority ladder: rungs built with the TUs, device code unchanged, then no work" ladder_builds
+# Ninja 1.12 and later rank through the rungs, which the generation writes and
+# no build runs: the history says one architecture's steps took 3 s (the
+# other's 10 ms) and, one job, a dry run after a touch, Ninja starts that
+# architecture's first cicc, whichever it is.
+first_cicc_with_long() {  # ARCH: the architecture of the first cicc Ninja starts, ARCH's steps long
+  awk -F'\t' -v OFS='\t' -v arch="$1" '/^#/ { print; next } { $2 = $1 + ($4 ~ arch ? 3000 : 10); print }' \
+    "$graph/.ninja_log" > "$scratch/log" && cp "$scratch/log" "$graph/.ninja_log" &&
+    FASTCUDA_PRIORITY_LADDER=on "$FASTCUDA" gen --compdb "$project/build/compile_commands.json" --out "$graph" \
+      > /dev/null 2>&1 && touch "$project"/src/*.cu "$project"/src/sub/*.cu &&
+    ninja -C "$graph" -n -j 1 | sed -n 's/^\[[0-9]*\/[0-9]*\] CICC \(compute_[0-9]*\) .*/\1/p' | head -n 1
+}
+ranked_through_clean_rungs() {
+  [ "$(first_cicc_with_long compute_90)" = compute_90 ] && [ "$(first_cicc_with_long compute_80)" = compute_80 ] &&
+    ! grep -q '] rung ' "$scratch/ladder.log"
+}
+ninja_version=$(ninja --version)
+if [ "$(printf '%s\n' 1.12 "$ninja_version" | sort -V | head -n 1)" = 1.12 ]; then
+  check "Ninja $ninja_version ranks each step by the history through rungs that never run" ranked_through_clean_rungs
+else
+  echo "SKIP the ladder's ranking: Ninja $ninja_version ranks no edge by its path (1.12 does)"
+fi
 no_ladder_without_asking() {
   FASTCUDA_PRIORITY_LADDER=off "$FASTCUDA" gen --compdb "$project/build/compile_commands.json" --out "$graph" \
     2>/dev/null && ! grep -q FASTCUDA_RUNG "$graph/build.ninja"

@@ -89,11 +89,6 @@ memory_lines() { [ -f "$graph/step-memory.tsv" ] && wc -l < "$graph/step-memory.
 
 reference
 ccache -z > /dev/null
-cold() {
-  build cold.log && grep -q '\] CACHE_LOOKUP ' "$scratch/cold.log" && grep -q '\] CICC ' "$scratch/cold.log" &&
-    [ "$(cat "$graph"/tu/a.o-*/cache-result)" = miss ] && same_as_nvcc &&
-    [ "$(ccache_stat direct_cache_hit)" = 0 ]
-}
 # A Ninja that, before each run on the graph but the lookup pass, notes
 # whether the lookup pass would have work: "clean" means that the run loads
 # every dyndep file as it starts, where its ranking sees what they add.
@@ -139,8 +134,8 @@ plain_hits_what_fastcuda_stored() {
 mkdir -p "$scratch/plain"
 check "cold: plain 'ccache nvcc' hits the objects FastCuda stored" plain_hits_what_fastcuda_stored
 
-ran_since() {  # LINES: the outputs of the edges Ninja ran since its log had LINES lines, but the ladder's
-  tail -n "+$(($1 + 1))" "$graph/.ninja_log" | cut -f4 | grep -v '/priority/' | sed 's|.*/||' | sort | paste -sd' '
+ran_since() {  # LINES: the outputs of the edges Ninja ran since its log had LINES lines
+  tail -n "+$(($1 + 1))" "$graph/.ninja_log" | cut -f4 | sed 's|.*/||' | sort | paste -sd' '
 }
 warm() {
   local hits lines log_lines
@@ -148,9 +143,10 @@ warm() {
   lines=$(memory_lines)
   ninja -C "$graph" -t recompact && log_lines=$(graph_log_mark "$graph")  # no recompaction in the build
   ninja -C "$graph" -t clean > /dev/null && build warm.log || return 1
-  # Ninja started the lookups, the objects' copies and the depfiles' merges, no other step.
+  # Ninja started the lookups, the objects' copies, the depfiles' merges and
+  # the ladder's dyndep file, no other step and no rung.
   local expected="a.o a.o.d b.o b.o.d cache-dyndep cache-dyndep cache-object.deps cache-object.deps"
-  expected+=" cache-object.o cache-object.o cache-result cache-result"
+  expected+=" cache-object.o cache-object.o cache-result cache-result dyndep"
   [ "$(ran_since "$log_lines")" = "$expected" ] || { echo "  Ninja ran: $(ran_since "$log_lines")"; return 1; }
   [ -z "$(static_rung_inputs)" ] || { echo "  rungs name steps: $(static_rung_inputs | paste -sd' ')"; return 1; }
   # Only the lookups ran their program (ccache); no cicc, ptxas or host compile.

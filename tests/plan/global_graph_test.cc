@@ -272,6 +272,7 @@ TEST_CASE(
   CHECK(steps.find("build all:") == std::string::npos);
   CHECK(steps.find("\nbuild obj/d.o: HOST_CC ") != std::string::npos);  // relative, as the generator named it
   CHECK(steps.find("\ndefault /build/.fastcuda/priority/rung") != std::string::npos);
+  CHECK(files.at("/build/.fastcuda/priority/rung1").empty());  // the generation's, so that Ninja runs no rung
   options.manifest_has_defaults = false;  // Ninja builds every root, the rungs among them
   CHECK(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.ninja").find("\ndefault ") ==
         std::string::npos);
