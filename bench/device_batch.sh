@@ -61,7 +61,7 @@
 #      ccache on the part A corpus: cold, warm clean rebuild, host-only edit;
 #      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
 #      which bench/carry_ccache.sh DIR copies with the libraries it needs
-#      there, DIR then carried and put on PATH)                     (~4.4 min)
+#      there, DIR then carried and put on PATH)                     (4.4–6.1 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|S
