@@ -60,6 +60,7 @@ struct StepWaits {
   std::vector<std::string> implicit_inputs;
 };
 
+/// What step `index`'s edge would name without a cache lookup between.
 StepWaits WaitsOf(const StepGraph& graph, size_t index, const PathMapper& paths) {
   const GraphStep& step = graph.steps[index];
   StepWaits waits{paths(step.inputs), {}};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct GlobalManifestOptions {
   /// Part of a manifest that names default targets: the priority ladder's
   /// rungs join them (else Ninja builds them as it builds every root).
   bool manifest_has_defaults = false;
+  /// Objects (as Ninja names them) that the manifest's defaults do not need
+  /// (a generator's targets built on request): their TUs stay off the
+  /// ladder and out of the lookup pass, which would build them.
+  std::set<std::string> not_by_default;
 };
 
 /// The phony target that makes every whole-call cache lookup's dyndep file

@@ -1,6 +1,7 @@
 #include "ninja-gen/manifest.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -115,6 +116,29 @@ std::vector<std::string> RootTargets(const Manifest& manifest) {
     }
   }
   return roots;
+}
+
+std::unordered_set<std::string> Needed(const Manifest& manifest, const std::vector<std::string>& targets) {
+  std::unordered_map<std::string, const ManifestEdge*> maker;
+  for (const ManifestEdge& edge : manifest.edges) {
+    for (const auto* paths : {&edge.outputs, &edge.implicit_outputs}) {
+      for (const std::string& path : *paths) maker.emplace(path, &edge);
+    }
+  }
+  std::unordered_set<std::string> needed;
+  std::vector<std::string> pending = targets;
+  while (!pending.empty()) {
+    std::string path = std::move(pending.back());
+    pending.pop_back();
+    if (!needed.insert(path).second) continue;
+    auto edge = maker.find(path);
+    if (edge == maker.end()) continue;
+    for (const auto* paths :
+         {&edge->second->inputs, &edge->second->implicit_inputs, &edge->second->order_only_inputs}) {
+      pending.insert(pending.end(), paths->begin(), paths->end());
+    }
+  }
+  return needed;
 }
 
 std::string LookupScopeVariable(const Manifest& manifest, size_t scope, const std::string& name) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace fastcuda {
@@ -164,6 +165,10 @@ enum class EdgePathQuoting { kShellEscaped, kVerbatim };
 /// output that no edge reads (as an input, implicit or order-only), in the
 /// order of the edges.
 std::vector<std::string> RootTargets(const Manifest& manifest);
+
+/// The files a build of `targets` needs: the targets and every input,
+/// implicit or order-only, of the edges that make them, transitively.
+std::unordered_set<std::string> Needed(const Manifest& manifest, const std::vector<std::string>& targets);
 
 /// `name` in scope `scope` or its ancestors, "" if unset there.
 std::string LookupScopeVariable(const Manifest& manifest, size_t scope, const std::string& name);

@@ -13,6 +13,7 @@ namespace {
 std::set<size_t> FilesToCopy(const Manifest& manifest, const ManifestCut& cut) {
   std::set<size_t> copied = {0};
   for (size_t edge : cut.edges) copied.insert(manifest.edges.at(edge).span.file);
+  for (size_t statement : cut.defaults) copied.insert(manifest.defaults.at(statement).span.file);
   for (bool grew = true; grew;) {
     grew = false;
     for (const ManifestInclude& include : manifest.includes) {
@@ -41,6 +42,10 @@ std::map<std::string, std::string> CutManifest(const Manifest& manifest, const M
   std::map<size_t, std::vector<Splice>> splices;  // file -> its replacements
   for (size_t edge : cut.edges) {
     const ManifestSpan& span = manifest.edges.at(edge).span;
+    splices[span.file].push_back({span.begin, span.end, ""});
+  }
+  for (size_t statement : cut.defaults) {
+    const ManifestSpan& span = manifest.defaults.at(statement).span;
     splices[span.file].push_back({span.begin, span.end, ""});
   }
   for (const ManifestInclude& include : manifest.includes) {

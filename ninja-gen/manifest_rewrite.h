@@ -16,6 +16,10 @@ struct ManifestCut {
   std::string top;         ///< the top file's copy, as Ninja (in its directory) names it
   std::string copies_dir;  ///< other rewritten files go here, as Ninja names it
   std::string appended;    ///< text added at the end of the top file's copy
+  /// Indexes into Manifest::defaults of statements to cut: they name a cut
+  /// edge's output, which only the appended text defines again, so the
+  /// caller names their targets there.
+  std::set<size_t> defaults;
 };
 
 /// The rewritten files by the path Ninja names them with: the top file's

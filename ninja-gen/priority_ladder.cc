@@ -31,6 +31,7 @@ PriorityLadder PlanPriorityLadder(
   if (max_rungs == 0 || longest == 0) return ladder;
   ladder.quantum_ms = std::max<int64_t>(kMinQuantumMs, (longest + max_rungs - 1) / max_rungs);
   for (size_t g = 0; g < graphs.size(); ++g) {
+    if (remaining[g].empty()) continue;
     const std::vector<GraphStep>& steps = graphs[g].steps;
     const GraphStep* lookup = CacheLookupOf(graphs[g]);
     CachedTuRungs cached;

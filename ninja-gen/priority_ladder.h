@@ -42,7 +42,8 @@ struct PriorityLadder {
 };
 
 /// The ladder for `graphs`, `remaining[g][i]` being step i of graph g's
-/// remaining time (RemainingPathMs); no rungs when no step would rank above
+/// remaining time (RemainingPathMs; empty: graph g stays off the ladder, as a
+/// TU that the build does not need); no rungs when no step would rank above
 /// another. `to_ninja_path` maps a graph's path to the manifest's.
 PriorityLadder PlanPriorityLadder(
     const std::vector<StepGraph>& graphs, const std::vector<std::vector<int64_t>>& remaining,

@@ -227,6 +227,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   if (part) {
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;
+    manifest.not_by_default = part->not_by_default;
   }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;

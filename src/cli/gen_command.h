@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,10 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
 
 /// Where the graph goes when it is part of a generator's manifest (`fastcuda ninja`).
 struct ManifestPart {
-  std::string dir;            ///< where Ninja runs the manifest
-  std::string ninja_log;      ///< Ninja's log of that manifest (the history)
-  bool has_defaults = false;  ///< the manifest names default targets
+  std::string dir;                       ///< where Ninja runs the manifest
+  std::string ninja_log;                 ///< Ninja's log of that manifest (the history)
+  bool has_defaults = false;             ///< the manifest names default targets
+  std::set<std::string> not_by_default;  ///< objects (as it names them) that its defaults do not need
 };
 
 /// Plans `database` as GenerateForDatabase plans the one it reads; with a

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "ninja-gen/manifest_parser.h"
 #include "ninja-gen/manifest_rewrite.h"
@@ -192,6 +193,23 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
 }
 
 /// Reads the manifest and writes its rewritten copy and the steps. Returns
+/// The first outputs of `edges` (indices into `manifest`'s) that what Ninja
+/// builds by default does not need.
+std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size_t>& edges) {
+  std::vector<std::string> targets;
+  for (const ManifestDefault& statement : manifest.defaults) {
+    targets.insert(targets.end(), statement.targets.begin(), statement.targets.end());
+  }
+  if (manifest.defaults.empty()) targets = RootTargets(manifest);
+  std::unordered_set<std::string> needed = Needed(manifest, targets);
+  std::set<std::string> not_needed;
+  for (size_t i : edges) {
+    if (!needed.contains(manifest.edges[i].outputs.front()))
+      not_needed.insert(manifest.edges[i].outputs.front());
+  }
+  return not_needed;
+}
+
 /// 2, writing nothing, for a manifest Ninja would refuse.
 int Rewrite(const NinjaArguments& arguments) {
   RealFileSystem disk;
@@ -228,12 +246,31 @@ int Rewrite(const NinjaArguments& arguments) {
   Generation generation;
   if (!database.entries.empty()) {
     ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
-                      !manifest.defaults.empty() || !defaults.empty()};
+                      !manifest.defaults.empty() || !defaults.empty(), NotByDefault(manifest, cut.edges)};
     generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
                                     NvccDryrunRunner(), disk, part);
     std::cerr << generation.report;
   }
   cut.top = OwnPath("build.ninja");
+  // A `default` naming an nvcc edge's output would precede the steps that
+  // define it: it moves after them.
+  std::unordered_set<std::string> cut_outputs;
+  for (size_t i : cut.edges) {
+    for (const auto* paths : {&manifest.edges[i].outputs, &manifest.edges[i].implicit_outputs}) {
+      cut_outputs.insert(paths->begin(), paths->end());
+    }
+  }
+  for (size_t i = 0; i < manifest.defaults.size(); ++i) {
+    const std::vector<std::string>& targets = manifest.defaults[i].targets;
+    if (std::none_of(targets.begin(), targets.end(),
+                     [&](const std::string& t) { return cut_outputs.contains(t); })) {
+      continue;
+    }
+    cut.defaults.insert(i);
+    defaults.insert(defaults.end(), targets.begin(), targets.end());
+  }
+  // No lookup pass after a rewrite that has no nvcc edge left.
+  if (database.entries.empty()) generation.files[LookupPassPath(options.out_dir)] = "";
   cut.copies_dir = OwnPath("manifest");
   cut.appended = AppendedText(manifest, arguments, generation.inputs, !cut.edges.empty(), defaults);
   WriteGeneration(generation, options.out_dir, disk);

@@ -71,6 +71,8 @@ struct StepInvocation {
   /// the first output gets "hit" or "miss", the second the cache's object,
   /// `cache.dyndep` (the third) what `waiters` wait for after that outcome.
   bool cache_lookup = false;
+  /// The lookup's: the edges its dyndep file describes, with their inputs
+  /// after a hit and after a miss.
   std::vector<LookupWaiter> waiters;
   /// What the lookup's result asks of this step (AddWholeCallCache); its
   /// `dyndep` and `on_hit` are the generator's, an option of the lookup only.

@@ -149,10 +149,10 @@ ladder_builds() {
   rm -rf "$project/build/obj"/*.o
   FASTCUDA_PRIORITY_LADDER=on "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 \
     > "$scratch/ladder.log" 2>&1 &&
-    grep -q '^build [^:]*/priority/rung1: FASTCUDA_RUNG' "$graph/build.ninja" && [ -f "$graph/priority/rung1" ] &&
+    grep -q '^build [^:]*/priority/rung1: FASTCUDA_RUNG' "$graph/build.ninja" &&
     all_same_device_code && ninja -C "$graph" -n | grep "no work to do" > /dev/null
 }
-check "the priority ladder: rungs built with the TUs, device code unchanged, then no work" ladder_builds
+check "the priority ladder: in the manifest, device code unchanged, then no work" ladder_builds
 # Ninja 1.12 and later rank through the rungs, which the generation writes and
 # no build runs: the history says one architecture's steps took 3 s (the
 # other's 10 ms) and, one job, a dry run after a touch, Ninja starts that

@@ -127,9 +127,9 @@ no_compile_kept() {
 check "FASTCUDA_VERBOSE=1: no CUDA compile edge kept whole (nvcc's links may be)" no_compile_kept
 
 # --- 2. No work ----------------------------------------------------------------
-# The first build's step times arrive: under Ninja 1.12+ the next build
-# stamps the priority ladder's rungs (no step), and the one after has nothing
-# to do.
+# The first build's step times arrive: the next build regenerates the
+# graph with the priority ladder under Ninja 1.12+ (its rungs run no step),
+# and the one after has nothing to do.
 second_no_work() {
   fc_ninja "$scratch/second.log" && [ -z "$(steps_run "$scratch/second.log")" ] &&
     fc_ninja "$scratch/third.log" && grep -q "no work to do" "$scratch/third.log"

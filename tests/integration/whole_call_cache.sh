@@ -153,7 +153,7 @@ warm() {
   [ "$(programs_run "$lines")" = "2 cache-result," ] || { echo "  programs run: $(programs_run "$lines")"; return 1; }
   [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && same_as_nvcc || return 1
   "$FASTCUDA" report "$graph" > "$scratch/warm-report.txt" && grep -q "whole-call cache: 2 of 2 TUs hit" "$scratch/warm-report.txt" &&
-    build warm2.log && grep -q "no work to do" "$scratch/warm2.log"
+    log_lines=$(graph_log_mark "$graph") && build warm2.log && [ "$(graph_log_mark "$graph")" = "$log_lines" ]
 }
 check "warm: a clean rebuild hits for every TU (fastcuda report says so), Ninja starts no step but the lookups, copies and merges, objects equal nvcc's, then no work" warm
 
@@ -321,5 +321,32 @@ NINJA
 }
 check "fastcuda ninja: a manifest without defaults, cleaned: the hit starts no step but the lookup and the copy" \
   defaultless
+
+not_by_default() {  # a cached TU built only on request (CMake's EXCLUDE_FROM_ALL) is not looked up, nor its generator run
+  local dir=$scratch/not_by_default
+  mkdir -p "$dir"
+  cp "$project"/{a.cu,b.cu,factor.h} "$dir/"
+  cat > "$dir/build.ninja" <<NINJA
+rule nvcc
+  command = ccache $NVCC ${archs[*]} -MD -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+rule generate
+  command = echo '#define GENERATED 1' > \$out
+build generated.h: generate
+build a.o: nvcc a.cu
+build b.o: nvcc b.cu || generated.h
+default a.o
+NINJA
+  export CCACHE_DIR=$scratch/ccache-not-by-default
+  # (A first phase weighs every TU of the graph, b.cu too: README, known limits.)
+  FASTCUDA_FIRST_PHASE=off "$FASTCUDA" ninja -C "$dir" > "$scratch/not-by-default.log" 2>&1 &&
+    "$FASTCUDA" ninja -C "$dir" > "$scratch/not-by-default2.log" 2>&1 && same_object "$dir/a.o" "$scratch/ref/a.o" &&
+    [ ! -e "$dir/generated.h" ] && [ -z "$(find "$dir/.fastcuda" -path '*b.o*' -name cache-result)" ] &&
+    ! grep -q "error" "$scratch/not-by-default.log" "$scratch/not-by-default2.log" &&
+    "$FASTCUDA" ninja -C "$dir" b.o > "$scratch/not-by-default-b.log" 2>&1 && same_object "$dir/b.o" "$scratch/ref/b.o"
+}
+check "fastcuda ninja: a cached TU that the defaults do not need is not looked up, nor its generator run" \
+  not_by_default
 
 finish

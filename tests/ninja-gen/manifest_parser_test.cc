@@ -389,3 +389,16 @@ TEST_CASE("root targets: what Ninja builds without defaults, every output no edg
       "build all: phony lib.a\n");
   CHECK(RootTargets(manifest) == std::vector<std::string>{"a.extra", "tool", "all"});
 }
+
+TEST_CASE("needed files: the targets and the inputs of every edge on the way, order-only ones too") {
+  Manifest manifest = Read(
+      "rule cc\n  command = cc $in -o $out\n"
+      "build a.o: cc a.c\n"
+      "build b.o: cc b.c || gen.h\n"
+      "build gen.h: cc gen.in\n"
+      "build other.o: cc other.c\n"
+      "build all: phony a.o b.o\n");
+  std::unordered_set<std::string> needed = Needed(manifest, {"all"});
+  CHECK(needed == std::unordered_set<std::string>{"all", "a.o", "a.c", "b.o", "b.c", "gen.h", "gen.in"});
+  CHECK(Needed(manifest, {"other.o"}) == std::unordered_set<std::string>{"other.o", "other.c"});
+}

@@ -54,6 +54,27 @@ TEST_CASE("cutting nvcc edges out of a manifest keeps every other byte and appen
 }
 
 TEST_CASE(
+    "a default statement that names a cut edge's output is cut with it, for the appended text to name") {
+  const std::string top = kRules +
+                          "build a.o: cc a.c\n"
+                          "build k.o: nvcc k.cu\n"
+                          "default k.o\n"
+                          "default a.o\n";
+  FakeFileSystem fs{{"build.ninja", top}};
+  Manifest manifest = ReadManifest(fs, "build.ninja");
+  ManifestCut cut{{EdgeMaking(manifest, "k.o")},
+                  ".fastcuda/build.ninja",
+                  ".fastcuda/manifest",
+                  "subninja .fastcuda/steps.ninja\ndefault k.o\n",
+                  {0}};
+  CHECK(CutManifest(manifest, cut).at(".fastcuda/build.ninja") == kRules +
+                                                                      "build a.o: cc a.c\n"
+                                                                      "default a.o\n"
+                                                                      "subninja .fastcuda/steps.ninja\n"
+                                                                      "default k.o\n");
+}
+
+TEST_CASE(
     "a cut edge in an included file: that file and its includers are copied, the rest named as they are") {
   std::map<std::string, std::string> texts = {
       {"build.ninja",
