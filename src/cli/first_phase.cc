@@ -9,6 +9,7 @@
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
 
@@ -20,7 +21,7 @@ namespace {
 /// `ninja_dir`, names it.
 bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSystem& fs) {
   return !tu.steps.empty() && tu.steps.front().kind == StepKindName(StepKind::kCacheLookup) &&
-         fs.Read(ResolvePath(ninja_dir, tu.steps.front().output)) == "hit";
+         ReadsCacheHit(fs, ResolvePath(ninja_dir, tu.steps.front().output));
 }
 
 /// The graph's TUs when the first phase should run: a graph generated

@@ -128,7 +128,7 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   std::vector<Depfile> parts;
   // After a whole-call cache's hit the kept preprocess depfiles are an
   // earlier miss's, or gone: the lookup's holds the headers.
-  const bool hit = !record->cache_result.empty() && fs.Read(record->cache_result) == "hit";
+  const bool hit = !record->cache_result.empty() && ReadsCacheHit(fs, record->cache_result);
   for (const std::string& path : hit ? std::vector<std::string>{record->cache_depfile} : record->depfiles) {
     std::optional<std::string> text = fs.Read(path);
     std::optional<std::filesystem::file_time_type> seen = fs.MTime(path);

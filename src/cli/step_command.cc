@@ -29,6 +29,7 @@
 #include "src/graph/compile_modes.h"
 #include "src/graph/host_source.h"
 #include "src/graph/launchers.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
 
@@ -152,7 +153,7 @@ void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
 
 /// Whether the whole-call cache's lookup, which this step waits for, hit.
 bool CacheHit(const StepInvocation& options, const FileSystem& fs) {
-  return !options.cache.result.empty() && fs.Read(ResolvePath(options.cwd, options.cache.result)) == "hit";
+  return !options.cache.result.empty() && ReadsCacheHit(fs, ResolvePath(options.cwd, options.cache.result));
 }
 
 /// A step whose nvcc call the cache held: the object is the cache's, every
@@ -346,7 +347,7 @@ int LadderDyndepMain(const std::vector<std::string>& args) {
   if (!plan) throw std::runtime_error("cannot read " + args[0]);
   // Unchanged text keeps its mtime, so Ninja (restat) leaves the rungs be.
   WriteFileIfChanged(args[1], LadderDyndepText(ParseLadderDyndepPlan(*plan), [&](const std::string& result) {
-                       return fs.Read(result) == "hit";
+                       return ReadsCacheHit(fs, result);
                      }));
   return 0;
 }
@@ -367,7 +368,7 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
   // A whole-call cache's hit: the steps that wrote the other parts did not run.
-  if (!cache_result.empty() && RealFileSystem().Read(cache_result) == "hit") parts = on_hit;
+  if (!cache_result.empty() && ReadsCacheHit(RealFileSystem(), cache_result)) parts = on_hit;
   // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
   WriteFileIfChanged(
       ResolvePath(cwd, output),

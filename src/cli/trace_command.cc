@@ -7,6 +7,7 @@
 #include "src/base/file_system.h"
 #include "src/base/ninja_jobs.h"
 #include "src/cli/commands.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
@@ -57,7 +58,7 @@ Timeline LoadTimeline(const std::string& dir) {
     for (const RecordedStep& step : tu.steps) {
       if (step.kind != StepKindName(StepKind::kCacheLookup)) continue;
       ++timeline.cache_lookups;
-      timeline.cache_hits += fs.Read((ninja_dir / step.output).string()) == "hit";
+      timeline.cache_hits += ReadsCacheHit(fs, (ninja_dir / step.output).string());
     }
   }
   return timeline;

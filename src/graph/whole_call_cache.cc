@@ -35,6 +35,8 @@ void PutFirst(StepGraph& graph, GraphStep step) {
 
 }  // namespace
 
+bool ReadsCacheHit(const FileSystem& fs, const std::string& result) { return fs.Read(result) == "hit"; }
+
 bool IsWholeCallCache(const std::vector<std::string>& launcher) {
   return !launcher.empty() && std::filesystem::path(launcher.front()).filename() == "ccache";
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/file_system.h"
 #include "src/graph/step_graph.h"
 
 namespace fastcuda {
@@ -14,6 +15,10 @@ namespace fastcuda {
 /// True for a launcher prefix whose tool caches whole nvcc calls and can be
 /// asked without compiling (ccache).
 bool IsWholeCallCache(const std::vector<std::string>& launcher);
+
+/// True when the lookup's result file `result` (as `fs` finds it) says the
+/// cache held the call: the lookup writes "hit" or "miss" (step_command.cc).
+bool ReadsCacheHit(const FileSystem& fs, const std::string& result);
 
 /// `nvcc` with the value of its output flag (-o) replaced by `object` and of
 /// its depfile flag (-MF) by `depfile`, in whichever spelling it has them. A
