@@ -36,7 +36,11 @@ fresh() { rm -rf graph ninja.calls tu*.o; }
 
 under_make_j1() {
   fresh
-  make -j1 FASTCUDA="$FASTCUDA" > make.log 2>&1 && grep -q -- '-j 1' ninja.calls && [ "$(most_at_once)" -eq 1 ]
+  make -j1 FASTCUDA="$FASTCUDA" > make.log 2>&1 && grep -q -- '-j 1' ninja.calls && [ "$(most_at_once)" -eq 1 ] || {
+    echo "  Ninja's calls: $(paste -sd';' ninja.calls 2>/dev/null); at most $(most_at_once) at once; the log:"
+    sed 's/^/    /' graph/.ninja_log 2>/dev/null
+    return 1
+  }
 }
 check "make -j1: Ninja gets -j 1, and one step runs at a time (not one per core)" under_make_j1
 under_make_j3() {
