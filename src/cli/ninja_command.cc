@@ -192,7 +192,6 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
   return objects;
 }
 
-/// Reads the manifest and writes its rewritten copy and the steps. Returns
 /// The first outputs of `edges` (indices into `manifest`'s) that what Ninja
 /// builds by default does not need.
 std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size_t>& edges) {
@@ -210,6 +209,7 @@ std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size
   return not_needed;
 }
 
+/// Reads the manifest and writes its rewritten copy and the steps. Returns
 /// 2, writing nothing, for a manifest Ninja would refuse.
 int Rewrite(const NinjaArguments& arguments) {
   RealFileSystem disk;
@@ -270,7 +270,7 @@ int Rewrite(const NinjaArguments& arguments) {
     defaults.insert(defaults.end(), targets.begin(), targets.end());
   }
   // No lookup pass after a rewrite that has no nvcc edge left.
-  if (database.entries.empty()) generation.files[LookupPassPath(options.out_dir)] = "";
+  if (cut.edges.empty()) generation.files[LookupPassPath(options.out_dir)] = "";
   cut.copies_dir = OwnPath("manifest");
   cut.appended = AppendedText(manifest, arguments, generation.inputs, !cut.edges.empty(), defaults);
   WriteGeneration(generation, options.out_dir, disk);

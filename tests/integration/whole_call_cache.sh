@@ -314,6 +314,8 @@ NINJA
     ninja -C "$dir" -f .fastcuda/build.ninja -t clean > /dev/null && mark=$(graph_log_mark "$dir") &&
     "$FASTCUDA" ninja -C "$dir" > "$scratch/defaultless-warm.log" 2>&1 &&
     same_object "$dir/a.o" "$scratch/ref/a.o" || return 1
+  # The lookups ran in a pass of their own.
+  [ "$(cat "$dir/.fastcuda/lookup-pass")" = fastcuda_cache_lookups ] || { echo "  no lookup pass"; return 1; }
   # Ninja builds every file no edge names: not the hit's intermediates, whose edges name them through dyndep files.
   local ran
   ran=$(tail -n "+$((mark + 1))" "$dir/.ninja_log" | cut -f4 | grep -E '\.(ii|ptx|cubin|c|cpp|fatbin|module_id)$' || true)
