@@ -17,4 +17,11 @@ std::string DyndepFileText(const std::vector<DyndepEdge>& edges) {
   return writer.text();
 }
 
+std::string LookupDyndepText(const std::vector<LookupWaiter>& waiters, bool hit) {
+  std::vector<DyndepEdge> edges;
+  for (const LookupWaiter& waiter : waiters)
+    edges.push_back({waiter.output, hit ? waiter.on_hit : waiter.on_miss});
+  return DyndepFileText(edges);
+}
+
 }  // namespace fastcuda

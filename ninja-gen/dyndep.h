@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "src/plan/step_protocol.h"
+
 namespace fastcuda {
 
 /// One edge of a dyndep file: the edge (by its first output) and the
@@ -16,5 +18,9 @@ struct DyndepEdge {
 
 /// The text of a dyndep file for `edges`.
 std::string DyndepFileText(const std::vector<DyndepEdge>& edges);
+
+/// The dyndep file of a whole-call cache lookup: each waiter with the
+/// inputs it has after a hit, or after a miss.
+std::string LookupDyndepText(const std::vector<LookupWaiter>& waiters, bool hit);
 
 }  // namespace fastcuda

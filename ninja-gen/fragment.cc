@@ -90,6 +90,13 @@ std::vector<LookupWaiter> LookupWaiters(const StepGraph& graph, const PathMapper
   return waiters;
 }
 
+/// True for a step that runs in every build: nvcc run whole that names no
+/// depfile, and what reads the sources where they are to be read anew
+/// (FragmentOptions::rerun_preprocessing).
+bool RerunsAlways(const GraphStep& step, const FragmentOptions& options) {
+  return step.reruns_always || (options.rerun_preprocessing && ReadsSources(step.kind));
+}
+
 /// The `fastcuda step` call of a step that wraps a program, but for the
 /// options every step shares (WriteStepRules) and the outputs (`$out`).
 StepInvocation InvocationOf(const StepGraph& graph, size_t index, const FragmentOptions& options,
@@ -259,9 +266,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (listed.insert(input).second) build.implicit_inputs.push_back(input);
     }
     build.order_only_inputs = graph.order_only_inputs;
-    if (options.rerun_preprocessing && ReadsSources(step.kind)) {
-      build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
-    }
+    if (RerunsAlways(step, options)) build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
     build.variables.push_back({"desc", Description(graph, step)});
     if (options.env_file != shared_env_file) {
       build.variables.push_back({"env", QuoteShellWord(options.env_file)});
@@ -278,6 +283,22 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     }
     writer.Build(build);
   }
+  // Ninja never finds the output of a phony edge without inputs up to date.
+  if (std::any_of(graph.steps.begin(), graph.steps.end(),
+                  [&](const GraphStep& step) { return RerunsAlways(step, options); })) {
+    NinjaBuild always_dirty;
+    always_dirty.outputs = {AlwaysDirtyPath(graph)};
+    always_dirty.rule = "phony";
+    writer.Build(always_dirty);
+  }
+}
+
+std::optional<std::pair<std::string, std::string>> LookupMissDyndep(const StepGraph& graph,
+                                                                    const FragmentOptions& options) {
+  const GraphStep* lookup = CacheLookupOf(graph);
+  if (!lookup || lookup->cache.dyndep.empty()) return std::nullopt;
+  return std::pair{ResolvePath(graph.cwd, lookup->cache.dyndep),
+                   LookupDyndepText(LookupWaiters(graph, PathMapper(graph, options)), /*hit=*/false)};
 }
 
 std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }
@@ -303,13 +324,6 @@ std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& o
   WriteStepRules(writer, pools, options);
   WriteMemoryPools(writer, memory);
   WriteStepEdges(writer, graph, options, options.env_file);
-  // Ninja never finds the output of a phony edge without inputs up to date.
-  if (options.rerun_preprocessing) {
-    NinjaBuild always_dirty;
-    always_dirty.outputs = {AlwaysDirtyPath(graph)};
-    always_dirty.rule = "phony";
-    writer.Build(always_dirty);
-  }
   std::vector<std::string> defaults;
   for (const std::string& output : graph.final_outputs) {
     defaults.push_back(PathMapper(graph, options)(output));

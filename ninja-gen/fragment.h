@@ -49,7 +49,13 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
 void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
                     const std::string& shared_env_file);
 
-/// A phony target that is never up to date (FragmentOptions::rerun_preprocessing).
+/// The path and text of the dyndep file that `graph`'s whole-call cache
+/// lookup writes on a miss; nullopt for a graph without one.
+std::optional<std::pair<std::string, std::string>> LookupMissDyndep(const StepGraph& graph,
+                                                                    const FragmentOptions& options);
+
+/// A phony target that is never up to date: an input of the steps that run
+/// in every build (nvcc run whole without a depfile, FragmentOptions::rerun_preprocessing).
 std::string AlwaysDirtyPath(const StepGraph& graph);
 
 /// The name under which a step's output is captured (launcher mode).

@@ -1,8 +1,10 @@
 #include "ninja-gen/global_manifest.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "src/base/parallel_for.h"
 #include "src/base/shell_words.h"
@@ -26,6 +28,9 @@ std::vector<size_t> ScheduleOrder(const std::vector<std::vector<int64_t>>& remai
   return order;
 }
 
+/// Where the priority ladder's files go.
+std::string LadderDir(const GlobalManifestOptions& options) { return options.out_dir + "/priority"; }
+
 /// Where the manifest's Ninja runs, which its paths are relative to.
 std::string NinjaCwd(const GlobalManifestOptions& options) {
   return options.part_of_manifest_in.empty() ? options.out_dir : options.part_of_manifest_in;
@@ -43,6 +48,28 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
   build.rule = "FASTCUDA_REGENERATE";
   build.implicit_inputs = options.regenerate_inputs;
   writer.Build(build);
+}
+
+/// Phony edges for the files that steps read and no step writes (sources,
+/// response files): a missing one (a source that the outer build has yet to
+/// generate) fails only the steps that read it, as nvcc would, not Ninja's
+/// whole run of the graph.
+void WriteExternalInputs(NinjaWriter& writer, const std::vector<StepGraph>& graphs,
+                         const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
+  std::set<std::string> external;
+  for (const StepGraph& graph : graphs) {
+    std::set<std::string> written;
+    for (const GraphStep& step : graph.steps) {
+      written.insert(step.outputs.begin(), step.outputs.end());
+      written.insert(step.kept_depfile);
+    }
+    for (const GraphStep& step : graph.steps) {
+      for (const std::string& input : step.inputs) {
+        if (!written.contains(input)) external.insert(ninja_path(graph, input));
+      }
+    }
+  }
+  for (const std::string& file : external) writer.Build({{file}, {}, "phony", {}, {}, {}, {}, {}});
 }
 
 }  // namespace
@@ -119,13 +146,14 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
       dyndeps.push_back(ninja_path(graph, lookup->cache.dyndep));
     }
   }
+  if (!part) WriteExternalInputs(top, graphs, ninja_path);
   std::vector<std::string> rungs;
   if (options.priority_ladder && !options.history.empty()) {
     for (size_t g = 0; g < graphs.size(); ++g) {
       if (!needed_by_default(graphs[g])) remaining[g].clear();
     }
     PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, ninja_path);
-    WrittenLadder written = WritePriorityLadder(top, ladder, options.out_dir + "/priority");
+    WrittenLadder written = WritePriorityLadder(top, ladder, LadderDir(options));
     rungs = written.targets;
     for (const std::string& rung : written.rung_files) files[rung] = "";
     if (!written.dyndep.empty()) {
@@ -144,8 +172,26 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     top.Default({"all"});
     files[GlobalManifestPath(options.out_dir)] = top.text();
   }
-  files[StepsFilePath(options.out_dir)] = StepsFileText(graphs, ninja_path, options.jobs);
+  files[StepsFilePath(options.out_dir)] =
+      StepsFileText(graphs, ninja_path, options.jobs, [&](const StepGraph& graph) { return !needed_by_default(graph); });
   return files;
+}
+
+std::map<std::string, std::string> DryRunDyndepFiles(const std::vector<StepGraph>& graphs,
+                                                     const GlobalManifestOptions& options,
+                                                     const std::map<std::string, std::string>& files) {
+  std::map<std::string, std::string> dyndeps;
+  FragmentOptions paths;
+  paths.ninja_cwd = NinjaCwd(options);
+  for (const StepGraph& graph : graphs) {
+    if (auto miss = LookupMissDyndep(graph, paths)) dyndeps.insert(*miss);
+  }
+  auto plan = files.find(LadderDyndepPlanPath(LadderDir(options)));
+  if (plan != files.end()) {
+    dyndeps[LadderDyndepPath(LadderDir(options))] =
+        LadderDyndepText(ParseLadderDyndepPlan(plan->second), [](const std::string&) { return false; });
+  }
+  return dyndeps;
 }
 
 bool HistoryHasStepTimes(const std::vector<StepGraph>& graphs, const GlobalManifestOptions& options) {

@@ -57,6 +57,16 @@ inline constexpr const char* kLookupPassTarget = "fastcuda_cache_lookups";
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options);
 
+/// The dyndep files as a build finds them before any lookup ran: each
+/// whole-call cache lookup's as a miss writes it, and the ladder's (from its
+/// plan in `files`, what GlobalManifestFiles gave) as it is when every lookup
+/// missed. The generation writes them only where none exists, so that a dry
+/// run (`ninja -n`), which runs no lookup, can load them; the lookups of a
+/// build write their own.
+std::map<std::string, std::string> DryRunDyndepFiles(const std::vector<StepGraph>& graphs,
+                                                     const GlobalManifestOptions& options,
+                                                     const std::map<std::string, std::string>& files);
+
 /// True when `options.history` has a time for a step of `graphs` that another
 /// step waits for: measured step times. An object's own time may be a whole
 /// nvcc call's, which the generator's Ninja recorded (`fastcuda ninja`).

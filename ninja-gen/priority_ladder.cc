@@ -20,6 +20,9 @@ std::string RungPath(const std::string& dir, size_t k) { return dir + "/rung" + 
 
 }  // namespace
 
+std::string LadderDyndepPath(const std::string& dir) { return dir + "/dyndep"; }
+std::string LadderDyndepPlanPath(const std::string& dir) { return dir + "/dyndep-plan.json"; }
+
 PriorityLadder PlanPriorityLadder(
     const std::vector<StepGraph>& graphs, const std::vector<std::vector<int64_t>>& remaining,
     const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path, size_t max_rungs) {
@@ -126,8 +129,8 @@ WrittenLadder WritePriorityLadder(NinjaWriter& writer, const PriorityLadder& lad
     for (const auto& [k, files] : tu.inputs) plan.rungs[k] = RungPath(dir, k);
   }
   if (!plan.rungs.empty()) {
-    written.dyndep = dir + "/dyndep";
-    written.plan_path = dir + "/dyndep-plan.json";
+    written.dyndep = LadderDyndepPath(dir);
+    written.plan_path = LadderDyndepPlanPath(dir);
     written.plan_text = FormatLadderDyndepPlan(plan);
     // restat: the file is rewritten only when a lookup's outcome changes it.
     writer.Rule({"FASTCUDA_LADDER_DYNDEP",

@@ -50,6 +50,11 @@ PriorityLadder PlanPriorityLadder(
     const std::function<std::string(const StepGraph&, const std::string&)>& to_ninja_path,
     size_t max_rungs = 100);
 
+/// The ladder's dyndep file, and the plan it is written from, in the
+/// ladder's directory `dir`.
+std::string LadderDyndepPath(const std::string& dir);
+std::string LadderDyndepPlanPath(const std::string& dir);
+
 /// What `fastcuda ladder-dyndep` reads: the files of the rungs whose edges
 /// name the ladder's dyndep file, by rung k, and the cached TUs' files.
 struct LadderDyndepPlan {

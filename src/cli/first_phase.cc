@@ -28,7 +28,8 @@ bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSys
 /// without measured step times (NoHistoryPath; its caller regenerated first
 /// if the log grew since), whose log does not hold a first phase's estimates
 /// already, where it pays (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on",
-/// counting only the TUs whose lookup (if any) did not hit.
+/// counting only the TUs that the build needs (not those built on request)
+/// and whose lookup (if any) did not hit.
 std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const std::string& ninja_log_path,
                                    const FileSystem& fs) {
   const std::string wanted = EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto");
@@ -47,7 +48,7 @@ std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const 
     return {};
   }
   const std::string ninja_dir = std::filesystem::path(ninja_log_path).parent_path().string();
-  std::erase_if(tus, [&](const RecordedTu& tu) { return LookupHit(tu, ninja_dir, fs); });
+  std::erase_if(tus, [&](const RecordedTu& tu) { return tu.on_request || LookupHit(tu, ninja_dir, fs); });
   const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
   return pays ? tus : std::vector<RecordedTu>{};
 }
@@ -67,10 +68,12 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   }
   if (targets.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
+  // A TU whose step failed (a source that the outer build has yet to
+  // generate) has no output to weigh: it is estimated as the mean TU.
   if (int status = run_ninja(targets); status != 0) {
     if (ReceivedSignal()) return status;
-    ComplainIfVerbose("the first phase failed (" + std::to_string(status) + "): building without estimates");
-    return 0;
+    ComplainIfVerbose("the first phase failed (" + std::to_string(status) +
+                      ") for some TUs: they get mean estimates");
   }
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();

@@ -235,6 +235,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
   manifest.jobs = Jobs(options);
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
+  generation.files_if_absent = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
@@ -259,6 +260,9 @@ void WriteGeneration(const Generation& generation, const std::string& out_dir, W
     // database's to decide whether to regenerate.
     if (path == GlobalManifestPath(out_dir)) fs.Write(path, content);
     else WriteIfChanged(fs, path, content);
+  }
+  for (const auto& [path, content] : generation.files_if_absent) {
+    if (!fs.IsFile(path)) fs.Write(path, content);
   }
   for (const std::string& path : generation.removed) fs.Remove(path);
 }

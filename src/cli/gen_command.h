@@ -30,6 +30,8 @@ struct GenerationContext {
 /// others when changed), files to remove, and its report for stderr.
 struct Generation {
   std::map<std::string, std::string> files;
+  /// Written only where no file exists (DryRunDyndepFiles).
+  std::map<std::string, std::string> files_if_absent;
   std::vector<std::string> removed;
   std::string report;
   /// Besides the entries: what a change of must plan anew (fastcuda, the nvcc

@@ -44,12 +44,15 @@ std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path, 
 }
 
 /// Makes every relative path of a depfile absolute, so that Ninja, which
-/// runs elsewhere, finds the headers.
+/// runs elsewhere, finds the headers, and (where it reads the depfile
+/// without `deps`) the target among the edge's outputs, which it names in full.
 void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, WritableFileSystem& fs) {
   std::optional<std::string> text = fs.Read(path);
   if (!text) return;  // a cache lookup that missed writes none
   Depfile depfile = ParseDepfile(*text);
-  for (std::string& dependency : depfile.dependencies) dependency = ResolvePath(cwd, dependency);
+  for (auto* paths : {&depfile.targets, &depfile.dependencies}) {
+    for (std::string& file : *paths) file = ResolvePath(cwd, file);
+  }
   fs.Write(path, FormatDepfile(depfile));
 }
 
@@ -193,11 +196,7 @@ void FinishLookup(const StepInvocation& options, const std::vector<std::string>&
   fs.Write(outputs[0], hit ? "hit" : "miss");
   if (!hit) fs.Write(outputs[1], "");
   if (options.cache.dyndep.empty()) return;
-  std::vector<DyndepEdge> edges;
-  for (const LookupWaiter& waiter : options.waiters) {
-    edges.push_back({waiter.output, hit ? waiter.on_hit : waiter.on_miss});
-  }
-  fs.Write(ResolvePath(options.cwd, options.cache.dyndep), DyndepFileText(edges));
+  fs.Write(ResolvePath(options.cwd, options.cache.dyndep), LookupDyndepText(options.waiters, hit));
 }
 
 /// A lookup that missed has no depfile of the cache's. Ninja gets the

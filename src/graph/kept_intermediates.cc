@@ -15,6 +15,10 @@ KeptFiles KeptFilesOf(const StepGraph& graph) {
     bool writes_depfile = step.kind == StepKind::kFilterDependencies;
     for (const std::string& output : step.outputs) {
       std::string path = ResolvePath(graph.cwd, output);
+      // A lookup's dyndep file stays: its result file goes, so the lookup
+      // writes it anew before any step reads it, and a dry run (which runs
+      // no lookup) still finds one to load.
+      if (output == step.cache.dyndep) continue;
       if (!finals.count(path)) intermediates.insert(path);
       else if (!writes_depfile) kept.objects.push_back(path);
     }

@@ -17,7 +17,8 @@ struct KeptFiles {
 };
 
 /// The kept files of a graph. The user's depfile is no object: Ninja
-/// (`deps = gcc`) removes it after every build.
+/// (`deps = gcc`) removes it after every build. A whole-call cache lookup's
+/// dyndep file is neither.
 KeptFiles KeptFilesOf(const StepGraph& graph);
 
 /// The intermediates of every TU one of whose objects is missing. Removing

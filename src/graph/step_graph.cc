@@ -63,6 +63,8 @@ class GraphBuilder {
  private:
   Step Rename(const TranscriptCommand& command) const;
   void FindInputs(GraphStep& step) const;
+  /// True for the TU's source (StepGraphOptions::source), however named.
+  bool IsSource(const std::string& candidate) const;
   void AddHeaderDepfile(GraphStep& step) const;
   /// FASTCUDA_MODULE_ID=own: the step that would make the module id reads
   /// it instead, from a step of its own that comes first.
@@ -110,12 +112,18 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
       if (skip.count(candidate) || seen.count(candidate) || !MayBePath(candidate)) continue;
       bool produced = producer_.count(candidate) > 0;
       bool is_work_file = candidate.rfind(options_.work_dir + "/", 0) == 0;
-      if (produced || (!is_work_file && fs_.IsFile(ResolvePath(options_.cwd, candidate)))) {
+      if (produced || IsSource(candidate) ||
+          (!is_work_file && fs_.IsFile(ResolvePath(options_.cwd, candidate)))) {
         step.inputs.push_back(candidate);
         seen.insert(candidate);
       }
     }
   }
+}
+
+bool GraphBuilder::IsSource(const std::string& candidate) const {
+  return !options_.source.empty() &&
+         ResolvePath(options_.cwd, candidate) == ResolvePath(options_.cwd, options_.source);
 }
 
 void GraphBuilder::AddHeaderDepfile(GraphStep& step) const {

@@ -61,6 +61,9 @@ struct GraphStep : Step {
   std::string ninja_depfile_from;
   WholeCallCacheUse cache;    ///< AddWholeCallCache: what a lookup's hit or miss asks of this step
   size_t launcher_words = 0;  ///< how many words at the front of argv are its launcher (LauncherFor)
+  /// nvcc run whole where it can name no depfile: what it read is unknown,
+  /// so the step runs in every build.
+  bool reruns_always = false;
 };
 
 /// Where the graph lives and what it was asked for.
@@ -74,6 +77,9 @@ struct StepGraphOptions {
   /// Set for every step beside the transcript's own variables (see
   /// ToolchainEnvironment), so that a change of one reruns the steps.
   std::map<std::string, std::string> toolchain_environment;
+  /// The source as the command names it: an input of the steps that name
+  /// it even where it does not exist yet (another edge generates it).
+  std::string source;
 };
 
 /// All sub-steps of one nvcc call, in nvcc's order but where FastCuda adds or

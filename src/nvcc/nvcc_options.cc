@@ -274,6 +274,26 @@ std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& arg
                            EnvironmentValue(environment, "NVCC_APPEND_FLAGS"), cwd, fs);
 }
 
+bool TakesAddedDepfile(const std::vector<std::string>& args) {
+  static const std::set<std::string_view> compiles_with_a_depfile = {
+      "-c",    "--compile", "-dc",     "--device-c", "-dw",      "--device-w", "-ptx",
+      "--ptx", "-cubin",    "--cubin", "-fatbin",    "--fatbin", "-lib",       "--lib"};
+  static const std::set<std::string_view> refuse_a_depfile = {"-E",     "--preprocess",
+                                                              "-M",     "--generate-dependencies",
+                                                              "-MM",    "--generate-nonsystem-dependencies",
+                                                              "-link",  "--link",
+                                                              "-run",   "--run",
+                                                              "-dlink", "--device-link"};
+  bool compiles = false;
+  bool refuses = false;
+  ForEachOption(args, [&](std::string_view word, std::string_view name, std::string_view) {
+    compiles = compiles || compiles_with_a_depfile.count(name);
+    refuses = refuses || word == "-" || refuse_a_depfile.count(name) || kDepfileWithSystemHeaders.Is(word) ||
+              kDepfileWithoutSystemHeaders.Is(word);
+  });
+  return compiles && !refuses;
+}
+
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
   NvccInvocation invocation;
   bool compile_mode = false;

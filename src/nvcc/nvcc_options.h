@@ -43,6 +43,12 @@ std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& arg
 /// Reads the mode and depfile options from effective arguments.
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);
 
+/// True where nvcc, run whole with `effective_args`, can be asked for a
+/// depfile of what it reads (-MD -MF): it compiles (-c, -dc, -dw, -ptx,
+/// -cubin, -fatbin, -lib), reads no standard input, does not only
+/// preprocess, link or run, and was asked for no depfile of its own.
+bool TakesAddedDepfile(const std::vector<std::string>& effective_args);
+
 /// The depfile nvcc writes for `command` (nvcc and its arguments), whose
 /// object is `output`: -MF's, else with -MD or -MMD the object's name with
 /// `.d`; nullopt when it writes none.

@@ -21,9 +21,10 @@ struct PlannedEntry {
   const CompileEntry* entry = nullptr;
   NvccInvocation invocation;
   TuNames names;
-  std::string program;    ///< the nvcc binary, resolved
-  std::string shape;      ///< entries with equal shapes share a dryrun
-  std::string cache_key;  ///< this entry's own dryrun
+  std::string program;               ///< the nvcc binary, resolved
+  std::string shape;                 ///< entries with equal shapes share a dryrun
+  std::string cache_key;             ///< this entry's own dryrun
+  bool takes_added_depfile = false;  ///< TakesAddedDepfile, for nvcc run whole
 };
 
 /// The arguments as nvcc sees them (response files expanded), with the
@@ -62,6 +63,7 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
   std::vector<std::string> effective = EffectiveNvccArgsIn(args, ambient, entry.directory, fs);
   planned.invocation = ScanNvccArgs(effective);
+  planned.takes_added_depfile = TakesAddedDepfile(effective);
   planned.names.source = WordNaming(args, entry.directory, entry.file);
   planned.names.absolute_source = ResolvePath(entry.directory, entry.file);
   planned.names.output = WordNaming(args, entry.directory, entry.output);
@@ -91,7 +93,9 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
   plan.dryruns_run += missing.size();
 }
 
-/// A graph of one step that runs the entry's nvcc command as it is.
+/// A graph of one step that runs the entry's nvcc command as it is. It
+/// reads the source and the response files, and the headers of a depfile
+/// that nvcc is asked to write where it can (else it runs in every build).
 StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_dir) {
   StepGraph graph;
   GraphStep step;
@@ -99,11 +103,21 @@ StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_di
   step.argv = planned.entry->launcher;
   step.argv.insert(step.argv.end(), planned.entry->nvcc.begin(), planned.entry->nvcc.end());
   step.outputs = {planned.entry->output};
+  if (planned.entry->file != "-") step.inputs.push_back(planned.entry->file);
+  std::vector<std::string> args(planned.entry->nvcc.begin() + 1, planned.entry->nvcc.end());
+  for (const std::string& file : ResponseFiles(args, planned.entry->directory)) step.inputs.push_back(file);
+  if (planned.takes_added_depfile) {
+    step.depfile = work_dir + "/nvcc.d";
+    step.argv.insert(step.argv.end(), {"-MD", "-MF", step.depfile});
+    step.outputs.push_back(step.depfile);  // so that Ninja makes its directory
+  } else {
+    step.reruns_always = true;
+  }
   graph.steps.push_back(step);
   graph.cwd = planned.entry->directory;
   graph.work_dir = work_dir;
   graph.source = planned.entry->file;
-  graph.final_outputs = step.outputs;
+  graph.final_outputs = {planned.entry->output};
   return graph;
 }
 
@@ -186,10 +200,11 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
       launchers.nvcc = planned.entry->launcher;
       try {
         if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
-        plan.graphs[i] = BuildStepGraph(*transcript,
-                                        {planned.entry->directory, work_dir, planned.invocation.depfile,
-                                         options.keep_depfiles, launchers, options.modes, toolchain},
-                                        fs);
+        plan.graphs[i] =
+            BuildStepGraph(*transcript,
+                           {planned.entry->directory, work_dir, planned.invocation.depfile,
+                            options.keep_depfiles, launchers, options.modes, toolchain, planned.names.source},
+                           fs);
         return;
       } catch (const UnsupportedTranscript& unsupported) {
         why = unsupported.what();
@@ -207,7 +222,9 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     if (whole_nvcc_reasons[i].empty()) AddWholeCallCache(plan.graphs[i], entry.launcher, entry.nvcc);
     const PlannedEntry& planned = entries[i];
     if (!whole_nvcc_reasons[i].empty()) {
-      plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + whole_nvcc_reasons[i]);
+      std::string every_build =
+          plan.graphs[i].steps.front().reruns_always ? " (in every build: it can write no depfile)" : "";
+      plan.whole_nvcc_entries.push_back(planned.entry->file + ": " + whole_nvcc_reasons[i] + every_build);
     }
     if (planned.invocation.fallback_reason) continue;
     used_keys.insert(entries[shapes.at(planned.shape).front()].cache_key);

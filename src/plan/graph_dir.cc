@@ -44,7 +44,7 @@ std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
-                          unsigned threads) {
+                          unsigned threads, const std::function<bool(const StepGraph&)>& on_request) {
   // Each TU's part is dumped on its own (in parallel) and the parts joined:
   // the same text as dumping the whole document at once.
   std::vector<std::string> tus(graphs.size());
@@ -58,7 +58,9 @@ std::string StepsFileText(const std::vector<StepGraph>& graphs,
                        {"output", output},
                        {"after", step.after}});
     }
-    tus[i] = DumpJsonBytes(json{{"source", graph.source}, {"steps", steps}});
+    json tu{{"source", graph.source}, {"steps", steps}};
+    if (on_request && on_request(graph)) tu["on_request"] = true;
+    tus[i] = DumpJsonBytes(tu);
   });
   std::string text = "{\"tus\":[";
   for (size_t i = 0; i < tus.size(); ++i) text += (i ? "," : "") + tus[i];
@@ -70,7 +72,7 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
     std::vector<RecordedTu> tus;
     const json document = ParseJsonBytes(text);  // kept alive: the loop refers into it
     for (const json& tu : document.at("tus")) {
-      RecordedTu recorded{tu.at("source").get<std::string>(), {}};
+      RecordedTu recorded{tu.at("source").get<std::string>(), {}, tu.value("on_request", false)};
       for (const json& step : tu.at("steps")) {
         const size_t index = recorded.steps.size();
         std::vector<size_t> after = step.at("after").get<std::vector<size_t>>();

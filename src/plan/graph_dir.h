@@ -55,16 +55,19 @@ struct RecordedStep {
 struct RecordedTu {
   std::string source;
   std::vector<RecordedStep> steps;
+  bool on_request = false;  ///< what the manifest builds by default does not need it
 };
 
 /// `steps.json`: every step of every graph, its first output named by
-/// `ninja_path` (written on `threads` threads); and back (throws
+/// `ninja_path` (written on `threads` threads), and the graphs that
+/// `on_request` says the default targets do not need; and back (throws
 /// std::runtime_error if it is not one, or if a step waits for one not
 /// before it in its TU: no graph lists one (StepGraph), and every reader
 /// walks the steps in that order and indexes by them).
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
-                          unsigned threads = 1);
+                          unsigned threads = 1,
+                          const std::function<bool(const StepGraph&)>& on_request = nullptr);
 std::vector<RecordedTu> ParseStepsFile(std::string_view text);
 
 /// The Ninja log with the step times of the graph in `dir`: its own, or the

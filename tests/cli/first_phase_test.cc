@@ -70,3 +70,38 @@ TEST_CASE("the first phase weighs only the TUs whose whole-call cache lookup did
   CHECK(tus("miss") == std::vector<std::string>{"a.ii", "b.ii"});
   CHECK(tus("hit").empty());  // one TU left: nothing to rank it against
 }
+
+TEST_CASE("a TU whose weighed step fails (its source not made yet) leaves the others' estimates") {
+  FakeFileSystem fs(
+      {{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), TwoTus("0")}, {"/g/.ninja_log", "# ninja log v5\n"}});
+  auto run_ninja = [&](const std::vector<std::string>&) {
+    fs.Write("/g/a.ii", "__global__ void k();");
+    return 1;  // b.ii's step failed
+  };
+  int regenerated = 0;
+  CHECK(RunFirstPhase(
+            "/g", 2, run_ninja, [&] { return ++regenerated, 0; }, fs) == 0);
+  CHECK(regenerated == 1);
+  const std::string log = fs.Read("/g/.ninja_log").value_or("");
+  CHECK(log.find("\ta.o\t") != std::string::npos);
+  CHECK(log.find("\tb.o\t") != std::string::npos);
+}
+
+TEST_CASE("the first phase leaves out the TUs built only on request (not by the defaults)") {
+  std::string text = R"({"tus": [)";
+  for (std::string tu : {"a", "b", "c"}) {
+    text += std::string(tu == "a" ? "" : ",") + R"({"source": ")" + tu + R"(.cu", )" +
+            (tu == "c" ? R"("on_request": true, )" : "") + R"("steps": [)" +
+            R"({"kind": "CPP_DEVICE", "arch": "compute_80", "output": ")" + tu + R"(.ii", "after": []},)" +
+            R"({"kind": "HOST_CC", "arch": "", "output": ")" + tu + R"(.o", "after": [0]}]})";
+  }
+  FakeFileSystem fs({{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), text + "]}"}});
+  std::vector<std::string> weighed;
+  auto run_ninja = [&](const std::vector<std::string>& targets) {
+    weighed = targets;
+    return 0;
+  };
+  CHECK(RunFirstPhase(
+            "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
+  CHECK(weighed == std::vector<std::string>{"a.ii", "b.ii"});
+}

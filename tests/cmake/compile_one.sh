@@ -77,9 +77,10 @@ nothing_to_do() {  # says why Ninja found work, if it did
 }
 check "a build with nothing to do builds nothing and runs no step of the graph" nothing_to_do
 
-# A header that the build generates: the graph's first run, started by
-# another target's object, meets it missing; the TU that includes it builds
-# once CMake has generated it (its own launcher builds it in the graph).
+# A header and a source that the build generates: the graph's first run,
+# started by another target's object, meets them missing; the TUs that read
+# them build once CMake has generated them (their own launchers build them in
+# the graph).
 generated="$scratch/generated"
 mkdir -p "$generated"
 cat > "$generated/CMakeLists.txt" <<'CMAKE'
@@ -88,7 +89,9 @@ project(generated LANGUAGES CUDA)
 add_custom_command(OUTPUT "${CMAKE_BINARY_DIR}/gen.h"
   COMMAND sh -c "sleep 3; echo '#define GENERATED 7' > gen.h" VERBATIM)
 add_library(early STATIC early.cu)
-add_library(late STATIC late.cu "${CMAKE_BINARY_DIR}/gen.h")
+add_custom_command(OUTPUT "${CMAKE_BINARY_DIR}/made.cu"
+  COMMAND sh -c "sleep 3; printf '__global__ void made(int *p) { p[0] = 8; }\\n' > made.cu" VERBATIM)
+add_library(late STATIC late.cu "${CMAKE_BINARY_DIR}/gen.h" "${CMAKE_BINARY_DIR}/made.cu")
 target_include_directories(late PRIVATE "${CMAKE_BINARY_DIR}")
 CMAKE
 printf '__global__ void early(int *p) { p[0] = 1; }\n' > "$generated/early.cu"
@@ -97,7 +100,8 @@ generated_header() {
   cmake -S "$generated" -B "$generated/build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real \
     -DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA" > /dev/null &&
     ninja -C "$generated/build" -j 2 > "$generated/build.log" 2>&1 &&
-    [ -f "$generated/build/CMakeFiles/late.dir/late.cu.o" ] && [ -z "$(find "$generated/build" -name .fastcuda)" ]
+    [ -f "$generated/build/CMakeFiles/late.dir/late.cu.o" ] && [ -z "$(find "$generated/build" -name .fastcuda)" ] &&
+    graph_wrote_objects "$generated/build" && nm -C "$generated/build/CMakeFiles/late.dir/made.cu.o" | grep -q 'made(int\*)'
 }
-check "a TU that includes a header the build generates builds through the graph" generated_header
+check "a TU that includes a header the build generates, and a generated .cu, build through the graph" generated_header
 finish

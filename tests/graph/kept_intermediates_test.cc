@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "src/graph/kept_intermediates.h"
+#include "src/graph/whole_call_cache.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -27,6 +28,21 @@ TEST_CASE("a graph keeps its intermediates in the work dir; its object is no int
   bool has_preprocessed = false;
   for (const std::string& path : kept.intermediates) has_preprocessed |= path.ends_with(".cpp1.ii");
   CHECK(has_preprocessed);
+}
+
+TEST_CASE("a whole-call cache lookup's dyndep file is kept, its result is an intermediate") {
+  StepGraph graph = DepfileGraph();
+  REQUIRE(AddWholeCallCache(graph, {"ccache"}, {"nvcc", "-c", "kernel.cu", "-o", "kernel.o"}));
+  const GraphStep* lookup = CacheLookupOf(graph);
+  REQUIRE(lookup);
+  REQUIRE(!lookup->cache.dyndep.empty());
+  KeptFiles kept = KeptFilesOf(graph);
+  auto listed = [&](const std::string& path) {
+    return std::find(kept.intermediates.begin(), kept.intermediates.end(), ResolvePath("/src", path)) !=
+           kept.intermediates.end();
+  };
+  CHECK_FALSE(listed(lookup->cache.dyndep));
+  CHECK(listed(lookup->outputs.front()));  // the result: the lookup runs again
 }
 
 TEST_CASE("a missing object orphans its TU's intermediates; present ones keep theirs") {

@@ -301,6 +301,26 @@ TEST_CASE("two temporaries with one name keep nvcc's sequence numbers") {
   CHECK(graph.steps[1].outputs == std::vector<std::string>{std::string(kWorkDir) + "/4_x.ii"});
 }
 
+TEST_CASE("the source is an input of the steps that name it before it exists (a generator makes it)") {
+  const std::string source = std::string(kProjectDir) + "/kernel.cu";
+  StepGraph present =
+      BuildStepGraph(LoadTranscript("single_arch"), {kProjectDir, kWorkDir}, FakeFileSystem({{source, ""}}));
+  StepGraph unknown =
+      BuildStepGraph(LoadTranscript("single_arch"), {kProjectDir, kWorkDir}, FakeFileSystem());
+  StepGraphOptions options{kProjectDir, kWorkDir};
+  options.source = "./kernel.cu";  // named otherwise than in the command
+  StepGraph missing = BuildStepGraph(LoadTranscript("single_arch"), options, FakeFileSystem());
+  REQUIRE(missing.steps.size() == present.steps.size());
+  size_t reading = 0;
+  for (size_t i = 0; i < present.steps.size(); ++i) {
+    CHECK(missing.steps[i].inputs == present.steps[i].inputs);
+    const std::vector<std::string>& inputs = unknown.steps[i].inputs;
+    CHECK(std::find(inputs.begin(), inputs.end(), "kernel.cu") == inputs.end());
+    reading += std::count(missing.steps[i].inputs.begin(), missing.steps[i].inputs.end(), "kernel.cu");
+  }
+  CHECK(reading == 2);  // the host and the device preprocessing
+}
+
 TEST_CASE("the nvcc command's launcher (ccache) runs the host compile, nothing else") {
   StepGraphOptions options{kProjectDir, kWorkDir};
   options.launchers.nvcc = {"ccache"};

@@ -11,6 +11,8 @@
 #            with nvcc's message and the fix builds.
 #  errors    a manifest with a syntax error: exit 2, FILE:LINE:, nothing
 #            written; an unknown target exits like ninja with its message.
+#  generated a .cu that another edge makes, missing when the manifest is
+#            rewritten: its steps wait for that edge (objects equal nvcc's).
 #  CMake     a project configured with -G Ninja and no FastCuda module: built
 #            split, objects equal a plain build's, no work after, an edit of
 #            CMakeLists.txt reruns CMake through its own edge and the new
@@ -292,6 +294,36 @@ unknown_target_like_ninja() {
     grep -q "unknown target 'nonexistent_target'" "$scratch/unknown-fc.log"
 }
 check "an unknown target: exit 1 like ninja, with ninja's 'unknown target' message" unknown_target_like_ninja
+
+# --- 3b. A source that another edge of the manifest generates ----------------
+# The rewrite meets it missing; its steps must still wait for its generator
+# (slow here, so that a step that did not wait would run first and fail).
+gen=$scratch/generated-source
+mkdir -p "$gen"
+printf '__global__ void generated(int *p) { p[0] = VALUE; }\n' > "$gen/template.cu.in"
+cat > "$gen/build.ninja" <<NINJA
+rule generate
+  command = sleep 2 && sed s/VALUE/\$value/ \$in > \$out
+rule nvcc
+  command = $NVCC -arch=sm_80 -c \$in -o \$out
+build gen.cu: generate template.cu.in
+  value = 7
+build gen.o: nvcc gen.cu
+NINJA
+generated_source_waits() {
+  fc_ninja "$scratch/gen.log" "$gen" -j 4 && ran_split "$scratch/gen.log" gen.cu &&
+    "$NVCC" -arch=sm_80 -c "$gen/gen.cu" -o "$scratch/gen-nvcc.o" && same_object "$gen/gen.o" "$scratch/gen-nvcc.o"
+}
+check "a .cu that the manifest generates, missing at the rewrite: its steps wait for it; object equals nvcc's" \
+  generated_source_waits
+regenerated_source_rebuilt() {
+  sleep 1  # a coarse-mtime file system must see the template as newer
+  sed -i 's/p\[0\]/p[1]/' "$gen/template.cu.in"
+  fc_ninja "$scratch/gen2.log" "$gen" -j 4 && ran_split "$scratch/gen2.log" gen.cu &&
+    "$NVCC" -arch=sm_80 -c "$gen/gen.cu" -o "$scratch/gen-nvcc.o" && same_object "$gen/gen.o" "$scratch/gen-nvcc.o"
+}
+check "the generator's input edited: the source is made again, then its steps run; object equals nvcc's" \
+  regenerated_source_rebuilt
 
 # --- 4. A CMake project without the FastCuda module --------------------------
 project=$scratch/cmake-src

@@ -3,7 +3,8 @@
 # nvcc writes now from the current sources, headers, flags, response files
 # and environment. Each case edits something the way a careless or hostile
 # user does (an older mtime, a new header that shadows another, a changed
-# CPATH, an edited response file, a killed or concurrent FastCuda, nohup)
+# CPATH, an edited response file, a killed or concurrent FastCuda, nohup,
+# an entry that nvcc runs whole)
 # and compares the object with a fresh nvcc's.
 #
 # usage: stale_objects.sh FASTCUDA_BINARY [NVCC]
@@ -159,5 +160,33 @@ terminated() {
   [ "$status" -eq 255 ] && none_left "$scratch/terminated" && [ ! -e terminated/slow.o ]
 }
 check "launcher terminated: exit status 255 as nvcc's, no process left, no object" terminated
+
+# 12. Entries that `fastcuda build` leaves to nvcc whole: -lib, where nvcc is
+# asked for a depfile of the headers, and -E, which can write none and so
+# runs in every build. A header edit, then a source edit, reach both.
+archive_member() {  # ARCHIVE DIR: extracts the archive's one object into DIR, prints its path
+  rm -rf "$2" && mkdir -p "$2" && (cd "$2" && ar x "../$1") && ls "$2"/*.o
+}
+whole_nvcc_builds() {  # MODE OUTPUT: OUTPUT of `fastcuda build` equals nvcc's of the same command
+  graph_build "${arch[@]}" "$1" k.cu -o "$2" && "$NVCC" "${arch[@]}" "$1" k.cu -o "reference-$2" || return 1
+  if [ "$1" = -lib ]; then
+    same_object "$(archive_member "$2" built)" "$(archive_member "reference-$2" reference)"
+  else
+    cmp -s "$2" "reference-$2"
+  fi
+}
+whole_nvcc() (  # MODE OUTPUT
+  mkdir -p "whole$1" && cd "whole$1"
+  value_header inc 1 && value_kernel '"inc/v.h"'
+  whole_nvcc_builds "$@" && grep -q "nvcc runs whole for k.cu: nvcc option $1" build.log && value_header inc 2 &&
+    whole_nvcc_builds "$@" && sleep 1 && kernel k.cu 3 && whole_nvcc_builds "$@" || return 1
+  if [ "$1" = -lib ]; then
+    graph_build "${arch[@]}" "$1" k.cu -o "$2" && grep -q "no work to do" build.log
+  else
+    grep -q "in every build" build.log
+  fi
+)
+check "build: nvcc run whole for -lib: a header, then the source edited: fresh; then no work" whole_nvcc -lib k.a
+check "build: nvcc run whole for -E: a header, then the source edited: fresh (it reruns every build)" whole_nvcc -E k.ii
 
 finish

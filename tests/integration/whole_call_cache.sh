@@ -27,6 +27,8 @@
 #            that plain build directory, cleaned, hits for every nvcc edge
 #  defaults  `fastcuda ninja` on a manifest without `default` statements: a
 #            hit starts no step but the lookup and the object's copy
+#  dry run   `ninja -n` before any lookup ran (through `fastcuda ninja`,
+#            and on a generated graph) lists the steps and writes nothing
 #
 # usage: whole_call_cache.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -323,6 +325,19 @@ NINJA
 }
 check "fastcuda ninja: a manifest without defaults, cleaned: the hit starts no step but the lookup and the copy" \
   defaultless
+
+dry_run_before_lookups() {  # Ninja loads each lookup's dyndep file in a dry run, which runs no lookup
+  local dir=$scratch/dry-run
+  mkdir -p "$dir"
+  cp "$scratch/defaultless"/{a.cu,factor.h,build.ninja} "$dir/"
+  CCACHE_DIR=$scratch/ccache-dry-run "$FASTCUDA" ninja -C "$dir" -n > "$scratch/dry-run.log" 2>&1 &&
+    grep -q '\] CICC ' "$scratch/dry-run.log" && [ ! -e "$dir/a.o" ] &&
+    "$FASTCUDA" gen --compdb "$project/compile_commands.json" --out "$scratch/dry-graph" > /dev/null 2>&1 &&
+    ninja -C "$scratch/dry-graph" -n > "$scratch/dry-graph.log" 2>&1 && grep -q '\] CICC ' "$scratch/dry-graph.log" ||
+    { tail -n 3 "$scratch/dry-run.log" "$scratch/dry-graph.log" 2>/dev/null; return 1; }
+}
+check "ninja -n before any lookup ran (fastcuda ninja, and a graph's own Ninja): lists the steps, writes no object" \
+  dry_run_before_lookups
 
 not_by_default() {  # a cached TU built only on request (CMake's EXCLUDE_FROM_ALL) is not looked up, nor its generator run
   local dir=$scratch/not_by_default

@@ -54,6 +54,18 @@ TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that i
   CHECK(manifest.find("build /b/w$ dir/always-dirty: phony\n") != std::string::npos);
 }
 
+TEST_CASE("a step that reruns always (nvcc run whole without a depfile) waits on the phony, written once") {
+  StepGraph graph = GraphIn("multi_gencode", "/src");
+  graph.steps.back().reruns_always = true;
+  FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
+  std::string manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 1);
+  options.rerun_preprocessing = true;
+  manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 5);
+  CHECK(CountMatches(manifest, R"((?m)^build /b/w\$ dir/always-dirty: phony$)") == 1);
+}
+
 TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the step's own argv") {
   // Hostile names: spaces, $, quotes, a colon, in the tool, the work dir and the source.
   const std::string work = "/tmp/fastcuda fragment $test's:dir";

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ninja-gen/global_manifest.h"
+#include "src/graph/whole_call_cache.h"
 #include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
@@ -172,6 +173,40 @@ TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph")
   REQUIRE(plan.graphs[1].steps.size() == 1);
   CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
   CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.o"});
+  // Preprocessing only: nvcc can name no depfile, so it runs in every build.
+  CHECK(plan.graphs[1].steps[0].reruns_always);
+  CHECK(plan.graphs[1].steps[0].inputs == std::vector<std::string>{"/src/b.cu"});
+}
+
+TEST_CASE("nvcc run whole reads its source, response files and the headers of a depfile it is asked for") {
+  CompileDatabase database = Database();
+  database.entries[1].nvcc = {"nvcc", "-lib", "@flags.rsp", "/src/b.cu", "-o", "obj/b.a"};
+  database.entries[1].output = "obj/b.a";
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner,
+                                        FakeFileSystem({{"/build/flags.rsp", "-DY=2"}}));
+  REQUIRE(plan.whole_nvcc_entries.size() == 1);
+  CHECK(plan.whole_nvcc_entries[0] == "/src/b.cu: nvcc option -lib");
+  const GraphStep& step = plan.graphs[1].steps.at(0);
+  CHECK_FALSE(step.reruns_always);
+  CHECK(step.inputs == std::vector<std::string>{"/src/b.cu", "/build/flags.rsp"});
+  REQUIRE(!step.depfile.empty());
+  std::vector<std::string> asked(step.argv.end() - 3, step.argv.end());
+  CHECK(asked == std::vector<std::string>{"-MD", "-MF", step.depfile});
+  CHECK(step.outputs == std::vector<std::string>{"obj/b.a", step.depfile});
+  CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.a"});
+}
+
+TEST_CASE("nvcc run whole that writes a depfile of its own is not asked for another") {
+  for (const char* own : {"-MD", "-MMD", "--generate-dependencies-with-compile"}) {
+    CHECK_FALSE(TakesAddedDepfile({"-c", own, "-MF", "a.d", "a.cu", "-o", "a.o"}));
+  }
+  CHECK(TakesAddedDepfile({"-c", "a.cu", "-o", "a.o"}));
+  CHECK(TakesAddedDepfile({"--lib", "a.cu", "-o", "a.a"}));
+  CHECK_FALSE(TakesAddedDepfile({"-dlink", "a.o", "-o", "link.o"}));
+  CHECK_FALSE(TakesAddedDepfile({"a.o", "-o", "app"}));
+  CHECK_FALSE(TakesAddedDepfile({"-c", "-x", "cu", "-", "-o", "a.o"}));
 }
 
 TEST_CASE("an entry that reads its source from standard input runs nvcc whole, without a dryrun") {
@@ -181,7 +216,9 @@ TEST_CASE("an entry that reads its source from standard input runs nvcc whole, w
   DryrunCache cache;
   GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
-  CHECK(plan.whole_nvcc_entries[0] == "/src/b.cu: the source is standard input (-)");
+  CHECK(plan.whole_nvcc_entries[0] ==
+        "/src/b.cu: the source is standard input (-) (in every build: it can write no depfile)");
+  CHECK(plan.graphs[1].steps[0].reruns_always);
   CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
   CHECK(runner.calls == 2);  // the other three share one shape
 }
@@ -206,6 +243,11 @@ TEST_CASE("the global manifest: regeneration edge, every TU's edges, longest fir
   REQUIRE(first_tu != std::string::npos);
   CHECK(top.substr(first_tu, top.find('\n', first_tu) - first_tu) == "# steps of /src/d.cu");
   CHECK(top.find("CPP_HOST /src/a.cu") != std::string::npos);
+  // The sources exist nowhere yet: a phony edge each, so that a missing one
+  // fails only its TU's steps, not Ninja's whole run.
+  for (std::string name : {"a", "b", "sub/c", "d"}) {
+    CHECK(top.find("\nbuild /src/" + name + ".cu: phony\n") != std::string::npos);
+  }
   // build.ninja, steps.json, the one environment all TUs share, and no lookup pass
   REQUIRE(files.size() == 4);
   CHECK(files.count("/out/steps.json"));
@@ -271,6 +313,7 @@ TEST_CASE(
   CHECK(steps.find("FASTCUDA_REGENERATE") == std::string::npos);
   CHECK(steps.find("build all:") == std::string::npos);
   CHECK(steps.find("\nbuild obj/d.o: HOST_CC ") != std::string::npos);  // relative, as the generator named it
+  CHECK(steps.find(": phony\n") == std::string::npos);  // the generator's manifest makes or names the sources
   CHECK(steps.find("\ndefault /build/.fastcuda/priority/rung") != std::string::npos);
   CHECK(files.at("/build/.fastcuda/priority/rung1").empty());  // the generation's, so that Ninja runs no rung
   options.manifest_has_defaults = false;  // Ninja builds every root, the rungs among them
@@ -311,4 +354,49 @@ TEST_CASE("an edge with deps = gcc under ccache: both producers keep the steps, 
   CHECK(IsTopological(graph));
   std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, ManifestOptions("/out"));
   CHECK(ParseStepsFile(files.at("/out/steps.json")).front().steps.size() == graph.steps.size());
+}
+
+TEST_CASE(
+    "before any lookup ran, each lookup's dyndep file and the ladder's read as if every lookup missed") {
+  CompileDatabase database = Database();
+  for (CompileEntry& entry : database.entries) entry.launcher = {"ccache"};
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlanOptions planning{"/out", 2};
+  planning.keep_depfiles = true;  // the headers a lookup's miss stores with the object
+  GlobalPlan plan = PlanCompileDatabase(database, planning, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options = ManifestOptions("/out");
+  options.priority_ladder = true;
+  options.history = {{"/build/obj/d.o", 90000}, {"/build/obj/a.o", 1000}};
+  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
+  std::map<std::string, std::string> dry = DryRunDyndepFiles(plan.graphs, options, files);
+  for (const StepGraph& graph : plan.graphs) {
+    const GraphStep* lookup = CacheLookupOf(graph);
+    REQUIRE(lookup);
+    const std::string text = dry.at(lookup->cache.dyndep);
+    CHECK(text.starts_with("ninja_dyndep_version = 1\n"));
+    // On a miss the object waits for the host compile's input, the steps' .cudafe1.cpp.
+    CHECK(text.find(".cudafe1.cpp") != std::string::npos);
+    CHECK(files.count(lookup->cache.dyndep) == 0);  // the lookup's to write, not the generation's
+  }
+  REQUIRE(files.count("/out/priority/dyndep-plan.json"));
+  const std::string ladder = dry.at("/out/priority/dyndep");
+  for (std::string name : {"a", "b", "sub/c", "d"}) {
+    CHECK(ladder.find(" /build/obj/" + name + ".o") !=
+          std::string::npos);  // a rung waits for each TU's steps
+  }
+  CHECK(dry.size() == plan.graphs.size() + 1);
+}
+
+TEST_CASE("steps.json marks the TUs that a generator's defaults do not need") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
+  options.part_of_manifest_in = "/build";
+  options.not_by_default = {"obj/b.o"};
+  std::vector<RecordedTu> tus =
+      ParseStepsFile(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.json"));
+  REQUIRE(tus.size() == 4);
+  for (const RecordedTu& tu : tus) CHECK(tu.on_request == (tu.source == "/src/b.cu"));
 }
