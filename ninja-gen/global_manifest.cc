@@ -172,8 +172,8 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     top.Default({"all"});
     files[GlobalManifestPath(options.out_dir)] = top.text();
   }
-  files[StepsFilePath(options.out_dir)] =
-      StepsFileText(graphs, ninja_path, options.jobs, [&](const StepGraph& graph) { return !needed_by_default(graph); });
+  files[StepsFilePath(options.out_dir)] = StepsFileText(
+      graphs, ninja_path, options.jobs, [&](const StepGraph& graph) { return !needed_by_default(graph); });
   return files;
 }
 

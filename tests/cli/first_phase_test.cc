@@ -35,6 +35,18 @@ int NinjaRuns(const std::string& steps_json) {
   return runs;
 }
 
+/// The targets of the first phase of the graph in /g that `fs` holds.
+std::vector<std::string> WeighedTargets(FakeFileSystem& fs) {
+  std::vector<std::string> weighed;
+  auto run_ninja = [&](const std::vector<std::string>& targets) {
+    weighed = targets;
+    return 0;
+  };
+  CHECK(RunFirstPhase(
+            "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
+  return weighed;
+}
+
 }  // namespace
 
 TEST_CASE("a steps.json the first phase cannot read costs the estimates, not the build") {
@@ -58,14 +70,7 @@ TEST_CASE("the first phase weighs only the TUs whose whole-call cache lookup did
                        {StepsFilePath("/g"), text + "]}"},
                        {"/g/a.result", "miss"},
                        {"/g/b.result", b_result}});
-    std::vector<std::string> weighed;
-    auto run_ninja = [&](const std::vector<std::string>& targets) {
-      weighed = targets;
-      return 0;
-    };
-    CHECK(RunFirstPhase(
-              "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
-    return weighed;
+    return WeighedTargets(fs);
   };
   CHECK(tus("miss") == std::vector<std::string>{"a.ii", "b.ii"});
   CHECK(tus("hit").empty());  // one TU left: nothing to rank it against
@@ -96,12 +101,5 @@ TEST_CASE("the first phase leaves out the TUs built only on request (not by the 
             R"({"kind": "HOST_CC", "arch": "", "output": ")" + tu + R"(.o", "after": [0]}]})";
   }
   FakeFileSystem fs({{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), text + "]}"}});
-  std::vector<std::string> weighed;
-  auto run_ninja = [&](const std::vector<std::string>& targets) {
-    weighed = targets;
-    return 0;
-  };
-  CHECK(RunFirstPhase(
-            "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
-  CHECK(weighed == std::vector<std::string>{"a.ii", "b.ii"});
+  CHECK(WeighedTargets(fs) == std::vector<std::string>{"a.ii", "b.ii"});
 }
