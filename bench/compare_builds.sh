@@ -37,7 +37,7 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
-for variant in graph module module_blind module_fast module_warm ninja ninja_warm; do
+for variant in graph module module_blind module_fast module_warm module_preempt module_warm_preempt ninja ninja_warm; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
   echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \

@@ -119,6 +119,58 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=None)
     return now
 
 
+def simulate_preemptive(steps, priority, order, jobs, switch_ms=0, started_max=None, limit=None):
+    """Wall time when the `jobs` started steps of highest priority run and a
+    step that ranks higher stops one that ranks lower until a slot frees (a
+    stopped step keeps its progress). switch_ms: how late a stop or a
+    resumption takes effect (a watcher's polling period). started_max:
+    Ninja's -j, how many ready steps it starts (by priority) and keeps
+    started, running or stopped; None: every ready step. limit: (limited(key),
+    depth): at most depth of the limited steps started at once (a pool)."""
+    left = {key: step["ms"] for key, step in steps.items()}
+    waiting, ready, started, done, now = set(steps), set(), set(), set(), 0
+    running = set()
+    rank = lambda k: (-priority[k], order[k])
+
+    def release():
+        for key in [k for k in waiting if all(d in done for d in steps[k]["deps"])]:
+            ready.add(key)
+            waiting.discard(key)
+        free = len(ready) if started_max is None else started_max - len(started)
+        limited, depth = limit or (lambda key: False, None)
+        in_pool = sum(1 for k in started if limited(k))
+        for key in sorted(ready - started, key=rank):
+            if free <= 0:
+                break
+            if limited(key):
+                if in_pool >= depth:
+                    continue
+                in_pool += 1
+            started.add(key)
+            free -= 1
+
+    release()
+    while started:
+        chosen = set(sorted(started, key=rank)[:jobs])
+        # A switch costs the slot switch_ms: what is resumed or started in
+        # place of a stopped step waits that long.
+        if switch_ms and chosen != running and running - chosen:
+            for key in chosen - running:
+                left[key] += switch_ms
+        running = chosen
+        dt = min(left[k] for k in running)
+        now += dt
+        for key in list(running):
+            left[key] -= dt
+            if left[key] == 0:
+                ready.discard(key)
+                started.discard(key)
+                done.add(key)
+        running &= started
+        release()
+    return now
+
+
 def after_phase(steps, kinds):
     """steps where those of other kinds wait for every step of `kinds`: a
     first phase of those kinds, then the build (a step of 0 ms between)."""
@@ -205,6 +257,21 @@ def main():
         for name, (priority, order, limit, graph) in rules.items():
             wall = simulate(graph, priority, order, jobs, limit=limit)
             print(f"  {name:56s} {wall / 1000:6.2f} s  {wall / bound:.3f} x bound")
+        preemptive = {"the ladder, preemptive (a higher step stops a lower one)": (exact_ladder, manifest)}
+        if ranked_by:
+            preemptive["the ladder ranked as the build was, preemptive"] = (
+                ladder(steps, by_ranked), manifest_order(steps, by_ranked))
+        for name, (priority, order) in preemptive.items():
+            for started_max in (None, 2 * jobs):
+                wall = simulate_preemptive(steps, priority, order, jobs, 100, started_max)
+                label = f"{name}, -j {started_max or 'all'}"
+                print(f"  {label:56s} {wall / 1000:6.2f} s  {wall / bound:.3f} x bound")
+            for share in (0.5, 0.7):
+                critical = lambda key: priority[key] >= share * max(priority.values())
+                wall = simulate_preemptive(steps, priority, order, jobs, 100, 2 * jobs,
+                                           (lambda key: not critical(key), jobs))
+                label = f"{name}, -j {2 * jobs}, steps under {share} of the top in a pool of {jobs}"
+                print(f"  {label:56s} {wall / 1000:6.2f} s  {wall / bound:.3f} x bound")
 
 
 if __name__ == "__main__":

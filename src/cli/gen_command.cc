@@ -31,10 +31,6 @@
 namespace fastcuda {
 namespace {
 
-unsigned Jobs(const GenOptions& options) {
-  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-}
-
 int GenerateForCall(const GenOptions& options) {
   const std::string cwd = std::filesystem::current_path().string();
   std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
@@ -55,7 +51,7 @@ int GenerateForCall(const GenOptions& options) {
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
   RealFileSystem fs;
-  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options), fs);
+  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, JobCount(options), fs);
   return 0;
 }
 
@@ -109,7 +105,7 @@ void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
 void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const GenOptions& options,
                   Generation& generation) {
   std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
-  ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
+  ParallelFor(plan.graphs.size(), JobCount(options), [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}, {}, {}};
     FragmentOptions capturing;
@@ -199,7 +195,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   AddLaunchers(database, options);
 
   DryrunCache cache = LoadCache(DryrunCachePath(options.out_dir), fs);
-  GlobalPlanOptions planning{options.out_dir,   Jobs(options),           options.launcher_records,
+  GlobalPlanOptions planning{options.out_dir,   JobCount(options),       options.launcher_records,
                              options.launchers, CompileModesOf(options), context.environment};
   AddLauncherVersions(planning.launchers, context.launcher_version);
   for (const CompileEntry& entry : database.entries) {
@@ -233,7 +229,8 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.capture_output = options.launcher_builds;
   manifest.memory_budget_kib = MemoryBudgetKib(
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
-  manifest.jobs = Jobs(options);
+  manifest.jobs = JobCount(options);
+  manifest.preempt = options.preempt == "on";
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
   generation.files_if_absent = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);

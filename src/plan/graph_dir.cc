@@ -41,6 +41,25 @@ std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
+std::string IdleStepsPath(const std::string& dir) { return dir + "/idle-steps"; }
+
+std::string FormatIdleSteps(std::vector<std::string> outputs) {
+  std::sort(outputs.begin(), outputs.end());
+  std::string text;
+  for (const std::string& output : outputs) text += output + "\n";
+  return text;
+}
+
+bool ListsIdleStep(std::string_view text, std::string_view output) {
+  // One pass: a few hundred kilobytes at most, less than the step's exec costs.
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    if (text.substr(at, end - at) == output) return true;
+    at = end + 1;
+  }
+  return false;
+}
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,

@@ -43,6 +43,13 @@ std::string NoHistoryPath(const std::string& dir);
 /// lookups, which a build makes before the rest; empty where there are none.
 std::string LookupPassPath(const std::string& dir);
 
+/// `idle-steps` (FASTCUDA_PREEMPT): the first outputs, as Ninja names them,
+/// of the steps off the critical path, which run in the kernel's idle class;
+/// one a line, sorted. And whether its text lists `output`.
+std::string IdleStepsPath(const std::string& dir);
+std::string FormatIdleSteps(std::vector<std::string> outputs);
+bool ListsIdleStep(std::string_view text, std::string_view output);
+
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {
   std::string kind;  ///< the rule name, e.g. "CICC"

@@ -153,3 +153,15 @@ TEST_CASE(
   CHECK(disk.Read(LookupPassPath("/build/fc")) == "");
   CHECK(disk.Read("/build/fc/build.ninja").value_or("").find("fastcuda_cache_lookups") == std::string::npos);
 }
+
+TEST_CASE("--preempt on: regenerates with it, and the graph's Ninja starts twice the jobs") {
+  GenOptions options = ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "3"});
+  CHECK(NinjaJobs(options) == 3);
+  options =
+      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "3", "--preempt", "on"});
+  CHECK(NinjaJobs(options) == 6);
+  std::vector<std::string> regenerate = GenCommandLine(options);
+  CHECK(ParseGenOptions({regenerate.begin() + 2, regenerate.end()}).preempt == "on");
+  CHECK_THROWS_AS(ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--preempt", "yes"}),
+                  std::invalid_argument);
+}

@@ -57,3 +57,12 @@ TEST_CASE("the environment file round-trips, bytes included") {
   std::map<std::string, std::string> environment = {{"PATH", "/cuda/bin:/usr/bin"}, {"CPATH", "/caf\xe9"}};
   CHECK(ParseEnvironmentFile(EnvironmentFileText(environment)) == environment);
 }
+
+TEST_CASE("the idle-steps file: sorted lines, a step listed only by its whole line") {
+  const std::string text = FormatIdleSteps({"/w/b.ptx", "/w/a.ptx"});
+  CHECK(text == "/w/a.ptx\n/w/b.ptx\n");
+  CHECK(ListsIdleStep(text, "/w/b.ptx"));
+  CHECK_FALSE(ListsIdleStep(text, "/w/a.pt"));
+  CHECK_FALSE(ListsIdleStep(text, "/w/b.ptx\n"));
+  CHECK_FALSE(ListsIdleStep("", "/w/a.ptx"));
+}
