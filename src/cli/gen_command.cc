@@ -219,7 +219,18 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.pools = ParsePoolDepths(options.pools);
   const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
-  manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
+  StepMemoryRecords step_memory =
+      ParseStepMemoryRecords(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
+  manifest.memory_history = step_memory.peaks;
+  // An idle-class step waited for a CPU as long as steps on the critical path
+  // held them: what it did is its CPU time (less than its Ninja time), else
+  // it would rank higher in the next build for having been starved.
+  if (options.preempt == "on") {
+    for (const auto& [output, cpu_ms] : step_memory.cpu_ms) {
+      auto step = manifest.history.find(output);
+      if (step != manifest.history.end()) step->second = std::min(step->second, cpu_ms);
+    }
+  }
   if (part) {
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;

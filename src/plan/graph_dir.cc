@@ -132,15 +132,17 @@ std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t 
 namespace {
 
 /// Calls `take(output, peak_kib, cache_outcome)` for each well-formed line.
-void ForEachStepMemoryLine(std::string_view text,
-                           const std::function<void(const std::string&, int64_t, const std::string&)>& take) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss))?)?\n?)re", RE2::Latin1);
+/// Each line's output, peak, CPU time (-1 where the line has none) and cache outcome.
+void ForEachStepMemoryLine(
+    std::string_view text,
+    const std::function<void(const std::string&, int64_t, int64_t, const std::string&)>& take) {
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t(\d+)(?:\t(hit|miss))?)?\n?)re", RE2::Latin1);
   re2::StringPiece input(text.data(), text.size());
-  std::string output, outcome;
+  std::string output, cpu, outcome;
   int64_t kib = 0;
   while (!input.empty()) {
-    if (RE2::Consume(&input, line, &output, &kib, &outcome)) {
-      take(output, kib, outcome);
+    if (RE2::Consume(&input, line, &output, &kib, &cpu, &outcome)) {
+      take(output, kib, cpu.empty() ? -1 : std::stoll(cpu), outcome);
       continue;
     }
     size_t newline = input.find('\n');
@@ -154,11 +156,13 @@ StepMemory ParseStepMemoryLog(std::string_view text) { return ParseStepMemoryRec
 
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
   StepMemoryRecords records;
-  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t kib, const std::string& outcome) {
-    records.peaks[output] = std::max(records.peaks[output], kib);
-    if (outcome.empty()) records.cache_outcomes.erase(output);
-    else records.cache_outcomes[output] = outcome;
-  });
+  ForEachStepMemoryLine(
+      text, [&](const std::string& output, int64_t kib, int64_t cpu_ms, const std::string& outcome) {
+        records.peaks[output] = std::max(records.peaks[output], kib);
+        if (cpu_ms >= 0) records.cpu_ms[output] = cpu_ms;
+        if (outcome.empty()) records.cache_outcomes.erase(output);
+        else records.cache_outcomes[output] = outcome;
+      });
   return records;
 }
 

@@ -99,11 +99,12 @@ std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t 
 StepMemory ParseStepMemoryLog(std::string_view text);
 
 /// All that `step-memory.tsv` says of each output, read in one pass: its
-/// peaks as ParseStepMemoryLog gives them, and its cache outcome in the last
-/// line the log has for it (none where that line has none).
+/// peaks as ParseStepMemoryLog gives them, its cache outcome in the last
+/// line the log has for it (none where that line has none), and its CPU time.
 struct StepMemoryRecords {
   StepMemory peaks;
   std::map<std::string, std::string> cache_outcomes;
+  std::map<std::string, int64_t> cpu_ms;  ///< the CPU time in the last line that has one
 };
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text);
 
