@@ -37,6 +37,13 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
+for variant in "${variants[@]}"; do  # each run in round order: a round's runs ran side by side
+  bounds=""
+  [ ! -s "$work/$variant.bounds" ] || bounds=", bound $(paste -sd' ' "$work/$variant.bounds") s"
+  echo "$variant, each run: wall $(cut -d' ' -f1 "$work/$variant.times" | paste -sd' ') s$bounds"
+done
+[[ " ${variants[*]}" != *_preempt* ]] ||
+  echo "(a *_preempt variant's bound counts the idle-class steps' waits for a CPU as work: compare its wall)"
 for variant in graph module module_blind module_fast module_warm module_preempt module_warm_preempt ninja ninja_warm; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
