@@ -42,9 +42,7 @@ for variant in "${variants[@]}"; do  # each run in round order: a round's runs r
   [ ! -s "$work/$variant.bounds" ] || bounds=", bound $(paste -sd' ' "$work/$variant.bounds") s"
   echo "$variant, each run: wall $(cut -d' ' -f1 "$work/$variant.times" | paste -sd' ') s$bounds"
 done
-[[ " ${variants[*]}" != *_preempt* ]] ||
-  echo "(a *_preempt variant's bound counts the idle-class steps' waits for a CPU as work: compare its wall)"
-for variant in graph module module_blind module_fast module_warm module_preempt module_warm_preempt ninja ninja_warm; do
+for variant in graph module module_blind module_fast module_warm ninja ninja_warm; do
   [ -s "$work/$variant.bounds" ] || continue
   wall=$(median "$work/$variant.times"); bound=$(median "$work/$variant.bounds")
   echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \

@@ -62,17 +62,12 @@
 #      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
 #      which bench/carry_ccache.sh DIR copies with the libraries it needs
 #      there, DIR then carried and put on PATH)                     (4.4–6.1 min)
-#   T  issue 21: FASTCUDA_PREEMPT (steps off the critical path in the idle
-#      class): clean rebuilds with step times, with and without; 3 rounds,
-#      side by side                                                  (~7 min)
-#   U  issue 21: the same for first builds (ranked by the first phase's
-#      estimates); 3 rounds                                           (~4 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|U
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|S
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|U}"
+part="${1:?usage: bench/device_batch.sh A|B|...|S}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -134,10 +129,6 @@ case "$part$size" in
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
   S-small) step bench/whole_call_cache.sh 4 "80-real;90-real" 1 mixed 3 ;;
-  T) step VARIANTS="module_warm:3 module_warm_preempt:3" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
-  T-small) step VARIANTS="module_warm:1 module_warm_preempt:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
-  U) step VARIANTS="module:3 module_preempt:3" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
-  U-small) step VARIANTS="module:1 module_preempt:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
   P-small) step bench/step_table.sh 4 "80-real;90-real" "${OUT:-.}/step-table-small.csv" mixed 3 ;;
   I-small) step VARIANTS="plain:1 ninja" bench/compare_incremental.sh 4 80-real 1 mixed 3 ;;
   C) step BUDGETS="off default jobs/2" bench/memory_budget.sh 12 "$five" 1 heavy

@@ -70,8 +70,6 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #             (FASTCUDA_FIRST_PHASE=off): Ninja ranks the steps by edge count
 #   module_warm  the module's clean rebuild in a build directory that has built
 #             once (warm_up_variant): objects and intermediates gone, step times kept
-#   module_preempt, module_warm_preempt  module and module_warm with
-#             FASTCUDA_PREEMPT=on
 #   ninja     `fastcuda ninja` on the plain CMake build directory (no module):
 #             CMake's whole manifest, nvcc edges split, in one Ninja
 #   ninja_warm   its clean rebuild after a first build, as module_warm
@@ -84,8 +82,6 @@ configure_variant() {  # NAME[@N] [CMAKE ARGS...]: a fresh build directory (gene
     launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;
     module|module_warm|module_blind) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                   -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY") ;;
-    module_preempt|module_warm_preempt) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
-                  -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY" -DFASTCUDA_PREEMPT=on) ;;
     module_fast) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                        -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY" -DFASTCUDA_MODULE_ID=own
                        -DFASTCUDA_SPLIT_COMPILE=auto) ;;
@@ -97,7 +93,7 @@ configure_variant() {  # NAME[@N] [CMAKE ARGS...]: a fresh build directory (gene
 
 warm_up_variant() {  # NAME: for module_warm and ninja_warm, a first build, then every output removed
   case "$1" in
-    module_warm|module_warm_preempt)
+    module_warm)
       run_quietly build_variant "$1"
       run_quietly cmake --build "$work/$1" --target clean
       run_quietly ninja -C "$work/$1/fastcuda" -t clean ;;  # the graph's intermediates; .ninja_log stays

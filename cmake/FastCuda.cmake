@@ -98,14 +98,6 @@ All but ``FASTCUDA_ENABLE`` and ``FASTCUDA_JOBS`` are advanced.
   device code; the fatbin is linked into its object afterwards. Empty takes
   the ``FASTCUDA_EARLY_HOST`` environment variable of the build.
 
-.. variable:: FASTCUDA_PREEMPT
-
-  ``off`` (the default) or ``on``: once the graph has step times, the steps
-  far off the critical path run in the kernel's idle class, in a pool of one
-  job per core, and the graph's Ninja starts up to twice the jobs, so that a
-  step on the critical path never waits for a slot. Empty takes the
-  ``FASTCUDA_PREEMPT`` environment variable of the build.
-
 Commands
 ^^^^^^^^
 
@@ -141,8 +133,7 @@ set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: o
 set(FASTCUDA_MODULE_ID "" CACHE STRING "Module ids: nvcc or own (empty: the environment's)")
 set(FASTCUDA_SPLIT_COMPILE "" CACHE STRING "Threads for cicc and ptxas: off, auto or N (empty: the environment's)")
 set(FASTCUDA_EARLY_HOST "" CACHE STRING "Host compiles before the device code: on or off (empty: the environment's)")
-set(FASTCUDA_PREEMPT "" CACHE STRING "Steps off the critical path in the idle class: on or off (empty: the environment's)")
-mark_as_advanced(FASTCUDA_EXECUTABLE FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE FASTCUDA_EARLY_HOST FASTCUDA_PREEMPT)
+mark_as_advanced(FASTCUDA_EXECUTABLE FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE FASTCUDA_EARLY_HOST)
 
 set_property(GLOBAL PROPERTY _FASTCUDA_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -343,9 +334,6 @@ function(_fastcuda_finalize)
   endif()
   if(NOT FASTCUDA_EARLY_HOST STREQUAL "")
     list(APPEND build_args --early-host "${FASTCUDA_EARLY_HOST}")
-  endif()
-  if(NOT FASTCUDA_PREEMPT STREQUAL "")
-    list(APPEND build_args --preempt "${FASTCUDA_PREEMPT}")
   endif()
 
   _fastcuda_cuda_targets(targets "${CMAKE_SOURCE_DIR}")

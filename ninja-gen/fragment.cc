@@ -219,7 +219,6 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   writer.Variable("env", QuoteShellWord(shared.env_file));
   StepInvocation logging;
   logging.rss_log = shared.memory_log;
-  logging.idle_steps = shared.idle_steps;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
   const std::string step_command = StepRuleCommand();
@@ -278,9 +277,9 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       build.variables.push_back({"depfile", paths(step.ninja_depfile)});
       build.variables.push_back({"deps", "gcc"});
     }
-    if (options.pool_of_output) {
-      auto pool = options.pool_of_output->find(build.outputs.front());
-      if (pool != options.pool_of_output->end()) build.variables.push_back({"pool", pool->second});
+    if (options.memory_pools) {
+      auto pool = options.memory_pools->find(build.outputs.front());
+      if (pool != options.memory_pools->end()) build.variables.push_back({"pool", pool->second});
     }
     writer.Build(build);
   }

@@ -17,15 +17,13 @@ struct FragmentOptions {
   std::string ninja_cwd;    ///< directory Ninja runs in; other relative paths are made absolute
   std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
   std::string memory_log;   ///< non-empty: steps append their peak memory there
-  std::string idle_steps;   ///< non-empty: the steps it lists run in the idle class (StepInvocation)
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their
   /// mtimes say).
   bool rerun_preprocessing = false;
-  /// Pools by first output (Ninja path): memory pools, the pool of the steps
-  /// off the critical path; may be null.
-  const std::map<std::string, std::string>* pool_of_output = nullptr;
+  /// Memory pools by first output (Ninja path); may be null.
+  const std::map<std::string, std::string>* memory_pools = nullptr;
 };
 
 /// Configured depth of the pool of each step kind; kinds not listed share

@@ -31,28 +31,6 @@ std::vector<size_t> ScheduleOrder(const std::vector<std::vector<int64_t>>& remai
 /// Where the priority ladder's files go.
 std::string LadderDir(const GlobalManifestOptions& options) { return options.out_dir + "/priority"; }
 
-/// The pool of the steps off the critical path (GlobalManifestOptions::preempt).
-constexpr const char* kOffCriticalPool = "fastcuda_off_critical";
-
-/// The first outputs (Ninja's names) of the steps whose remaining path is
-/// under half the longest: off the critical path by a margin that step
-/// times moving ±10 % between builds do not cross.
-std::vector<std::string> OffCriticalSteps(
-    const std::vector<StepGraph>& graphs, const std::vector<std::vector<int64_t>>& remaining,
-    const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
-  int64_t longest = 0;
-  for (const std::vector<int64_t>& steps : remaining) {
-    for (int64_t ms : steps) longest = std::max(longest, ms);
-  }
-  std::vector<std::string> off;
-  for (size_t g = 0; g < graphs.size(); ++g) {
-    for (size_t i = 0; i < remaining[g].size(); ++i) {
-      if (2 * remaining[g][i] < longest) off.push_back(ninja_path(graphs[g], Landmark(graphs[g], i)));
-    }
-  }
-  return off;
-}
-
 /// Where the manifest's Ninja runs, which its paths are relative to.
 std::string NinjaCwd(const GlobalManifestOptions& options) {
   return options.part_of_manifest_in.empty() ? options.out_dir : options.part_of_manifest_in;
@@ -113,8 +91,6 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   shared.fastcuda = options.fastcuda;
   shared.ninja_cwd = ninja_cwd;
   shared.memory_log = StepMemoryLogPath(options.out_dir);
-  const bool preempt = options.preempt && !options.history.empty();
-  if (preempt) shared.idle_steps = IdleStepsPath(options.out_dir);
   if (!users.empty()) {
     shared.env_file = std::max_element(users.begin(), users.end(), [](auto& a, auto& b) {
                         return a.second < b.second;
@@ -149,12 +125,6 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   });
   // One file, not a subninja per TU: Ninja parses it in half the time. Each
   // TU's edges are written on their own, then joined in schedule order.
-  std::map<std::string, std::string> pools = memory.pool_of_output;
-  std::vector<std::string> idle;
-  if (preempt) idle = OffCriticalSteps(graphs, remaining, ninja_path);
-  if (!idle.empty()) top.Pool(kOffCriticalPool, static_cast<int>(options.jobs));
-  for (const std::string& output : idle) pools.emplace(output, kOffCriticalPool);  // a memory pool stays
-  if (options.preempt) files[IdleStepsPath(options.out_dir)] = FormatIdleSteps(idle);
   const std::vector<size_t> order = ScheduleOrder(remaining);
   std::vector<NinjaWriter> edges(graphs.size());
   ParallelFor(order.size(), options.jobs, [&](size_t i) {
@@ -162,7 +132,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     edges[i].Comment("steps of " + graph.source);
     FragmentOptions fragment = shared;
     fragment.env_file = env_files[order[i]];
-    fragment.pool_of_output = &pools;
+    fragment.memory_pools = &memory.pool_of_output;
     if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
     WriteStepEdges(edges[i], graph, fragment, shared.env_file);
   });

@@ -38,12 +38,6 @@ struct GlobalManifestOptions {
   /// (a generator's targets built on request): their TUs stay off the
   /// ladder and out of the lookup pass, which would build them.
   std::set<std::string> not_by_default;
-  /// FASTCUDA_PREEMPT (with a history): the steps whose
-  /// remaining path is under half the longest wait in a pool of `jobs` and
-  /// run in the kernel's idle class (IdleStepsPath lists them), so that
-  /// under Ninja's twice the jobs (NinjaJobs) a step on the critical path
-  /// always finds a slot, and a CPU, where it would wait for a long step.
-  bool preempt = false;
 };
 
 /// The phony target that makes every whole-call cache lookup's dyndep file

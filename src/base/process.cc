@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <re2/re2.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -115,10 +114,6 @@ std::string Resolve(const std::string& program, const std::map<std::string, std:
   if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) fail();
   if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl
   if (spec.own_process_group && setpgid(0, 0) != 0) fail();
-  if (spec.idle_class) {
-    sched_param none{};
-    if (sched_setscheduler(0, SCHED_IDLE, &none) != 0) fail();
-  }
   if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)) fail();
   if (spec.inherited_fd >= 0 && fcntl(spec.inherited_fd, F_SETFD, 0) != 0) fail();
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) fail();

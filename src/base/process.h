@@ -22,9 +22,6 @@ struct ProcessSpec {
   /// A descriptor the child keeps open (a lock that must outlive this
   /// process while the child runs); its number is in FASTCUDA_INHERITED_FD.
   int inherited_fd = -1;
-  /// Run in the kernel's idle scheduling class (SCHED_IDLE), with every
-  /// process it starts: it gets a CPU only where no other process wants one.
-  bool idle_class = false;
 };
 
 /// How a process ended.

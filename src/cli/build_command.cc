@@ -55,7 +55,7 @@ int BuildMain(const std::vector<std::string>& args) {
   if (int status = PrepareGraph(options, args, fs); status != 0) return status;
   NinjaRun ninja;
   ninja.dir = options.out_dir;
-  ninja.jobs = NinjaJobs(options);
+  ninja.jobs = options.jobs;
   ninja.lock_fd = lock.fd();
   auto run_for = [&](const std::vector<std::string>& targets) {
     NinjaRun phase = ninja;

@@ -19,7 +19,7 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   MemoryPlan memory = PlanMemory(
       {graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()),
       jobs, ninja_path);
-  options.pool_of_output = &memory.pool_of_output;
+  options.memory_pools = &memory.pool_of_output;
   WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));
   WriteIfChanged(fs, StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
   std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;

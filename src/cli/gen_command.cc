@@ -31,6 +31,10 @@
 namespace fastcuda {
 namespace {
 
+unsigned Jobs(const GenOptions& options) {
+  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
 int GenerateForCall(const GenOptions& options) {
   const std::string cwd = std::filesystem::current_path().string();
   std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
@@ -51,7 +55,7 @@ int GenerateForCall(const GenOptions& options) {
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
   RealFileSystem fs;
-  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, JobCount(options), fs);
+  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options), fs);
   return 0;
 }
 
@@ -105,7 +109,7 @@ void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
 void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const GenOptions& options,
                   Generation& generation) {
   std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
-  ParallelFor(plan.graphs.size(), JobCount(options), [&](size_t i) {
+  ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}, {}, {}};
     FragmentOptions capturing;
@@ -195,7 +199,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   AddLaunchers(database, options);
 
   DryrunCache cache = LoadCache(DryrunCachePath(options.out_dir), fs);
-  GlobalPlanOptions planning{options.out_dir,   JobCount(options),       options.launcher_records,
+  GlobalPlanOptions planning{options.out_dir,   Jobs(options),           options.launcher_records,
                              options.launchers, CompileModesOf(options), context.environment};
   AddLauncherVersions(planning.launchers, context.launcher_version);
   for (const CompileEntry& entry : database.entries) {
@@ -219,18 +223,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.pools = ParsePoolDepths(options.pools);
   const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
-  StepMemoryRecords step_memory =
-      ParseStepMemoryRecords(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
-  manifest.memory_history = step_memory.peaks;
-  // An idle-class step waited for a CPU as long as steps on the critical path
-  // held them: what it did is its CPU time (less than its Ninja time), else
-  // it would rank higher in the next build for having been starved.
-  if (options.preempt == "on") {
-    for (const auto& [output, cpu_ms] : step_memory.cpu_ms) {
-      auto step = manifest.history.find(output);
-      if (step != manifest.history.end()) step->second = std::min(step->second, cpu_ms);
-    }
-  }
+  manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
   if (part) {
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;
@@ -240,8 +233,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.capture_output = options.launcher_builds;
   manifest.memory_budget_kib = MemoryBudgetKib(
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
-  manifest.jobs = JobCount(options);
-  manifest.preempt = options.preempt == "on";
+  manifest.jobs = Jobs(options);
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
   generation.files_if_absent = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);

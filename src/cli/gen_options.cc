@@ -1,9 +1,7 @@
 #include "src/cli/gen_options.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
-#include <thread>
 
 #include "src/base/ninja_jobs.h"
 #include "src/base/shell_words.h"
@@ -20,10 +18,9 @@ constexpr const char* kGenUsage =
     "                    [--launcher-for TEXT LAUNCHER]...\n"
     "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER]\n"
     "        [--module-id nvcc|own] [--split-compile off|auto|N] [--early-host on|off]\n"
-    "        [--priority-ladder on|off|auto] [--preempt on|off]\n"
+    "        [--priority-ladder on|off|auto]\n"
     "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER, $FASTCUDA_MODULE_ID,\n"
-    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_EARLY_HOST, $FASTCUDA_PRIORITY_LADDER,\n"
-    "         $FASTCUDA_PREEMPT)";
+    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_EARLY_HOST, $FASTCUDA_PRIORITY_LADDER)";
 
 /// `path` made absolute and normal, as the generated files name it.
 std::string Absolute(const std::string& path) {
@@ -40,9 +37,6 @@ GenOptions Checked(GenOptions options) {
   const std::string& ladder = options.priority_ladder;
   if (ladder != "on" && ladder != "off" && ladder != "auto") {
     throw std::invalid_argument("FASTCUDA_PRIORITY_LADDER must be on, off or auto, not " + ladder);
-  }
-  if (options.preempt != "on" && options.preempt != "off") {
-    throw std::invalid_argument("FASTCUDA_PREEMPT must be on or off, not " + options.preempt);
   }
   options.out_dir = Absolute(options.out_dir);
   if (!options.compdb.empty()) options.compdb = Absolute(options.compdb);
@@ -78,7 +72,6 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--split-compile") options.split_compile = value();
     else if (flag == "--early-host") options.early_host = value();
     else if (flag == "--priority-ladder") options.priority_ladder = value();
-    else if (flag == "--preempt") options.preempt = value();
     else if (flag == "--launcher-for") {
       std::string text = value();
       options.launchers_for.emplace_back(text, value());
@@ -110,16 +103,7 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   if (!options.split_compile.empty()) add({"--split-compile", options.split_compile});
   if (!options.early_host.empty()) add({"--early-host", options.early_host});
   add({"--priority-ladder", options.priority_ladder});
-  if (options.preempt == "on") add({"--preempt", "on"});
   return command;
-}
-
-unsigned JobCount(const GenOptions& options) {
-  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-}
-
-unsigned NinjaJobs(const GenOptions& options) {
-  return options.preempt == "on" ? 2 * JobCount(options) : options.jobs;
 }
 
 std::string GenerationKey(const GenOptions& options, const std::map<std::string, std::string>& environment) {

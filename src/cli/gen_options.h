@@ -35,9 +35,6 @@ struct GenOptions {
   std::string split_compile = EnvironmentVariable("FASTCUDA_SPLIT_COMPILE");
   std::string early_host = EnvironmentVariable("FASTCUDA_EARLY_HOST");
   std::string priority_ladder = EnvironmentVariable("FASTCUDA_PRIORITY_LADDER", "auto");
-  /// "on": the steps off the critical path run in the kernel's idle class,
-  /// and the graph's Ninja starts up to twice the jobs (NinjaJobs).
-  std::string preempt = EnvironmentVariable("FASTCUDA_PREEMPT", "off");
   std::vector<std::string> nvcc_call;  ///< after `--`
 };
 
@@ -48,14 +45,6 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args);
 
 /// The compile modes that the options' mode texts name.
 CompileModes CompileModesOf(const GenOptions& options);
-
-/// The jobs the graph's steps get: -j, else the core count.
-unsigned JobCount(const GenOptions& options);
-
-/// The -j of the graph's Ninja: the options' own (0: Ninja's default); with
-/// FASTCUDA_PREEMPT twice JobCount, so that a step on the critical path
-/// finds a slot while those off it (idle class, a pool of JobCount) wait.
-unsigned NinjaJobs(const GenOptions& options);
 
 /// The `fastcuda gen` call that regenerates with the same options.
 std::vector<std::string> GenCommandLine(const GenOptions& options);

@@ -62,7 +62,7 @@ ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>
                        int lock_fd) {
   NinjaRun ninja;
   ninja.dir = options.out_dir;
-  ninja.jobs = NinjaJobs(options);
+  ninja.jobs = options.jobs;
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock_fd;
   ninja.keep_going = keep_going;

@@ -241,13 +241,6 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
   return outcome == "hit" || outcome == "miss" ? outcome : "";
 }
 
-/// FASTCUDA_PREEMPT: true for a step that the idle-steps file lists by its
-/// first output, as Ninja named it.
-bool RunsIdle(const StepInvocation& options, const FileSystem& fs) {
-  if (options.idle_steps.empty() || options.outputs.empty()) return false;
-  return ListsIdleStep(fs.Read(options.idle_steps).value_or(""), options.outputs.front());
-}
-
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
@@ -259,7 +252,6 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
                    !options.capture.empty()};
   for (const auto& [name, value] : LauncherVariables(options.argv, inherited))
     spec.env_set.try_emplace(name, value);
-  spec.idle_class = RunsIdle(options, fs);
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));

@@ -41,25 +41,6 @@ std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
-std::string IdleStepsPath(const std::string& dir) { return dir + "/idle-steps"; }
-
-std::string FormatIdleSteps(std::vector<std::string> outputs) {
-  std::sort(outputs.begin(), outputs.end());
-  std::string text;
-  for (const std::string& output : outputs) text += output + "\n";
-  return text;
-}
-
-bool ListsIdleStep(std::string_view text, std::string_view output) {
-  // One pass: a few hundred kilobytes at most, less than the step's exec costs.
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    if (text.substr(at, end - at) == output) return true;
-    at = end + 1;
-  }
-  return false;
-}
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
@@ -132,17 +113,15 @@ std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t 
 namespace {
 
 /// Calls `take(output, peak_kib, cache_outcome)` for each well-formed line.
-/// Each line's output, peak, CPU time (-1 where the line has none) and cache outcome.
-void ForEachStepMemoryLine(
-    std::string_view text,
-    const std::function<void(const std::string&, int64_t, int64_t, const std::string&)>& take) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t(\d+)(?:\t(hit|miss))?)?\n?)re", RE2::Latin1);
+void ForEachStepMemoryLine(std::string_view text,
+                           const std::function<void(const std::string&, int64_t, const std::string&)>& take) {
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss))?)?\n?)re", RE2::Latin1);
   re2::StringPiece input(text.data(), text.size());
-  std::string output, cpu, outcome;
+  std::string output, outcome;
   int64_t kib = 0;
   while (!input.empty()) {
-    if (RE2::Consume(&input, line, &output, &kib, &cpu, &outcome)) {
-      take(output, kib, cpu.empty() ? -1 : std::stoll(cpu), outcome);
+    if (RE2::Consume(&input, line, &output, &kib, &outcome)) {
+      take(output, kib, outcome);
       continue;
     }
     size_t newline = input.find('\n');
@@ -156,13 +135,11 @@ StepMemory ParseStepMemoryLog(std::string_view text) { return ParseStepMemoryRec
 
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
   StepMemoryRecords records;
-  ForEachStepMemoryLine(
-      text, [&](const std::string& output, int64_t kib, int64_t cpu_ms, const std::string& outcome) {
-        records.peaks[output] = std::max(records.peaks[output], kib);
-        if (cpu_ms >= 0) records.cpu_ms[output] = cpu_ms;
-        if (outcome.empty()) records.cache_outcomes.erase(output);
-        else records.cache_outcomes[output] = outcome;
-      });
+  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t kib, const std::string& outcome) {
+    records.peaks[output] = std::max(records.peaks[output], kib);
+    if (outcome.empty()) records.cache_outcomes.erase(output);
+    else records.cache_outcomes[output] = outcome;
+  });
   return records;
 }
 

@@ -43,13 +43,6 @@ std::string NoHistoryPath(const std::string& dir);
 /// lookups, which a build makes before the rest; empty where there are none.
 std::string LookupPassPath(const std::string& dir);
 
-/// `idle-steps` (FASTCUDA_PREEMPT): the first outputs, as Ninja names them,
-/// of the steps off the critical path, which run in the kernel's idle class;
-/// one a line, sorted. And whether its text lists `output`.
-std::string IdleStepsPath(const std::string& dir);
-std::string FormatIdleSteps(std::vector<std::string> outputs);
-bool ListsIdleStep(std::string_view text, std::string_view output);
-
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {
   std::string kind;  ///< the rule name, e.g. "CICC"
@@ -99,12 +92,11 @@ std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t 
 StepMemory ParseStepMemoryLog(std::string_view text);
 
 /// All that `step-memory.tsv` says of each output, read in one pass: its
-/// peaks as ParseStepMemoryLog gives them, its cache outcome in the last
-/// line the log has for it (none where that line has none), and its CPU time.
+/// peaks as ParseStepMemoryLog gives them, and its cache outcome in the last
+/// line the log has for it (none where that line has none).
 struct StepMemoryRecords {
   StepMemory peaks;
   std::map<std::string, std::string> cache_outcomes;
-  std::map<std::string, int64_t> cpu_ms;  ///< the CPU time in the last line that has one
 };
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text);
 

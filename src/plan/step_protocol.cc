@@ -12,7 +12,7 @@ namespace {
 // kSplitAutoFlag (whose home is build_load, which counts the running steps
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
-constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kIdleSteps = "--idle-steps";
+constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
@@ -70,7 +70,6 @@ std::vector<std::string> StepInvocation::SharedWords() const {
   std::vector<std::string> words;
   AddOption(words, kEnvFile, env_file);
   AddOption(words, kRssLog, rss_log);
-  AddOption(words, kIdleSteps, idle_steps);
   return words;
 }
 
@@ -145,7 +144,6 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kStamp) call.stamp = value(flag);
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
-    else if (flag == kIdleSteps) call.idle_steps = value(flag);
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
     else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);

@@ -53,10 +53,7 @@ struct StepInvocation {
   std::string stamp;                 ///< touched when the program succeeds; it is no output to keep
   std::string capture;               ///< save what the program printed (WriteCapture)
   std::string rss_log;               ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
-  /// FASTCUDA_PREEMPT: a file of first outputs, one a line, of the steps
-  /// off the critical path, whose programs run in the kernel's idle class.
-  std::string idle_steps;
-  int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
+  int split_share = 0;               ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
   std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)

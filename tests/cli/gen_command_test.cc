@@ -153,31 +153,3 @@ TEST_CASE(
   CHECK(disk.Read(LookupPassPath("/build/fc")) == "");
   CHECK(disk.Read("/build/fc/build.ninja").value_or("").find("fastcuda_cache_lookups") == std::string::npos);
 }
-
-TEST_CASE("--preempt on: regenerates with it, and the graph's Ninja starts twice the jobs") {
-  GenOptions options = ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "3"});
-  CHECK(NinjaJobs(options) == 3);
-  options =
-      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "3", "--preempt", "on"});
-  CHECK(NinjaJobs(options) == 6);
-  std::vector<std::string> regenerate = GenCommandLine(options);
-  CHECK(ParseGenOptions({regenerate.begin() + 2, regenerate.end()}).preempt == "on");
-  CHECK_THROWS_AS(ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--preempt", "yes"}),
-                  std::invalid_argument);
-}
-
-TEST_CASE("--preempt on: a step's time is its CPU time where Ninja's log holds its wait for a CPU too") {
-  // a.o took 9 s in Ninja's log but 0.1 s of CPU (it ran in the idle class, starved): b.o's chain is the
-  // longest.
-  FakeFileSystem disk({{"/build/db.json", kDatabase},
-                       {NinjaLogPath("/build/fc"),
-                        "# ninja log v5\n0\t9000\t0\t/build/obj/a.o\t0\n"
-                        "0\t5000\t0\t/build/obj/b.o\t0\n"},
-                       {StepMemoryLogPath("/build/fc"), StepMemoryLine("/build/obj/a.o", 1000, 100)}});
-  GenOptions options =
-      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "2", "--preempt", "on"});
-  const std::string text =
-      GenerateForDatabase(options, Context(), FakeDryrunRunner(), disk).files.at(IdleStepsPath("/build/fc"));
-  CHECK(ListsIdleStep(text, "/build/obj/a.o"));
-  CHECK_FALSE(ListsIdleStep(text, "/build/obj/b.o"));
-}

@@ -57,20 +57,6 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   CHECK(disk.MTime("/w/a.ptx") != before);
 }
 
-TEST_CASE(
-    "step on fakes: a step the idle-steps file lists runs its program in the idle class, others do not") {
-  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/g/idle-steps", "/w/a.ptx\n/w/b.ptx\n"}});
-  FakeProgram program(disk, "ptx");
-  CHECK(RunStep(CiccStep({"--idle-steps", "/g/idle-steps"}), program, disk, {}) == 0);
-  disk.Write("/g/idle-steps", "/w/a.ptx.other\n/w/b.ptx\n");  // a line that starts like it is not it
-  CHECK(RunStep(CiccStep({"--idle-steps", "/g/idle-steps"}), program, disk, {}) == 0);
-  CHECK(RunStep(CiccStep({}), program, disk, {}) == 0);
-  REQUIRE(program.ran.size() == 3);
-  CHECK(program.ran[0].idle_class);
-  CHECK_FALSE(program.ran[1].idle_class);
-  CHECK_FALSE(program.ran[2].idle_class);
-}
-
 TEST_CASE("step on fakes: a device step runs in its work dir and names its files to the launcher") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/b/tu/k/a.cpp1.ii", "code"}});
   FakeProgram program(disk, "ptx");

@@ -174,29 +174,6 @@ if [ "$(printf '%s\n' 1.12 "$ninja_version" | sort -V | head -n 1)" = 1.12 ]; th
 else
   echo "SKIP the ladder's ranking: Ninja $ninja_version ranks no edge by its path (1.12 does)"
 fi
-# FASTCUDA_PREEMPT: the history says b.cu's steps took 3 s, so its cicc are on
-# the critical path and run as usual, while a.cu's are off it and run in the
-# kernel's idle class (a device launcher notes each one's policy).
-preempt_builds() {
-  awk -F'\t' -v OFS='\t' '/^#/ { print; next } { $2 = $1 + ($4 ~ /src_b\.cu\.o-/ ? 3000 : 10); print }' \
-    "$graph/.ninja_log" > "$scratch/log" && cp "$scratch/log" "$graph/.ninja_log"
-  cat > "$scratch/policy-launcher" <<SH
-#!/bin/sh
-echo "\$(chrt -p \$\$ | sed -n 's/.*scheduling policy: //p') \$*" >> "$scratch/policies"
-exec "\$@"
-SH
-  chmod +x "$scratch/policy-launcher"
-  rm -f "$scratch/policies" "$project/build/obj"/*.o
-  FASTCUDA_PREEMPT=on FASTCUDA_DEVICE_LAUNCHER=$scratch/policy-launcher \
-    "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph" -j 2 > "$scratch/preempt.log" 2>&1 &&
-    all_same_device_code && grep -q '^pool fastcuda_off_critical' "$graph/build.ninja" &&
-    grep -Eq '^SCHED_OTHER .*/cicc .*/src_b\.cu\.o-[^ ]*\.cpp1\.ii ' "$scratch/policies" &&
-    grep -Eq '^SCHED_IDLE .*/cicc .*/src_a\.cu\.o-[^ ]*\.cpp1\.ii ' "$scratch/policies" ||
-    { cat "$scratch/policies" 2>/dev/null | cut -c1-160; return 1; }
-}
-check "FASTCUDA_PREEMPT=on: cicc off the critical path run in the idle class, on it as usual; device code unchanged" \
-  preempt_builds
-
 no_ladder_without_asking() {
   FASTCUDA_PRIORITY_LADDER=off "$FASTCUDA" gen --compdb "$project/build/compile_commands.json" --out "$graph" \
     2>/dev/null && ! grep -q FASTCUDA_RUNG "$graph/build.ninja"

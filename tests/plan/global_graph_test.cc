@@ -400,32 +400,3 @@ TEST_CASE("steps.json marks the TUs that a generator's defaults do not need") {
   REQUIRE(tus.size() == 4);
   for (const RecordedTu& tu : tus) CHECK(tu.on_request == (tu.source == "/src/b.cu"));
 }
-
-TEST_CASE("preempt: with step times, the steps under half the longest path go to the idle class and a pool") {
-  FakeDryrunRunner runner;
-  DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(Database(), {"/out", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options = ManifestOptions("/out");
-  options.preempt = true;
-  options.jobs = 4;
-  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
-  CHECK(files.at("/out/idle-steps").empty());  // no step times: nothing to tell the critical path by
-  CHECK(files.at("/out/build.ninja").find("--idle-steps") == std::string::npos);
-
-  options.history = {{"/build/obj/d.o", 90000}};  // d.cu's chain is the longest by far
-  files = GlobalManifestFiles(plan.graphs, options);
-  const std::string& top = files.at("/out/build.ninja");
-  CHECK(top.find("pool fastcuda_off_critical\n  depth = 4\n") != std::string::npos);
-  CHECK(top.find("--idle-steps /out/idle-steps") != std::string::npos);
-  const std::string idle = files.at("/out/idle-steps");
-  CHECK(ListsIdleStep(idle, "/build/obj/a.o"));
-  CHECK_FALSE(ListsIdleStep(idle, "/build/obj/d.o"));
-  // Each listed step's edge waits in the pool.
-  size_t edge = top.find("build /build/obj/a.o:");
-  REQUIRE(edge != std::string::npos);
-  CHECK(top.substr(edge, top.find("\nbuild ", edge + 1) - edge).find("pool = fastcuda_off_critical") !=
-        std::string::npos);
-  edge = top.find("build /build/obj/d.o:");
-  REQUIRE(edge != std::string::npos);
-  CHECK(top.substr(edge, top.find("\nbuild ", edge + 1) - edge).find("pool =") == std::string::npos);
-}

@@ -57,19 +57,3 @@ TEST_CASE("the environment file round-trips, bytes included") {
   std::map<std::string, std::string> environment = {{"PATH", "/cuda/bin:/usr/bin"}, {"CPATH", "/caf\xe9"}};
   CHECK(ParseEnvironmentFile(EnvironmentFileText(environment)) == environment);
 }
-
-TEST_CASE("the idle-steps file: sorted lines, a step listed only by its whole line") {
-  const std::string text = FormatIdleSteps({"/w/b.ptx", "/w/a.ptx"});
-  CHECK(text == "/w/a.ptx\n/w/b.ptx\n");
-  CHECK(ListsIdleStep(text, "/w/b.ptx"));
-  CHECK_FALSE(ListsIdleStep(text, "/w/a.pt"));
-  CHECK_FALSE(ListsIdleStep(text, "/w/b.ptx\n"));
-  CHECK_FALSE(ListsIdleStep("", "/w/a.ptx"));
-}
-
-TEST_CASE("the memory log's CPU times: the last line that has one") {
-  StepMemoryRecords records =
-      ParseStepMemoryRecords(StepMemoryLine("/w/a.ptx", 10, 300) + "/w/a.ptx\t20\n" +
-                             StepMemoryLine("/w/b.ptx", 5, 7) + StepMemoryLine("/w/b.ptx", 5, 9, "hit"));
-  CHECK(records.cpu_ms == std::map<std::string, int64_t>{{"/w/a.ptx", 300}, {"/w/b.ptx", 9}});
-}
