@@ -50,22 +50,24 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
   writer.Build(build);
 }
 
-/// Phony edges for the files that steps read and no step writes (sources,
-/// response files): a missing one (a source that the outer build has yet to
-/// generate) fails only the steps that read it, as nvcc would, not Ninja's
-/// whole run of the graph.
+/// Phony edges for the files that steps read and no step of any graph
+/// writes (sources, response files): a missing one (a source that the outer
+/// build has yet to generate) fails only the steps that read it, as nvcc
+/// would, not Ninja's whole run of the graph.
 void WriteExternalInputs(NinjaWriter& writer, const std::vector<StepGraph>& graphs,
                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
+  std::set<std::string> written;
+  for (const StepGraph& graph : graphs) {
+    for (const GraphStep& step : graph.steps) {
+      for (const std::string& output : step.outputs) written.insert(ninja_path(graph, output));
+      if (!step.kept_depfile.empty()) written.insert(ninja_path(graph, step.kept_depfile));
+    }
+  }
   std::set<std::string> external;
   for (const StepGraph& graph : graphs) {
-    std::set<std::string> written;
-    for (const GraphStep& step : graph.steps) {
-      written.insert(step.outputs.begin(), step.outputs.end());
-      written.insert(step.kept_depfile);
-    }
     for (const GraphStep& step : graph.steps) {
       for (const std::string& input : step.inputs) {
-        if (!written.contains(input)) external.insert(ninja_path(graph, input));
+        if (!written.contains(ninja_path(graph, input))) external.insert(ninja_path(graph, input));
       }
     }
   }

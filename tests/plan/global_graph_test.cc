@@ -400,3 +400,19 @@ TEST_CASE("steps.json marks the TUs that a generator's defaults do not need") {
   REQUIRE(tus.size() == 4);
   for (const RecordedTu& tu : tus) CHECK(tu.on_request == (tu.source == "/src/b.cu"));
 }
+
+TEST_CASE("a file that one TU's nvcc writes and another TU reads gets no phony edge: its writer makes it") {
+  CompileDatabase database;
+  database.entries.push_back(
+      {"/build", "/src/a.cu", "/build/gen.cu", {"nvcc", "-E", "/src/a.cu", "-o", "/build/gen.cu"}, {}});
+  database.entries.push_back(
+      {"/build", "/build/gen.cu", "obj/gen.o", {"nvcc", "-c", "/build/gen.cu", "-o", "obj/gen.o"}, {}});
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+  REQUIRE(plan.whole_nvcc_entries.size() == 1);
+  const std::string top = GlobalManifestFiles(plan.graphs, ManifestOptions("/out")).at("/out/build.ninja");
+  CHECK(top.find("CPP_HOST /build/gen.cu") != std::string::npos);  // the second TU's steps read it
+  CHECK(top.find("\nbuild /build/gen.cu: phony\n") == std::string::npos);
+  CHECK(top.find("\nbuild /src/a.cu: phony\n") != std::string::npos);
+}
