@@ -108,6 +108,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.depfile = step.depfile;
     call.absolute_depfile = !paths.same_dir();
     call.kept_depfile = step.kept_depfile;
+    call.depfile_from = step.depfile_from;
   }
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
@@ -293,12 +294,12 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
   }
 }
 
-std::optional<std::pair<std::string, std::string>> LookupMissDyndep(const StepGraph& graph,
-                                                                    const FragmentOptions& options) {
+std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const FragmentOptions& options) {
   const GraphStep* lookup = CacheLookupOf(graph);
   if (!lookup || lookup->cache.dyndep.empty()) return std::nullopt;
-  return std::pair{ResolvePath(graph.cwd, lookup->cache.dyndep),
-                   LookupDyndepText(LookupWaiters(graph, PathMapper(graph, options)), /*hit=*/false)};
+  std::vector<LookupWaiter> waiters = LookupWaiters(graph, PathMapper(graph, options));
+  return LookupDyndep{ResolvePath(graph.cwd, lookup->cache.dyndep), LookupDyndepText(waiters, /*hit=*/false),
+                      LookupDyndepText(waiters, /*hit=*/true)};
 }
 
 std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }

@@ -49,10 +49,15 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
 void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
                     const std::string& shared_env_file);
 
-/// The path and text of the dyndep file that `graph`'s whole-call cache
-/// lookup writes on a miss; nullopt for a graph without one.
-std::optional<std::pair<std::string, std::string>> LookupMissDyndep(const StepGraph& graph,
-                                                                    const FragmentOptions& options);
+/// The dyndep file that `graph`'s whole-call cache lookup writes: where, and
+/// its text after a miss and after a hit.
+struct LookupDyndep {
+  std::string path;
+  std::string miss;
+  std::string hit;
+};
+/// nullopt for a graph without a lookup.
+std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const FragmentOptions& options);
 
 /// A phony target that is never up to date: an input of the steps that run
 /// in every build (nvcc run whole without a depfile, FragmentOptions::rerun_preprocessing).

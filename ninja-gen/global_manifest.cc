@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "ninja-gen/manifest_path.h"
 #include "src/base/parallel_for.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
@@ -53,21 +54,25 @@ void WriteRegeneration(NinjaWriter& writer, const GlobalManifestOptions& options
 /// Phony edges for the files that steps read and no step of any graph
 /// writes (sources, response files): a missing one (a source that the outer
 /// build has yet to generate) fails only the steps that read it, as nvcc
-/// would, not Ninja's whole run of the graph.
+/// would, not Ninja's whole run of the graph. Compared as Ninja names files
+/// (`sub/../a.cu` is `a.cu`), which two spellings of one file would not be.
 void WriteExternalInputs(NinjaWriter& writer, const std::vector<StepGraph>& graphs,
                          const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
+  auto node = [&](const StepGraph& graph, const std::string& path) {
+    return CanonicalizeManifestPath(ninja_path(graph, path));
+  };
   std::set<std::string> written;
   for (const StepGraph& graph : graphs) {
     for (const GraphStep& step : graph.steps) {
-      for (const std::string& output : step.outputs) written.insert(ninja_path(graph, output));
-      if (!step.kept_depfile.empty()) written.insert(ninja_path(graph, step.kept_depfile));
+      for (const std::string& output : step.outputs) written.insert(node(graph, output));
+      if (!step.kept_depfile.empty()) written.insert(node(graph, step.kept_depfile));
     }
   }
   std::set<std::string> external;
   for (const StepGraph& graph : graphs) {
     for (const GraphStep& step : graph.steps) {
       for (const std::string& input : step.inputs) {
-        if (!written.contains(ninja_path(graph, input))) external.insert(ninja_path(graph, input));
+        if (!written.contains(node(graph, input))) external.insert(node(graph, input));
       }
     }
   }
@@ -179,19 +184,23 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   return files;
 }
 
-std::map<std::string, std::string> DryRunDyndepFiles(const std::vector<StepGraph>& graphs,
-                                                     const GlobalManifestOptions& options,
-                                                     const std::map<std::string, std::string>& files) {
-  std::map<std::string, std::string> dyndeps;
+std::map<std::string, DryRunFile> DryRunDyndepFiles(const std::vector<StepGraph>& graphs,
+                                                    const GlobalManifestOptions& options,
+                                                    const std::map<std::string, std::string>& files) {
+  std::map<std::string, DryRunFile> dyndeps;
   FragmentOptions paths;
   paths.ninja_cwd = NinjaCwd(options);
   for (const StepGraph& graph : graphs) {
-    if (auto miss = LookupMissDyndep(graph, paths)) dyndeps.insert(*miss);
+    if (std::optional<LookupDyndep> lookup = LookupDyndepOf(graph, paths)) {
+      dyndeps[lookup->path] = {lookup->miss, {lookup->hit}};
+    }
   }
   auto plan = files.find(LadderDyndepPlanPath(LadderDir(options)));
   if (plan != files.end()) {
-    dyndeps[LadderDyndepPath(LadderDir(options))] =
-        LadderDyndepText(ParseLadderDyndepPlan(plan->second), [](const std::string&) { return false; });
+    dyndeps[LadderDyndepPath(LadderDir(options))] = {
+        LadderDyndepText(ParseLadderDyndepPlan(plan->second), [](const std::string&) { return false; }),
+        {},
+        /*keeps_any=*/true};
   }
   return dyndeps;
 }

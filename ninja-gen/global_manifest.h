@@ -57,15 +57,25 @@ inline constexpr const char* kLookupPassTarget = "fastcuda_cache_lookups";
 std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGraph>& graphs,
                                                        const GlobalManifestOptions& options);
 
-/// The dyndep files as a build finds them before any lookup ran: each
-/// whole-call cache lookup's as a miss writes it, and the ladder's (from its
-/// plan in `files`, what GlobalManifestFiles gave) as it is when every lookup
-/// missed. The generation writes them only where none exists, so that a dry
-/// run (`ninja -n`), which runs no lookup, can load them; the lookups of a
-/// build write their own.
-std::map<std::string, std::string> DryRunDyndepFiles(const std::vector<StepGraph>& graphs,
-                                                     const GlobalManifestOptions& options,
-                                                     const std::map<std::string, std::string>& files);
+/// A file that a dry run needs and a build writes itself: the generation
+/// writes `text` unless the file holds it, one of `kept_if` (what a build may
+/// have written that is still right), or anything where `keeps_any`.
+struct DryRunFile {
+  std::string text;
+  std::vector<std::string> kept_if;
+  bool keeps_any = false;
+};
+
+/// The dyndep files as a build finds them before any lookup ran, so that a
+/// dry run (`ninja -n`), which runs no lookup, can load them: each
+/// whole-call cache lookup's as a miss writes it (kept if it holds a hit's
+/// text: one of another graph is rewritten, whose waiters a dry run would
+/// not find), and the ladder's (from its plan in `files`, what
+/// GlobalManifestFiles gave) as it is when every lookup missed, written only
+/// where none exists (its steps of the TUs whose lookup hit would run).
+std::map<std::string, DryRunFile> DryRunDyndepFiles(const std::vector<StepGraph>& graphs,
+                                                    const GlobalManifestOptions& options,
+                                                    const std::map<std::string, std::string>& files);
 
 /// True when `options.history` has a time for a step of `graphs` that another
 /// step waits for: measured step times. An object's own time may be a whole

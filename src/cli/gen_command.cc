@@ -1,5 +1,6 @@
 // `fastcuda gen`: Ninja manifests for one nvcc call or a whole compile
 // database.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -235,7 +236,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
       EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
   manifest.jobs = Jobs(options);
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
-  generation.files_if_absent = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
+  generation.dry_run_files = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
@@ -261,8 +262,13 @@ void WriteGeneration(const Generation& generation, const std::string& out_dir, W
     if (path == GlobalManifestPath(out_dir)) fs.Write(path, content);
     else WriteIfChanged(fs, path, content);
   }
-  for (const auto& [path, content] : generation.files_if_absent) {
-    if (!fs.IsFile(path)) fs.Write(path, content);
+  for (const auto& [path, file] : generation.dry_run_files) {
+    std::optional<std::string> held = fs.Read(path);
+    if (held && (file.keeps_any || *held == file.text ||
+                 std::find(file.kept_if.begin(), file.kept_if.end(), *held) != file.kept_if.end())) {
+      continue;
+    }
+    fs.Write(path, file.text);
   }
   for (const std::string& path : generation.removed) fs.Remove(path);
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ninja-gen/global_manifest.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/cli/gen_options.h"
@@ -30,8 +31,8 @@ struct GenerationContext {
 /// others when changed), files to remove, and its report for stderr.
 struct Generation {
   std::map<std::string, std::string> files;
-  /// Written only where no file exists (DryRunDyndepFiles).
-  std::map<std::string, std::string> files_if_absent;
+  /// Written where the file holds none of what it may (DryRunDyndepFiles).
+  std::map<std::string, DryRunFile> dry_run_files;
   std::vector<std::string> removed;
   std::string report;
   /// Besides the entries: what a change of must plan anew (fastcuda, the nvcc

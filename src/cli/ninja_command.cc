@@ -381,6 +381,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   if (BuildsDefaults(arguments)) {
     auto run_for = [&](const std::vector<std::string>& targets) {
       ProcessSpec phase = ninja;
+      phase.argv.insert(phase.argv.end(), {"-k", "0"});  // the others' lookups and phase go on
       phase.argv.push_back("--");
       phase.argv.insert(phase.argv.end(), targets.begin(), targets.end());
       return RunProcess(phase).exit_code;

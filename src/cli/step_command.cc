@@ -44,15 +44,17 @@ std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path, 
 }
 
 /// Makes every relative path of a depfile absolute, so that Ninja, which
-/// runs elsewhere, finds the headers, and (where it reads the depfile
-/// without `deps`) the target among the edge's outputs, which it names in full.
-void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, WritableFileSystem& fs) {
+/// runs elsewhere, finds the headers; its target becomes the step's first
+/// output (absolute), which Ninja, reading the depfile without `deps`, wants
+/// to find there as it names the output (nvcc writes a target with spaces
+/// unescaped).
+void MakeDepfileAbsolute(const std::string& path, const std::string& cwd, const std::string& output,
+                         WritableFileSystem& fs) {
   std::optional<std::string> text = fs.Read(path);
   if (!text) return;  // a cache lookup that missed writes none
   Depfile depfile = ParseDepfile(*text);
-  for (auto* paths : {&depfile.targets, &depfile.dependencies}) {
-    for (std::string& file : *paths) file = ResolvePath(cwd, file);
-  }
+  depfile.targets = {output};
+  for (std::string& dependency : depfile.dependencies) dependency = ResolvePath(cwd, dependency);
   fs.Write(path, FormatDepfile(depfile));
 }
 
@@ -291,11 +293,15 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome));
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);
+  if (!options.depfile_from.empty()) {
+    fs.Write(depfile, fs.Read(ResolvePath(options.cwd, options.depfile_from)).value_or(""));
+  }
   if (!options.kept_depfile.empty()) {
     fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
   if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
-  if (options.absolute_depfile) MakeDepfileAbsolute(depfile, options.cwd, fs);
+  if (options.absolute_depfile && !outputs.empty())
+    MakeDepfileAbsolute(depfile, options.cwd, outputs.front(), fs);
   WriteNinjaDepfile(options, fs);
   if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs);
   if (!options.made_by.empty()) {

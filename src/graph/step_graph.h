@@ -49,6 +49,7 @@ struct GraphStep : Step {
   std::vector<std::string> inputs;  ///< files it reads that are produced here or exist
   std::vector<size_t> after;        ///< indexes of the steps it must wait for
   std::string depfile;              ///< preprocess: the header depfile it writes
+  std::string depfile_from;         ///< nvcc run whole: the user's depfile, which `depfile` copies
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
   std::string module_id;            ///< kModuleId: the id it writes
   int split_share = 0;              ///< auto split-compile: the TU's arch chains, which start together

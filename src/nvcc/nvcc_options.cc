@@ -274,24 +274,36 @@ std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& arg
                            EnvironmentValue(environment, "NVCC_APPEND_FLAGS"), cwd, fs);
 }
 
-bool TakesAddedDepfile(const std::vector<std::string>& args) {
-  static const std::set<std::string_view> compiles_with_a_depfile = {
+std::vector<std::string> NvccInputWords(const std::vector<std::string>& args) {
+  std::vector<std::string> inputs;
+  ForEachOption(args, [&](std::string_view word, std::string_view, std::string_view value) {
+    if (!word.starts_with('-') && value.empty()) inputs.emplace_back(word);
+  });
+  return inputs;
+}
+
+WholeNvccDepfile WholeNvccDepfileOf(const std::vector<std::string>& args) {
+  static const std::set<std::string_view> compiles = {
       "-c",    "--compile", "-dc",     "--device-c", "-dw",      "--device-w", "-ptx",
       "--ptx", "-cubin",    "--cubin", "-fatbin",    "--fatbin", "-lib",       "--lib"};
-  static const std::set<std::string_view> refuse_a_depfile = {"-E",     "--preprocess",
-                                                              "-M",     "--generate-dependencies",
-                                                              "-MM",    "--generate-nonsystem-dependencies",
-                                                              "-link",  "--link",
-                                                              "-run",   "--run",
-                                                              "-dlink", "--device-link"};
-  bool compiles = false;
-  bool refuses = false;
-  ForEachOption(args, [&](std::string_view word, std::string_view name, std::string_view) {
-    compiles = compiles || compiles_with_a_depfile.count(name);
-    refuses = refuses || word == "-" || refuse_a_depfile.count(name) || kDepfileWithSystemHeaders.Is(word) ||
-              kDepfileWithoutSystemHeaders.Is(word);
+  static const std::set<std::string_view> refuses = {"-E",     "--preprocess",
+                                                     "-M",     "--generate-dependencies",
+                                                     "-MM",    "--generate-nonsystem-dependencies",
+                                                     "-link",  "--link",
+                                                     "-run",   "--run",
+                                                     "-dlink", "--device-link"};
+  bool compiling = false, refused = false, users = false;
+  std::string users_file;
+  ForEachOption(args, [&](std::string_view word, std::string_view name, std::string_view value) {
+    compiling = compiling || compiles.count(name);
+    refused = refused || word == "-" || refuses.count(name);
+    users = users || kDepfileWithSystemHeaders.Is(word) || kDepfileWithoutSystemHeaders.Is(word);
+    if (kDepfileOutput.Is(name)) users_file = value;
   });
-  return compiles && !refuses;
+  if (!compiling || refused || NvccInputWords(args).size() != 1) return {};
+  if (!users) return {WholeNvccDepfile::Source::kAsked, ""};
+  if (users_file.empty()) return {};
+  return {WholeNvccDepfile::Source::kUsers, users_file};
 }
 
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {

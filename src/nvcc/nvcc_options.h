@@ -43,11 +43,21 @@ std::vector<std::string> EffectiveNvccArgsIn(const std::vector<std::string>& arg
 /// Reads the mode and depfile options from effective arguments.
 NvccInvocation ScanNvccArgs(const std::vector<std::string>& effective_args);
 
-/// True where nvcc, run whole with `effective_args`, can be asked for a
-/// depfile of what it reads (-MD -MF): it compiles (-c, -dc, -dw, -ptx,
-/// -cubin, -fatbin, -lib), reads no standard input, does not only
-/// preprocess, link or run, and was asked for no depfile of its own.
-bool TakesAddedDepfile(const std::vector<std::string>& effective_args);
+/// The files nvcc reads as its inputs: the words of `effective_args` that
+/// are neither options nor their values (sources, objects, libraries).
+std::vector<std::string> NvccInputWords(const std::vector<std::string>& effective_args);
+
+/// How nvcc, run whole with `effective_args`, can name the headers it read.
+struct WholeNvccDepfile {
+  /// kAsked: in a depfile FastCuda asks for (-MD -MF); kUsers: in the
+  /// user's own (-MD or -MMD with -MF `users`); kNone: not at all, where
+  /// it preprocesses only, reads standard input, links or runs, writes a
+  /// depfile it names itself, or compiles several files (each one's depfile
+  /// replaces the last's).
+  enum class Source { kNone, kAsked, kUsers } source = Source::kNone;
+  std::string users;
+};
+WholeNvccDepfile WholeNvccDepfileOf(const std::vector<std::string>& effective_args);
 
 /// The depfile nvcc writes for `command` (nvcc and its arguments), whose
 /// object is `output`: -MF's, else with -MD or -MMD the object's name with

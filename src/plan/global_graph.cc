@@ -21,10 +21,12 @@ struct PlannedEntry {
   const CompileEntry* entry = nullptr;
   NvccInvocation invocation;
   TuNames names;
-  std::string program;               ///< the nvcc binary, resolved
-  std::string shape;                 ///< entries with equal shapes share a dryrun
-  std::string cache_key;             ///< this entry's own dryrun
-  bool takes_added_depfile = false;  ///< TakesAddedDepfile, for nvcc run whole
+  std::string program;    ///< the nvcc binary, resolved
+  std::string shape;      ///< entries with equal shapes share a dryrun
+  std::string cache_key;  ///< this entry's own dryrun
+  /// For nvcc run whole: the files it reads, and how it names the headers.
+  std::vector<std::string> input_words;
+  WholeNvccDepfile whole_depfile;
 };
 
 /// The arguments as nvcc sees them (response files expanded), with the
@@ -63,7 +65,8 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
   std::vector<std::string> args(entry.nvcc.begin() + 1, entry.nvcc.end());
   std::vector<std::string> effective = EffectiveNvccArgsIn(args, ambient, entry.directory, fs);
   planned.invocation = ScanNvccArgs(effective);
-  planned.takes_added_depfile = TakesAddedDepfile(effective);
+  planned.input_words = NvccInputWords(effective);
+  planned.whole_depfile = WholeNvccDepfileOf(effective);
   planned.names.source = WordNaming(args, entry.directory, entry.file);
   planned.names.absolute_source = ResolvePath(entry.directory, entry.file);
   planned.names.output = WordNaming(args, entry.directory, entry.output);
@@ -94,24 +97,35 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
 }
 
 /// A graph of one step that runs the entry's nvcc command as it is. It
-/// reads the source and the response files, and the headers of a depfile
-/// that nvcc is asked to write where it can (else it runs in every build).
-StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_dir) {
+/// reads its input files (the source, which may not exist yet, and those
+/// that exist: objects, libraries) and response files, and the headers of a
+/// depfile where nvcc can write one (else it runs in every build).
+StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_dir, const FileSystem& fs) {
+  const std::string& dir = planned.entry->directory;
   StepGraph graph;
   GraphStep step;
   step.kind = StepKind::kUnknown;
   step.argv = planned.entry->launcher;
   step.argv.insert(step.argv.end(), planned.entry->nvcc.begin(), planned.entry->nvcc.end());
   step.outputs = {planned.entry->output};
-  if (planned.entry->file != "-") step.inputs.push_back(planned.entry->file);
+  for (const std::string& word : planned.input_words) {
+    if (ResolvePath(dir, word) == ResolvePath(dir, planned.entry->file) ||
+        fs.IsFile(ResolvePath(dir, word))) {
+      step.inputs.push_back(word);
+    }
+  }
   std::vector<std::string> args(planned.entry->nvcc.begin() + 1, planned.entry->nvcc.end());
-  for (const std::string& file : ResponseFiles(args, planned.entry->directory)) step.inputs.push_back(file);
-  if (planned.takes_added_depfile) {
-    step.depfile = work_dir + "/nvcc.d";
-    step.argv.insert(step.argv.end(), {"-MD", "-MF", step.depfile});
-    step.outputs.push_back(step.depfile);  // so that Ninja makes its directory
-  } else {
+  for (const std::string& file : ResponseFiles(args, dir)) step.inputs.push_back(file);
+  using Source = WholeNvccDepfile::Source;
+  const WholeNvccDepfile& depfile = planned.whole_depfile;
+  if (depfile.source == Source::kNone) {
     step.reruns_always = true;
+  } else {
+    // Ninja reads FastCuda's copy, made absolute: the user's stays as nvcc wrote it.
+    step.depfile = work_dir + "/nvcc.d";
+    step.outputs.push_back(step.depfile);  // so that Ninja makes its directory
+    if (depfile.source == Source::kAsked) step.argv.insert(step.argv.end(), {"-MD", "-MF", step.depfile});
+    else step.depfile_from = depfile.users;
   }
   graph.steps.push_back(step);
   graph.cwd = planned.entry->directory;
@@ -211,7 +225,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
       }
     }
     whole_nvcc_reasons[i] = why;
-    plan.graphs[i] = WholeNvccGraph(planned, work_dir);
+    plan.graphs[i] = WholeNvccGraph(planned, work_dir, fs);
   });
   std::set<std::string> used_keys;
   for (size_t i = 0; i < entries.size(); ++i) {

@@ -48,6 +48,7 @@ struct StepInvocation {
   std::string depfile;               ///< the program writes this header depfile
   bool absolute_depfile = false;     ///< rewrite the depfile's relative paths as absolute
   std::string kept_depfile;          ///< copy of the depfile as the program wrote it
+  std::string depfile_from;          ///< the program writes its depfile here, copied to `depfile` first
   std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
                                      ///< (the words before `--` that are no option)
   std::string stamp;                 ///< touched when the program succeeds; it is no output to keep

@@ -153,3 +153,18 @@ TEST_CASE(
   CHECK(disk.Read(LookupPassPath("/build/fc")) == "");
   CHECK(disk.Read("/build/fc/build.ninja").value_or("").find("fastcuda_cache_lookups") == std::string::npos);
 }
+
+TEST_CASE("a dry run's file is written where none is, or where it holds none of what it may") {
+  Generation generation;
+  generation.dry_run_files = {{"/g/miss-or-hit", {"miss", {"hit"}}},
+                              {"/g/stale", {"miss", {"hit"}}},
+                              {"/g/absent", {"miss", {"hit"}}},
+                              {"/g/ladder", {"all missed", {}, /*keeps_any=*/true}}};
+  FakeFileSystem disk(
+      {{"/g/miss-or-hit", "hit"}, {"/g/stale", "an older graph's"}, {"/g/ladder", "some hit"}});
+  WriteGeneration(generation, "/g", disk);
+  CHECK(disk.Read("/g/miss-or-hit") == "hit");
+  CHECK(disk.Read("/g/stale") == "miss");
+  CHECK(disk.Read("/g/absent") == "miss");
+  CHECK(disk.Read("/g/ladder") == "some hit");
+}

@@ -151,9 +151,22 @@ TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touc
   CHECK(RunStep(step, program, disk, {}) == 0);
   CHECK(disk.Read("/w/a.ii.deps") == "a.ii: k.cu inc/h.h\n");
   CHECK(disk.Read("/w/a.ii.d").value_or("").find("/w/inc/h.h") != std::string::npos);
-  // The target too: Ninja, reading it without `deps`, wants an output as it names it.
-  CHECK(disk.Read("/w/a.ii.d").value_or("").starts_with("/w/a.ii :"));
+  // Its target is the step's first output: Ninja, reading it without `deps`, wants it there.
+  CHECK(disk.Read("/w/a.ii.d").value_or("").starts_with("/w/a.ptx :"));
   CHECK(disk.Read("/w/s.stamp") == "");
+}
+
+TEST_CASE(
+    "step on fakes: a depfile the program writes elsewhere (the user's) is copied, then made absolute") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/obj/user.d", "obj/a b.o: k.cu inc/h.h\n"}});
+  FakeProgram program(disk, "object");
+  StepInvocation step =
+      CiccStep({"--depfile", "/g/nvcc.d", "--absolute-depfile", "--depfile-from", "obj/user.d"});
+  CHECK(RunStep(step, program, disk, {}) == 0);
+  CHECK(disk.Read("/w/obj/user.d") == "obj/a b.o: k.cu inc/h.h\n");  // as nvcc wrote it
+  const std::string copy = disk.Read("/g/nvcc.d").value_or("");
+  CHECK(copy.starts_with("/w/a.ptx :"));  // one target, the output, though nvcc left its space unescaped
+  CHECK(copy.find("/w/inc/h.h") != std::string::npos);
 }
 
 TEST_CASE("step on fakes: an object made by this command from reads older than it is not made again") {

@@ -164,8 +164,8 @@ check "launcher terminated: exit status 255 as nvcc's, no process left, no objec
 # 12. Entries that `fastcuda build` leaves to nvcc whole: -lib, where nvcc is
 # asked for a depfile of the headers, and -E, which can write none and so
 # runs in every build. A header edit, then a source edit, reach both.
-archive_member() {  # ARCHIVE DIR: extracts the archive's one object into DIR, prints its path
-  rm -rf "$2" && mkdir -p "$2" && (cd "$2" && ar x "../$1") && ls "$2"/*.o
+archive_member() {  # ARCHIVE DIR [SOURCE]: extracts the archive into DIR, prints the path of its (SOURCE's) object
+  rm -rf "$2" && mkdir -p "$2" && (cd "$2" && ar x "../$1") && ls "$2"/*"${3:+_$3}".o
 }
 whole_nvcc_builds() {  # MODE OUTPUT: OUTPUT of `fastcuda build` equals nvcc's of the same command
   graph_build "${arch[@]}" "$1" k.cu -o "$2" && "$NVCC" "${arch[@]}" "$1" k.cu -o "reference-$2" || return 1
@@ -188,5 +188,21 @@ whole_nvcc() (  # MODE OUTPUT
 )
 check "build: nvcc run whole for -lib: a header, then the source edited: fresh; then no work" whole_nvcc -lib k.a
 check "build: nvcc run whole for -E: a header, then the source edited: fresh (it reruns every build)" whole_nvcc -E k.ii
+# Two sources in one -lib call (nvcc's depfile would name the last one only),
+# the first including the header; then one source whose call writes the
+# user's own depfile (-MD -MF), which Ninja reads through FastCuda's copy.
+whole_nvcc_lib() (  # two|users
+  mkdir -p "whole-lib-$1" && cd "whole-lib-$1"
+  value_header inc 1 && value_kernel '"inc/v.h"' && kernel other.cu 5
+  local flags=("${arch[@]}" -lib k.cu other.cu)
+  [ "$1" = two ] || flags=("${arch[@]}" -lib -MD -MF k.a.d k.cu)
+  graph_build "${flags[@]}" -o k.a && value_header inc 2 && graph_build "${flags[@]}" -o k.a &&
+    "$NVCC" "${flags[@]}" -o reference-k.a || return 1
+  same_object "$(archive_member k.a built k)" "$(archive_member reference-k.a reference k)" || return 1
+  [ "$1" = two ] || { graph_build "${flags[@]}" -o k.a && grep -q "no work to do" build.log && [ -s k.a.d ]; }
+)
+check "build: nvcc run whole for -lib of two sources, the first's header edited: fresh" whole_nvcc_lib two
+check "build: nvcc run whole writing the user's depfile, a header edited: fresh; then no work, the depfile kept" \
+  whole_nvcc_lib users
 
 finish

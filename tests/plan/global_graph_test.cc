@@ -198,15 +198,53 @@ TEST_CASE("nvcc run whole reads its source, response files and the headers of a 
   CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.a"});
 }
 
-TEST_CASE("nvcc run whole that writes a depfile of its own is not asked for another") {
+TEST_CASE("nvcc run whole: asked for a depfile where it compiles one file, the user's where it writes one") {
+  using Source = WholeNvccDepfile::Source;
+  CHECK(WholeNvccDepfileOf({"-c", "a.cu", "-o", "a.o"}).source == Source::kAsked);
+  CHECK(WholeNvccDepfileOf({"--lib", "-I", "inc", "a.cu", "-o", "a.a"}).source == Source::kAsked);
   for (const char* own : {"-MD", "-MMD", "--generate-dependencies-with-compile"}) {
-    CHECK_FALSE(TakesAddedDepfile({"-c", own, "-MF", "a.d", "a.cu", "-o", "a.o"}));
+    WholeNvccDepfile users = WholeNvccDepfileOf({"-c", own, "-MF", "obj/a.d", "a.cu", "-o", "a.o"});
+    CHECK(users.source == Source::kUsers);
+    CHECK(users.users == "obj/a.d");
   }
-  CHECK(TakesAddedDepfile({"-c", "a.cu", "-o", "a.o"}));
-  CHECK(TakesAddedDepfile({"--lib", "a.cu", "-o", "a.a"}));
-  CHECK_FALSE(TakesAddedDepfile({"-dlink", "a.o", "-o", "link.o"}));
-  CHECK_FALSE(TakesAddedDepfile({"a.o", "-o", "app"}));
-  CHECK_FALSE(TakesAddedDepfile({"-c", "-x", "cu", "-", "-o", "a.o"}));
+  CHECK(WholeNvccDepfileOf({"-c", "-MD", "a.cu", "-o", "a.o"}).source == Source::kNone);  // a name nvcc picks
+  CHECK(WholeNvccDepfileOf({"-lib", "a.cu", "b.cu", "-o", "ab.a"}).source ==
+        Source::kNone);  // each one's replaces the last's
+  CHECK(WholeNvccDepfileOf({"-lib", "a.cu", "o.o", "-o", "ab.a"}).source == Source::kNone);
+  CHECK(WholeNvccDepfileOf({"-dlink", "a.o", "-o", "link.o"}).source == Source::kNone);
+  CHECK(WholeNvccDepfileOf({"a.o", "-o", "app"}).source == Source::kNone);
+  CHECK(WholeNvccDepfileOf({"-c", "-x", "cu", "-", "-o", "a.o"}).source == Source::kNone);
+  CHECK(NvccInputWords({"-x", "cu", "-Xcompiler", "-fPIC", "a.cu", "-o", "a.o", "b.o", "-MF", "a.d"}) ==
+        std::vector<std::string>{"a.cu", "b.o"});
+}
+
+TEST_CASE("nvcc run whole reads every input file it names that exists, its source whether it exists or not") {
+  CompileDatabase database = Database();
+  database.entries[1].nvcc = {"nvcc",    "-lib",       "/src/b.cu", "/src/c.cu",
+                              "lib/o.o", "lib/gone.o", "-o",        "obj/b.a"};
+  database.entries[1].output = "obj/b.a";
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner,
+                                        FakeFileSystem({{"/src/c.cu", ""}, {"/build/lib/o.o", ""}}));
+  const GraphStep& lib = plan.graphs[1].steps.at(0);
+  CHECK(lib.inputs == std::vector<std::string>{"/src/b.cu", "/src/c.cu", "lib/o.o"});
+  CHECK(lib.reruns_always);  // two sources: nvcc's depfile would name one
+  CHECK(lib.depfile.empty());
+}
+
+TEST_CASE("nvcc run whole that writes the user's depfile: Ninja reads FastCuda's absolute copy of it") {
+  CompileDatabase database = Database();
+  database.entries[1].nvcc = {"nvcc", "-lib", "-MD", "-MF", "obj/b.a.d", "/src/b.cu", "-o", "obj/b.a"};
+  database.entries[1].output = "obj/b.a";
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+  const GraphStep& step = plan.graphs[1].steps.at(0);
+  CHECK_FALSE(step.reruns_always);
+  CHECK(step.argv == database.entries[1].nvcc);  // nothing added: nvcc writes the user's depfile
+  CHECK(step.depfile_from == "obj/b.a.d");
+  CHECK(step.outputs == std::vector<std::string>{"obj/b.a", step.depfile});
 }
 
 TEST_CASE("an entry that reads its source from standard input runs nvcc whole, without a dryrun") {
@@ -369,18 +407,23 @@ TEST_CASE(
   options.priority_ladder = true;
   options.history = {{"/build/obj/d.o", 90000}, {"/build/obj/a.o", 1000}};
   std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
-  std::map<std::string, std::string> dry = DryRunDyndepFiles(plan.graphs, options, files);
+  std::map<std::string, DryRunFile> dry = DryRunDyndepFiles(plan.graphs, options, files);
   for (const StepGraph& graph : plan.graphs) {
     const GraphStep* lookup = CacheLookupOf(graph);
     REQUIRE(lookup);
-    const std::string text = dry.at(lookup->cache.dyndep);
+    const DryRunFile& file = dry.at(lookup->cache.dyndep);
+    const std::string& text = file.text;
+    REQUIRE(file.kept_if.size() == 1);  // a hit's text: what the last build's lookup may have written
+    CHECK(file.kept_if.front().find(".cudafe1.cpp") == std::string::npos);
+    CHECK_FALSE(file.keeps_any);
     CHECK(text.starts_with("ninja_dyndep_version = 1\n"));
     // On a miss the object waits for the host compile's input, the steps' .cudafe1.cpp.
     CHECK(text.find(".cudafe1.cpp") != std::string::npos);
     CHECK(files.count(lookup->cache.dyndep) == 0);  // the lookup's to write, not the generation's
   }
   REQUIRE(files.count("/out/priority/dyndep-plan.json"));
-  const std::string ladder = dry.at("/out/priority/dyndep");
+  const std::string ladder = dry.at("/out/priority/dyndep").text;
+  CHECK(dry.at("/out/priority/dyndep").keeps_any);
   for (std::string name : {"a", "b", "sub/c", "d"}) {
     CHECK(ladder.find(" /build/obj/" + name + ".o") !=
           std::string::npos);  // a rung waits for each TU's steps
@@ -403,8 +446,12 @@ TEST_CASE("steps.json marks the TUs that a generator's defaults do not need") {
 
 TEST_CASE("a file that one TU's nvcc writes and another TU reads gets no phony edge: its writer makes it") {
   CompileDatabase database;
-  database.entries.push_back(
-      {"/build", "/src/a.cu", "/build/gen.cu", {"nvcc", "-E", "/src/a.cu", "-o", "/build/gen.cu"}, {}});
+  // The writer spells the file otherwise than the reader: Ninja makes them one node.
+  database.entries.push_back({"/build",
+                              "/src/a.cu",
+                              "/build/sub/../gen.cu",
+                              {"nvcc", "-E", "/src/a.cu", "-o", "/build/sub/../gen.cu"},
+                              {}});
   database.entries.push_back(
       {"/build", "/build/gen.cu", "obj/gen.o", {"nvcc", "-c", "/build/gen.cu", "-o", "obj/gen.o"}, {}});
   FakeDryrunRunner runner;
