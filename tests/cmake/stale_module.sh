@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Never a stale object, through cmake/FastCuda.cmake: after each edit that
-# left objects stale before (a source restored with an older mtime, a new
-# header that shadows another, a changed CPATH, an include directory that the
-# Makefile generator passes in a response file), a build through the module
+# left objects stale before (a header of a TU that nvcc compiles whole, a
+# source restored with an older mtime, a new header that shadows another, a
+# changed CPATH, an include directory that the Makefile generator passes in a
+# response file), a build through the module
 # with the Ninja and the Unix Makefiles generators has the device code of a
 # plain CMake build that compiled everything anew. And the user's -j holds
 # for the graph.
@@ -18,9 +19,16 @@ cat > "$project/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.25)
 project(stale LANGUAGES CUDA)
 set(INC incA CACHE STRING "the include directory that holds inc.h")
-add_library(k STATIC k.cu)
+add_library(k STATIC k.cu whole.cu)
 target_include_directories(k PRIVATE "${CMAKE_SOURCE_DIR}/A" "${CMAKE_SOURCE_DIR}/B" "${CMAKE_SOURCE_DIR}/${INC}")
+# An option FastCuda leaves to nvcc: the graph runs this TU's nvcc whole.
+set_source_files_properties(whole.cu PROPERTIES COMPILE_OPTIONS -keep)
 EOF
+cat > "$project/whole.cu" <<'EOF'
+#include "whole.h"
+__global__ void w(int *p) { p[0] = WHOLE_VALUE; }
+EOF
+echo '#define WHOLE_VALUE 1' > "$project/B/whole.h"
 cat > "$project/k.cu" <<'EOF'
 #include "util.cuh"
 #include "inc.h"
@@ -50,14 +58,15 @@ build_all() {  # ARGS...: every build directory; the plain one always compiles a
     cmake --build "$scratch/ninja" "$@" > "$scratch/ninja.log" 2>&1 &&
     cmake --build "$scratch/make" "$@" > "$scratch/make.log" 2>&1
 }
-device_code() {  # BUILD-DIR: the object's device code as hex
+device_code() {  # BUILD-DIR [OBJECT]: the object's (k.cu.o's) device code as hex
   local object
-  object=$(find "$1" -name 'k.cu.o' -not -path '*/fastcuda/*' | head -1)
+  object=$(find "$1" -name "${2:-k.cu.o}" -not -path '*/fastcuda/*' | head -1)
   objcopy -O binary --only-section=.nv_fatbin "$object" "$scratch/section" && od -An -tx1 "$scratch/section" | tr -d ' \n'
 }
-fresh() {  # GENERATOR-DIR: its object has the plain build's device code
+fresh() {  # GENERATOR-DIR [OBJECT]: its object has the plain build's device code
   local got expected
-  got=$(device_code "$1") && expected=$(device_code "$scratch/plain") && [ -n "$got" ] && [ "$got" = "$expected" ]
+  got=$(device_code "$@") && expected=$(device_code "$scratch/plain" "${@:2}") && [ -n "$got" ] &&
+    [ "$got" = "$expected" ]
 }
 check_fresh() {  # WHAT
   check "Ninja: $1: fresh" fresh "$scratch/ninja"
@@ -67,6 +76,17 @@ check_fresh() {  # WHAT
 configure_all
 build_all
 check_fresh "first build"
+
+# nvcc run whole reads its header through the depfile the command asks for.
+echo '#define WHOLE_VALUE 2' > "$project/B/whole.h"
+build_all
+whole_then_no_work() {  # GENERATOR-DIR
+  fresh "$1" whole.cu.o && cmake --build "$1" > "$scratch/again.log" 2>&1 &&
+    ! grep -q "Building CUDA object" "$scratch/again.log"
+}
+check "Ninja: a TU nvcc compiles whole (-keep), its header edited: fresh, then no work" whole_then_no_work "$scratch/ninja"
+check "Unix Makefiles: a TU nvcc compiles whole (-keep), its header edited: fresh, then no work" \
+  whole_then_no_work "$scratch/make"
 
 sed -i 's/p\[3\] = 1/p[3] = 2/' "$project/k.cu" && touch -d 2021-01-01 "$project/k.cu"
 build_all --clean-first
