@@ -11,15 +11,15 @@ FASTCUDA_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FASTCUDA_BUILD_DIR="${FASTCUDA_BUILD_DIR:-$FASTCUDA_SOURCE_DIR/build}"
 
 fastcuda_install_packages() {
-  # make (the Makefile generator, the jobserver test), jq, xmllint
-  # (libxml2-utils), ccache, distcc, clang with libFuzzer, clang-format
-  # (the format check), python3-venv (PyPI's cmake and ninja for the
-  # second pass, tests/pypi_tools.sh), meson (Debian's 1.0, for
+  # make (the Makefile generator, the jobserver test), jq, ccache,
+  # distcc, clang with libFuzzer, clang-format (the format check),
+  # python3-venv (python3, which also checks an SVG; PyPI's cmake and
+  # ninja for the second pass, tests/pypi_tools.sh), meson (Debian's 1.0, for
   # tests/integration/meson_project.sh), postgresql and iproute2 (the
   # REAPI service's scheduler database and its bot's network namespace,
   # tests/integration/reapi_steps.sh) are for the tests.
   local wanted=(cmake ninja-build make g++ pkg-config binutils nlohmann-json3-dev libre2-dev doctest-dev
-                jq libxml2-utils ccache distcc clang libclang-rt-14-dev clang-format python3-venv meson
+                jq ccache distcc clang libclang-rt-14-dev clang-format python3-venv meson
                 postgresql iproute2)
   local missing=()
   for package in "${wanted[@]}"; do
