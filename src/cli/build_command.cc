@@ -60,8 +60,8 @@ int BuildMain(const std::vector<std::string>& args) {
   auto run_for = [&](const std::vector<std::string>& targets) {
     NinjaRun phase = ninja;
     phase.targets = targets;
-    phase.keep_going =
-        true;  // one TU's failure is the build's to report: the others' lookups and phase go on
+    // One TU's failure is the build's to report: the others' lookups and phase go on.
+    phase.keep_going = true;
     return RunNinja(phase).exit_code;
   };
   if (int status = RunPassesBeforeBuild(

@@ -283,9 +283,6 @@ std::vector<std::string> NvccInputWords(const std::vector<std::string>& args) {
 }
 
 WholeNvccDepfile WholeNvccDepfileOf(const std::vector<std::string>& args) {
-  static const std::set<std::string_view> compiles = {
-      "-c",    "--compile", "-dc",     "--device-c", "-dw",      "--device-w", "-ptx",
-      "--ptx", "-cubin",    "--cubin", "-fatbin",    "--fatbin", "-lib",       "--lib"};
   static const std::set<std::string_view> refuses = {"-E",     "--preprocess",
                                                      "-M",     "--generate-dependencies",
                                                      "-MM",    "--generate-nonsystem-dependencies",
@@ -295,7 +292,7 @@ WholeNvccDepfile WholeNvccDepfileOf(const std::vector<std::string>& args) {
   bool compiling = false, refused = false, users = false;
   std::string users_file;
   ForEachOption(args, [&](std::string_view word, std::string_view name, std::string_view value) {
-    compiling = compiling || compiles.count(name);
+    compiling = compiling || CompileOptions().count(name) || name == "-lib" || name == "--lib";
     refused = refused || word == "-" || refuses.count(name);
     users = users || kDepfileWithSystemHeaders.Is(word) || kDepfileWithoutSystemHeaders.Is(word);
     if (kDepfileOutput.Is(name)) users_file = value;

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "ninja-gen/manifest_parser.h"
@@ -29,6 +30,19 @@ size_t EdgeMaking(const Manifest& manifest, const std::string& output) {
   throw std::logic_error("no edge makes " + output);
 }
 
+/// The files of `top` (build.ninja) with the edge making k.o cut out and
+/// `appended` added, the `default` statements `defaults` cut too.
+std::map<std::string, std::string> CutKernel(const std::string& top, const std::string& appended,
+                                             std::set<size_t> defaults = {}) {
+  FakeFileSystem fs{{"build.ninja", top}};
+  Manifest manifest = ReadManifest(fs, "build.ninja");
+  return CutManifest(manifest, {{EdgeMaking(manifest, "k.o")},
+                                ".fastcuda/build.ninja",
+                                ".fastcuda/manifest",
+                                appended,
+                                std::move(defaults)});
+}
+
 }  // namespace
 
 TEST_CASE("cutting nvcc edges out of a manifest keeps every other byte and appends the steps") {
@@ -38,13 +52,7 @@ TEST_CASE("cutting nvcc edges out of a manifest keeps every other byte and appen
                           "  pool = console\n"
                           "build app: cc a.o k.o\n"
                           "default app\n";
-  FakeFileSystem fs{{"build.ninja", top}};
-  Manifest manifest = ReadManifest(fs, "build.ninja");
-  ManifestCut cut{{EdgeMaking(manifest, "k.o")},
-                  ".fastcuda/build.ninja",
-                  ".fastcuda/manifest",
-                  "subninja .fastcuda/steps.ninja\n"};
-  std::map<std::string, std::string> files = CutManifest(manifest, cut);
+  std::map<std::string, std::string> files = CutKernel(top, "subninja .fastcuda/steps.ninja\n");
   REQUIRE(files.size() == 1);
   CHECK(files.at(".fastcuda/build.ninja") == "# generated\n" + kRules +
                                                  "build a.o: cc a.c\n"
@@ -60,18 +68,12 @@ TEST_CASE(
                           "build k.o: nvcc k.cu\n"
                           "default k.o\n"
                           "default a.o\n";
-  FakeFileSystem fs{{"build.ninja", top}};
-  Manifest manifest = ReadManifest(fs, "build.ninja");
-  ManifestCut cut{{EdgeMaking(manifest, "k.o")},
-                  ".fastcuda/build.ninja",
-                  ".fastcuda/manifest",
-                  "subninja .fastcuda/steps.ninja\ndefault k.o\n",
-                  {0}};
-  CHECK(CutManifest(manifest, cut).at(".fastcuda/build.ninja") == kRules +
-                                                                      "build a.o: cc a.c\n"
-                                                                      "default a.o\n"
-                                                                      "subninja .fastcuda/steps.ninja\n"
-                                                                      "default k.o\n");
+  CHECK(CutKernel(top, "subninja .fastcuda/steps.ninja\ndefault k.o\n", {0}).at(".fastcuda/build.ninja") ==
+        kRules +
+            "build a.o: cc a.c\n"
+            "default a.o\n"
+            "subninja .fastcuda/steps.ninja\n"
+            "default k.o\n");
 }
 
 TEST_CASE(
