@@ -62,12 +62,18 @@
 #      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
 #      which bench/carry_ccache.sh DIR copies with the libraries it needs
 #      there, DIR then carried and put on PATH)                     (4.4–6.1 min)
+#   U  issue 21 item 1: first builds of the part A corpus in a fresh build
+#      directory with the step times a build in another directory left
+#      (module_known), against a first build without them (module) and a
+#      clean rebuild with step times (module_warm); 3 rounds, module_warm 2
+#                                                                  (~8 min)
+#   V  the same on 40 mixed TUs x 1 architecture                  (~6 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|S
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|V
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|S}"
+part="${1:?usage: bench/device_batch.sh A|B|...|V}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -125,6 +131,9 @@ case "$part$size" in
      step VARIANT=module_warm KEEP_TABLES="${OUT:-$PWD}/anatomy" bench/first_build_anatomy.sh 16 "$five" 2 mixed 3 ;;
   Q-small) step FASTCUDA_FIRST_PHASE=on bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3
            step VARIANT=module_warm bench/first_build_anatomy.sh 4 "80-real;90-real" 1 mixed 3 ;;
+  U) step VARIANTS="module:3 module_known:3 module_warm:2" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
+  U-small) step VARIANTS="module:1 module_known:2" bench/compare_builds.sh 4 80-real 2 mixed 3 ;;
+  V) step VARIANTS="module:3 module_known:3 module_warm:2" bench/compare_builds.sh 40 80-real 3 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
@@ -139,6 +148,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to S" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to V" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

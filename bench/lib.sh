@@ -11,6 +11,10 @@ bench_dir="$FASTCUDA_SOURCE_DIR/bench"
 jobs="${BENCH_JOBS:-$(nproc)}"
 work="$(mktemp -d "$FASTCUDA_BUILD_DIR/bench-$(basename "$0" .sh).XXXXXX")"
 if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "scratch kept: $work"; else trap 'rm -rf "$work"' EXIT; fi
+# First builds are first builds: no step times remembered from elsewhere
+# (module_known names its own history).
+export FASTCUDA_STEP_HISTORY=off
+known_history=$work/known-step-times.json
 
 machine_info() {  # one line: what the numbers were measured on
   local cpu memory
@@ -70,6 +74,10 @@ median() {  # FILE [COLUMN]: the median of a column (the lower middle of an even
 #             (FASTCUDA_FIRST_PHASE=off): Ninja ranks the steps by edge count
 #   module_warm  the module's clean rebuild in a build directory that has built
 #             once (warm_up_variant): objects and intermediates gone, step times kept
+#   module_known  the module's first build in a fresh build directory, with the
+#             step times that a build of the corpus in another directory left
+#             in FastCuda's step history (every other variant has none:
+#             FASTCUDA_STEP_HISTORY=off, a CI job without a cache)
 #   ninja     `fastcuda ninja` on the plain CMake build directory (no module):
 #             CMake's whole manifest, nvcc edges split, in one Ninja
 #   ninja_warm   its clean rebuild after a first build, as module_warm
@@ -80,7 +88,7 @@ configure_variant() {  # NAME[@N] [CMAKE ARGS...]: a fresh build directory (gene
     threads0) args=(-DCMAKE_CUDA_FLAGS=--threads=0) ;;
     fastnvcc) write_fast_nvcc_shim; args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$work/fast_nvcc_shim") ;;
     launcher) args=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$FASTCUDA_BINARY") ;;
-    module|module_warm|module_blind) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
+    module|module_warm|module_blind|module_known) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                   -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY") ;;
     module_fast) args=(-DCMAKE_PROJECT_INCLUDE="$FASTCUDA_SOURCE_DIR/cmake/FastCuda.cmake"
                        -DFASTCUDA_EXECUTABLE="$FASTCUDA_BINARY" -DFASTCUDA_MODULE_ID=own
@@ -91,8 +99,13 @@ configure_variant() {  # NAME[@N] [CMAKE ARGS...]: a fresh build directory (gene
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${args[@]}" "$@"
 }
 
-warm_up_variant() {  # NAME: for module_warm and ninja_warm, a first build, then every output removed
-  case "$1" in
+warm_up_variant() {  # NAME: for module_warm and ninja_warm, a first build, then every output removed;
+  case "$1" in      # for module_known, once, a build in another directory that fills the history
+    module_known)
+      [ ! -s "$known_history" ] || return 0
+      configure_variant module_known@elsewhere
+      FASTCUDA_STEP_HISTORY=$known_history run_quietly cmake --build "$work/module_known@elsewhere" -j "$jobs"
+      rm -rf "${work:?}/module_known@elsewhere" ;;
     module_warm)
       run_quietly build_variant "$1"
       run_quietly cmake --build "$work/$1" --target clean
@@ -115,6 +128,8 @@ build_variant() {  # NAME: builds it at -j $jobs
     "$FASTCUDA_BINARY" build --compdb "$work/graph/compile_commands.json" --out "$work/graph/fastcuda" -j "$jobs"
   elif [ "$1" = module_blind ]; then
     FASTCUDA_FIRST_PHASE=off cmake --build "$work/$1" -j "$jobs"
+  elif [ "$1" = module_known ]; then
+    FASTCUDA_STEP_HISTORY=$known_history cmake --build "$work/$1" -j "$jobs"
   elif [ "$1" = ninja ] || [ "$1" = ninja_warm ]; then
     "$FASTCUDA_BINARY" ninja -C "$work/$1" -j "$jobs"
   else

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -175,6 +176,25 @@ inline bool IsTopological(const StepGraph& graph) {
   }
   return true;
 }
+
+/// Sets an environment variable for a scope, and restores it after.
+class ScopedEnvironmentVariable {
+ public:
+  ScopedEnvironmentVariable(const char* name, const std::string& value) : name_(name) {
+    if (const char* before = std::getenv(name)) before_ = before;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnvironmentVariable() {
+    if (before_) setenv(name_, before_->c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnvironmentVariable(const ScopedEnvironmentVariable&) = delete;
+  ScopedEnvironmentVariable& operator=(const ScopedEnvironmentVariable&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> before_;
+};
 
 /// True if `words` holds `word`.
 inline bool Contains(const std::vector<std::string>& words, const std::string& word) {

@@ -127,6 +127,11 @@ std::string FormatNinjaLogRecord(const NinjaLogRecord& record) {
   return numbers + record.output + hash;
 }
 
+std::string NinjaLogHeader(int minor) {
+  const int version = minor >= 13 ? 7 : minor == 12 ? 6 : 5;
+  return "# ninja log v" + std::to_string(version) + "\n";
+}
+
 int NinjaLogVersion(std::string_view text) {
   static const RE2 signature(R"(# ninja log v(\d+)\n)");
   int version = 0;

@@ -27,6 +27,10 @@ std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text);
 /// The record as Ninja writes it, with its newline.
 std::string FormatNinjaLogRecord(const NinjaLogRecord& record);
 
+/// The first line of a log that Ninja 1.`minor` writes: v5 up to 1.11, v6 in
+/// 1.12, v7 from 1.13 (an older one it would discard).
+std::string NinjaLogHeader(int minor);
+
 /// The format version in the log's first line, 0 when it has none.
 int NinjaLogVersion(std::string_view text);
 

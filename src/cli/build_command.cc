@@ -8,6 +8,7 @@
 #include "src/base/process.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
 #include "src/cli/lookup_pass.h"
 #include "src/cli/run_ninja.h"
@@ -69,7 +70,9 @@ int BuildMain(const std::vector<std::string>& args) {
       status != 0) {
     return status;
   }
-  return RunNinja(ninja).exit_code;
+  const int status = RunNinja(ninja).exit_code;
+  RememberBuild(options.out_dir, fs);
+  return status;
 }
 
 }  // namespace fastcuda

@@ -6,12 +6,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
+#include "src/plan/step_history.h"
 
 namespace fastcuda {
 namespace {
@@ -24,16 +26,15 @@ bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSys
          ReadsCacheHit(fs, ResolvePath(ninja_dir, tu.steps.front().output));
 }
 
-/// The graph's TUs when the first phase should run: a graph generated
+/// The graph's TUs when a first build should be ranked: a graph generated
 /// without measured step times (NoHistoryPath; its caller regenerated first
 /// if the log grew since), whose log does not hold a first phase's estimates
-/// already, where it pays (FirstPhasePays) or FASTCUDA_FIRST_PHASE says "on",
-/// counting only the TUs that the build needs (not those built on request)
-/// and whose lookup (if any) did not hit.
-std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const std::string& ninja_log_path,
-                                   const FileSystem& fs) {
-  const std::string wanted = EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto");
-  if (wanted == "off" || !fs.IsFile(NoHistoryPath(dir)) ||
+/// already, unless FASTCUDA_FIRST_PHASE says "off"; only the TUs that the
+/// build needs (not those built on request) and whose lookup (if any) did
+/// not hit.
+std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& ninja_log_path,
+                                  const FileSystem& fs) {
+  if (EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "off" || !fs.IsFile(NoHistoryPath(dir)) ||
       OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")),
                     fs.Read(ninja_log_path).value_or(""))) {
     return {};
@@ -49,8 +50,88 @@ std::vector<RecordedTu> TusToWeigh(const std::string& dir, unsigned jobs, const 
   }
   const std::string ninja_dir = std::filesystem::path(ninja_log_path).parent_path().string();
   std::erase_if(tus, [&](const RecordedTu& tu) { return tu.on_request || LookupHit(tu, ninja_dir, fs); });
-  const bool pays = wanted == "on" ? tus.size() >= 2 : FirstPhasePays(tus.size(), jobs);
-  return pays ? tus : std::vector<RecordedTu>{};
+  return tus;
+}
+
+/// Whether the first phase weighs `tus`: where it pays (FirstPhasePays) or
+/// FASTCUDA_FIRST_PHASE says "on", and none of the graph's TUs has
+/// remembered times (`remembered`). Where some have, a phase would hold
+/// them all back for the few that have not (a file just added): those few
+/// are estimated as the mean remembered TU (MeanTuRecords).
+bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned jobs) {
+  if (remembered > 0) return false;
+  return EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "on" ? tus.size() >= 2
+                                                                     : FirstPhasePays(tus.size(), jobs);
+}
+
+/// Runs the first phase on `tus` through `run_ninja`: each TU's
+/// DeviceCodeWeight, -1 where it has none (no device code, a failed step).
+/// `status` gets Ninja's where a signal stopped it, else 0.
+std::vector<int64_t> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs, const std::string& ninja_dir,
+                           const RunNinjaFor& run_ninja, const FileSystem& fs, int& status) {
+  std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
+  std::vector<std::string> targets;
+  for (size_t t = 0; t < tus.size(); ++t) {
+    if (std::optional<size_t> step = WeighedStepOf(tus[t]))
+      targets.push_back(weighed[t] = tus[t].steps[*step].output);
+  }
+  std::vector<int64_t> weights(tus.size(), -1);
+  if (targets.empty()) return weights;
+  // A TU whose step failed (a source that the outer build has yet to
+  // generate) has no output to weigh: it is estimated as the mean TU.
+  if (int ninja = run_ninja(targets); ninja != 0) {
+    if (ReceivedSignal()) {
+      status = ninja;
+      return weights;
+    }
+    ComplainIfVerbose("the first phase failed (" + std::to_string(ninja) +
+                      ") for some TUs: they get mean estimates");
+  }
+  // Megabytes of preprocessed code each: read on every core, as the build waits.
+  ParallelFor(tus.size(), jobs, [&](size_t t) {
+    if (weighed[t].empty()) return;
+    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
+      weights[t] = DeviceCodeWeight(*text);
+    }
+  });
+  return weights;
+}
+
+/// The history of StepHistoryPath, empty where there is none.
+StepHistory ReadStepHistory(const FileSystem& fs) {
+  const std::string path = StepHistoryPath();
+  return path.empty() ? StepHistory{} : ParseStepHistory(fs.Read(path).value_or(""));
+}
+
+/// A first build's TUs: those whose steps `history` remembers (with their
+/// RememberedRecords) and the others.
+struct TusByHistory {
+  std::vector<RecordedTu> known, unknown;
+  std::vector<NinjaLogRecord> remembered;
+};
+TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const StepHistory& history) {
+  TusByHistory split;
+  for (RecordedTu& tu : tus) {
+    if (!Remembers(history, tu)) {
+      split.unknown.push_back(std::move(tu));
+      continue;
+    }
+    std::vector<NinjaLogRecord> times = RememberedRecords(history, tu);
+    split.remembered.insert(split.remembered.end(), times.begin(), times.end());
+    split.known.push_back(std::move(tu));
+  }
+  return split;
+}
+
+/// Ninja's log at `log_path`; where there is none yet (no phase ran Ninja:
+/// every TU remembered), started as the Ninja that will run writes it.
+std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
+  std::string log = fs.Read(log_path).value_or("");
+  if (log.empty()) {
+    log = NinjaLogHeader(NinjaMinorVersion(NinjaProgram()));
+    fs.Append(log_path, log);
+  }
+  return log;
 }
 
 }  // namespace
@@ -59,46 +140,69 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
                   const std::function<int()>& regenerate, WritableFileSystem& fs) {
   if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  std::vector<RecordedTu> tus = TusToWeigh(dir, jobs, log_path, fs);
-  std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
-  std::vector<std::string> targets;
-  for (size_t t = 0; t < tus.size(); ++t) {
-    if (std::optional<size_t> step = WeighedStepOf(tus[t]))
-      targets.push_back(weighed[t] = tus[t].steps[*step].output);
-  }
-  if (targets.empty()) return 0;
+  std::vector<RecordedTu> tus = TusToRank(dir, log_path, fs);
+  if (tus.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
-  // A TU whose step failed (a source that the outer build has yet to
-  // generate) has no output to weigh: it is estimated as the mean TU.
-  if (int status = run_ninja(targets); status != 0) {
-    if (ReceivedSignal()) return status;
-    ComplainIfVerbose("the first phase failed (" + std::to_string(status) +
-                      ") for some TUs: they get mean estimates");
-  }
+  const StepHistory history = ReadStepHistory(fs);
+  TusByHistory split = SplitByHistory(std::move(tus), history);
+  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs);
+  if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
-  // Megabytes of preprocessed code each: read on every core, as the build waits.
-  std::vector<int64_t> weights(tus.size(), -1);
-  ParallelFor(tus.size(), jobs, [&](size_t t) {
-    if (weighed[t].empty()) return;
-    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
-      weights[t] = DeviceCodeWeight(*text);
-    }
-  });
-  const std::string log = fs.Read(log_path).value_or("");
-  if (NinjaLogVersion(log) == 0) return 0;  // no log to write estimates into
-  std::string estimates;
-  for (const NinjaLogRecord& record : EstimateRecords(tus, weights, ParseNinjaLog(log))) {
-    estimates += FormatNinjaLogRecord(record);
+  std::vector<int64_t> weights(split.unknown.size(), -1);
+  if (weighs) {
+    int stopped = 0;
+    weights = Weigh(split.unknown, jobs, ninja_dir, run_ninja, fs, stopped);
+    if (stopped != 0) return stopped;
   }
-  fs.Append(log_path, estimates);
-  FirstPhase phase{log.size(), log.size() + estimates.size(), 0};
+  const std::string log = LogToAppendTo(log_path, fs);
+  if (NinjaLogVersion(log) == 0) return 0;  // not a log to write estimates into
+  const StepDurations in_log = ParseNinjaLog(log);
+  std::vector<NinjaLogRecord> records = split.remembered;
+  std::vector<NinjaLogRecord> estimates = split.known.empty()
+                                              ? EstimateRecords(split.unknown, weights, in_log)
+                                              : MeanTuRecords(history, split.known, split.unknown);
+  records.insert(records.end(), estimates.begin(), estimates.end());
+  // A step this build directory ran already keeps its own time: a record
+  // without its command's hash would make Ninja run it again.
+  std::erase_if(records, [&](const NinjaLogRecord& record) { return in_log.contains(record.output); });
+  if (records.empty()) return 0;
+  if (!split.known.empty()) {
+    ComplainIfVerbose(
+        "ranked by the step times of an earlier build elsewhere: " + std::to_string(split.known.size()) +
+        " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + StepHistoryPath() +
+        ")");
+  }
+  std::string text;
+  for (const NinjaLogRecord& record : records) text += FormatNinjaLogRecord(record);
+  fs.Append(log_path, text);
+  FirstPhase phase{log.size(), log.size() + text.size(), 0};
   fs.Write(FirstPhasePath(dir), FormatFirstPhase(phase));  // the generation finds the times estimated
   const int status = regenerate();
   phase.build_start_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   fs.Write(FirstPhasePath(dir), FormatFirstPhase(phase));
   return status;
+}
+
+void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
+  const std::string history_path = StepHistoryPath();
+  if (history_path.empty()) return;
+  const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
+  const std::string size = std::to_string(log.size());
+  if (log.empty() || fs.Read(StepHistoryMarkPath(dir)) == size) return;  // no build since the last time
+  std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
+  if (!steps) return;
+  try {
+    StepHistory history = ParseStepHistory(fs.Read(history_path).value_or(""));
+    const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    RememberStepTimes(history, ParseStepsFile(*steps), ParseNinjaLogRecords(log),
+                      today.time_since_epoch().count());
+    fs.Write(history_path, FormatStepHistory(history));
+    fs.Write(StepHistoryMarkPath(dir), size);
+  } catch (const std::runtime_error& error) {  // a torn steps.json, an unwritable cache: ranking only
+    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
+  }
 }
 
 }  // namespace fastcuda

@@ -16,16 +16,23 @@ using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
 
 /// Before a build of every TU of the graph in `dir` on `jobs` job slots (0:
 /// one per core) whose manifest has no step times while Ninja's log has none
-/// either (a fresh build directory), where FirstPhasePays for the TUs whose
-/// whole-call cache lookup (if they have one, and it ran) did not hit:
-/// builds each such TU's WeighedStepOf through `run_ninja`, appends the other
-/// steps' EstimateRecords to the log, calls `regenerate` (which then finds
-/// step times: HistoryArrived) and writes FirstPhasePath for the timeline.
+/// either (a fresh build directory), for the TUs whose whole-call cache
+/// lookup (if they have one, and it ran) did not hit: appends to the log the
+/// times that an earlier build of the same sources elsewhere measured
+/// (RememberedRecords); where it remembers none of them and FirstPhasePays,
+/// builds each TU's WeighedStepOf through `run_ninja` first; appends the
+/// other steps' EstimateRecords, calls `regenerate` (which then finds step
+/// times: HistoryArrived) and writes FirstPhasePath for the timeline.
 /// Returns the regeneration's status, Ninja's when a signal stopped it, or 0:
 /// a first phase that failed otherwise only costs the estimates, and the
 /// build that follows reports the failure. FASTCUDA_FIRST_PHASE: `auto`
 /// (the default), `on` (wherever there are two TUs or more) or `off`.
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs);
+
+/// After a build of the graph in `dir`: remembers the step times of its
+/// Ninja log in StepHistoryPath (src/plan/step_history.h), unless the log
+/// has not grown since the last time (a no-op build costs two reads).
+void RememberBuild(const std::string& dir, WritableFileSystem& fs);
 
 }  // namespace fastcuda

@@ -12,6 +12,7 @@
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
 #include "src/cli/lookup_pass.h"
 #include "src/cli/run_ninja.h"
@@ -162,6 +163,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
         RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true, lock.fd());
     if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());
     disk.Write(LauncherBuildPath(dir), FormatLauncherBuild({outer_build, result.exit_code == 0, objects}));
+    RememberBuild(dir, disk);
   }
   // A run for the whole build that failed somewhere may have stopped in the
   // middle of this TU: its own run says.

@@ -19,6 +19,7 @@
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/first_phase.h"
 #include "src/cli/gen_command.h"
 #include "src/cli/lookup_pass.h"
 #include "src/graph/whole_call_cache.h"
@@ -394,6 +395,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   TakeBackLog(out_dir, log, disk);
   int status = RunProcess(ninja).exit_code;
   HandOverLog(out_dir, log, disk);
+  RememberBuild(out_dir, disk);
   return status;
 }
 

@@ -56,6 +56,13 @@ std::vector<std::string> ModuleIdOutputs(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+std::optional<StepKind> StepKindNamed(std::string_view name) {
+  for (StepKind kind : kAllKinds) {
+    if (StepKindName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
 std::string_view StepKindName(StepKind kind) {
   switch (kind) {
     case StepKind::kHostPreprocess:

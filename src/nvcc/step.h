@@ -1,6 +1,7 @@
 // The typed sub-steps of an nvcc compilation.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,8 @@ inline constexpr StepKind kAllKinds[] = {StepKind::kHostPreprocess, StepKind::kD
 
 /// The short upper-case name used in Ninja rule names and descriptions.
 std::string_view StepKindName(StepKind kind);
+/// The kind whose StepKindName is `name`, if any.
+std::optional<StepKind> StepKindNamed(std::string_view name);
 
 /// True for the host compiler's -E steps, which report header dependencies.
 bool IsPreprocess(StepKind kind);

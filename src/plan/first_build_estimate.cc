@@ -7,13 +7,6 @@
 namespace fastcuda {
 namespace {
 
-std::optional<StepKind> KindNamed(std::string_view name) {
-  for (StepKind kind : kAllKinds) {
-    if (StepKindName(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
-
 /// The host's share of a TU's work does not grow with its kernels.
 bool HostSide(StepKind kind) {
   return kind == StepKind::kHostPreprocess || kind == StepKind::kCudafe || kind == StepKind::kHostCompile;
@@ -74,7 +67,7 @@ std::vector<NinjaLogRecord> EstimateRecords(const std::vector<RecordedTu>& tus,
                              : 1.0;
     for (const RecordedStep& step : tus[t].steps) {
       if (step.output.empty() || known.contains(step.output)) continue;  // a check that writes nothing
-      const StepKind kind = KindNamed(step.kind).value_or(StepKind::kUnknown);
+      const StepKind kind = StepKindNamed(step.kind).value_or(StepKind::kUnknown);
       const double factor = HostSide(kind) ? (1 + scale) / 2 : scale;
       records.push_back(
           {0, static_cast<int64_t>(static_cast<double>(DefaultDuration(kind)) * factor), 0, step.output, 0});

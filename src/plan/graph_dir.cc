@@ -40,6 +40,7 @@ std::string GraphObjectsPath(const std::string& dir) { return dir + "/objects.js
 std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-build.json"; }
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
+std::string StepHistoryMarkPath(const std::string& dir) { return dir + "/step-history-mark"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
@@ -58,7 +59,9 @@ std::string StepsFileText(const std::vector<StepGraph>& graphs,
                        {"output", output},
                        {"after", step.after}});
     }
-    json tu{{"source", graph.source}, {"steps", steps}};
+    json tu{{"source", graph.source},
+            {"source_path", graph.source.empty() ? "" : ResolvePath(graph.cwd, graph.source)},
+            {"steps", steps}};
     if (on_request && on_request(graph)) tu["on_request"] = true;
     tus[i] = DumpJsonBytes(tu);
   });
@@ -72,7 +75,8 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
     std::vector<RecordedTu> tus;
     const json document = ParseJsonBytes(text);  // kept alive: the loop refers into it
     for (const json& tu : document.at("tus")) {
-      RecordedTu recorded{tu.at("source").get<std::string>(), {}, tu.value("on_request", false)};
+      RecordedTu recorded{
+          tu.at("source").get<std::string>(), {}, tu.value("on_request", false), tu.value("source_path", "")};
       for (const json& step : tu.at("steps")) {
         const size_t index = recorded.steps.size();
         std::vector<size_t> after = step.at("after").get<std::vector<size_t>>();

@@ -39,6 +39,9 @@ std::string BuildArgsPath(const std::string& dir);
 /// Present while the manifest was generated without step times, holding the
 /// size Ninja's log had then.
 std::string NoHistoryPath(const std::string& dir);
+/// `step-history-mark`: the size of Ninja's log when its step times were
+/// last remembered across build directories (RememberBuild).
+std::string StepHistoryMarkPath(const std::string& dir);
 /// `lookup-pass`: the Ninja target that runs the graph's whole-call cache
 /// lookups, which a build makes before the rest; empty where there are none.
 std::string LookupPassPath(const std::string& dir);
@@ -55,7 +58,8 @@ struct RecordedStep {
 struct RecordedTu {
   std::string source;
   std::vector<RecordedStep> steps;
-  bool on_request = false;  ///< what the manifest builds by default does not need it
+  bool on_request = false;       ///< what the manifest builds by default does not need it
+  std::string source_path = "";  ///< the source's absolute path (for StepHistoryKey)
 };
 
 /// `steps.json`: every step of every graph, its first output named by

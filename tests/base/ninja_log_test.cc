@@ -60,3 +60,10 @@ TEST_CASE(
   CHECK(NinjaLogVersion("1\t3\t5\tccc\ta2\n") == 0);
   CHECK(NinjaLogVersion("") == 0);
 }
+
+TEST_CASE("the log header of each Ninja version, read back") {
+  CHECK(NinjaLogVersion(NinjaLogHeader(11)) == 5);
+  CHECK(NinjaLogVersion(NinjaLogHeader(12)) == 6);
+  CHECK(NinjaLogVersion(NinjaLogHeader(13)) == 7);
+  CHECK(NinjaLogVersion(NinjaLogHeader(14)) == 7);
+}

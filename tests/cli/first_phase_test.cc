@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "src/cli/first_phase.h"
+#include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
 #include "tests/test_support.h"
 
@@ -102,4 +103,75 @@ TEST_CASE("the first phase leaves out the TUs built only on request (not by the 
   }
   FakeFileSystem fs({{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), text + "]}"}});
   CHECK(WeighedTargets(fs) == std::vector<std::string>{"a.ii", "b.ii"});
+}
+
+TEST_CASE("step times remembered from another build directory rank a first build without a first phase") {
+  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache/step-times.json");
+  // The graph of a.cu and b.cu built in /old: its log and steps.json, with source paths.
+  auto steps_in = [](const std::string& dir, bool with_b) {
+    std::string text = R"({"tus": [)";
+    for (std::string tu : {"a", "b"}) {
+      if (tu == "b" && !with_b) continue;
+      text += std::string(tu == "a" ? "" : ",") + R"({"source": ")" + tu + R"(.cu", "source_path": "/src/)" +
+              tu + R"(.cu", "steps": [{"kind": "CPP_DEVICE", "arch": "compute_80", "output": ")" + dir + "/" +
+              tu + R"(.ii", "after": []},{"kind": "HOST_CC", "arch": "", "output": ")" + dir + "/" + tu +
+              R"(.o", "after": [0]}]})";
+    }
+    return text + "]}";
+  };
+  FakeFileSystem fs(
+      {{StepsFilePath("/old"), steps_in("/old", false)},
+       {"/old/.ninja_log", "# ninja log v5\n0\t400\t5\t/old/a.ii\t1f\n400\t9400\t6\t/old/a.o\t2e\n"}});
+  RememberBuild("/old", fs);
+  CHECK(fs.Read("/cache/step-times.json").value_or("").find("/src/a.cu\\ta.o") != std::string::npos);
+  // A second call finds the log as it was: nothing read or written anew.
+  fs.Write("/cache/step-times.json", "kept");
+  RememberBuild("/old", fs);
+  CHECK(fs.Read("/cache/step-times.json") == "kept");
+  fs.Remove(StepHistoryMarkPath("/old"));
+  RememberBuild("/old", fs);
+
+  // A fresh graph of the same sources in /new: a.cu remembered, b.cu (a file
+  // added since) not. No phase runs; b.cu is estimated as the mean remembered TU.
+  fs.Write(NoHistoryPath("/new"), "");
+  fs.Write(StepsFilePath("/new"), steps_in("/new", true));
+  fs.Write("/new/.ninja_log", "# ninja log v5\n");
+  int ninja_runs = 0, regenerated = 0;
+  CHECK(RunFirstPhase(
+            "/new", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; },
+            [&] { return ++regenerated, 0; }, fs) == 0);
+  CHECK(ninja_runs == 0);
+  CHECK(regenerated == 1);
+  const std::string log = fs.Read("/new/.ninja_log").value_or("");
+  CHECK(log.find("0\t9000\t0\t/new/a.o\t0\n") != std::string::npos);
+  CHECK(log.find("0\t400\t0\t/new/a.ii\t0\n") != std::string::npos);
+  CHECK(log.find("0\t9000\t0\t/new/b.o\t0\n") != std::string::npos);
+  CHECK(OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath("/new")).value_or("")), log));
+
+  // With FASTCUDA_STEP_HISTORY=off the same fresh graph runs its first phase.
+  fastcuda::testing::ScopedEnvironmentVariable off("FASTCUDA_STEP_HISTORY", "off");
+  fs.Write("/new/.ninja_log", "# ninja log v5\n");
+  fs.Remove(FirstPhasePath("/new"));
+  CHECK(RunFirstPhase(
+            "/new", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; }, [] { return 0; },
+            fs) == 0);
+  CHECK(ninja_runs == 1);
+}
+
+TEST_CASE("remembered times never replace a record of a step that this build directory ran") {
+  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache/step-times.json");
+  // One TU whose graph never has step times of its own (nvcc run whole):
+  // its object was built here, and the history remembers it too.
+  const std::string steps = R"({"tus": [{"source": "k.cu", "source_path": "/src/k.cu", "steps": [)"
+                            R"({"kind": "STEP", "arch": "", "output": "/g/k.a", "after": []}]}]})";
+  const std::string log = "# ninja log v5\n0\t900\t5\t/g/k.a\t1f\n";
+  FakeFileSystem fs({{StepsFilePath("/g"), steps}, {"/g/.ninja_log", log}, {NoHistoryPath("/g"), "0"}});
+  RememberBuild("/g", fs);
+  REQUIRE(fs.IsFile("/cache/step-times.json"));
+  int regenerated = 0;
+  CHECK(RunFirstPhase(
+            "/g", 2, [](const std::vector<std::string>&) { return 0; }, [&] { return ++regenerated, 0; },
+            fs) == 0);
+  CHECK(regenerated == 0);
+  CHECK(fs.Read("/g/.ninja_log") == log);  // else Ninja would find k.a's command changed, and rerun it
 }

@@ -2,7 +2,8 @@
 # PASS/FAIL bookkeeping and an object comparison.
 #   source checks.sh NAME "$@"   sets FASTCUDA, NVCC and scratch (a new directory
 #                                under $FASTCUDA_TEST_SCRATCH, else $PWD), all
-#                                absolute; exits 2 if FASTCUDA is not executable
+#                                absolute, and FASTCUDA_STEP_HISTORY in scratch;
+#                                exits 2 if FASTCUDA is not executable
 #   check NAME COMMAND...        runs COMMAND, prints PASS or FAIL NAME
 #   record STATUS NAME           the same for a result found otherwise: PASS if
 #                                STATUS is 0
@@ -34,6 +35,9 @@ NVCC=${3:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 # Absolute, as the scripts cd into their own directories.
 case $NVCC in */*) NVCC=$(realpath -s "$NVCC") ;; esac
 scratch=$(realpath "$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/$1.XXXXXX")")
+# Step times remembered across build directories stay within the test (not
+# the user's cache): every test starts with none.
+export FASTCUDA_STEP_HISTORY=${FASTCUDA_STEP_HISTORY:-$scratch/step-times.json}
 passed=0
 failed=0
 

@@ -104,6 +104,20 @@ regenerates_once_with_history() {
     grep -q "CUDA TUs" <<< "$second" && [ ! -e "$graph/no-history" ] && ! grep -q "CUDA TUs" <<< "$third"
 }
 check "the next build regenerates once, with the step times of the first" regenerates_once_with_history
+remembered_elsewhere() {  # a second build directory of the same sources: no first phase, the first's times
+  local graph2=$scratch/graph2 measured remembered
+  measured=$(awk -F'\t' '$3 != 0 && $4 ~ /src_sub_a\.cu\.o-.*compute_90\.cudafe1\.c$/ { t = $2 - $1 } END { print t }' "$graph/.ninja_log")
+  FASTCUDA_VERBOSE=1 "$FASTCUDA" build --compdb "$project/build/compile_commands.json" --out "$graph2" -j 2 \
+    > "$scratch/remembered.log" 2>&1 || return 1
+  remembered=$(awk -F'\t' '$3 == 0 && $5 == 0 && $4 ~ /src_sub_a\.cu\.o-.*compute_90\.cudafe1\.c$/ { print $2 - $1; exit }' "$graph2/.ninja_log")
+  grep -q "ranked by the step times of an earlier build elsewhere: 3 of 3 TUs" "$scratch/remembered.log" &&
+    [ -n "$measured" ] && [ "$remembered" = "$measured" ] &&
+    ! grep -q '^\[[0-9]*/[0-9]*\] CPP_HOST' <(sed -n '1,/ranked by the step times/p' "$scratch/remembered.log") &&
+    [ "$(jq '.steps | keys | map(select(startswith("'"$project"'/src/"))) | length' "$FASTCUDA_STEP_HISTORY")" -gt 20 ] &&
+    all_same_device_code
+}
+check "a fresh build directory of the same sources is ranked by the times remembered from the first (no phase)" \
+  remembered_elsewhere
 views_are_well_formed() {
   "$FASTCUDA" trace "$graph" | jq -e '[.traceEvents[] | select(.ph == "X")] | length > 10' >/dev/null &&
     "$FASTCUDA" trace --svg "$graph" -o "$scratch/trace.svg" && python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$scratch/trace.svg" &&
