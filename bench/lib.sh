@@ -14,7 +14,7 @@ if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "scratch kept: $work"; else trap 'rm -r
 # First builds are first builds: no step times remembered from elsewhere
 # (module_known names its own history).
 export FASTCUDA_STEP_HISTORY=off
-known_history=$work/known-step-times.json
+known_history=$work/known-step-times
 
 machine_info() {  # one line: what the numbers were measured on
   local cpu memory
@@ -102,7 +102,7 @@ configure_variant() {  # NAME[@N] [CMAKE ARGS...]: a fresh build directory (gene
 warm_up_variant() {  # NAME: for module_warm and ninja_warm, a first build, then every output removed;
   case "$1" in      # for module_known, once, a build in another directory that fills the history
     module_known)
-      [ ! -s "$known_history" ] || return 0
+      [ ! -d "$known_history" ] || return 0
       configure_variant module_known@elsewhere
       FASTCUDA_STEP_HISTORY=$known_history run_quietly cmake --build "$work/module_known@elsewhere" -j "$jobs"
       rm -rf "${work:?}/module_known@elsewhere" ;;

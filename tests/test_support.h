@@ -71,6 +71,13 @@ class FakeFileSystem : public WritableFileSystem {
     mtimes_.erase(path);
     return files_.erase(path) > 0;
   }
+  std::vector<std::string> FilesIn(const std::string& dir) const override {
+    std::vector<std::string> files;
+    for (const auto& [path, content] : files_) {
+      if (std::filesystem::path(path).parent_path() == dir) files.push_back(path);
+    }
+    return files;
+  }
   bool Rename(const std::string& from, const std::string& to) override {
     auto it = files_.find(from);
     if (it == files_.end()) return false;

@@ -64,6 +64,15 @@ bool RealFileSystem::Rename(const std::string& from, const std::string& to) {
   return !missing;
 }
 
+std::vector<std::string> RealFileSystem::FilesIn(const std::string& dir) const {
+  std::vector<std::string> files;
+  std::error_code absent;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, absent)) {
+    if (entry.is_regular_file(absent)) files.push_back(entry.path().string());
+  }
+  return files;
+}
+
 std::string ResolvePath(const std::string& dir, const std::string& path) {
   if (dir.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(dir) / path).lexically_normal().string();

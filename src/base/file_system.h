@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fastcuda {
 
@@ -39,6 +40,8 @@ class WritableFileSystem : public FileSystem {
   virtual bool Remove(const std::string& path) = 0;
   /// Moves a file over another; false if there was none to move.
   virtual bool Rename(const std::string& from, const std::string& to) = 0;
+  /// The regular files directly in `dir` (their paths), none if it is absent.
+  virtual std::vector<std::string> FilesIn(const std::string& dir) const = 0;
 };
 
 /// The real disk.
@@ -53,6 +56,7 @@ class RealFileSystem : public WritableFileSystem {
   void Append(const std::string& path, const std::string& content) override;
   bool Remove(const std::string& path) override;
   bool Rename(const std::string& from, const std::string& to) override;
+  std::vector<std::string> FilesIn(const std::string& dir) const override;
 };
 
 /// Remembers the answers of another FileSystem's IsFile, for planning many

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -97,28 +98,29 @@ std::vector<int64_t> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs, co
   return weights;
 }
 
-/// The history of StepHistoryPath, empty where there is none.
-StepHistory ReadStepHistory(const FileSystem& fs) {
-  const std::string path = StepHistoryPath();
-  return path.empty() ? StepHistory{} : ParseStepHistory(fs.Read(path).value_or(""));
-}
-
-/// A first build's TUs: those whose steps `history` remembers (with their
-/// RememberedRecords) and the others.
+/// A first build's TUs: those whose steps the history in `history_dir`
+/// remembers (with their times, and their RememberedRecords) and the others.
 struct TusByHistory {
-  std::vector<RecordedTu> known, unknown;
+  std::vector<std::pair<RecordedTu, SourceTimes>> known;
+  std::vector<RecordedTu> unknown;
   std::vector<NinjaLogRecord> remembered;
 };
-TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const StepHistory& history) {
+TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& history_dir,
+                            const FileSystem& fs) {
   TusByHistory split;
   for (RecordedTu& tu : tus) {
-    if (!Remembers(history, tu)) {
+    std::optional<SourceTimes> times;
+    if (!history_dir.empty() && !tu.source_path.empty()) {
+      times = ParseSourceTimes(fs.Read(SourceTimesPath(history_dir, tu.source_path)).value_or(""),
+                               tu.source_path);
+    }
+    if (!times || !Remembers(*times, tu)) {
       split.unknown.push_back(std::move(tu));
       continue;
     }
-    std::vector<NinjaLogRecord> times = RememberedRecords(history, tu);
-    split.remembered.insert(split.remembered.end(), times.begin(), times.end());
-    split.known.push_back(std::move(tu));
+    std::vector<NinjaLogRecord> records = RememberedRecords(*times, tu);
+    split.remembered.insert(split.remembered.end(), records.begin(), records.end());
+    split.known.emplace_back(std::move(tu), std::move(*times));
   }
   return split;
 }
@@ -143,8 +145,10 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   std::vector<RecordedTu> tus = TusToRank(dir, log_path, fs);
   if (tus.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
-  const StepHistory history = ReadStepHistory(fs);
-  TusByHistory split = SplitByHistory(std::move(tus), history);
+  const std::string history_dir = StepHistoryDir();
+  if (!history_dir.empty())
+    ForgetOldStepTimes(history_dir, std::filesystem::file_time_type::clock::now(), fs);
+  TusByHistory split = SplitByHistory(std::move(tus), history_dir, fs);
   const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs);
   if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
@@ -161,7 +165,7 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   std::vector<NinjaLogRecord> records = split.remembered;
   std::vector<NinjaLogRecord> estimates = split.known.empty()
                                               ? EstimateRecords(split.unknown, weights, in_log)
-                                              : MeanTuRecords(history, split.known, split.unknown);
+                                              : MeanTuRecords(split.known, split.unknown);
   records.insert(records.end(), estimates.begin(), estimates.end());
   // A step this build directory ran already keeps its own time: a record
   // without its command's hash would make Ninja run it again.
@@ -170,8 +174,7 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   if (!split.known.empty()) {
     ComplainIfVerbose(
         "ranked by the step times of an earlier build elsewhere: " + std::to_string(split.known.size()) +
-        " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + StepHistoryPath() +
-        ")");
+        " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + history_dir + ")");
   }
   std::string text;
   for (const NinjaLogRecord& record : records) text += FormatNinjaLogRecord(record);
@@ -186,20 +189,34 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
 }
 
 void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
-  const std::string history_path = StepHistoryPath();
-  if (history_path.empty()) return;
+  const std::string history_dir = StepHistoryDir();
+  if (history_dir.empty()) return;
   const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
-  const std::string size = std::to_string(log.size());
-  if (log.empty() || fs.Read(StepHistoryMarkPath(dir)) == size) return;  // no build since the last time
+  const size_t mark = std::stoull("0" + fs.Read(StepHistoryMarkPath(dir)).value_or(""));
+  if (log.empty() || log.size() == mark) return;  // no build since the last time
+  // The records since then; all of them where Ninja rewrote its log since.
+  const bool appended = mark > 0 && mark < log.size() && log[mark - 1] == '\n';
+  const std::vector<NinjaLogRecord> records =
+      ParseNinjaLogRecords(std::string_view(log).substr(appended ? mark : 0));
+  std::set<std::string_view> ran;
+  for (const NinjaLogRecord& record : records) {
+    if (IsMeasured(record)) ran.insert(record.output);
+  }
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return;
   try {
-    StepHistory history = ParseStepHistory(fs.Read(history_path).value_or(""));
-    const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-    RememberStepTimes(history, ParseStepsFile(*steps), ParseNinjaLogRecords(log),
-                      today.time_since_epoch().count());
-    fs.Write(history_path, FormatStepHistory(history));
-    fs.Write(StepHistoryMarkPath(dir), size);
+    for (const RecordedTu& tu : ParseStepsFile(*steps)) {
+      if (tu.source_path.empty() ||
+          std::none_of(tu.steps.begin(), tu.steps.end(),
+                       [&](const RecordedStep& step) { return ran.contains(step.output); })) {
+        continue;
+      }
+      const std::string path = SourceTimesPath(history_dir, tu.source_path);
+      SourceTimes times = ParseSourceTimes(fs.Read(path).value_or(""), tu.source_path)
+                              .value_or(SourceTimes{tu.source_path, {}});
+      if (RememberStepTimes(times, tu, records)) fs.Write(path, FormatSourceTimes(times));
+    }
+    fs.Write(StepHistoryMarkPath(dir), std::to_string(log.size()));
   } catch (const std::runtime_error& error) {  // a torn steps.json, an unwritable cache: ranking only
     ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
   }

@@ -30,9 +30,10 @@ using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs);
 
-/// After a build of the graph in `dir`: remembers the step times of its
-/// Ninja log in StepHistoryPath (src/plan/step_history.h), unless the log
-/// has not grown since the last time (a no-op build costs two reads).
+/// After a build of the graph in `dir`: remembers the times of the steps
+/// that Ninja's log recorded since the last time in StepHistoryDir
+/// (src/plan/step_history.h), rewriting the files of those steps' sources
+/// alone (a no-op build costs two reads, an edit one TU's file).
 void RememberBuild(const std::string& dir, WritableFileSystem& fs);
 
 }  // namespace fastcuda

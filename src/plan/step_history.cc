@@ -1,100 +1,102 @@
 #include "src/plan/step_history.h"
 
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
 #include "src/base/process.h"
+#include "src/base/stable_hash.h"
 #include "src/plan/critical_path.h"
 
 namespace fastcuda {
+namespace {
 
-std::string StepHistoryPath() {
-  std::string path = EnvironmentVariable("FASTCUDA_STEP_HISTORY");
-  if (path == "off") return "";
-  if (!path.empty()) return path;
+/// The file name of a step's first output, the key of its time.
+std::string StepFileName(const RecordedStep& step) {
+  return std::filesystem::path(step.output).filename().string();
+}
+
+}  // namespace
+
+std::string StepHistoryDir() {
+  std::string dir = EnvironmentVariable("FASTCUDA_STEP_HISTORY");
+  if (dir == "off") return "";
+  if (!dir.empty()) return dir;
   std::string cache = EnvironmentVariable("XDG_CACHE_HOME");
   if (cache.empty()) {
     const std::string home = EnvironmentVariable("HOME");
     if (home.empty()) return "";
     cache = home + "/.cache";
   }
-  return cache + "/fastcuda/step-times.json";
+  return cache + "/fastcuda/step-times";
 }
 
-std::string StepHistoryKey(const RecordedTu& tu, const RecordedStep& step) {
-  return tu.source_path + "\t" + std::filesystem::path(step.output).filename().string();
+std::string SourceTimesPath(const std::string& dir, const std::string& source_path) {
+  return dir + "/" + std::filesystem::path(source_path).filename().string() + "-" +
+         StableHashHex(source_path, 16) + ".json";
 }
 
-std::string FormatStepHistory(const StepHistory& history) {
-  nlohmann::json steps = nlohmann::json::object();
-  for (const auto& [key, time] : history) steps[key] = {time.ms, time.day};
-  return DumpJsonBytes({{"fastcuda_step_times", 1}, {"steps", steps}}) + "\n";
+std::string FormatSourceTimes(const SourceTimes& times) {
+  return DumpJsonBytes({{"fastcuda_step_times", 1}, {"source", times.source_path}, {"ms", times.ms}}) + "\n";
 }
 
-StepHistory ParseStepHistory(std::string_view text) {
-  StepHistory history;
+std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::string& source_path) {
   try {
     const nlohmann::json document = ParseJsonBytes(text);
-    if (document.value("fastcuda_step_times", 0) != 1) return {};
-    for (const auto& [key, time] : document.at("steps").items()) {
-      history[key] = {time.at(0).get<int64_t>(), time.at(1).get<int64_t>()};
+    if (document.value("fastcuda_step_times", 0) != 1 || document.value("source", "") != source_path) {
+      return std::nullopt;
     }
+    return SourceTimes{source_path, document.at("ms").get<std::map<std::string, int64_t>>()};
   } catch (const nlohmann::json::exception&) {
-    return {};
+    return std::nullopt;
   }
-  return history;
 }
 
 bool IsMeasured(const NinjaLogRecord& record) {
   return record.start_ms != 0 || record.mtime != 0 || record.command_hash != 0;
 }
 
-void RememberStepTimes(StepHistory& history, const std::vector<RecordedTu>& tus,
-                       const std::vector<NinjaLogRecord>& log, int64_t today) {
+bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log) {
   std::map<std::string_view, int64_t> measured;
   for (const NinjaLogRecord& record : log) {
     if (IsMeasured(record)) measured[record.output] = record.end_ms - record.start_ms;
   }
-  for (const RecordedTu& tu : tus) {
-    if (tu.source_path.empty()) continue;  // a link, or stdin: no key names it
-    for (const RecordedStep& step : tu.steps) {
-      auto time = measured.find(step.output);
-      if (step.output.empty() || time == measured.end()) continue;
-      history[StepHistoryKey(tu, step)] = {time->second, today};
-    }
+  bool changed = false;
+  for (const RecordedStep& step : tu.steps) {
+    auto time = measured.find(step.output);
+    if (step.output.empty() || time == measured.end()) continue;
+    auto [entry, added] = times.ms.try_emplace(StepFileName(step), time->second);
+    changed |= added || entry->second != time->second;
+    entry->second = time->second;
   }
-  std::erase_if(history, [&](const auto& entry) { return entry.second.day < today - kForgetAfterDays; });
+  return changed;
 }
 
-bool Remembers(const StepHistory& history, const RecordedTu& tu) {
-  if (tu.source_path.empty()) return false;
+bool Remembers(const SourceTimes& times, const RecordedTu& tu) {
   for (const RecordedStep& step : tu.steps) {
-    if (!step.output.empty() && !history.contains(StepHistoryKey(tu, step))) return false;
+    if (!step.output.empty() && !times.ms.contains(StepFileName(step))) return false;
   }
   return true;
 }
 
-std::vector<NinjaLogRecord> RememberedRecords(const StepHistory& history, const RecordedTu& tu) {
+std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const RecordedTu& tu) {
   std::vector<NinjaLogRecord> records;
   for (const RecordedStep& step : tu.steps) {
-    if (step.output.empty() || tu.source_path.empty()) continue;
-    if (auto time = history.find(StepHistoryKey(tu, step)); time != history.end()) {
-      records.push_back({0, time->second.ms, 0, step.output, 0});
+    if (step.output.empty()) continue;
+    if (auto time = times.ms.find(StepFileName(step)); time != times.ms.end()) {
+      records.push_back({0, time->second, 0, step.output, 0});
     }
   }
   return records;
 }
 
-std::vector<NinjaLogRecord> MeanTuRecords(const StepHistory& history, const std::vector<RecordedTu>& known,
+std::vector<NinjaLogRecord> MeanTuRecords(const std::vector<std::pair<RecordedTu, SourceTimes>>& known,
                                           const std::vector<RecordedTu>& unknown) {
   std::map<std::string, std::pair<int64_t, int64_t>> sum_and_count;  // by kind
-  for (const RecordedTu& tu : known) {
+  for (const auto& [tu, times] : known) {
     for (const RecordedStep& step : tu.steps) {
-      if (step.output.empty() || tu.source_path.empty()) continue;
-      if (auto time = history.find(StepHistoryKey(tu, step)); time != history.end()) {
-        sum_and_count[step.kind].first += time->second.ms;
+      if (step.output.empty()) continue;
+      if (auto time = times.ms.find(StepFileName(step)); time != times.ms.end()) {
+        sum_and_count[step.kind].first += time->second;
         ++sum_and_count[step.kind].second;
       }
     }
@@ -111,6 +113,13 @@ std::vector<NinjaLogRecord> MeanTuRecords(const StepHistory& history, const std:
     }
   }
   return records;
+}
+
+void ForgetOldStepTimes(const std::string& dir, std::filesystem::file_time_type now, WritableFileSystem& fs) {
+  for (const std::string& file : fs.FilesIn(dir)) {
+    std::optional<std::filesystem::file_time_type> written = fs.MTime(file);
+    if (written && *written < now - kForgetAfter) fs.Remove(file);
+  }
 }
 
 }  // namespace fastcuda

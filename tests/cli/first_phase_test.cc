@@ -3,6 +3,7 @@
 #include "src/cli/first_phase.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/step_history.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -106,8 +107,8 @@ TEST_CASE("the first phase leaves out the TUs built only on request (not by the 
 }
 
 TEST_CASE("step times remembered from another build directory rank a first build without a first phase") {
-  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache/step-times.json");
-  // The graph of a.cu and b.cu built in /old: its log and steps.json, with source paths.
+  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
+  // The graph of a.cu (and b.cu) built in DIR: its steps.json, with source paths.
   auto steps_in = [](const std::string& dir, bool with_b) {
     std::string text = R"({"tus": [)";
     for (std::string tu : {"a", "b"}) {
@@ -119,23 +120,30 @@ TEST_CASE("step times remembered from another build directory rank a first build
     }
     return text + "]}";
   };
-  FakeFileSystem fs(
-      {{StepsFilePath("/old"), steps_in("/old", false)},
-       {"/old/.ninja_log", "# ninja log v5\n0\t400\t5\t/old/a.ii\t1f\n400\t9400\t6\t/old/a.o\t2e\n"}});
+  const std::string first_build = "# ninja log v5\n0\t400\t5\t/old/a.ii\t1f\n400\t9400\t6\t/old/a.o\t2e\n";
+  FakeFileSystem fs({{StepsFilePath("/old"), steps_in("/old", false)}, {"/old/.ninja_log", first_build}});
   RememberBuild("/old", fs);
-  CHECK(fs.Read("/cache/step-times.json").value_or("").find("/src/a.cu\\ta.o") != std::string::npos);
-  // A second call finds the log as it was: nothing read or written anew.
-  fs.Write("/cache/step-times.json", "kept");
+  const std::string a_times = SourceTimesPath("/cache", "/src/a.cu");
+  CHECK(fs.Read(a_times).value_or("").find("\"a.o\":9000") != std::string::npos);
+  // A no-op build finds the log as it was: nothing written.
+  fs.Write(a_times, "kept");
   RememberBuild("/old", fs);
-  CHECK(fs.Read("/cache/step-times.json") == "kept");
-  fs.Remove(StepHistoryMarkPath("/old"));
+  CHECK(fs.Read(a_times) == "kept");
+  // An edit: only the records since then count (a.ii ran again; a.o did not).
+  fs.Append("/old/.ninja_log", "0\t500\t7\t/old/a.ii\t1f\n");
+  fs.Remove(a_times);
   RememberBuild("/old", fs);
+  CHECK(ParseSourceTimes(fs.Read(a_times).value_or(""), "/src/a.cu")->ms ==
+        std::map<std::string, int64_t>{{"a.ii", 500}});
+  fs.Remove(StepHistoryMarkPath("/old"));  // the whole log again
+  RememberBuild("/old", fs);
+  CHECK(ParseSourceTimes(fs.Read(a_times).value_or(""), "/src/a.cu")->ms ==
+        std::map<std::string, int64_t>{{"a.ii", 500}, {"a.o", 9000}});
 
   // A fresh graph of the same sources in /new: a.cu remembered, b.cu (a file
   // added since) not. No phase runs; b.cu is estimated as the mean remembered TU.
   fs.Write(NoHistoryPath("/new"), "");
   fs.Write(StepsFilePath("/new"), steps_in("/new", true));
-  fs.Write("/new/.ninja_log", "# ninja log v5\n");
   int ninja_runs = 0, regenerated = 0;
   CHECK(RunFirstPhase(
             "/new", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; },
@@ -143,8 +151,9 @@ TEST_CASE("step times remembered from another build directory rank a first build
   CHECK(ninja_runs == 0);
   CHECK(regenerated == 1);
   const std::string log = fs.Read("/new/.ninja_log").value_or("");
+  CHECK(NinjaLogVersion(log) >= 5);  // no phase ran Ninja: the log begun as Ninja begins it
   CHECK(log.find("0\t9000\t0\t/new/a.o\t0\n") != std::string::npos);
-  CHECK(log.find("0\t400\t0\t/new/a.ii\t0\n") != std::string::npos);
+  CHECK(log.find("0\t500\t0\t/new/a.ii\t0\n") != std::string::npos);
   CHECK(log.find("0\t9000\t0\t/new/b.o\t0\n") != std::string::npos);
   CHECK(OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath("/new")).value_or("")), log));
 
@@ -159,7 +168,7 @@ TEST_CASE("step times remembered from another build directory rank a first build
 }
 
 TEST_CASE("remembered times never replace a record of a step that this build directory ran") {
-  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache/step-times.json");
+  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
   // One TU whose graph never has step times of its own (nvcc run whole):
   // its object was built here, and the history remembers it too.
   const std::string steps = R"({"tus": [{"source": "k.cu", "source_path": "/src/k.cu", "steps": [)"
@@ -167,7 +176,7 @@ TEST_CASE("remembered times never replace a record of a step that this build dir
   const std::string log = "# ninja log v5\n0\t900\t5\t/g/k.a\t1f\n";
   FakeFileSystem fs({{StepsFilePath("/g"), steps}, {"/g/.ninja_log", log}, {NoHistoryPath("/g"), "0"}});
   RememberBuild("/g", fs);
-  REQUIRE(fs.IsFile("/cache/step-times.json"));
+  REQUIRE(fs.IsFile(SourceTimesPath("/cache", "/src/k.cu")));
   int regenerated = 0;
   CHECK(RunFirstPhase(
             "/g", 2, [](const std::vector<std::string>&) { return 0; }, [&] { return ++regenerated, 0; },

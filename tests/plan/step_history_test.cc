@@ -2,6 +2,7 @@
 
 #include "src/plan/critical_path.h"
 #include "src/plan/step_history.h"
+#include "tests/test_support.h"
 
 using namespace fastcuda;
 
@@ -24,70 +25,65 @@ NinjaLogRecord Ran(const std::string& output, int64_t start, int64_t end) {
 
 }  // namespace
 
-TEST_CASE("a step's key holds its source's path and its output's file name, not the build directory") {
-  const RecordedTu here = Tu("a", "/build1/fastcuda/tu/a.o-1234"),
-                   there = Tu("a", "/build2/fastcuda/tu/a.o-9876");
-  CHECK(StepHistoryKey(here, here.steps[1]) == StepHistoryKey(there, there.steps[1]));
-  CHECK(StepHistoryKey(here, here.steps[1]) == "/src/a.cu\ta.ptx");
-  CHECK(StepHistoryKey(here, here.steps[0]) != StepHistoryKey(Tu("b", "/w"), Tu("b", "/w").steps[0]));
+TEST_CASE("a source's times: one file each, named after it; its text and back") {
+  CHECK(SourceTimesPath("/h", "/src/a.cu") != SourceTimesPath("/h", "/other/a.cu"));
+  CHECK(SourceTimesPath("/h", "/src/a.cu").starts_with("/h/a.cu-"));
+  const SourceTimes times{"/src/a.cu", {{"a.ptx", 2500}, {"a.o", 800}}};
+  std::optional<SourceTimes> read = ParseSourceTimes(FormatSourceTimes(times), "/src/a.cu");
+  REQUIRE(read);
+  CHECK(read->ms == times.ms);
+  CHECK(!ParseSourceTimes(FormatSourceTimes(times), "/other/a.cu"));  // a hash collision: not ours
+  CHECK(!ParseSourceTimes("", "/src/a.cu"));
+  CHECK(!ParseSourceTimes("{\"source\": \"/src/a.cu\", \"ms\": {}}", "/src/a.cu"));  // no version
+  CHECK(!ParseSourceTimes(FormatSourceTimes(times).substr(0, 30), "/src/a.cu"));
 }
 
-TEST_CASE("the history file's text and back; a damaged or foreign file is no history") {
-  const StepHistory history = {{"/src/a.cu\ta.ptx", {2500, 20000}}, {"/src/a.cu\ta.o", {800, 19990}}};
-  const StepHistory read = ParseStepHistory(FormatStepHistory(history));
-  REQUIRE(read.size() == 2);
-  CHECK(read.at("/src/a.cu\ta.ptx").ms == 2500);
-  CHECK(read.at("/src/a.cu\ta.o").day == 19990);
-  CHECK(ParseStepHistory("").empty());
-  CHECK(ParseStepHistory("{\"steps\": {\"k\": [1, 2]}}").empty());  // no version: not ours
-  CHECK(ParseStepHistory(FormatStepHistory(history).substr(0, 30)).empty());
-}
-
-TEST_CASE("remembered: the latest measured time of each step, not estimates; old entries forgotten") {
-  const RecordedTu tu = Tu("a", "/b/tu");
-  StepHistory history = {{"/src/gone.cu\tgone.ptx", {100, 100}}, {"/src/kept.cu\tkept.ptx", {100, 150}}};
-  RememberStepTimes(history, {tu},
-                    {Ran("/b/tu/a.ptx", 10, 1010), Ran("/b/tu/a.ptx", 0, 3000), {0, 900, 0, "obj/a.o", 0}},
-                    100 + kForgetAfterDays + 1);
-  CHECK(history.at("/src/a.cu\ta.ptx").ms == 3000);  // the latest record wins, even one that started at 0
-  CHECK(!history.contains("/src/a.cu\ta.o"));        // an estimate's shape: not measured
-  CHECK(!history.contains("/src/gone.cu\tgone.ptx"));
-  CHECK(history.contains("/src/kept.cu\tkept.ptx"));
-  CHECK(IsMeasured(Ran("x", 0, 5)));
-  CHECK(!IsMeasured({0, 5, 0, "x", 0}));
-}
-
-TEST_CASE("a TU is remembered when every step that writes a file has a time; records shaped as estimates") {
-  const RecordedTu there = Tu("a", "/old/tu"), here = Tu("a", "/new/tu");
-  StepHistory history;
-  RememberStepTimes(history, {there}, {Ran("/old/tu/a.cpp1.ii", 0, 300), Ran("/old/tu/a.ptx", 300, 2300)}, 5);
-  CHECK(!Remembers(history, here));  // the object's time is missing
-  CHECK(RememberedRecords(history, here).size() == 2);
-  RememberStepTimes(history, {there}, {Ran("obj/a.o", 2300, 3100)}, 5);
-  CHECK(Remembers(history, here));
-  const std::vector<NinjaLogRecord> records = RememberedRecords(history, here);
+TEST_CASE(
+    "remembered: the latest measured time of each step, keyed so that another build directory finds it") {
+  const RecordedTu there = Tu("a", "/build1/tu/a.o-1234"), here = Tu("a", "/build2/tu/a.o-9876");
+  SourceTimes times{"/src/a.cu", {}};
+  CHECK(RememberStepTimes(times, there,
+                          {Ran("/build1/tu/a.o-1234/a.ptx", 10, 1010),
+                           Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000),
+                           {0, 900, 0, "obj/a.o", 0},
+                           Ran("/elsewhere/b.ptx", 0, 5)}));
+  CHECK(times.ms == std::map<std::string, int64_t>{{"a.ptx", 3000}});  // the latest wins, an estimate is none
+  CHECK(!RememberStepTimes(times, there, {Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000)}));  // nothing changed
+  CHECK(!Remembers(times, here));  // its object's and preprocessing's times are missing
+  CHECK(RememberedRecords(times, here).size() == 1);
+  CHECK(RememberStepTimes(times, there,
+                          {Ran("obj/a.o", 2300, 3100), Ran("/build1/tu/a.o-1234/a.cpp1.ii", 0, 300)}));
+  CHECK(Remembers(times, here));
+  const std::vector<NinjaLogRecord> records = RememberedRecords(times, here);
   REQUIRE(records.size() == 3);
-  CHECK(records[1].output == "/new/tu/a.ptx");
-  CHECK(records[1].end_ms - records[1].start_ms == 2000);
+  CHECK(records[1].output == "/build2/tu/a.o-9876/a.ptx");
+  CHECK(records[1].end_ms - records[1].start_ms == 3000);
   CHECK(!IsMeasured(records[1]));
-  RecordedTu unnamed = here;  // a link, or stdin: no source path to key it by
-  unnamed.source_path.clear();
-  CHECK(!Remembers(history, unnamed));
-  CHECK(RememberedRecords(history, unnamed).empty());
+  CHECK(IsMeasured(Ran("x", 0, 5)));
 }
 
 TEST_CASE("a TU added since the history was written: the mean remembered time of each kind") {
   const RecordedTu a = Tu("a", "/w"), b = Tu("b", "/w"), added = Tu("c", "/w");
-  StepHistory history;
-  RememberStepTimes(
-      history, {a, b},
-      {Ran("/w/a.ptx", 0, 1000), Ran("/w/b.ptx", 0, 3000), Ran("obj/a.o", 0, 500), Ran("obj/b.o", 0, 700)},
-      5);
-  const std::vector<NinjaLogRecord> records = MeanTuRecords(history, {a, b}, {added});
+  const SourceTimes a_times{"/src/a.cu", {{"a.ptx", 1000}, {"a.o", 500}}};
+  const SourceTimes b_times{"/src/b.cu", {{"b.ptx", 3000}, {"b.o", 700}}};
+  const std::vector<NinjaLogRecord> records = MeanTuRecords({{a, a_times}, {b, b_times}}, {added});
   REQUIRE(records.size() == 3);
   CHECK(records[0].output == "/w/c.cpp1.ii");
   CHECK(records[0].end_ms == DefaultDuration(StepKind::kDevicePreprocess));  // none remembered
   CHECK(records[1].end_ms == 2000);
   CHECK(records[2].end_ms == 600);
   CHECK(!IsMeasured(records[1]));
+}
+
+TEST_CASE("files that no build wrote for kForgetAfter are forgotten") {
+  fastcuda::testing::FakeFileSystem fs(
+      {{"/h/old.json", "{}"}, {"/h/new.json", "{}"}, {"/h/sub/x.json", "{}"}});
+  const auto now = std::filesystem::file_time_type::clock::now();
+  fs.SetMTime("/h/old.json", now - kForgetAfter - std::chrono::hours(1));
+  fs.SetMTime("/h/new.json", now - kForgetAfter + std::chrono::hours(1));
+  fs.SetMTime("/h/sub/x.json", now - 2 * kForgetAfter);
+  ForgetOldStepTimes("/h", now, fs);
+  CHECK(!fs.IsFile("/h/old.json"));
+  CHECK(fs.IsFile("/h/new.json"));
+  CHECK(fs.IsFile("/h/sub/x.json"));  // not ours: only the directory's own files
 }
