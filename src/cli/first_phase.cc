@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -125,6 +126,26 @@ TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& hist
   return split;
 }
 
+/// The lines of a log that another program appends to (`text`) written
+/// after it was `mark` bytes long: all of them where it was rewritten since
+/// (shorter, or `mark` not at a line's start).
+std::string_view TextSince(std::string_view text, size_t mark) {
+  const bool appended = mark > 0 && mark <= text.size() && text[mark - 1] == '\n';
+  return text.substr(appended ? mark : 0);
+}
+
+/// Appends to the graph's step-memory.tsv the peaks that the history holds
+/// for the `known` TUs' steps and the file does not, so that the generation
+/// that follows plans the first build's memory budget with them.
+void AppendRememberedPeaks(const std::string& dir,
+                           const std::vector<std::pair<RecordedTu, SourceTimes>>& known,
+                           WritableFileSystem& fs) {
+  const StepMemory peaks = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(dir)).value_or(""));
+  std::string lines;
+  for (const auto& [tu, times] : known) lines += RememberedMemoryLines(times, tu, peaks);
+  if (!lines.empty()) fs.Append(StepMemoryLogPath(dir), lines);
+}
+
 /// Ninja's log at `log_path`; where there is none yet (no phase ran Ninja:
 /// every TU remembered), started as the Ninja that will run writes it.
 std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
@@ -176,6 +197,7 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
         "ranked by the step times of an earlier build elsewhere: " + std::to_string(split.known.size()) +
         " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + history_dir + ")");
   }
+  AppendRememberedPeaks(dir, split.known, fs);
   std::string text;
   for (const NinjaLogRecord& record : records) text += FormatNinjaLogRecord(record);
   fs.Append(log_path, text);
@@ -192,16 +214,16 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
   const std::string history_dir = StepHistoryDir();
   if (history_dir.empty()) return;
   const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
-  const size_t mark = std::stoull("0" + fs.Read(StepHistoryMarkPath(dir)).value_or(""));
-  if (log.empty() || log.size() == mark) return;  // no build since the last time
-  // The records since then; all of them where Ninja rewrote its log since.
-  const bool appended = mark > 0 && mark < log.size() && log[mark - 1] == '\n';
-  const std::vector<NinjaLogRecord> records =
-      ParseNinjaLogRecords(std::string_view(log).substr(appended ? mark : 0));
+  size_t log_mark = 0, memory_mark = 0;
+  std::istringstream(fs.Read(StepHistoryMarkPath(dir)).value_or("")) >> log_mark >> memory_mark;
+  if (log.empty() || log.size() == log_mark) return;  // no build since the last time
+  const std::string memory = fs.Read(StepMemoryLogPath(dir)).value_or("");
+  const std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(TextSince(log, log_mark));
   std::set<std::string_view> ran;
   for (const NinjaLogRecord& record : records) {
     if (IsMeasured(record)) ran.insert(record.output);
   }
+  const StepMemory peaks = ParseStepMemoryLog(TextSince(memory, memory_mark));
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return;
   try {
@@ -213,10 +235,10 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
       }
       const std::string path = SourceTimesPath(history_dir, tu.source_path);
       SourceTimes times = ParseSourceTimes(fs.Read(path).value_or(""), tu.source_path)
-                              .value_or(SourceTimes{tu.source_path, {}});
-      if (RememberStepTimes(times, tu, records)) fs.Write(path, FormatSourceTimes(times));
+                              .value_or(SourceTimes{tu.source_path, {}, {}});
+      if (RememberStepTimes(times, tu, records, peaks)) fs.Write(path, FormatSourceTimes(times));
     }
-    fs.Write(StepHistoryMarkPath(dir), std::to_string(log.size()));
+    fs.Write(StepHistoryMarkPath(dir), std::to_string(log.size()) + " " + std::to_string(memory.size()));
   } catch (const std::runtime_error& error) {  // a torn steps.json, an unwritable cache: ranking only
     ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
   }

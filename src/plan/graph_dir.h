@@ -39,8 +39,9 @@ std::string BuildArgsPath(const std::string& dir);
 /// Present while the manifest was generated without step times, holding the
 /// size Ninja's log had then.
 std::string NoHistoryPath(const std::string& dir);
-/// `step-history-mark`: the size of Ninja's log when its step times were
-/// last remembered across build directories (RememberBuild).
+/// `step-history-mark`: the sizes of Ninja's log and of step-memory.tsv
+/// when their steps were last remembered across build directories
+/// (RememberBuild).
 std::string StepHistoryMarkPath(const std::string& dir);
 /// `lookup-pass`: the Ninja target that runs the graph's whole-call cache
 /// lookups, which a build makes before the rest; empty where there are none.

@@ -36,7 +36,11 @@ std::string SourceTimesPath(const std::string& dir, const std::string& source_pa
 }
 
 std::string FormatSourceTimes(const SourceTimes& times) {
-  return DumpJsonBytes({{"fastcuda_step_times", 1}, {"source", times.source_path}, {"ms", times.ms}}) + "\n";
+  return DumpJsonBytes({{"fastcuda_step_times", 1},
+                        {"source", times.source_path},
+                        {"ms", times.ms},
+                        {"peak_kib", times.peak_kib}}) +
+         "\n";
 }
 
 std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::string& source_path) {
@@ -45,7 +49,8 @@ std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::st
     if (document.value("fastcuda_step_times", 0) != 1 || document.value("source", "") != source_path) {
       return std::nullopt;
     }
-    return SourceTimes{source_path, document.at("ms").get<std::map<std::string, int64_t>>()};
+    return SourceTimes{source_path, document.at("ms").get<std::map<std::string, int64_t>>(),
+                       document.at("peak_kib").get<std::map<std::string, int64_t>>()};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -55,18 +60,25 @@ bool IsMeasured(const NinjaLogRecord& record) {
   return record.start_ms != 0 || record.mtime != 0 || record.command_hash != 0;
 }
 
-bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log) {
-  std::map<std::string_view, int64_t> measured;
+bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log,
+                       const StepMemory& peaks) {
+  std::map<std::string, int64_t> measured;
   for (const NinjaLogRecord& record : log) {
     if (IsMeasured(record)) measured[record.output] = record.end_ms - record.start_ms;
   }
   bool changed = false;
+  auto remember = [&](std::map<std::string, int64_t>& into, const std::map<std::string, int64_t>& from,
+                      const RecordedStep& step) {
+    auto value = from.find(step.output);
+    if (value == from.end()) return;
+    auto [entry, added] = into.try_emplace(StepFileName(step), value->second);
+    changed |= added || entry->second != value->second;
+    entry->second = value->second;
+  };
   for (const RecordedStep& step : tu.steps) {
-    auto time = measured.find(step.output);
-    if (step.output.empty() || time == measured.end()) continue;
-    auto [entry, added] = times.ms.try_emplace(StepFileName(step), time->second);
-    changed |= added || entry->second != time->second;
-    entry->second = time->second;
+    if (step.output.empty()) continue;
+    remember(times.ms, measured, step);
+    remember(times.peak_kib, peaks, step);
   }
   return changed;
 }
@@ -87,6 +99,17 @@ std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const Re
     }
   }
   return records;
+}
+
+std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu, const StepMemory& peaks) {
+  std::string lines;
+  for (const RecordedStep& step : tu.steps) {
+    if (step.output.empty() || peaks.contains(step.output)) continue;
+    if (auto peak = times.peak_kib.find(StepFileName(step)); peak != times.peak_kib.end()) {
+      lines += StepMemoryLine(step.output, peak->second, 0);
+    }
+  }
+  return lines;
 }
 
 std::vector<NinjaLogRecord> MeanTuRecords(const std::vector<std::pair<RecordedTu, SourceTimes>>& known,

@@ -24,12 +24,13 @@ namespace fastcuda {
 /// else `fastcuda/step-times` in $XDG_CACHE_HOME or ~/.cache; empty: none.
 std::string StepHistoryDir();
 
-/// The times of one source's steps, by the file name of each step's first
-/// output (FastCuda names it after the source and the architecture, never
-/// after the build directory), in ms.
+/// The times and peak memory of one source's steps, by the file name of
+/// each step's first output (FastCuda names it after the source and the
+/// architecture, never after the build directory).
 struct SourceTimes {
   std::string source_path;  ///< absolute
   std::map<std::string, int64_t> ms;
+  std::map<std::string, int64_t> peak_kib = {};
 };
 
 /// The file in `dir` that holds `source_path`'s SourceTimes.
@@ -46,8 +47,10 @@ std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::st
 bool IsMeasured(const NinjaLogRecord& record);
 
 /// The measured times (IsMeasured records of `log`, the latest of an output
-/// winning) of the steps of `tu` into `times`; false where none changed.
-bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log);
+/// winning) and the peaks (`peaks`, of step-memory.tsv) of the steps of `tu`
+/// into `times`; false where none changed.
+bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log,
+                       const StepMemory& peaks);
 
 /// True when `times` holds every step of `tu` that writes a file.
 bool Remembers(const SourceTimes& times, const RecordedTu& tu);
@@ -56,6 +59,11 @@ bool Remembers(const SourceTimes& times, const RecordedTu& tu);
 /// shaped as a first phase's estimates (start, mtime and hash 0), so that the
 /// generation reads them as times but Ninja finds no command run.
 std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const RecordedTu& tu);
+
+/// Lines of step-memory.tsv for the steps of `tu` whose peaks `times`
+/// holds and `peaks` (the build directory's own) does not, so that a first
+/// build's memory budget weighs them as measured (CPU time 0: none ran).
+std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu, const StepMemory& peaks);
 
 /// Records for the steps of `unknown` (TUs added since the history was
 /// written) at the mean time that the `known` TUs (each with its times)

@@ -121,7 +121,9 @@ TEST_CASE("step times remembered from another build directory rank a first build
     return text + "]}";
   };
   const std::string first_build = "# ninja log v5\n0\t400\t5\t/old/a.ii\t1f\n400\t9400\t6\t/old/a.o\t2e\n";
-  FakeFileSystem fs({{StepsFilePath("/old"), steps_in("/old", false)}, {"/old/.ninja_log", first_build}});
+  FakeFileSystem fs({{StepsFilePath("/old"), steps_in("/old", false)},
+                     {"/old/.ninja_log", first_build},
+                     {StepMemoryLogPath("/old"), StepMemoryLine("/old/a.o", 3000000, 8000)}});
   RememberBuild("/old", fs);
   const std::string a_times = SourceTimesPath("/cache", "/src/a.cu");
   CHECK(fs.Read(a_times).value_or("").find("\"a.o\":9000") != std::string::npos);
@@ -156,6 +158,9 @@ TEST_CASE("step times remembered from another build directory rank a first build
   CHECK(log.find("0\t500\t0\t/new/a.ii\t0\n") != std::string::npos);
   CHECK(log.find("0\t9000\t0\t/new/b.o\t0\n") != std::string::npos);
   CHECK(OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath("/new")).value_or("")), log));
+  // The object's peak too, for the memory budget the regeneration plans.
+  CHECK(ParseStepMemoryLog(fs.Read(StepMemoryLogPath("/new")).value_or("")) ==
+        StepMemory{{"/new/a.o", 3000000}});
 
   // With FASTCUDA_STEP_HISTORY=off the same fresh graph runs its first phase.
   fastcuda::testing::ScopedEnvironmentVariable off("FASTCUDA_STEP_HISTORY", "off");

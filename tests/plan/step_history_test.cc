@@ -28,10 +28,11 @@ NinjaLogRecord Ran(const std::string& output, int64_t start, int64_t end) {
 TEST_CASE("a source's times: one file each, named after it; its text and back") {
   CHECK(SourceTimesPath("/h", "/src/a.cu") != SourceTimesPath("/h", "/other/a.cu"));
   CHECK(SourceTimesPath("/h", "/src/a.cu").starts_with("/h/a.cu-"));
-  const SourceTimes times{"/src/a.cu", {{"a.ptx", 2500}, {"a.o", 800}}};
+  const SourceTimes times{"/src/a.cu", {{"a.ptx", 2500}, {"a.o", 800}}, {{"a.ptx", 900000}}};
   std::optional<SourceTimes> read = ParseSourceTimes(FormatSourceTimes(times), "/src/a.cu");
   REQUIRE(read);
   CHECK(read->ms == times.ms);
+  CHECK(read->peak_kib == times.peak_kib);
   CHECK(!ParseSourceTimes(FormatSourceTimes(times), "/other/a.cu"));  // a hash collision: not ours
   CHECK(!ParseSourceTimes("", "/src/a.cu"));
   CHECK(!ParseSourceTimes("{\"source\": \"/src/a.cu\", \"ms\": {}}", "/src/a.cu"));  // no version
@@ -46,13 +47,16 @@ TEST_CASE(
                           {Ran("/build1/tu/a.o-1234/a.ptx", 10, 1010),
                            Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000),
                            {0, 900, 0, "obj/a.o", 0},
-                           Ran("/elsewhere/b.ptx", 0, 5)}));
+                           Ran("/elsewhere/b.ptx", 0, 5)},
+                          {{"/build1/tu/a.o-1234/a.ptx", 700000}, {"/elsewhere/b.ptx", 5}}));
   CHECK(times.ms == std::map<std::string, int64_t>{{"a.ptx", 3000}});  // the latest wins, an estimate is none
-  CHECK(!RememberStepTimes(times, there, {Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000)}));  // nothing changed
+  CHECK(times.peak_kib == std::map<std::string, int64_t>{{"a.ptx", 700000}});
+  CHECK(
+      !RememberStepTimes(times, there, {Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000)}, {}));  // nothing changed
   CHECK(!Remembers(times, here));  // its object's and preprocessing's times are missing
   CHECK(RememberedRecords(times, here).size() == 1);
   CHECK(RememberStepTimes(times, there,
-                          {Ran("obj/a.o", 2300, 3100), Ran("/build1/tu/a.o-1234/a.cpp1.ii", 0, 300)}));
+                          {Ran("obj/a.o", 2300, 3100), Ran("/build1/tu/a.o-1234/a.cpp1.ii", 0, 300)}, {}));
   CHECK(Remembers(times, here));
   const std::vector<NinjaLogRecord> records = RememberedRecords(times, here);
   REQUIRE(records.size() == 3);
@@ -60,6 +64,9 @@ TEST_CASE(
   CHECK(records[1].end_ms - records[1].start_ms == 3000);
   CHECK(!IsMeasured(records[1]));
   CHECK(IsMeasured(Ran("x", 0, 5)));
+  // Its peaks, as lines of the new build directory's step-memory.tsv, where that has none of its own.
+  CHECK(RememberedMemoryLines(times, here, {}) == StepMemoryLine("/build2/tu/a.o-9876/a.ptx", 700000, 0));
+  CHECK(RememberedMemoryLines(times, here, {{"/build2/tu/a.o-9876/a.ptx", 1}}).empty());
 }
 
 TEST_CASE("a TU added since the history was written: the mean remembered time of each kind") {
