@@ -25,8 +25,9 @@ for round in $(seq "$rounds"); do
     warm_up_variant "$variant"
     timed "$work/$variant.times" build_variant "$variant"
     graph=$(graph_dir_of "$variant")
-    if [ "$variant" = module_known ]; then  # records shaped as estimates: the times it was ranked by
-      echo "$(awk -F'\t' '$3 == 0 && $5 == 0' "$graph/.ninja_log" | wc -l)" >> "$work/$variant.remembered"
+    if [ "$variant" = module_known ]; then  # ranked by remembered times: no first phase before them
+      [ "$(cut -d' ' -f1 "$graph/first-phase")" -eq "$(head -1 "$graph/.ninja_log" | wc -c)" ] &&
+        echo yes >> "$work/$variant.remembered" || echo no >> "$work/$variant.remembered"
     fi
     if [ -n "$graph" ] && [ -f "$graph/steps.json" ]; then
       report_seconds "$graph" bound >> "$work/$variant.bounds" || true
@@ -57,7 +58,7 @@ for variant in graph module module_blind module_fast module_warm module_known ni
   [ -z "$best" ] || goal "$variant wall / best of plain, threads0" "$(ratio "$wall" "$best")" 0.75
 done
 if [ -s "$work/module_known.remembered" ]; then
-  echo "module_known: remembered times in each run's Ninja log (0: ranked without them):" \
+  echo "module_known: each run ranked by remembered times, without a first phase:" \
        "$(paste -sd' ' "$work/module_known.remembered")"
 fi
 if [ -f "$work/fastnvcc.calls" ]; then

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -66,9 +67,11 @@ bool RealFileSystem::Rename(const std::string& from, const std::string& to) {
 
 std::vector<std::string> RealFileSystem::FilesIn(const std::string& dir) const {
   std::vector<std::string> files;
-  std::error_code absent;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, absent)) {
-    if (entry.is_regular_file(absent)) files.push_back(entry.path().string());
+  std::error_code error;  // an absent or unreadable directory has none
+  for (std::filesystem::directory_iterator entry(dir, error), end; !error && entry != end;
+       entry.increment(error)) {
+    std::error_code ignored;
+    if (entry->is_regular_file(ignored)) files.push_back(entry->path().string());
   }
   return files;
 }
@@ -101,23 +104,27 @@ void WriteFileIfChanged(const std::string& path, const std::string& content) {
 void WriteFileAtomically(const std::string& path, const std::string& content) {
   std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  std::string temp = path + ".tmp" + std::to_string(getpid());
+  // A name no other writer picks: processes of two containers that share a
+  // directory (a CI cache) can have one pid.
+  std::string temp = path + ".tmpXXXXXX";
   auto fail = [&](const char* what) {
     std::string message = std::string(what) + " " + temp + ": " + std::strerror(errno);
     unlink(temp.c_str());
     throw std::runtime_error(message);
   };
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) fail("cannot create");
+  auto close_and_fail = [&](const char* what) {
+    int error = errno;
+    close(fd);
+    errno = error;
+    fail(what);
+  };
+  if (fchmod(fd, 0644) != 0) close_and_fail("cannot create");
   for (size_t written = 0; written < content.size();) {
     ssize_t n = write(fd, content.data() + written, content.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int error = errno;
-      close(fd);
-      errno = error;
-      fail("cannot write");
-    }
+    if (n < 0) close_and_fail("cannot write");
     written += n;
   }
   if (close(fd) != 0) fail("cannot write");  // NFS and full disks may report here

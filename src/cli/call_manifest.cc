@@ -15,7 +15,7 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };
-  StepMemory history = ParseStepMemoryLog(fs.Read(options.memory_log).value_or(""));
+  StepMemory history = ReadPlannedPeaks(log_dir, fs);
   MemoryPlan memory = PlanMemory(
       {graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()),
       jobs, ninja_path);

@@ -11,6 +11,7 @@
 #include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
+#include "src/base/stable_hash.h"
 #include "src/cli/commands.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/step.h"
@@ -67,18 +68,19 @@ bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned
 }
 
 /// Runs the first phase on `tus` through `run_ninja`: each TU's
-/// DeviceCodeWeight, -1 where it has none (no device code, a failed step).
-/// `status` gets Ninja's where a signal stopped it, else 0.
-std::vector<int64_t> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs, const std::string& ninja_dir,
-                           const RunNinjaFor& run_ninja, const FileSystem& fs, int& status) {
+/// DeviceCodeWeight, -1 where it has none (a failed step); none where no TU
+/// has device code. `status` gets Ninja's where a signal stopped it, else 0.
+std::optional<std::vector<int64_t>> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs,
+                                          const std::string& ninja_dir, const RunNinjaFor& run_ninja,
+                                          const FileSystem& fs, int& status) {
   std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
   std::vector<std::string> targets;
   for (size_t t = 0; t < tus.size(); ++t) {
     if (std::optional<size_t> step = WeighedStepOf(tus[t]))
       targets.push_back(weighed[t] = tus[t].steps[*step].output);
   }
+  if (targets.empty()) return std::nullopt;
   std::vector<int64_t> weights(tus.size(), -1);
-  if (targets.empty()) return weights;
   // A TU whose step failed (a source that the outer build has yet to
   // generate) has no output to weigh: it is estimated as the mean TU.
   if (int ninja = run_ninja(targets); ninja != 0) {
@@ -99,13 +101,15 @@ std::vector<int64_t> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs, co
   return weights;
 }
 
-/// A first build's TUs: those whose steps the history in `history_dir`
-/// remembers (with their times, and their RememberedRecords) and the others.
+/// A first build's TUs: those whose steps the history remembers (with
+/// their times, and their RememberedRecords) and the others.
 struct TusByHistory {
   std::vector<std::pair<RecordedTu, SourceTimes>> known;
   std::vector<RecordedTu> unknown;
   std::vector<NinjaLogRecord> remembered;
 };
+
+/// `tus` split by whether the history in `history_dir` remembers them.
 TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& history_dir,
                             const FileSystem& fs) {
   TusByHistory split;
@@ -126,24 +130,39 @@ TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& hist
   return split;
 }
 
-/// The lines of a log that another program appends to (`text`) written
-/// after it was `mark` bytes long: all of them where it was rewritten since
-/// (shorter, or `mark` not at a line's start).
-std::string_view TextSince(std::string_view text, size_t mark) {
-  const bool appended = mark > 0 && mark <= text.size() && text[mark - 1] == '\n';
-  return text.substr(appended ? mark : 0);
+/// Where a log that other programs append to ends: its size and a hash of
+/// its last bytes, to tell a log appended to since from one rewritten.
+std::string EndOf(std::string_view text) {
+  const size_t tail = std::min<size_t>(text.size(), 64);
+  return std::to_string(text.size()) + ":" + StableHashHex(text.substr(text.size() - tail), 16);
 }
 
-/// Appends to the graph's step-memory.tsv the peaks that the history holds
-/// for the `known` TUs' steps and the file does not, so that the generation
-/// that follows plans the first build's memory budget with them.
-void AppendRememberedPeaks(const std::string& dir,
-                           const std::vector<std::pair<RecordedTu, SourceTimes>>& known,
-                           WritableFileSystem& fs) {
-  const StepMemory peaks = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(dir)).value_or(""));
-  std::string lines;
-  for (const auto& [tu, times] : known) lines += RememberedMemoryLines(times, tu, peaks);
-  if (!lines.empty()) fs.Append(StepMemoryLogPath(dir), lines);
+/// What was appended to `text` since it ended at `end` (EndOf): all of it
+/// where it was rewritten since (Ninja recompacts its log) or `end` is none.
+std::string_view TextSince(std::string_view text, const std::string& end) {
+  const size_t size = std::stoull("0" + end.substr(0, end.find(':')));
+  const bool appended = size > 0 && size <= text.size() && EndOf(text.substr(0, size)) == end;
+  return text.substr(appended ? size : 0);
+}
+
+/// The history's mark in the graph in `dir`: EndOf its Ninja log and of its
+/// step-memory.tsv.
+struct HistoryMark {
+  std::string log_end, memory_end;
+};
+HistoryMark ReadHistoryMark(const std::string& dir, const FileSystem& fs) {
+  HistoryMark mark;
+  std::istringstream(fs.Read(StepHistoryMarkPath(dir)).value_or("")) >> mark.log_end >> mark.memory_end;
+  return mark;
+}
+void WriteHistoryMark(const std::string& dir, std::string_view log, std::string_view memory,
+                      WritableFileSystem& fs) {
+  fs.Write(StepHistoryMarkPath(dir), EndOf(log) + " " + EndOf(memory) + "\n");
+}
+
+/// Days since the epoch, today.
+int64_t Today() {
+  return std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()).time_since_epoch().count();
 }
 
 /// Ninja's log at `log_path`; where there is none yet (no phase ran Ninja:
@@ -167,25 +186,25 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   if (tus.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
   const std::string history_dir = StepHistoryDir();
-  if (!history_dir.empty())
-    ForgetOldStepTimes(history_dir, std::filesystem::file_time_type::clock::now(), fs);
   TusByHistory split = SplitByHistory(std::move(tus), history_dir, fs);
+  if (!history_dir.empty()) ForgetOldStepTimes(history_dir, Today(), fs);
   const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs);
   if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
-  std::vector<int64_t> weights(split.unknown.size(), -1);
+  std::optional<std::vector<int64_t>> weights;
   if (weighs) {
     int stopped = 0;
     weights = Weigh(split.unknown, jobs, ninja_dir, run_ninja, fs, stopped);
     if (stopped != 0) return stopped;
+    if (!weights && split.known.empty()) return 0;  // no device code: nothing to rank
   }
   const std::string log = LogToAppendTo(log_path, fs);
   if (NinjaLogVersion(log) == 0) return 0;  // not a log to write estimates into
   const StepDurations in_log = ParseNinjaLog(log);
   std::vector<NinjaLogRecord> records = split.remembered;
   std::vector<NinjaLogRecord> estimates = split.known.empty()
-                                              ? EstimateRecords(split.unknown, weights, in_log)
+                                              ? EstimateRecords(split.unknown, *weights, in_log)
                                               : MeanTuRecords(split.known, split.unknown);
   records.insert(records.end(), estimates.begin(), estimates.end());
   // A step this build directory ran already keeps its own time: a record
@@ -197,7 +216,9 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
         "ranked by the step times of an earlier build elsewhere: " + std::to_string(split.known.size()) +
         " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + history_dir + ")");
   }
-  AppendRememberedPeaks(dir, split.known, fs);
+  std::string peaks;
+  for (const auto& [tu, times] : split.known) peaks += RememberedMemoryLines(times, tu);
+  fs.Write(RememberedMemoryPath(dir), peaks);  // for the regeneration's memory budget
   std::string text;
   for (const NinjaLogRecord& record : records) text += FormatNinjaLogRecord(record);
   fs.Append(log_path, text);
@@ -214,32 +235,40 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
   const std::string history_dir = StepHistoryDir();
   if (history_dir.empty()) return;
   const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
-  size_t log_mark = 0, memory_mark = 0;
-  std::istringstream(fs.Read(StepHistoryMarkPath(dir)).value_or("")) >> log_mark >> memory_mark;
-  if (log.empty() || log.size() == log_mark) return;  // no build since the last time
+  const HistoryMark mark = ReadHistoryMark(dir, fs);
+  if (log.empty() || EndOf(log) == mark.log_end) return;  // no build since the last time
   const std::string memory = fs.Read(StepMemoryLogPath(dir)).value_or("");
-  const std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(TextSince(log, log_mark));
-  std::set<std::string_view> ran;
-  for (const NinjaLogRecord& record : records) {
-    if (IsMeasured(record)) ran.insert(record.output);
-  }
-  const StepMemory peaks = ParseStepMemoryLog(TextSince(memory, memory_mark));
+  const StepMemoryRecords peaks = ParseStepMemoryRecords(TextSince(memory, mark.memory_end));
+  const std::map<std::string, int64_t> measured =
+      MeasuredTimes(ParseNinjaLogRecords(TextSince(log, mark.log_end)), peaks.cache_outcomes);
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return;
   try {
+    const int64_t today = Today();
     for (const RecordedTu& tu : ParseStepsFile(*steps)) {
       if (tu.source_path.empty() ||
           std::none_of(tu.steps.begin(), tu.steps.end(),
-                       [&](const RecordedStep& step) { return ran.contains(step.output); })) {
+                       [&](const RecordedStep& step) { return measured.contains(step.output); })) {
         continue;
       }
       const std::string path = SourceTimesPath(history_dir, tu.source_path);
-      SourceTimes times = ParseSourceTimes(fs.Read(path).value_or(""), tu.source_path)
-                              .value_or(SourceTimes{tu.source_path, {}, {}});
-      if (RememberStepTimes(times, tu, records, peaks)) fs.Write(path, FormatSourceTimes(times));
+      SourceTimes times =
+          ParseSourceTimes(fs.Read(path).value_or(""), tu.source_path).value_or(SourceTimes{tu.source_path});
+      if (RememberStepTimes(times, tu, measured, peaks.peaks, today))
+        fs.Write(path, FormatSourceTimes(times));
     }
-    fs.Write(StepHistoryMarkPath(dir), std::to_string(log.size()) + " " + std::to_string(memory.size()));
+    WriteHistoryMark(dir, log, memory, fs);
   } catch (const std::runtime_error& error) {  // a torn steps.json, an unwritable cache: ranking only
+    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
+  }
+}
+
+void SkipRecordsOfNoBuild(const std::string& dir, WritableFileSystem& fs) {
+  if (StepHistoryDir().empty()) return;
+  try {
+    WriteHistoryMark(dir, fs.Read(GraphNinjaLogPath(dir, fs)).value_or(""),
+                     fs.Read(StepMemoryLogPath(dir)).value_or(""), fs);
+  } catch (const std::runtime_error& error) {
     ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
   }
 }

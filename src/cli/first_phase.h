@@ -19,21 +19,31 @@ using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
 /// either (a fresh build directory), for the TUs whose whole-call cache
 /// lookup (if they have one, and it ran) did not hit: appends to the log the
 /// times that an earlier build of the same sources elsewhere measured
-/// (RememberedRecords); where it remembers none of them and FirstPhasePays,
-/// builds each TU's WeighedStepOf through `run_ninja` first; appends the
-/// other steps' EstimateRecords, calls `regenerate` (which then finds step
-/// times: HistoryArrived) and writes FirstPhasePath for the timeline.
-/// Returns the regeneration's status, Ninja's when a signal stopped it, or 0:
-/// a first phase that failed otherwise only costs the estimates, and the
-/// build that follows reports the failure. FASTCUDA_FIRST_PHASE: `auto`
-/// (the default), `on` (wherever there are two TUs or more) or `off`.
+/// (RememberedRecords; their peaks into RememberedMemoryPath) and, for the
+/// TUs it does not remember, MeanTuRecords; where it remembers none and
+/// FirstPhasePays, builds each TU's WeighedStepOf through `run_ninja` and
+/// appends EstimateRecords instead. Never a record of a step the log has one
+/// of. Then calls `regenerate` (which finds step times: HistoryArrived) and
+/// writes FirstPhasePath for the timeline. Returns the regeneration's
+/// status, Ninja's when a signal stopped it, or 0: a first phase that failed
+/// otherwise only costs the estimates, and the build that follows reports
+/// the failure. FASTCUDA_FIRST_PHASE: `auto` (the default), `on` (a phase
+/// wherever there are two TUs or more and none is remembered) or `off` (no
+/// ranking at all, remembered times neither).
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs);
 
-/// After a build of the graph in `dir`: remembers the times of the steps
-/// that Ninja's log recorded since the last time in StepHistoryDir
+/// After a build of the graph in `dir`: remembers the times and peaks of
+/// the steps that ran since the last time (Ninja's log and step-memory.tsv
+/// past the mark, StepHistoryMarkPath) in StepHistoryDir
 /// (src/plan/step_history.h), rewriting the files of those steps' sources
-/// alone (a no-op build costs two reads, an edit one TU's file).
+/// alone (a no-op build reads Ninja's log and the mark, an edit rewrites one
+/// TU's file). Steps that a cache gave are left out. Never throws.
 void RememberBuild(const std::string& dir, WritableFileSystem& fs);
+
+/// Moves the mark past what the logs hold now: records that no build of
+/// the graph wrote (`fastcuda ninja` appends its handovers to the log) are
+/// not remembered.
+void SkipRecordsOfNoBuild(const std::string& dir, WritableFileSystem& fs);
 
 }  // namespace fastcuda

@@ -224,7 +224,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.pools = ParsePoolDepths(options.pools);
   const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
-  manifest.memory_history = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(options.out_dir)).value_or(""));
+  manifest.memory_history = ReadPlannedPeaks(options.out_dir, fs);
   if (part) {
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;

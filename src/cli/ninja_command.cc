@@ -392,10 +392,15 @@ int NinjaMain(const std::vector<std::string>& args) {
   }
   // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
   const std::string log = GraphNinjaLogPath(out_dir, disk);
-  TakeBackLog(out_dir, log, disk);
-  int status = RunProcess(ninja).exit_code;
-  HandOverLog(out_dir, log, disk);
+  // The step history reads only what the steps wrote: the first phase's
+  // records, then the build's, not the records handed over and taken back.
   RememberBuild(out_dir, disk);
+  TakeBackLog(out_dir, log, disk);
+  SkipRecordsOfNoBuild(out_dir, disk);
+  int status = RunProcess(ninja).exit_code;
+  RememberBuild(out_dir, disk);
+  HandOverLog(out_dir, log, disk);
+  SkipRecordsOfNoBuild(out_dir, disk);
   return status;
 }
 

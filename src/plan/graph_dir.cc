@@ -41,6 +41,7 @@ std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }
 std::string StepHistoryMarkPath(const std::string& dir) { return dir + "/step-history-mark"; }
+std::string RememberedMemoryPath(const std::string& dir) { return dir + "/remembered-memory.tsv"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
@@ -136,6 +137,14 @@ void ForEachStepMemoryLine(std::string_view text,
 }  // namespace
 
 StepMemory ParseStepMemoryLog(std::string_view text) { return ParseStepMemoryRecords(text).peaks; }
+
+StepMemory ReadPlannedPeaks(const std::string& dir, const FileSystem& fs) {
+  StepMemory peaks = ParseStepMemoryLog(fs.Read(StepMemoryLogPath(dir)).value_or(""));
+  for (const auto& [output, kib] : ParseStepMemoryLog(fs.Read(RememberedMemoryPath(dir)).value_or(""))) {
+    peaks.try_emplace(output, kib);
+  }
+  return peaks;
+}
 
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
   StepMemoryRecords records;

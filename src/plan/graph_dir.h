@@ -39,10 +39,13 @@ std::string BuildArgsPath(const std::string& dir);
 /// Present while the manifest was generated without step times, holding the
 /// size Ninja's log had then.
 std::string NoHistoryPath(const std::string& dir);
-/// `step-history-mark`: the sizes of Ninja's log and of step-memory.tsv
-/// when their steps were last remembered across build directories
-/// (RememberBuild).
+/// `step-history-mark`: where Ninja's log and step-memory.tsv ended when
+/// their steps were last remembered across build directories (RememberBuild).
 std::string StepHistoryMarkPath(const std::string& dir);
+/// `remembered-memory.tsv`: the steps' peaks as another build directory
+/// measured them (lines of step-memory.tsv's form), which the generation
+/// reads for the steps this one has not measured.
+std::string RememberedMemoryPath(const std::string& dir);
 /// `lookup-pass`: the Ninja target that runs the graph's whole-call cache
 /// lookups, which a build makes before the rest; empty where there are none.
 std::string LookupPassPath(const std::string& dir);
@@ -60,7 +63,7 @@ struct RecordedTu {
   std::string source;
   std::vector<RecordedStep> steps;
   bool on_request = false;       ///< what the manifest builds by default does not need it
-  std::string source_path = "";  ///< the source's absolute path (for StepHistoryKey)
+  std::string source_path = "";  ///< the source's absolute path (for SourceTimesPath)
 };
 
 /// `steps.json`: every step of every graph, its first output named by
@@ -95,6 +98,11 @@ using StepMemory = std::map<std::string, int64_t>;
 std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,
                            const std::string& cache_outcome = "");
 StepMemory ParseStepMemoryLog(std::string_view text);
+
+/// The peaks that a generation of the graph in `dir` plans its memory
+/// budget with: those of its step-memory.tsv, then, for the steps it has not
+/// measured, those of its RememberedMemoryPath.
+StepMemory ReadPlannedPeaks(const std::string& dir, const FileSystem& fs);
 
 /// All that `step-memory.tsv` says of each output, read in one pass: its
 /// peaks as ParseStepMemoryLog gives them, and its cache outcome in the last

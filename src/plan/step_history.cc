@@ -1,5 +1,8 @@
 #include "src/plan/step_history.h"
 
+#include <re2/re2.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
@@ -15,12 +18,25 @@ std::string StepFileName(const RecordedStep& step) {
   return std::filesystem::path(step.output).filename().string();
 }
 
+std::string ForgottenOnPath(const std::string& dir) { return dir + "/forgotten-on"; }
+
+/// The day a build last wrote the SourceTimes file `text`, whatever its source.
+std::optional<int64_t> DayWritten(std::string_view text) {
+  try {
+    const nlohmann::json document = ParseJsonBytes(text);
+    if (document.value("fastcuda_step_times", 0) != 1) return std::nullopt;
+    return document.at("day").get<int64_t>();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string StepHistoryDir() {
   std::string dir = EnvironmentVariable("FASTCUDA_STEP_HISTORY");
   if (dir == "off") return "";
-  if (!dir.empty()) return dir;
+  if (!dir.empty()) return std::filesystem::path(dir).is_absolute() ? dir : "";
   std::string cache = EnvironmentVariable("XDG_CACHE_HOME");
   if (cache.empty()) {
     const std::string home = EnvironmentVariable("HOME");
@@ -38,6 +54,7 @@ std::string SourceTimesPath(const std::string& dir, const std::string& source_pa
 std::string FormatSourceTimes(const SourceTimes& times) {
   return DumpJsonBytes({{"fastcuda_step_times", 1},
                         {"source", times.source_path},
+                        {"day", times.day},
                         {"ms", times.ms},
                         {"peak_kib", times.peak_kib}}) +
          "\n";
@@ -50,7 +67,8 @@ std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::st
       return std::nullopt;
     }
     return SourceTimes{source_path, document.at("ms").get<std::map<std::string, int64_t>>(),
-                       document.at("peak_kib").get<std::map<std::string, int64_t>>()};
+                       document.at("peak_kib").get<std::map<std::string, int64_t>>(),
+                       document.at("day").get<int64_t>()};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -60,13 +78,22 @@ bool IsMeasured(const NinjaLogRecord& record) {
   return record.start_ms != 0 || record.mtime != 0 || record.command_hash != 0;
 }
 
-bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log,
-                       const StepMemory& peaks) {
+std::map<std::string, int64_t> MeasuredTimes(const std::vector<NinjaLogRecord>& log,
+                                             const std::map<std::string, std::string>& cache_outcomes) {
   std::map<std::string, int64_t> measured;
   for (const NinjaLogRecord& record : log) {
     if (IsMeasured(record)) measured[record.output] = record.end_ms - record.start_ms;
   }
-  bool changed = false;
+  for (const auto& [output, outcome] : cache_outcomes) {
+    if (outcome == "hit") measured.erase(output);
+  }
+  return measured;
+}
+
+bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu,
+                       const std::map<std::string, int64_t>& measured, const StepMemory& peaks,
+                       int64_t today) {
+  bool changed = times.day != today;
   auto remember = [&](std::map<std::string, int64_t>& into, const std::map<std::string, int64_t>& from,
                       const RecordedStep& step) {
     auto value = from.find(step.output);
@@ -76,10 +103,11 @@ bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vect
     entry->second = value->second;
   };
   for (const RecordedStep& step : tu.steps) {
-    if (step.output.empty()) continue;
+    if (step.output.empty() || !measured.contains(step.output)) continue;  // a peak without a run: a hit's
     remember(times.ms, measured, step);
     remember(times.peak_kib, peaks, step);
   }
+  times.day = today;
   return changed;
 }
 
@@ -101,10 +129,10 @@ std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const Re
   return records;
 }
 
-std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu, const StepMemory& peaks) {
+std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu) {
   std::string lines;
   for (const RecordedStep& step : tu.steps) {
-    if (step.output.empty() || peaks.contains(step.output)) continue;
+    if (step.output.empty()) continue;
     if (auto peak = times.peak_kib.find(StepFileName(step)); peak != times.peak_kib.end()) {
       lines += StepMemoryLine(step.output, peak->second, 0);
     }
@@ -138,11 +166,15 @@ std::vector<NinjaLogRecord> MeanTuRecords(const std::vector<std::pair<RecordedTu
   return records;
 }
 
-void ForgetOldStepTimes(const std::string& dir, std::filesystem::file_time_type now, WritableFileSystem& fs) {
+void ForgetOldStepTimes(const std::string& dir, int64_t today, WritableFileSystem& fs) {
+  if (fs.Read(ForgottenOnPath(dir)) == std::to_string(today)) return;
+  static const RE2 named(R"(.*-[0-9a-f]{16}\.json)");
   for (const std::string& file : fs.FilesIn(dir)) {
-    std::optional<std::filesystem::file_time_type> written = fs.MTime(file);
-    if (written && *written < now - kForgetAfter) fs.Remove(file);
+    if (!RE2::FullMatch(file, named)) continue;
+    std::optional<int64_t> day = DayWritten(fs.Read(file).value_or(""));
+    if (day && *day < today - kForgetAfterDays) fs.Remove(file);
   }
+  fs.Write(ForgottenOnPath(dir), std::to_string(today));
 }
 
 }  // namespace fastcuda

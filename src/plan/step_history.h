@@ -1,13 +1,13 @@
 // Step times remembered across build directories: a first build in a fresh
 // build directory of sources built before (a second configuration, a
 // removed build directory, a CI job that keeps its cache directory) is
-// ranked by the times its steps took there instead of by estimates. Ranking
-// only: no output is ever taken from here. One small file per source, so
-// that a build rewrites only the files of the TUs whose steps ran.
+// ranked, and its memory budget planned, by what its steps took there
+// instead of by estimates. Ranking and planning only: no output is ever
+// taken from here. One small file per source, so that a build rewrites only
+// the files of the TUs whose steps ran.
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,17 +20,20 @@
 
 namespace fastcuda {
 
-/// Where the history is: FASTCUDA_STEP_HISTORY (a directory; `off`: none),
-/// else `fastcuda/step-times` in $XDG_CACHE_HOME or ~/.cache; empty: none.
+/// Where the history is: FASTCUDA_STEP_HISTORY (an absolute directory; `off`
+/// or a relative path: none, as launchers run in many directories), else
+/// `fastcuda/step-times` in $XDG_CACHE_HOME or ~/.cache; empty: none.
 std::string StepHistoryDir();
 
-/// The times and peak memory of one source's steps, by the file name of
-/// each step's first output (FastCuda names it after the source and the
-/// architecture, never after the build directory).
+/// The times (ms) and peak memory (KiB) of one source's steps, by the file
+/// name of each step's first output (FastCuda names it after the source and
+/// the architecture, never after the build directory), and the day (since
+/// the epoch) a build last wrote them.
 struct SourceTimes {
   std::string source_path;  ///< absolute
-  std::map<std::string, int64_t> ms;
+  std::map<std::string, int64_t> ms = {};
   std::map<std::string, int64_t> peak_kib = {};
+  int64_t day = 0;
 };
 
 /// The file in `dir` that holds `source_path`'s SourceTimes.
@@ -46,11 +49,18 @@ std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::st
 /// the remembered times written like them, have start, mtime and hash 0.
 bool IsMeasured(const NinjaLogRecord& record);
 
-/// The measured times (IsMeasured records of `log`, the latest of an output
-/// winning) and the peaks (`peaks`, of step-memory.tsv) of the steps of `tu`
-/// into `times`; false where none changed.
-bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu, const std::vector<NinjaLogRecord>& log,
-                       const StepMemory& peaks);
+/// The duration of each output's latest IsMeasured record in `log`, but for
+/// the outputs whose step a cache gave (`cache_outcomes` "hit", from
+/// step-memory.tsv): a copy's time is not the step's.
+std::map<std::string, int64_t> MeasuredTimes(const std::vector<NinjaLogRecord>& log,
+                                             const std::map<std::string, std::string>& cache_outcomes);
+
+/// The times (`measured`, by output) and peaks (`peaks`, of step-memory.tsv)
+/// of the steps of `tu` into `times`, written on `today`; false where neither
+/// they nor the day changed.
+bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu,
+                       const std::map<std::string, int64_t>& measured, const StepMemory& peaks,
+                       int64_t today);
 
 /// True when `times` holds every step of `tu` that writes a file.
 bool Remembers(const SourceTimes& times, const RecordedTu& tu);
@@ -60,10 +70,9 @@ bool Remembers(const SourceTimes& times, const RecordedTu& tu);
 /// generation reads them as times but Ninja finds no command run.
 std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const RecordedTu& tu);
 
-/// Lines of step-memory.tsv for the steps of `tu` whose peaks `times`
-/// holds and `peaks` (the build directory's own) does not, so that a first
-/// build's memory budget weighs them as measured (CPU time 0: none ran).
-std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu, const StepMemory& peaks);
+/// Lines of RememberedMemoryPath for the steps of `tu` whose peaks `times`
+/// holds (StepMemoryLine, CPU time 0).
+std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu);
 
 /// Records for the steps of `unknown` (TUs added since the history was
 /// written) at the mean time that the `known` TUs (each with its times)
@@ -72,9 +81,12 @@ std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu
 std::vector<NinjaLogRecord> MeanTuRecords(const std::vector<std::pair<RecordedTu, SourceTimes>>& known,
                                           const std::vector<RecordedTu>& unknown);
 
-/// Removes the files of `dir` that no build wrote for kForgetAfter before
-/// `now` (sources no longer built, or moved).
-void ForgetOldStepTimes(const std::string& dir, std::filesystem::file_time_type now, WritableFileSystem& fs);
-inline constexpr std::chrono::hours kForgetAfter{24 * 60};
+/// Once a day (a `forgotten-on` file in `dir` says when it last did):
+/// removes the SourceTimes files of `dir` that no build wrote for
+/// kForgetAfterDays (sources no longer built, or moved). Only files named as
+/// SourceTimesPath names them, and by the day written in them, not their
+/// mtime (a restored cache may reset it).
+void ForgetOldStepTimes(const std::string& dir, int64_t today, WritableFileSystem& fs);
+inline constexpr int64_t kForgetAfterDays = 60;
 
 }  // namespace fastcuda

@@ -37,7 +37,7 @@ case $NVCC in */*) NVCC=$(realpath -s "$NVCC") ;; esac
 scratch=$(realpath "$(mktemp -d "${FASTCUDA_TEST_SCRATCH:-$PWD}/$1.XXXXXX")")
 # Step times remembered across build directories stay within the test (not
 # the user's cache): every test starts with none.
-export FASTCUDA_STEP_HISTORY=${FASTCUDA_STEP_HISTORY:-$scratch/step-times}
+export FASTCUDA_STEP_HISTORY=$scratch/step-times
 passed=0
 failed=0
 

@@ -113,7 +113,7 @@ remembered_elsewhere() {  # a second build directory of the same sources: no fir
   remembered=$(awk -F'\t' -v re="$cicc" '$3 == 0 && $5 == 0 && $4 ~ re { print $2 - $1; exit }' "$graph2/.ninja_log")
   grep -q "ranked by the step times of an earlier build elsewhere: 3 of 3 TUs" "$scratch/remembered.log" &&
     [ -n "$measured" ] && [ "$remembered" = "$measured" ] && [ -n "$peak" ] &&
-    [ "$(awk -F'\t' -v re="$cicc" '$3 == 0 && $1 ~ re { print $2; exit }' "$graph2/step-memory.tsv")" = "$peak" ] &&
+    [ "$(awk -F'\t' -v re="$cicc" '$1 ~ re { print $2; exit }' "$graph2/remembered-memory.tsv")" = "$peak" ] &&
     ! grep -q '^\[[0-9]*/[0-9]*\] CPP_HOST' <(sed -n '1,/ranked by the step times/p' "$scratch/remembered.log") &&
     [ "$(cat "$FASTCUDA_STEP_HISTORY"/*.json | jq -s 'map(select(.source | startswith("'"$project"'/src/"))) | length')" -eq 3 ] &&
     all_same_device_code

@@ -2,7 +2,8 @@
 # Memory-aware scheduling against real nvcc: with no history and a tight
 # FASTCUDA_MEMORY_BUDGET, the heavy steps (cicc) of a three-architecture TU
 # never overlap; every step's peak memory is recorded; with that history the
-# next generation needs no pools, and changing pools rebuilds nothing.
+# next generation needs no pools, and changing pools rebuilds nothing; nor
+# does a fresh graph given those peaks as remembered ones.
 #
 # usage: memory.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -27,5 +28,12 @@ no_pools_with_history() { ! grep -q '^pool ' graph/build.ninja; }
 check "with the measured history the same budget needs no pool" no_pools_with_history
 nothing_rebuilt() { ninja -C graph -n | grep -q 'no work to do'; }
 check "changing pools rebuilds nothing" nothing_rebuilt
+remembered_peaks_plan() {  # a fresh graph whose remembered-memory.tsv holds those peaks (as a first build
+  # ranked by remembered step times writes it): the same budget needs no pool there either
+  mkdir -p graph2 && sed "s|$scratch/graph/|$scratch/graph2/|" graph/step-memory.tsv > graph2/remembered-memory.tsv &&
+    FASTCUDA_MEMORY_BUDGET=1G "$FASTCUDA" gen --out graph2 -j 4 -- "$NVCC" "${args[@]}" &&
+    grep -q "$scratch/graph2/" graph2/remembered-memory.tsv && ! grep -q '^pool ' graph2/build.ninja
+}
+check "a fresh graph with remembered peaks plans as one with its own history" remembered_peaks_plan
 
 finish

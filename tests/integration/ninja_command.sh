@@ -173,6 +173,12 @@ switch_no_work() {
     plain_ninja "$scratch/switch-plain2.log" "$ext" && grep -q "no work to do" "$scratch/switch-plain2.log"
 }
 check "PyTorch: plain ninja after fastcuda ninja, and back, and again: no work each time" switch_no_work
+remembered_once() {  # the step history: a file per TU from the first build; the runs since, which ran no
+  # step (the records fastcuda ninja hands over and takes back are none), wrote none
+  [ "$(find "$FASTCUDA_STEP_HISTORY" \( -name 'scale.cu-*.json' -o -name 'shift.cu-*.json' \) | wc -l)" -eq 2 ] &&
+    [ -z "$(find "$FASTCUDA_STEP_HISTORY" -name '*.json' -newer "$scratch/second.log")" ]
+}
+check "PyTorch: the first build's step times are remembered, and no run since rewrote them" remembered_once
 
 # A header touched, not changed: Ninja reruns each object's edge (the header
 # is in its deps), whose host compile reads nothing that changed: not run.

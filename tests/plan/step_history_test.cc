@@ -28,35 +28,39 @@ NinjaLogRecord Ran(const std::string& output, int64_t start, int64_t end) {
 TEST_CASE("a source's times: one file each, named after it; its text and back") {
   CHECK(SourceTimesPath("/h", "/src/a.cu") != SourceTimesPath("/h", "/other/a.cu"));
   CHECK(SourceTimesPath("/h", "/src/a.cu").starts_with("/h/a.cu-"));
-  const SourceTimes times{"/src/a.cu", {{"a.ptx", 2500}, {"a.o", 800}}, {{"a.ptx", 900000}}};
+  const SourceTimes times{"/src/a.cu", {{"a.ptx", 2500}, {"a.o", 800}}, {{"a.ptx", 900000}}, 20000};
   std::optional<SourceTimes> read = ParseSourceTimes(FormatSourceTimes(times), "/src/a.cu");
   REQUIRE(read);
   CHECK(read->ms == times.ms);
   CHECK(read->peak_kib == times.peak_kib);
+  CHECK(read->day == 20000);
   CHECK(!ParseSourceTimes(FormatSourceTimes(times), "/other/a.cu"));  // a hash collision: not ours
   CHECK(!ParseSourceTimes("", "/src/a.cu"));
   CHECK(!ParseSourceTimes("{\"source\": \"/src/a.cu\", \"ms\": {}}", "/src/a.cu"));  // no version
   CHECK(!ParseSourceTimes(FormatSourceTimes(times).substr(0, 30), "/src/a.cu"));
 }
 
-TEST_CASE(
-    "remembered: the latest measured time of each step, keyed so that another build directory finds it") {
+TEST_CASE("measured: each output's latest record that ran, but for the steps a cache gave") {
+  const std::map<std::string, int64_t> measured =
+      MeasuredTimes({Ran("a.ptx", 10, 1010), Ran("a.ptx", 0, 3000), {0, 900, 0, "a.o", 0}, Ran("b.o", 0, 40)},
+                    {{"b.o", "hit"}, {"a.ptx", "miss"}});
+  CHECK(measured ==
+        std::map<std::string, int64_t>{{"a.ptx", 3000}});  // the latest, even one that started at 0
+}
+
+TEST_CASE("remembered: each step's time and peak, keyed so that another build directory finds them") {
   const RecordedTu there = Tu("a", "/build1/tu/a.o-1234"), here = Tu("a", "/build2/tu/a.o-9876");
-  SourceTimes times{"/src/a.cu", {}};
-  CHECK(RememberStepTimes(times, there,
-                          {Ran("/build1/tu/a.o-1234/a.ptx", 10, 1010),
-                           Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000),
-                           {0, 900, 0, "obj/a.o", 0},
-                           Ran("/elsewhere/b.ptx", 0, 5)},
-                          {{"/build1/tu/a.o-1234/a.ptx", 700000}, {"/elsewhere/b.ptx", 5}}));
-  CHECK(times.ms == std::map<std::string, int64_t>{{"a.ptx", 3000}});  // the latest wins, an estimate is none
-  CHECK(times.peak_kib == std::map<std::string, int64_t>{{"a.ptx", 700000}});
-  CHECK(
-      !RememberStepTimes(times, there, {Ran("/build1/tu/a.o-1234/a.ptx", 0, 3000)}, {}));  // nothing changed
+  SourceTimes times{"/src/a.cu"};
+  CHECK(RememberStepTimes(times, there, {{"/build1/tu/a.o-1234/a.ptx", 3000}, {"/elsewhere/b.ptx", 5}},
+                          {{"/build1/tu/a.o-1234/a.ptx", 700000}, {"/build1/tu/a.o-1234/a.cpp1.ii", 9}}, 20));
+  CHECK(times.ms == std::map<std::string, int64_t>{{"a.ptx", 3000}});
+  CHECK(times.peak_kib == std::map<std::string, int64_t>{{"a.ptx", 700000}});  // a peak without a run: none
+  CHECK(times.day == 20);
+  CHECK(!RememberStepTimes(times, there, {{"/build1/tu/a.o-1234/a.ptx", 3000}}, {}, 20));  // nothing changed
+  CHECK(RememberStepTimes(times, there, {{"/build1/tu/a.o-1234/a.ptx", 3000}}, {}, 21));   // the day did
   CHECK(!Remembers(times, here));  // its object's and preprocessing's times are missing
   CHECK(RememberedRecords(times, here).size() == 1);
-  CHECK(RememberStepTimes(times, there,
-                          {Ran("obj/a.o", 2300, 3100), Ran("/build1/tu/a.o-1234/a.cpp1.ii", 0, 300)}, {}));
+  CHECK(RememberStepTimes(times, there, {{"obj/a.o", 800}, {"/build1/tu/a.o-1234/a.cpp1.ii", 300}}, {}, 21));
   CHECK(Remembers(times, here));
   const std::vector<NinjaLogRecord> records = RememberedRecords(times, here);
   REQUIRE(records.size() == 3);
@@ -64,9 +68,7 @@ TEST_CASE(
   CHECK(records[1].end_ms - records[1].start_ms == 3000);
   CHECK(!IsMeasured(records[1]));
   CHECK(IsMeasured(Ran("x", 0, 5)));
-  // Its peaks, as lines of the new build directory's step-memory.tsv, where that has none of its own.
-  CHECK(RememberedMemoryLines(times, here, {}) == StepMemoryLine("/build2/tu/a.o-9876/a.ptx", 700000, 0));
-  CHECK(RememberedMemoryLines(times, here, {{"/build2/tu/a.o-9876/a.ptx", 1}}).empty());
+  CHECK(RememberedMemoryLines(times, here) == StepMemoryLine("/build2/tu/a.o-9876/a.ptx", 700000, 0));
 }
 
 TEST_CASE("a TU added since the history was written: the mean remembered time of each kind") {
@@ -82,15 +84,19 @@ TEST_CASE("a TU added since the history was written: the mean remembered time of
   CHECK(!IsMeasured(records[1]));
 }
 
-TEST_CASE("files that no build wrote for kForgetAfter are forgotten") {
-  fastcuda::testing::FakeFileSystem fs(
-      {{"/h/old.json", "{}"}, {"/h/new.json", "{}"}, {"/h/sub/x.json", "{}"}});
-  const auto now = std::filesystem::file_time_type::clock::now();
-  fs.SetMTime("/h/old.json", now - kForgetAfter - std::chrono::hours(1));
-  fs.SetMTime("/h/new.json", now - kForgetAfter + std::chrono::hours(1));
-  fs.SetMTime("/h/sub/x.json", now - 2 * kForgetAfter);
-  ForgetOldStepTimes("/h", now, fs);
-  CHECK(!fs.IsFile("/h/old.json"));
-  CHECK(fs.IsFile("/h/new.json"));
-  CHECK(fs.IsFile("/h/sub/x.json"));  // not ours: only the directory's own files
+TEST_CASE("once a day, the files no build wrote for kForgetAfterDays are forgotten, by the day they hold") {
+  const std::string old_file = SourceTimesPath("/h", "/src/old.cu"),
+                    new_file = SourceTimesPath("/h", "/src/new.cu");
+  fastcuda::testing::FakeFileSystem fs({{old_file, FormatSourceTimes({"/src/old.cu", {}, {}, 100})},
+                                        {new_file, FormatSourceTimes({"/src/new.cu", {}, {}, 141})},
+                                        {"/h/notes.json", "{\"day\": 1}"}});
+  ForgetOldStepTimes("/h", 100 + kForgetAfterDays + 1, fs);
+  CHECK(!fs.IsFile(old_file));
+  CHECK(fs.IsFile(new_file));
+  CHECK(fs.IsFile("/h/notes.json"));  // not named as FastCuda names its files
+  fs.Write(old_file, FormatSourceTimes({"/src/old.cu", {}, {}, 100}));
+  ForgetOldStepTimes("/h", 100 + kForgetAfterDays + 1, fs);
+  CHECK(fs.IsFile(old_file));  // done for today already
+  ForgetOldStepTimes("/h", 100 + kForgetAfterDays + 2, fs);
+  CHECK(!fs.IsFile(old_file));
 }
