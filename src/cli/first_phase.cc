@@ -1,6 +1,7 @@
 #include "src/cli/first_phase.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -140,7 +141,8 @@ std::string EndOf(std::string_view text) {
 /// What was appended to `text` since it ended at `end` (EndOf): all of it
 /// where it was rewritten since (Ninja recompacts its log) or `end` is none.
 std::string_view TextSince(std::string_view text, const std::string& end) {
-  const size_t size = std::stoull("0" + end.substr(0, end.find(':')));
+  size_t size = 0;  // the digits before ':'; none: 0
+  std::from_chars(end.data(), end.data() + end.size(), size);
   const bool appended = size > 0 && size <= text.size() && EndOf(text.substr(0, size)) == end;
   return text.substr(appended ? size : 0);
 }
@@ -158,6 +160,33 @@ HistoryMark ReadHistoryMark(const std::string& dir, const FileSystem& fs) {
 void WriteHistoryMark(const std::string& dir, std::string_view log, std::string_view memory,
                       WritableFileSystem& fs) {
   fs.Write(StepHistoryMarkPath(dir), EndOf(log) + " " + EndOf(memory) + "\n");
+}
+
+/// Runs `work`, which keeps the step history: where it fails (an unwritable
+/// cache directory, a torn steps.json) that costs rankings, never the build.
+void KeepingTheBuild(const std::function<void()>& work) {
+  try {
+    work();
+  } catch (const std::runtime_error& error) {
+    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
+  }
+}
+
+/// The records a first build of `split` appends to Ninja's log, whose
+/// records are `in_log`: the remembered times and, for the TUs not
+/// remembered, MeanTuRecords, or EstimateRecords by `weights` where none
+/// is; never one of a step this build directory ran already (a record
+/// without its command's hash would make Ninja run it again).
+std::vector<NinjaLogRecord> RecordsToAppend(const TusByHistory& split,
+                                            const std::optional<std::vector<int64_t>>& weights,
+                                            const StepDurations& in_log) {
+  std::vector<NinjaLogRecord> records = split.remembered;
+  std::vector<NinjaLogRecord> estimates =
+      split.known.empty() ? EstimateRecords(split.unknown, weights.value_or(std::vector<int64_t>{}), in_log)
+                          : MeanTuRecords(split.known, split.unknown);
+  records.insert(records.end(), estimates.begin(), estimates.end());
+  std::erase_if(records, [&](const NinjaLogRecord& record) { return in_log.contains(record.output); });
+  return records;
 }
 
 /// Days since the epoch, today.
@@ -187,7 +216,7 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   const auto start = std::chrono::steady_clock::now();
   const std::string history_dir = StepHistoryDir();
   TusByHistory split = SplitByHistory(std::move(tus), history_dir, fs);
-  if (!history_dir.empty()) ForgetOldStepTimes(history_dir, Today(), fs);
+  if (!history_dir.empty()) KeepingTheBuild([&] { ForgetOldStepTimes(history_dir, Today(), fs); });
   const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs);
   if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
@@ -201,15 +230,7 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   }
   const std::string log = LogToAppendTo(log_path, fs);
   if (NinjaLogVersion(log) == 0) return 0;  // not a log to write estimates into
-  const StepDurations in_log = ParseNinjaLog(log);
-  std::vector<NinjaLogRecord> records = split.remembered;
-  std::vector<NinjaLogRecord> estimates = split.known.empty()
-                                              ? EstimateRecords(split.unknown, *weights, in_log)
-                                              : MeanTuRecords(split.known, split.unknown);
-  records.insert(records.end(), estimates.begin(), estimates.end());
-  // A step this build directory ran already keeps its own time: a record
-  // without its command's hash would make Ninja run it again.
-  std::erase_if(records, [&](const NinjaLogRecord& record) { return in_log.contains(record.output); });
+  const std::vector<NinjaLogRecord> records = RecordsToAppend(split, weights, ParseNinjaLog(log));
   if (records.empty()) return 0;
   if (!split.known.empty()) {
     ComplainIfVerbose(
@@ -243,7 +264,7 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
       MeasuredTimes(ParseNinjaLogRecords(TextSince(log, mark.log_end)), peaks.cache_outcomes);
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return;
-  try {
+  KeepingTheBuild([&] {
     const int64_t today = Today();
     for (const RecordedTu& tu : ParseStepsFile(*steps)) {
       if (tu.source_path.empty() ||
@@ -258,19 +279,15 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
         fs.Write(path, FormatSourceTimes(times));
     }
     WriteHistoryMark(dir, log, memory, fs);
-  } catch (const std::runtime_error& error) {  // a torn steps.json, an unwritable cache: ranking only
-    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
-  }
+  });
 }
 
 void SkipRecordsOfNoBuild(const std::string& dir, WritableFileSystem& fs) {
   if (StepHistoryDir().empty()) return;
-  try {
+  KeepingTheBuild([&] {
     WriteHistoryMark(dir, fs.Read(GraphNinjaLogPath(dir, fs)).value_or(""),
                      fs.Read(StepMemoryLogPath(dir)).value_or(""), fs);
-  } catch (const std::runtime_error& error) {
-    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
-  }
+  });
 }
 
 }  // namespace fastcuda
