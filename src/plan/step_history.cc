@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,14 @@ namespace {
 /// The file name of a step's first output, the key of its time.
 std::string StepFileName(const RecordedStep& step) {
   return std::filesystem::path(step.output).filename().string();
+}
+
+/// What `values` (by StepFileName) holds for `step`; none for a step that
+/// writes no file.
+std::optional<int64_t> RememberedOf(const std::map<std::string, int64_t>& values, const RecordedStep& step) {
+  if (step.output.empty()) return std::nullopt;
+  auto value = values.find(StepFileName(step));
+  return value == values.end() ? std::nullopt : std::optional<int64_t>(value->second);
 }
 
 std::string ForgottenOnPath(const std::string& dir) { return dir + "/forgotten-on"; }
@@ -112,19 +121,16 @@ bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu,
 }
 
 bool Remembers(const SourceTimes& times, const RecordedTu& tu) {
-  for (const RecordedStep& step : tu.steps) {
-    if (!step.output.empty() && !times.ms.contains(StepFileName(step))) return false;
-  }
-  return true;
+  return std::all_of(tu.steps.begin(), tu.steps.end(), [&](const RecordedStep& step) {
+    return step.output.empty() || RememberedOf(times.ms, step);
+  });
 }
 
 std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const RecordedTu& tu) {
   std::vector<NinjaLogRecord> records;
   for (const RecordedStep& step : tu.steps) {
-    if (step.output.empty()) continue;
-    if (auto time = times.ms.find(StepFileName(step)); time != times.ms.end()) {
-      records.push_back({0, time->second, 0, step.output, 0});
-    }
+    if (std::optional<int64_t> ms = RememberedOf(times.ms, step))
+      records.push_back({0, *ms, 0, step.output, 0});
   }
   return records;
 }
@@ -132,10 +138,8 @@ std::vector<NinjaLogRecord> RememberedRecords(const SourceTimes& times, const Re
 std::string RememberedMemoryLines(const SourceTimes& times, const RecordedTu& tu) {
   std::string lines;
   for (const RecordedStep& step : tu.steps) {
-    if (step.output.empty()) continue;
-    if (auto peak = times.peak_kib.find(StepFileName(step)); peak != times.peak_kib.end()) {
-      lines += StepMemoryLine(step.output, peak->second, 0);
-    }
+    if (std::optional<int64_t> kib = RememberedOf(times.peak_kib, step))
+      lines += StepMemoryLine(step.output, *kib, 0);
   }
   return lines;
 }
@@ -145,9 +149,8 @@ std::vector<NinjaLogRecord> MeanTuRecords(const std::vector<std::pair<RecordedTu
   std::map<std::string, std::pair<int64_t, int64_t>> sum_and_count;  // by kind
   for (const auto& [tu, times] : known) {
     for (const RecordedStep& step : tu.steps) {
-      if (step.output.empty()) continue;
-      if (auto time = times.ms.find(StepFileName(step)); time != times.ms.end()) {
-        sum_and_count[step.kind].first += time->second;
+      if (std::optional<int64_t> ms = RememberedOf(times.ms, step)) {
+        sum_and_count[step.kind].first += *ms;
         ++sum_and_count[step.kind].second;
       }
     }
