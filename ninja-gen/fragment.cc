@@ -114,6 +114,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;
+  call.stub_include = step.stub_include;
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
   if (!step.ninja_depfile.empty()) {

@@ -79,7 +79,7 @@ constexpr const char* kLauncherUsage = R"(usage:
   fastcuda [--graph DIR | --build-graph DIR] [LAUNCHER...] NVCC ARGS...
                                           compile like NVCC ARGS..., sub-steps in parallel;
                                           LAUNCHER (ccache...) runs the host compile
-                                          (sccache: also cicc and ptxas);
+                                          (sccache: also cudafe++, cicc and ptxas);
                                           DIR: a global graph that may have built it already
                                           (--build-graph: that the call runs itself)
 )";

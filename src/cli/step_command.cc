@@ -97,6 +97,16 @@ void BlankDisabledCodeIn(const std::string& path, WritableFileSystem& fs) {
   if (std::optional<std::string> blanked = BlankDisabledCode(*text)) fs.Write(path, *blanked);
 }
 
+/// Has cudafe++'s host source, which a cache may have handed back, include
+/// the stub by the name that cicc writes it under here.
+void RestoreStubNameIn(const std::string& cwd, const StubInclude& include, WritableFileSystem& fs) {
+  std::string path = ResolvePath(cwd, include.host_source);
+  std::optional<std::string> text = fs.Read(path);
+  if (!text) return;
+  if (std::optional<std::string> restored = RestoreStubName(*text, include.stub_name))
+    fs.Write(path, *restored);
+}
+
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the jobs
 /// the build runs when the step starts.
 void SplitByLoad(StepInvocation& options) {
@@ -285,6 +295,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     TakeCacheOutcome(cache_result, fs);
     return result.exit_code;
   }
+  if (!options.stub_include.host_source.empty()) RestoreStubNameIn(options.cwd, options.stub_include, fs);
   if (!options.blank_disabled.empty())
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(outputs, fs);

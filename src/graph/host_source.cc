@@ -38,4 +38,37 @@ std::optional<std::string> BlankDisabledCode(std::string_view cudafe_output) {
   return out;
 }
 
+std::optional<std::string> RestoreStubName(std::string_view cudafe_output, std::string_view stub_name) {
+  // The stub is the last file cudafe++ includes, at the very end of its output.
+  constexpr std::string_view kInclude = "\n#include \"";
+  size_t include = cudafe_output.rfind(kInclude);
+  if (include == std::string_view::npos) return std::nullopt;
+  size_t name_begin = include + kInclude.size();
+  size_t name_end = cudafe_output.find('"', name_begin);
+  if (name_end == std::string_view::npos) return std::nullopt;
+  std::string_view stored = cudafe_output.substr(name_begin, name_end - name_begin);
+  if (stored == stub_name) return std::nullopt;
+  // The include and the line markers around it (`# 1 "NAME"`) name it so.
+  auto quoted = [](std::string_view name) {
+    std::string text(1, '"');
+    text.append(name).push_back('"');
+    return text;
+  };
+  std::string quoted_stored = quoted(stored), quoted_name = quoted(stub_name);
+  std::string out;
+  out.reserve(cudafe_output.size() + quoted_name.size() * 4);
+  size_t start = 0;
+  for (size_t found = cudafe_output.find(quoted_stored); found != std::string_view::npos;
+       found = cudafe_output.find(quoted_stored, found + quoted_stored.size())) {
+    size_t line_begin = cudafe_output.rfind('\n', found);
+    line_begin = line_begin == std::string_view::npos ? 0 : line_begin + 1;
+    if (cudafe_output[line_begin] != '#') continue;  // a directive's file name, not a string of the code
+    out += cudafe_output.substr(start, found - start);
+    out += quoted_name;
+    start = found + quoted_stored.size();
+  }
+  out += cudafe_output.substr(start);
+  return out;
+}
+
 }  // namespace fastcuda

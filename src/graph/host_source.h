@@ -20,4 +20,19 @@ namespace fastcuda {
 /// of its own: the caller then leaves the file as it is.
 std::optional<std::string> BlankDisabledCode(std::string_view cudafe_output);
 
+/// A cudafe++ run through a cache (sccache): the host source it writes and
+/// the name that source must include the host stub by (cudafe++'s
+/// `--stub_file_name`, the file cicc writes beside it).
+struct StubInclude {
+  std::string host_source;
+  std::string stub_name;
+};
+
+/// `cudafe_output` including its host stub as `stub_name`. sccache keys
+/// cudafe++ without `--stub_file_name`, so a hit hands back the name that
+/// the storing run gave (`x_0.cudafe1.stub.c` from `sccache nvcc`), which
+/// names no file here. Nullopt where the text includes it as `stub_name`
+/// already, or includes nothing: the caller then leaves the file as it is.
+std::optional<std::string> RestoreStubName(std::string_view cudafe_output, std::string_view stub_name);
+
 }  // namespace fastcuda

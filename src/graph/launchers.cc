@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -22,13 +23,14 @@ struct KnownLauncher {
 
 /// ccache, distcc and icecc cache or distribute `gcc -c` only; sccache
 /// also knows cicc and ptxas since 0.9 (mozilla/sccache#2247; older ones
-/// fail on them). None of them does anything with `-E` (the caches pass it
-/// straight to the compiler, distcc and icecc preprocess locally anyway),
-/// and none knows fatbinary.
+/// fail on them), and cudafe++ since 0.10. None of them does anything with
+/// `-E` (the caches pass it straight to the compiler, distcc and icecc
+/// preprocess locally anyway), and none knows fatbinary.
 constexpr KnownLauncher kKnownLaunchers[] = {
     {"ccache", StepKind::kHostCompile, ""}, {"distcc", StepKind::kHostCompile, ""},
     {"icecc", StepKind::kHostCompile, ""},  {"sccache", StepKind::kHostCompile, ""},
     {"sccache", StepKind::kCicc, "0.9"},    {"sccache", StepKind::kPtxas, "0.9"},
+    {"sccache", StepKind::kCudafe, "0.10"},
 };
 
 /// The numbers of a dotted version ("0.10.1" -> 0, 10, 1).
@@ -67,6 +69,24 @@ bool IsDeviceCompile(StepKind kind) {
   return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
 }
 
+/// A cudafe++ that reads its module id (FASTCUDA_MODULE_ID=own) rather than
+/// writing it. sccache keys cudafe++ on its source and flags, not on that
+/// file: a hit would hand back the host code of another id.
+bool ReadsModuleId(const Step& step) {
+  auto has = [&](std::string_view flag) {
+    return std::find(step.argv.begin(), step.argv.end(), flag) != step.argv.end();
+  };
+  return has("--module_id_file_name") && !has("--gen_module_id_file");
+}
+
+/// Whether `launcher` may run `step`, a cudafe++: only a tool known to cache
+/// it (never a remote runner's wrapper, which is told of cicc, ptxas and
+/// fatbinary alone), and only where cudafe++ makes the module id.
+bool RunsCudafe(const std::vector<std::string>& launcher, const Step& step,
+                const std::map<std::string, std::string>& versions) {
+  return !ReadsModuleId(step) && KnownToRun(launcher, StepKind::kCudafe, versions).value_or(false);
+}
+
 }  // namespace
 
 StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment) {
@@ -99,6 +119,13 @@ void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version) 
 }
 
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step) {
+  if (step.kind == StepKind::kCudafe) {
+    for (const auto* launcher : {&launchers.device, &launchers.nvcc}) {
+      if (!launcher->empty())
+        return RunsCudafe(*launcher, step, launchers.versions) ? *launcher : std::vector<std::string>{};
+    }
+    return {};
+  }
   bool host = step.kind == StepKind::kHostCompile;
   if (step.outputs.empty() || (!host && !IsDeviceCompile(step.kind))) return {};
   const std::vector<std::string>& chosen = host ? launchers.host : launchers.device;

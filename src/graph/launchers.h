@@ -37,13 +37,18 @@ void AddLauncherVersion(std::map<std::string, std::string>& versions,
 void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version);
 
 /// The words to put before `step`'s command, or none. Host preprocessing
-/// and cudafe++ never get a launcher, nor does a step that writes no file
-/// (ptxas checking a PTX-only target). A host compile gets `host`, a cicc,
-/// ptxas or fatbinary step `device`, each limited to the steps its tool is
-/// known to run when it is one of ccache, sccache, distcc or icecc. Without
-/// one, the nvcc command's own launcher runs the steps its tool is known to
-/// run, or the host compile when the tool is not one of those. sccache knows
-/// cicc and ptxas since 0.9 (`launchers.versions`).
+/// never gets a launcher, nor does a step that writes no file (ptxas
+/// checking a PTX-only target). A host compile gets `host`, a cicc, ptxas or
+/// fatbinary step `device`, each limited to the steps its tool is known to
+/// run when it is one of ccache, sccache, distcc or icecc. Without one, the
+/// nvcc command's own launcher runs the steps its tool is known to run, or
+/// the host compile when the tool is not one of those. sccache knows cicc
+/// and ptxas since 0.9 (`launchers.versions`), and cudafe++ since 0.10:
+/// cudafe++ gets `device` (or else the nvcc command's launcher) only when
+/// that is sccache and cudafe++ writes the module id. Its hit gives back the
+/// id it stored, on which cicc's key depends: without it, a TU whose id
+/// cudafe++ makes anew in every run (it holds its process id) misses every
+/// cicc and ptxas.
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step);
 
 /// The variables to set for a step whose command is `argv`, where

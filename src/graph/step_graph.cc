@@ -238,8 +238,17 @@ void GraphBuilder::SplitCompilation(GraphStep& step, int arch_chains) const {
   step.argv.insert(step.argv.end(), flag.begin(), flag.end());
 }
 
+/// What cudafe++'s command names as its host source and the stub that includes.
+StubInclude StubIncludeOf(const std::vector<std::string>& argv) {
+  std::vector<std::string> host_source = FlagValues(argv, {"--gen_c_file_name"});
+  std::vector<std::string> stub = FlagValues(argv, {"--stub_file_name"});
+  if (host_source.size() != 1 || stub.size() != 1) return {};
+  return {host_source.front(), stub.front()};
+}
+
 bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
+  if (step.kind == StepKind::kCudafe && !launcher.empty()) step.stub_include = StubIncludeOf(step.argv);
   std::vector<GraphStep> steps;
   if (early_host_) steps = early_host_->Rewrite(std::move(step));
   else steps.push_back(std::move(step));

@@ -10,6 +10,7 @@
 #include "src/base/file_system.h"
 #include "src/graph/compile_modes.h"
 #include "src/graph/fatbin_embedding.h"
+#include "src/graph/host_source.h"
 #include "src/graph/launchers.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
@@ -56,6 +57,7 @@ struct GraphStep : Step {
   FatbinEmbedding fatbin;           ///< early host: the layout (kFatbinPlaceholder), the bytes too
                                     ///< (kFatbinary), all of it (kEmbedFatbin)
   std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
+  StubInclude stub_include;         ///< kCudafe through a cache: the stub name to restore after a hit
   /// HandDepfileToNinja: the user's depfile this step writes, on success,
   /// from the merged one (`ninja_depfile_from`), for Ninja to read.
   std::string ninja_depfile;

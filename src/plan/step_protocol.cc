@@ -16,6 +16,7 @@ constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
+constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
 constexpr std::string_view kCacheLookup = "--cache-lookup", kSkipOnHit = "--skip-on-hit",
@@ -86,6 +87,8 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kCapture, capture);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
   AddOption(words, kBlankDisabled, blank_disabled);
+  AddOption(words, kStubHostSource, stub_include.host_source);
+  AddOption(words, kStubName, stub_include.stub_name);
   AddOption(words, kNinjaDepfileFrom, ninja_depfile_from);
   AddOption(words, kNinjaDepfile, ninja_depfile);
   for (const std::string& read : reads) AddOption(words, kReads, read);
@@ -148,6 +151,8 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
+    else if (flag == kStubHostSource) call.stub_include.host_source = value(flag);
+    else if (flag == kStubName) call.stub_include.stub_name = value(flag);
     else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);
     else if (flag == kNinjaDepfile) call.ninja_depfile = value(flag);
     else if (flag == kReads) call.reads.push_back(value(flag));

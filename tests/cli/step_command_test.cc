@@ -169,6 +169,17 @@ TEST_CASE(
   CHECK(copy.find("/w/inc/h.h") != std::string::npos);
 }
 
+TEST_CASE("step on fakes: cudafe++'s host source from a cache names the stub as cicc writes it here") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+  FakeProgram cache_hit(disk, "int host();\n# 1 \"x_0.cudafe1.stub.c\"\n#include \"x_0.cudafe1.stub.c\"\n");
+  StepInvocation step = StepInvocation::Parse(
+      {"--cwd", "/w", "--env-file", "/w/nvcc.env", "--stub-host-source", "k.cudafe1.cpp", "--stub-name",
+       "k.cudafe1.stub.c", "/w/k.cudafe1.cpp", "--", "sccache", "cudafe++", "-o", "k.cudafe1.cpp"});
+  CHECK(RunStep(step, cache_hit, disk, {}) == 0);
+  CHECK(disk.Read("/w/k.cudafe1.cpp") ==
+        "int host();\n# 1 \"k.cudafe1.stub.c\"\n#include \"k.cudafe1.stub.c\"\n");
+}
+
 TEST_CASE("step on fakes: an object made by this command from reads older than it is not made again") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.cpp", "host"}, {"/w/deps.d", "a.o: h.h\n"}});
   FakeProgram compiler(disk, "object");

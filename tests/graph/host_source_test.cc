@@ -44,5 +44,29 @@ TEST_CASE("a raw string literal leaves the text to the caller") {
   CHECK(BlankDisabledCode("const char *s = \"R(\";\n"));
 }
 
+TEST_CASE("a host source from another run's cache entry includes the stub by this run's name") {
+  // The end of cudafe++'s output, as `sccache nvcc` stored it.
+  const std::string stored =
+      "static const char *s = \"x_0.cudafe1.stub.c\";\n"
+      "# 1 \"x_0.cudafe1.stub.c\"\n"
+      "#define _NV_ANON_NAMESPACE _GLOBAL__N__64ff562f_6_k_cu_a6da0ba9_14849\n"
+      "# 1 \"x_0.cudafe1.stub.c\"\n"
+      "#include \"x_0.cudafe1.stub.c\"\n"
+      "# 1 \"x_0.cudafe1.stub.c\"\n"
+      "#undef _NV_ANON_NAMESPACE\n";
+  std::optional<std::string> restored = RestoreStubName(stored, "k.cudafe1.stub.c");
+  REQUIRE(restored);
+  CHECK(*restored ==
+        "static const char *s = \"x_0.cudafe1.stub.c\";\n"  // code, not a directive: left as it is
+        "# 1 \"k.cudafe1.stub.c\"\n"
+        "#define _NV_ANON_NAMESPACE _GLOBAL__N__64ff562f_6_k_cu_a6da0ba9_14849\n"
+        "# 1 \"k.cudafe1.stub.c\"\n"
+        "#include \"k.cudafe1.stub.c\"\n"
+        "# 1 \"k.cudafe1.stub.c\"\n"
+        "#undef _NV_ANON_NAMESPACE\n");
+  CHECK_FALSE(RestoreStubName(*restored, "k.cudafe1.stub.c"));  // already this run's: left alone
+  CHECK_FALSE(RestoreStubName("int host();\n", "k.cudafe1.stub.c"));
+}
+
 }  // namespace
 }  // namespace fastcuda

@@ -44,8 +44,9 @@ TEST_CASE("the nvcc command's own launcher runs the steps its tool is known to r
   CHECK(Prefixed({{}, {}, {"ccache"}}, {"ccache"}) == "HOST_CC ");
   CHECK(Prefixed({{}, {}, {"/usr/bin/distcc"}}, {"/usr/bin/distcc"}) == "HOST_CC ");
   CHECK(Prefixed({{}, {}, {"icecc"}}, {"icecc"}) == "HOST_CC ");
-  CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}) == "CICC PTXAS HOST_CC ");
-  // sccache learnt cicc and ptxas in 0.9; older ones (Debian 12 has 0.4) fail on them.
+  CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}) == "CUDAFE CICC PTXAS HOST_CC ");
+  // sccache learnt cicc and ptxas in 0.9 and cudafe++ in 0.10; older ones
+  // (Debian 12 has 0.4) fail on them.
   CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}, "0.9.0") == "CICC PTXAS HOST_CC ");
   CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}, "0.4.0-pre.6") == "HOST_CC ");
   CHECK(Prefixed({{}, {}, {"sccache"}}, {"sccache"}, "") == "HOST_CC ");
@@ -56,7 +57,8 @@ TEST_CASE("the nvcc command's own launcher runs the steps its tool is known to r
 
 TEST_CASE("FASTCUDA_DEVICE_LAUNCHER: cicc, ptxas and fatbinary, as far as a known tool runs them") {
   CHECK(Prefixed({{}, {"rexec", "--remote"}, {}}, {"rexec", "--remote"}) == "CICC PTXAS FATBINARY ");
-  CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}) == "CICC PTXAS ");
+  CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}) == "CUDAFE CICC PTXAS ");
+  CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}, "0.9.1") == "CICC PTXAS ");
   CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}, "0.8.2") == "");
   CHECK(Prefixed({{}, {"ccache"}, {}}, {"ccache"}) == "");
 }
@@ -73,6 +75,21 @@ TEST_CASE("a class's own launcher replaces the nvcc command's for that class onl
   CHECK(LauncherFor(At(launchers, "0.9"), Writing(StepKind::kCicc)) == Words{"sccache"});
   launchers.device = {"ccache"};  // ccache runs no device step: none gets sccache either
   CHECK(LauncherFor(At(launchers, "0.9"), Writing(StepKind::kCicc)).empty());
+}
+
+TEST_CASE("cudafe++ goes through sccache only where it writes the module id, which sccache's key lacks") {
+  StepLaunchers launchers = At({{}, {"sccache"}, {}}, "0.16.0");
+  Step writes_id{StepKind::kCudafe,
+                 "",
+                 {"cudafe++", "--gen_module_id_file", "--module_id_file_name", "k.module_id", "k.cpp4.ii"},
+                 {},
+                 {"k.cudafe1.cpp", "k.module_id"}};
+  CHECK(LauncherFor(launchers, writes_id) == Words{"sccache"});
+  CHECK(LauncherFor(At({{}, {}, {"sccache"}}, "0.16.0"), writes_id) == Words{"sccache"});
+  Step reads_id = writes_id;  // FASTCUDA_MODULE_ID=own: the id is FastCuda's, an input
+  std::erase(reads_id.argv, "--gen_module_id_file");
+  reads_id.outputs = {"k.cudafe1.cpp"};
+  CHECK(LauncherFor(launchers, reads_id).empty());
 }
 
 TEST_CASE("a step that writes no file (ptxas checking a PTX-only target) runs locally") {

@@ -346,6 +346,30 @@ TEST_CASE("a device launcher runs every cicc, ptxas and fatbinary of every archi
   CHECK(launched == 7);
 }
 
+TEST_CASE("sccache runs cudafe++ where it makes the module id, and the step restores the stub's name") {
+  StepGraphOptions options{kProjectDir, kWorkDir};
+  options.launchers.device = {"sccache"};
+  options.launchers.versions = {{"sccache", "0.16.0"}};
+  FakeFileSystem disk({{std::string(kProjectDir) + "/kernel.cu", ""}});
+  StepGraph graph = BuildStepGraph(LoadTranscript("single_arch"), options, disk);
+  auto cudafe = std::find_if(graph.steps.begin(), graph.steps.end(),
+                             [](const GraphStep& step) { return step.kind == StepKind::kCudafe; });
+  REQUIRE(cudafe != graph.steps.end());
+  CHECK(cudafe->argv.front() == "sccache");
+  std::vector<std::string> host_source = FlagValues(cudafe->argv, {"--gen_c_file_name"});
+  std::vector<std::string> stub = FlagValues(cudafe->argv, {"--stub_file_name"});
+  REQUIRE(host_source.size() == 1);
+  REQUIRE(stub.size() == 1);
+  CHECK(cudafe->stub_include.host_source == host_source.front());
+  CHECK(cudafe->stub_include.stub_name == stub.front());
+  options.modes.module_id = ModuleIdMode::kOwn;  // cudafe++ reads FastCuda's id: sccache would not key on it
+  for (const GraphStep& step : BuildStepGraph(LoadTranscript("single_arch"), options, disk).steps) {
+    if (step.kind != StepKind::kCudafe) continue;
+    CHECK(step.argv.front() != "sccache");
+    CHECK(step.stub_include.host_source.empty());
+  }
+}
+
 TEST_CASE("keep_depfiles keeps every preprocess depfile without -MD, for the launcher") {
   StepGraphOptions options{kProjectDir, kWorkDir};
   options.keep_depfiles = true;

@@ -51,11 +51,11 @@ record() {
   fi
 }
 
-check() {
-  local name=$1 status=0
+check() {  # NAME COMMAND...: records whether COMMAND succeeded, and in how many seconds (CI's time is short)
+  local name=$1 status=0 start=$SECONDS
   shift
   "$@" || status=$?
-  record "$status" "$name"
+  record "$status" "$name ($((SECONDS - start)) s)"
 }
 
 same_object() {
