@@ -112,13 +112,18 @@ struct TusByHistory {
 
 /// `tus` split by whether the history in `history_dir` remembers them.
 TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& history_dir,
-                            const FileSystem& fs) {
+                            const WritableFileSystem& fs) {
   TusByHistory split;
+  std::optional<std::vector<std::string>> files;  // listed once, for the first source not found by its path
   for (RecordedTu& tu : tus) {
     std::optional<SourceTimes> times;
     if (!history_dir.empty() && !tu.source_path.empty()) {
       times = ParseSourceTimes(fs.Read(SourceTimesPath(history_dir, tu.source_path)).value_or(""),
                                tu.source_path);
+      if (!times) {
+        if (!files) files = fs.FilesIn(history_dir);
+        times = TimesOfMovedSource(tu.source_path, *files, fs);
+      }
     }
     if (!times || !Remembers(*times, tu)) {
       split.unknown.push_back(std::move(tu));

@@ -40,6 +40,24 @@ std::optional<int64_t> DayWritten(std::string_view text) {
   }
 }
 
+/// How many trailing components (the file name, then its directories) two
+/// paths share.
+size_t SharedTail(const std::filesystem::path& a, const std::filesystem::path& b) {
+  auto x = a.end(), y = b.end();
+  size_t shared = 0;
+  while (x != a.begin() && y != b.begin() && *--x == *--y) ++shared;
+  return shared;
+}
+
+/// The source path a SourceTimes file names, whatever it is.
+std::string SourceNamed(std::string_view text) {
+  try {
+    return ParseJsonBytes(text).value("source", "");
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+}
+
 }  // namespace
 
 std::string StepHistoryDir() {
@@ -81,6 +99,27 @@ std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::st
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
+}
+
+std::optional<SourceTimes> TimesOfMovedSource(const std::string& source_path,
+                                              const std::vector<std::string>& files, const FileSystem& fs) {
+  const std::filesystem::path wanted(source_path);
+  const std::string prefix = wanted.filename().string() + "-";  // SourceTimesPath's names for that file name
+  constexpr size_t kFewestShared = 2;  // the file name and its directory: a name alone is too common
+  std::optional<SourceTimes> best;
+  size_t best_shared = kFewestShared;
+  for (const std::string& file : files) {
+    if (!std::filesystem::path(file).filename().string().starts_with(prefix)) continue;
+    const std::string text = fs.Read(file).value_or("");
+    const std::string source = SourceNamed(text);
+    const size_t shared = SharedTail(wanted, source);
+    if (shared < best_shared || source == source_path) continue;
+    std::optional<SourceTimes> times = ParseSourceTimes(text, source);
+    if (!times || (shared == best_shared && best && best->day >= times->day)) continue;
+    best = std::move(times);
+    best_shared = shared;
+  }
+  return best;
 }
 
 bool IsMeasured(const NinjaLogRecord& record) {

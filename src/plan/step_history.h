@@ -45,6 +45,15 @@ std::string SourceTimesPath(const std::string& dir, const std::string& source_pa
 std::string FormatSourceTimes(const SourceTimes& times);
 std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::string& source_path);
 
+/// The SourceTimes of `source_path` where the history has none of it but has
+/// the same source at another path (a clone elsewhere, a CI job whose
+/// workspace moved): of `files` (the history directory's, as FilesIn lists
+/// them), the SourceTimes of a source with the same file name whose path
+/// ends in the most of the same directories, at least its parent; of those,
+/// the latest written. Nullopt where none does.
+std::optional<SourceTimes> TimesOfMovedSource(const std::string& source_path,
+                                              const std::vector<std::string>& files, const FileSystem& fs);
+
 /// True for a record of a step that ran: a first phase's estimates, and
 /// the remembered times written like them, have start, mtime and hash 0.
 bool IsMeasured(const NinjaLogRecord& record);

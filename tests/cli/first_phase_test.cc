@@ -180,6 +180,24 @@ TEST_CASE("step times remembered from another build directory rank a first build
   CHECK(ninja_runs == 1);
 }
 
+TEST_CASE("a clone at another path is ranked by the times its sources left at the first path") {
+  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
+  FakeFileSystem fs({{NoHistoryPath("/g"), ""},
+                     {SourceTimesPath("/cache", "/clone1/src/a.cu"),
+                      FormatSourceTimes({"/clone1/src/a.cu", {{"a.ii", 300}, {"a.o", 7000}}, {}, 1})},
+                     {StepsFilePath("/g"),
+                      R"({"tus": [{"source": "a.cu", "source_path": "/clone2/src/a.cu", "steps": [)"
+                      R"({"kind": "CPP_DEVICE", "arch": "compute_80", "output": "/g/a.ii", "after": []},)"
+                      R"({"kind": "HOST_CC", "arch": "", "output": "/g/a.o", "after": [0]}]}]})"}});
+  int ninja_runs = 0;
+  CHECK(RunFirstPhase(
+            "/g", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; }, [] { return 0; },
+            fs) == 0);
+  CHECK(ninja_runs == 0);  // no first phase: the times are known
+  CHECK(fs.Read("/g/.ninja_log").value_or("").find("0\t7000\t0\t/g/a.o\t0\n") != std::string::npos);
+  CHECK_FALSE(fs.IsFile(SourceTimesPath("/cache", "/clone2/src/a.cu")));  // only a build writes its own
+}
+
 TEST_CASE("remembered times never replace a record of a step that this build directory ran") {
   fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
   // One TU whose graph never has step times of its own (nvcc run whole):

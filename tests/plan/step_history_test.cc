@@ -40,6 +40,26 @@ TEST_CASE("a source's times: one file each, named after it; its text and back") 
   CHECK(!ParseSourceTimes(FormatSourceTimes(times).substr(0, 30), "/src/a.cu"));
 }
 
+TEST_CASE("a source moved (a clone elsewhere): the times of the same file at the path that ends most alike") {
+  fastcuda::testing::FakeFileSystem fs;
+  auto remember = [&](const std::string& source, int64_t ms, int64_t day) {
+    fs.Write(SourceTimesPath("/h", source), FormatSourceTimes({source, {{"a.ptx", ms}}, {}, day}));
+  };
+  remember("/ci/job1/repo/src/a.cu", 3000, 10);
+  remember("/home/me/src/a.cu", 2000, 12);       // ends in src/a.cu only
+  remember("/ci/job1/repo/lib/a.cu", 9000, 12);  // another a.cu of the project
+  fs.Write("/h/a.cu-0123456789abcdef.json", "damaged");
+  auto found = [&](const std::string& source) {
+    std::optional<SourceTimes> times = TimesOfMovedSource(source, fs.FilesIn("/h"), fs);
+    return times ? times->ms.at("a.ptx") : 0;
+  };
+  CHECK(found("/ci/job2/repo/src/a.cu") == 3000);  // repo/src/a.cu beats src/a.cu
+  CHECK(found("/ci/job2/repo/lib/a.cu") == 9000);
+  CHECK(found("/elsewhere/src/a.cu") == 2000);  // src/a.cu in two: the latest written
+  CHECK(found("/elsewhere/a.cu") == 0);         // a file name alone is too common
+  CHECK(found("/ci/job2/repo/src/b.cu") == 0);
+}
+
 TEST_CASE("measured: each output's latest record that ran, but for the steps a cache gave") {
   const std::map<std::string, int64_t> measured =
       MeasuredTimes({Ran("a.ptx", 10, 1010), Ran("a.ptx", 0, 3000), {0, 900, 0, "a.o", 0}, Ran("b.o", 0, 40)},
