@@ -89,8 +89,15 @@ steps_at_once() {
   # The last build's records: Ninja's clock starts again with each build, so
   # end times only grow within one, and again after it regenerated its
   # manifest (that record is left out). An edge has a record per output: one
-  # per start, end and command hash.
-  grep -v '^#' "$1" | awk -F'\t' '$4 ~ /(^|\/)build\.ninja$/ { next } $2 < last { n = 0; delete seen } { last = $2 }
+  # per start, end and command hash. A first build's first phase and
+  # estimates come before its build's records, where `first-phase` says: a
+  # build whose first record ends after the phase's last would count them as
+  # running beside it.
+  local phase skip=0
+  phase="$(dirname "$1")/first-phase"
+  [ ! -f "$phase" ] || skip=$(cut -d' ' -f2 "$phase")
+  tail -c +$((skip + 1)) "$1" | grep -v '^#' | awk -F'\t' '$4 ~ /(^|\/)build\.ninja$/ { next }
+      $2 < last { n = 0; delete seen } { last = $2 }
       !seen[$1 FS $2 FS $5]++ { starts[++n] = $1; ends[n] = $2 }
       END { for (i = 1; i <= n; i++) { print starts[i], 1; print ends[i], -1 } }' |
     sort -n -k1,1 -k2,2 |
