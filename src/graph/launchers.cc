@@ -79,14 +79,6 @@ bool ReadsModuleId(const Step& step) {
   return has("--module_id_file_name") && !has("--gen_module_id_file");
 }
 
-/// Whether `launcher` may run `step`, a cudafe++: only a tool known to cache
-/// it (never a remote runner's wrapper, which is told of cicc, ptxas and
-/// fatbinary alone), and only where cudafe++ makes the module id.
-bool RunsCudafe(const std::vector<std::string>& launcher, const Step& step,
-                const std::map<std::string, std::string>& versions) {
-  return !ReadsModuleId(step) && KnownToRun(launcher, StepKind::kCudafe, versions).value_or(false);
-}
-
 }  // namespace
 
 StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment) {
@@ -119,19 +111,17 @@ void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version) 
 }
 
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step) {
-  if (step.kind == StepKind::kCudafe) {
-    for (const auto* launcher : {&launchers.device, &launchers.nvcc}) {
-      if (!launcher->empty())
-        return RunsCudafe(*launcher, step, launchers.versions) ? *launcher : std::vector<std::string>{};
-    }
-    return {};
-  }
   bool host = step.kind == StepKind::kHostCompile;
-  if (step.outputs.empty() || (!host && !IsDeviceCompile(step.kind))) return {};
+  // cudafe++ only through a tool known to cache it (never a remote runner's
+  // wrapper, which is told of cicc, ptxas and fatbinary alone), and only
+  // where it makes the module id.
+  bool cudafe = step.kind == StepKind::kCudafe;
+  if (step.outputs.empty() || (!host && !cudafe && !IsDeviceCompile(step.kind))) return {};
+  if (cudafe && ReadsModuleId(step)) return {};
   const std::vector<std::string>& chosen = host ? launchers.host : launchers.device;
   if (!chosen.empty()) {
-    return KnownToRun(chosen, step.kind, launchers.versions).value_or(true) ? chosen
-                                                                            : std::vector<std::string>{};
+    return KnownToRun(chosen, step.kind, launchers.versions).value_or(!cudafe) ? chosen
+                                                                               : std::vector<std::string>{};
   }
   return KnownToRun(launchers.nvcc, step.kind, launchers.versions).value_or(host)
              ? launchers.nvcc

@@ -49,12 +49,17 @@ size_t SharedTail(const std::filesystem::path& a, const std::filesystem::path& b
   return shared;
 }
 
-/// The source path a SourceTimes file names, whatever it is.
-std::string SourceNamed(std::string_view text) {
+/// The SourceTimes file `text`, whatever source it names; nullopt for a
+/// damaged or foreign file.
+std::optional<SourceTimes> ParseAnySourceTimes(std::string_view text) {
   try {
-    return ParseJsonBytes(text).value("source", "");
+    const nlohmann::json document = ParseJsonBytes(text);
+    if (document.value("fastcuda_step_times", 0) != 1) return std::nullopt;
+    return SourceTimes{document.value("source", ""), document.at("ms").get<std::map<std::string, int64_t>>(),
+                       document.at("peak_kib").get<std::map<std::string, int64_t>>(),
+                       document.at("day").get<int64_t>()};
   } catch (const nlohmann::json::exception&) {
-    return "";
+    return std::nullopt;
   }
 }
 
@@ -88,17 +93,8 @@ std::string FormatSourceTimes(const SourceTimes& times) {
 }
 
 std::optional<SourceTimes> ParseSourceTimes(std::string_view text, const std::string& source_path) {
-  try {
-    const nlohmann::json document = ParseJsonBytes(text);
-    if (document.value("fastcuda_step_times", 0) != 1 || document.value("source", "") != source_path) {
-      return std::nullopt;
-    }
-    return SourceTimes{source_path, document.at("ms").get<std::map<std::string, int64_t>>(),
-                       document.at("peak_kib").get<std::map<std::string, int64_t>>(),
-                       document.at("day").get<int64_t>()};
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
+  std::optional<SourceTimes> times = ParseAnySourceTimes(text);
+  return times && times->source_path == source_path ? times : std::nullopt;
 }
 
 std::optional<SourceTimes> TimesOfMovedSource(const std::string& source_path,
@@ -110,12 +106,10 @@ std::optional<SourceTimes> TimesOfMovedSource(const std::string& source_path,
   size_t best_shared = kFewestShared;
   for (const std::string& file : files) {
     if (!std::filesystem::path(file).filename().string().starts_with(prefix)) continue;
-    const std::string text = fs.Read(file).value_or("");
-    const std::string source = SourceNamed(text);
-    const size_t shared = SharedTail(wanted, source);
-    if (shared < best_shared || source == source_path) continue;
-    std::optional<SourceTimes> times = ParseSourceTimes(text, source);
-    if (!times || (shared == best_shared && best && best->day >= times->day)) continue;
+    std::optional<SourceTimes> times = ParseAnySourceTimes(fs.Read(file).value_or(""));
+    if (!times || times->source_path == source_path) continue;
+    const size_t shared = SharedTail(wanted, times->source_path);
+    if (shared < best_shared || (shared == best_shared && best && best->day >= times->day)) continue;
     best = std::move(times);
     best_shared = shared;
   }
