@@ -92,10 +92,19 @@ steps_at_once() {
   # per start, end and command hash. A first build's first phase and
   # estimates come before its build's records, where `first-phase` says: a
   # build whose first record ends after the phase's last would count them as
-  # running beside it.
-  local phase skip=0
+  # running beside it. Only while they are still there: a Ninja that finds
+  # the log's version too old starts it over, and an offset into the new
+  # log would cut a record (its start read as a few ms).
+  local phase skip=0 estimates_begin build_begin
   phase="$(dirname "$1")/first-phase"
-  [ ! -f "$phase" ] || skip=$(cut -d' ' -f2 "$phase")
+  if [ -f "$phase" ]; then
+    read -r estimates_begin build_begin _ < "$phase"
+    if tail -c +$((estimates_begin + 1)) "$1" | head -c $((build_begin - estimates_begin)) |
+      awk -F'\t' '$1 != 0 { bad = 1 } END { exit bad || NR == 0 }' &&
+      [ "$(tail -c +"$build_begin" "$1" | head -c 1 | od -An -c | tr -d ' ')" = '\n' ]; then
+      skip=$build_begin
+    fi
+  fi
   tail -c +$((skip + 1)) "$1" | grep -v '^#' | awk -F'\t' '$4 ~ /(^|\/)build\.ninja$/ { next }
       $2 < last { n = 0; delete seen } { last = $2 }
       !seen[$1 FS $2 FS $5]++ { starts[++n] = $1; ends[n] = $2 }

@@ -21,8 +21,13 @@ done
 real_ninja=$(command -v ninja)
 cat > ninja <<SH
 #!/bin/sh
-# Reports version 1.\$NINJA_MINOR when asked, records every other call's arguments.
-if [ "\$1" = --version ]; then echo "1.\${NINJA_MINOR:-11}.0"; exit 0; fi
+# Reports version 1.\$NINJA_MINOR when asked (the real Ninja's without it: a
+# log header of another version makes it start the log over), records every
+# other call's arguments.
+if [ "\$1" = --version ]; then
+  if [ -n "\${NINJA_MINOR:-}" ]; then echo "1.\$NINJA_MINOR.0"; else "$real_ninja" --version; fi
+  exit 0
+fi
 echo "\$*" >> "$scratch/ninja.calls"
 [ -z "\${RECORD_ONLY:-}" ] || exit 0
 exec "$real_ninja" "\$@"
