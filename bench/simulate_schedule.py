@@ -18,7 +18,7 @@ import csv
 import heapq
 import sys
 
-KINDS = ["CPP_HOST", "CPP_DEVICE", "CUDAFE", "CICC", "PTXAS", "FATBINARY", "HOST_CC"]
+KINDS = ["CPP_HOST", "CPP_DEVICE", "CUDAFE", "CICC", "PTXAS", "FATBINARY", "HOST_CC", "EMBED_FATBIN"]
 
 
 def steps_of(rows, own_module_id):
