@@ -65,7 +65,7 @@ std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& nin
 bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned jobs) {
   if (remembered > 0) return false;
   return EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "on" ? tus.size() >= 2
-                                                                     : FirstPhasePays(tus.size(), jobs);
+                                                                     : FirstPhasePays(tus, jobs);
 }
 
 /// Runs the first phase on `tus` through `run_ninja`: each TU's

@@ -43,7 +43,16 @@ int64_t DeviceCodeWeight(std::string_view preprocessed) {
   return count;
 }
 
-bool FirstPhasePays(size_t tus, unsigned jobs) { return tus >= 2 && tus <= 2 * static_cast<size_t>(jobs); }
+bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs) {
+  if (tus.size() < 2) return false;
+  if (tus.size() <= 2 * static_cast<size_t>(jobs)) return true;
+  int64_t work_ms = 0;
+  for (const RecordedTu& tu : tus) {
+    for (const RecordedStep& step : tu.steps)
+      work_ms += DefaultDuration(StepKindNamed(step.kind).value_or(StepKind::kUnknown));
+  }
+  return work_ms >= kLongFirstBuildMs * static_cast<int64_t>(std::max(jobs, 1u));
+}
 
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu) {
   std::optional<size_t> device_preprocess = FirstStepOf(tu, StepKind::kDevicePreprocess);

@@ -25,14 +25,19 @@ namespace fastcuda {
 /// measured chains at 0.88-0.90, sizes at 0.75-0.80 (bench/RESULTS.md).
 int64_t DeviceCodeWeight(std::string_view preprocessed);
 
-/// Whether weighing pays for `tus` TUs on `jobs` job slots: measured on 16
-/// cores, the first phase took a 16-TU, 5-architecture first build from 1.31
-/// to 1.12 times the schedule's bound, where a few heavy chains set it, but
-/// cost a 40-TU, 1-architecture one 1.5 s (1.07 to 1.10): with TUs enough to
-/// keep every slot busy, a first build is bound by its total work, which
-/// ranking does not shorten, and the phase's last round leaves slots idle.
-/// So: from two TUs to two per job slot.
-bool FirstPhasePays(size_t tus, unsigned jobs);
+/// Whether weighing pays for `tus` on `jobs` job slots. Measured on 16
+/// cores: up to two TUs a slot, where a few heavy chains set the bound, the
+/// first phase took a 16-TU, 5-architecture first build from 1.31 to 1.12
+/// times the schedule's bound. Beyond, it pays where the build is long
+/// against the phase's fixed cost (its last round's idle slots, the
+/// regeneration), as Ninja's own ranking still ends the build with heavy
+/// chains started late: it took 48 TUs x 5 architectures (about 60 s) from
+/// 1.08-1.10 to 1.02-1.03 times the bound, but cost 40 TUs x 1 architecture
+/// (about 20 s) 1.5 s (1.07 to 1.10). So: from two TUs to two a job slot,
+/// and beyond where the steps come to kLongFirstBuildMs a slot by their
+/// kinds' DefaultDuration (58 s and 14 s for those two).
+bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs);
+inline constexpr int64_t kLongFirstBuildMs = 30000;
 
 /// The step of `tu` whose output the first phase builds and weighs: the
 /// preprocessing that heads its longest chain, so that the phase delays that

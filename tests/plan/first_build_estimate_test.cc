@@ -42,12 +42,22 @@ TEST_CASE("device code weight: kernels as the preprocessor writes them, and laun
   CHECK(DeviceCodeWeight("__global__ void k(); void h() { k<<<1, 1>>>(); }") == 2);
 }
 
-TEST_CASE("weighing pays from two TUs to two per job slot") {
-  CHECK_FALSE(FirstPhasePays(1, 16));
-  CHECK(FirstPhasePays(2, 16));
-  CHECK(FirstPhasePays(32, 16));
-  CHECK_FALSE(FirstPhasePays(33, 16));
-  CHECK_FALSE(FirstPhasePays(5, 2));
+/// `count` TUs of Tu's shape: 4.6 s of work each by their kinds' DefaultDuration.
+std::vector<RecordedTu> Tus(size_t count) {
+  std::vector<RecordedTu> tus;
+  for (size_t i = 0; i < count; ++i) tus.push_back(Tu("t" + std::to_string(i)));
+  return tus;
+}
+
+TEST_CASE("weighing pays from two TUs to two per job slot, and beyond where the build is long") {
+  CHECK_FALSE(FirstPhasePays(Tus(1), 16));
+  CHECK(FirstPhasePays(Tus(2), 16));
+  CHECK(FirstPhasePays(Tus(32), 16));
+  CHECK_FALSE(FirstPhasePays(Tus(33), 16));   // 9.5 s a slot
+  CHECK_FALSE(FirstPhasePays(Tus(104), 16));  // 29.9 s a slot
+  CHECK(FirstPhasePays(Tus(105), 16));        // 30.2 s
+  CHECK_FALSE(FirstPhasePays(Tus(5), 2));
+  CHECK(FirstPhasePays(Tus(14), 2));
 }
 
 TEST_CASE(
