@@ -37,6 +37,8 @@ int64_t DeviceCodeWeight(std::string_view preprocessed);
 /// and beyond where the steps come to kLongFirstBuildMs a slot by their
 /// kinds' DefaultDuration (58 s and 14 s for those two).
 bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs);
+/// Work a job slot, by DefaultDuration, from which a first build of more
+/// than two TUs a slot is long enough for its first phase to pay.
 inline constexpr int64_t kLongFirstBuildMs = 30000;
 
 /// The step of `tu` whose output the first phase builds and weighs: the
