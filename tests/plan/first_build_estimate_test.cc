@@ -42,12 +42,16 @@ TEST_CASE("device code weight: kernels as the preprocessor writes them, and laun
   CHECK(DeviceCodeWeight("__global__ void k(); void h() { k<<<1, 1>>>(); }") == 2);
 }
 
+namespace {
+
 /// `count` TUs of Tu's shape: 4.6 s of work each by their kinds' DefaultDuration.
 std::vector<RecordedTu> Tus(size_t count) {
   std::vector<RecordedTu> tus;
   for (size_t i = 0; i < count; ++i) tus.push_back(Tu("t" + std::to_string(i)));
   return tus;
 }
+
+}  // namespace
 
 TEST_CASE("weighing pays from two TUs to two per job slot, and beyond where the build is long") {
   CHECK_FALSE(FirstPhasePays(Tus(1), 16));
