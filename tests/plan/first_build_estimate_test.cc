@@ -44,24 +44,40 @@ TEST_CASE("device code weight: kernels as the preprocessor writes them, and laun
 
 namespace {
 
-/// `count` TUs of Tu's shape: 4.6 s of work each by their kinds' DefaultDuration.
-std::vector<RecordedTu> Tus(size_t count) {
+/// `count` TUs of Tu's shape, each with `more_archs` architectures' device
+/// preprocessing, cicc and ptxas more: 4.6 s of work by their kinds'
+/// DefaultDuration, and 3.4 s for each architecture more.
+std::vector<RecordedTu> Tus(size_t count, size_t more_archs = 0) {
   std::vector<RecordedTu> tus;
-  for (size_t i = 0; i < count; ++i) tus.push_back(Tu("t" + std::to_string(i)));
+  for (size_t i = 0; i < count; ++i) {
+    RecordedTu tu = Tu("t" + std::to_string(i));
+    for (size_t arch = 0; arch < more_archs; ++arch) {
+      const size_t first = tu.steps.size();
+      tu.steps.push_back(
+          {"CPP_DEVICE", "compute_8" + std::to_string(arch), tu.source + std::to_string(arch), {}});
+      tu.steps.push_back({"CICC", "compute_8" + std::to_string(arch), tu.source + ".ptx", {first}});
+      tu.steps.push_back({"PTXAS", "sm_8" + std::to_string(arch), tu.source + ".cubin", {first + 1}});
+    }
+    tus.push_back(tu);
+  }
   return tus;
 }
 
 }  // namespace
 
-TEST_CASE("weighing pays from two TUs to two per job slot, and beyond where the build is long") {
+TEST_CASE(
+    "weighing pays from two TUs to two per job slot, and beyond for long builds of several architectures") {
   CHECK_FALSE(FirstPhasePays(Tus(1), 16));
   CHECK(FirstPhasePays(Tus(2), 16));
   CHECK(FirstPhasePays(Tus(32), 16));
-  CHECK_FALSE(FirstPhasePays(Tus(33), 16));   // 9.5 s a slot
-  CHECK_FALSE(FirstPhasePays(Tus(104), 16));  // 29.9 s a slot
-  CHECK(FirstPhasePays(Tus(105), 16));        // 30.2 s
+  CHECK_FALSE(FirstPhasePays(Tus(33), 16));
   CHECK_FALSE(FirstPhasePays(Tus(5), 2));
-  CHECK(FirstPhasePays(Tus(14), 2));
+  CHECK_FALSE(FirstPhasePays(Tus(500), 16));    // one architecture: 144 s a slot, but light TUs look the same
+  CHECK_FALSE(FirstPhasePays(Tus(59, 1), 16));  // 29.5 s a slot
+  CHECK(FirstPhasePays(Tus(60, 1), 16));        // 30 s
+  CHECK(FirstPhasePays(Tus(48, 4), 16));        // five architectures: 54.6 s
+  CHECK_FALSE(FirstPhasePays(Tus(5, 1), 2));    // 20 s
+  CHECK(FirstPhasePays(Tus(7, 4), 2));          // 63.7 s
 }
 
 TEST_CASE(
