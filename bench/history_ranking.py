@@ -15,7 +15,7 @@ import itertools
 import statistics
 import sys
 
-from simulate_schedule import ladder, manifest_order, remaining, simulate, steps_of
+from simulate_schedule import ladder, lower_bound, manifest_order, remaining, simulate, steps_of
 
 
 def times_of(path):
@@ -27,8 +27,7 @@ def times_of(path):
 def wall_over_bound(rows, times, rank_times, jobs):
     """The replayed wall of the build whose steps took `times`, ranked by `rank_times`."""
     steps = {key: {"ms": times[key], "deps": step["deps"]} for key, step in steps_of(rows, False).items()}
-    by_time = remaining(steps, lambda s: s["ms"])
-    bound = max(max(by_time.values()), sum(s["ms"] for s in steps.values()) / jobs)
+    bound = lower_bound(steps, jobs)
     ranked = remaining({key: {"ms": rank_times[key], "deps": s["deps"]} for key, s in steps.items()}, lambda s: s["ms"])
     return simulate(steps, ladder(steps, ranked), manifest_order(steps, ranked), jobs) / bound
 

@@ -34,8 +34,8 @@ import random
 import statistics
 import sys
 
-from simulate_schedule import (KINDS, after_phase, ladder, manifest_order, remaining, simulate, steps_of,
-                               times_ranked_by)
+from simulate_schedule import (KINDS, ladder, lower_bound, manifest_order, phase_then_ranked, remaining, simulate,
+                               steps_of, times_ranked_by)
 
 JOBS = 16
 
@@ -52,13 +52,9 @@ def earliest_starts(steps):
     return {key: of(key) for key in steps}
 
 
-def simple_bound(steps):
-    return max(max(remaining(steps, lambda s: s["ms"]).values()), sum(s["ms"] for s in steps.values()) / JOBS)
-
-
 def energetic_bound(steps):
     start = earliest_starts(steps)
-    best = simple_bound(steps)
+    best = lower_bound(steps, JOBS)
     for t in sorted(set(start.values())):
         after = sum(max(0, min(s["ms"], start[key] + s["ms"] - t)) for key, s in steps.items())
         best = max(best, t + after / JOBS)
@@ -117,13 +113,9 @@ def early_host(steps):
 
 def estimated_wall(steps, estimates):
     """A first build: a phase of host preprocessing, then the ladder of the
-    estimates (measured times for the phase's steps)."""
-    phased = after_phase(steps, {"CPP_HOST"})
-    times = {key: s["ms"] if key[1] in ("CPP_HOST", "") else estimates.get(key, s["ms"]) for key, s in phased.items()}
-    ranked = with_times(phased, times)
-    tus_by_estimate = remaining(with_times(steps, times), lambda s: s["ms"])
-    order = {**manifest_order(steps, tus_by_estimate), ("phase", "", ""): 0}
-    return simulate(phased, ladder(ranked, remaining(ranked, lambda s: s["ms"])), order, JOBS)
+    estimates."""
+    priority, order, phased = phase_then_ranked(steps, {"CPP_HOST"}, {k: estimates.get(k, s["ms"]) for k, s in steps.items()})
+    return simulate(phased, priority, order, JOBS)
 
 
 def main():
@@ -140,7 +132,7 @@ def main():
     print("  " + " | ".join(columns))
     sums = {c: [] for c in columns}
     for index, (path, steps, estimates) in enumerate(tables):
-        bound = simple_bound(steps)
+        bound = lower_bound(steps, JOBS)
         other = with_times(steps, {key: s["ms"] for key, s in tables[(index + 1) % len(tables)][1].items()})
         early = early_host(steps)
         row = {
@@ -150,11 +142,11 @@ def main():
             "ladder by another": ranked_wall(steps, other) / bound,
             "searched by another": ranked_wall(steps, other, searched_priority(other, iters, random.Random(index))) / bound,
             "gated": ranked_wall(gated(steps), steps) / bound,
-            "early host": ranked_wall(early, early) / simple_bound(early),
+            "early host": ranked_wall(early, early) / lower_bound(early, JOBS),
         }
         if estimates:
             row["estimated"] = estimated_wall(steps, estimates) / bound
-            row["early host, estimated"] = estimated_wall(early, estimates) / simple_bound(early)
+            row["early host, estimated"] = estimated_wall(early, estimates) / lower_bound(early, JOBS)
         for name, value in row.items():
             sums[name].append(value)
         print(f"  {'/'.join(path.split('/')[-2:])}: " + " | ".join(f"{row[c]:.3f}" if c in row else "-" for c in columns),

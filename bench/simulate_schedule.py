@@ -171,6 +171,12 @@ def simulate_preemptive(steps, priority, order, jobs, switch_ms=0, started_max=N
     return now
 
 
+def lower_bound(steps, jobs):
+    """The schedule's lower bound: the longest chain, or all the work spread
+    over every slot."""
+    return max(max(remaining(steps, lambda s: s["ms"]).values()), sum(s["ms"] for s in steps.values()) / jobs)
+
+
 def after_phase(steps, kinds):
     """steps where those of other kinds wait for every step of `kinds`: a
     first phase of those kinds, then the build (a step of 0 ms between)."""
@@ -205,6 +211,18 @@ def times_ranked_by(log_path, rows):
     return times, estimated_last
 
 
+def phase_then_ranked(steps, kinds, times):
+    """A first build: a phase of the steps of `kinds` (their own times), then
+    the rest ranked by `times` ((tu, kind, arch) -> ms). (priority, order,
+    the phased steps) for simulate."""
+    phased = after_phase(steps, kinds)
+    ranked = {k: {"ms": s["ms"] if k[1] in kinds or k not in steps else times[k], "deps": s["deps"]}
+              for k, s in phased.items()}
+    by_times = remaining({k: {"ms": times[k], "deps": s["deps"]} for k, s in steps.items()}, lambda s: s["ms"])
+    return (ladder(phased, remaining(ranked, lambda s: s["ms"])),
+            {**manifest_order(steps, by_times), ("phase", "", ""): 0}, phased)
+
+
 def manifest_order(steps, by_time):
     """FastCuda's manifest order: TUs by their longest remaining chain under
     by_time, longest first, each TU's steps in nvcc's order."""
@@ -220,7 +238,7 @@ def main():
         steps = steps_of(rows, own)
         by_time = remaining(steps, lambda s: s["ms"])
         depth = remaining(steps, lambda s: 1)
-        bound = max(max(by_time.values()), sum(s["ms"] for s in steps.values()) / jobs)
+        bound = lower_bound(steps, jobs)
         manifest = manifest_order(steps, by_time)
         database = {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
         exact_ladder = ladder(steps, by_time)
@@ -247,12 +265,8 @@ def main():
             rules["the ladder ranked by the times the build was ranked by"] = (
                 ladder(steps, by_ranked), manifest_order(steps, by_ranked), None, steps)
             for name, kinds in phases.items() if first_build else ():  # its steps measured, the rest estimated
-                phased = after_phase(steps, kinds)
-                ranked = {k: {"ms": s["ms"] if k[1] in kinds or k not in steps else times[k], "deps": s["deps"]}
-                          for k, s in phased.items()}
-                by_phased = remaining(ranked, lambda s: s["ms"])
-                rules[f"a first phase of {name}, then as ranked"] = (
-                    ladder(phased, by_phased), {**manifest_order(steps, by_ranked), ("phase", "", ""): 0}, None, phased)
+                priority, order, phased = phase_then_ranked(steps, kinds, times)
+                rules[f"a first phase of {name}, then as ranked"] = (priority, order, None, phased)
         print(f"module id {'own' if own else 'nvcc'}, {jobs} jobs: lower bound {bound / 1000:.2f} s")
         for name, (priority, order, limit, graph) in rules.items():
             wall = simulate(graph, priority, order, jobs, limit=limit)
