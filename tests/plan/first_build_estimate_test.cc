@@ -53,10 +53,11 @@ std::vector<RecordedTu> Tus(size_t count, size_t more_archs = 0) {
     RecordedTu tu = Tu("t" + std::to_string(i));
     for (size_t arch = 0; arch < more_archs; ++arch) {
       const size_t first = tu.steps.size();
-      tu.steps.push_back(
-          {"CPP_DEVICE", "compute_8" + std::to_string(arch), tu.source + std::to_string(arch), {}});
-      tu.steps.push_back({"CICC", "compute_8" + std::to_string(arch), tu.source + ".ptx", {first}});
-      tu.steps.push_back({"PTXAS", "sm_8" + std::to_string(arch), tu.source + ".cubin", {first + 1}});
+      const std::string virtual_arch = "compute_8" + std::to_string(arch);
+      const std::string real_arch = "sm_8" + std::to_string(arch);
+      tu.steps.push_back({"CPP_DEVICE", virtual_arch, tu.source + "." + virtual_arch + ".ii", {}});
+      tu.steps.push_back({"CICC", virtual_arch, tu.source + "." + virtual_arch + ".ptx", {first}});
+      tu.steps.push_back({"PTXAS", real_arch, tu.source + "." + real_arch + ".cubin", {first + 1}});
     }
     tus.push_back(tu);
   }
