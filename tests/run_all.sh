@@ -42,26 +42,11 @@ export FASTCUDA_TEST_JOBS=$(($(nproc) + 1))
 ctest=$(command -v ctest)
 "$ctest" --test-dir "$FASTCUDA_BUILD_DIR" --output-on-failure -j "$FASTCUDA_TEST_JOBS" "$@"
 wait "$pypi_install" || true  # a failed install is retried, and reported, by the pass itself
+trap 'kill "$sanitized_build" 2>/dev/null || true' EXIT
+"$FASTCUDA_SOURCE_DIR/tests/pypi_tools.sh" "$FASTCUDA_BUILD_DIR" -E '^(global_graph|restat|memory)$' "$@"
 
-# The second pass and the sanitized tests run together, each printing when
-# both are done: alone, each ends with one long test on one core (on CI's 2
-# cores the two tails left a core idle for about a minute).
-second_pass_log="$FASTCUDA_BUILD_DIR/tool_versions.log"
-setsid -w "$FASTCUDA_SOURCE_DIR/tests/pypi_tools.sh" "$FASTCUDA_BUILD_DIR" -E '^(global_graph|restat|memory)$' "$@" \
-  > "$second_pass_log" 2>&1 &
-second_pass=$!
-trap 'kill "$sanitized_build" 2>/dev/null; kill -- -"$second_pass" 2>/dev/null || true' EXIT
-sanitized_tests() {
-  wait "$sanitized_build" || { cat "$sanitized.log"; echo "the sanitized build failed"; return 1; }
-  local pypi_tools="$FASTCUDA_BUILD_DIR/pypi-tools/bin"
-  [ ! -x "$pypi_tools/ninja" ] || export PATH="$pypi_tools:$PATH" FASTCUDA_TEST_TOOLS_DIR="$pypi_tools"
-  "$ctest" --test-dir "$sanitized" --output-on-failure -j "$FASTCUDA_TEST_JOBS" \
-    -R '^(unit|global_graph|restat|memory|fuzz_.*)$' "$@"
-}
-sanitized_status=0
-sanitized_tests "$@" > "$sanitized.tests.log" 2>&1 || sanitized_status=$?
-second_pass_status=0
-wait "$second_pass" || second_pass_status=$?
-trap - EXIT
-cat "$second_pass_log" "$sanitized.tests.log"
-[ "$second_pass_status" -eq 0 ] && [ "$sanitized_status" -eq 0 ]
+wait "$sanitized_build" || { cat "$sanitized.log"; echo "the sanitized build failed" >&2; exit 1; }
+pypi_tools="$FASTCUDA_BUILD_DIR/pypi-tools/bin"
+[ ! -x "$pypi_tools/ninja" ] || export PATH="$pypi_tools:$PATH" FASTCUDA_TEST_TOOLS_DIR="$pypi_tools"
+"$ctest" --test-dir "$sanitized" --output-on-failure -j "$FASTCUDA_TEST_JOBS" \
+  -R '^(unit|global_graph|restat|memory|fuzz_.*)$' "$@"
