@@ -68,6 +68,10 @@
 #      clean rebuild with step times (module_warm); 3 rounds, module_warm 2
 #                                                                  (~8 min)
 #   V  the same on 40 mixed TUs x 1 architecture                  (~6 min)
+#   W  issue 21 item 1: first builds of 48 mixed TUs x 2 architectures with
+#      the first phase forced on (module) against none (module_blind);
+#      3 rounds                                                     (~6 min)
+#   X  the same on 48 mixed TUs x 3 architectures                  (~7 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|V
@@ -134,6 +138,9 @@ case "$part$size" in
   U) step VARIANTS="module:3 module_known:3 module_warm:2" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
   U-small) step VARIANTS="module:1 module_known:2" bench/compare_builds.sh 4 80-real 2 mixed 3 ;;
   V) step VARIANTS="module:3 module_known:3 module_warm:2" bench/compare_builds.sh 40 80-real 3 mixed 3 ;;
+  W) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "80-real;90-real" 3 mixed 3 ;;
+  X) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "80-real;86-real;90-real" 3 mixed 3 ;;
+  W-small) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:1 module_blind:1" bench/compare_builds.sh 6 "80-real;90-real" 1 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
@@ -148,6 +155,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to V" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to X" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"
