@@ -8,17 +8,19 @@
 # the graph tests (whose steps all run through the sanitized tool; with
 # PyPI's tools where there are) and short runs of the fuzzers.
 set -euo pipefail
-# A unity build, in a third of the CPU time on CI's 2 cores (the demo's
-# build, one TU per file, is where a missing #include shows).
-FASTCUDA_CMAKE_OPTIONS="${FASTCUDA_CMAKE_OPTIONS:-} -DCMAKE_UNITY_BUILD=ON"
+# A unity build, one source a target: on CI's 2 cores 75 CPU s and 44 s,
+# against 107 and 55 in CMake's batches of 8 (the demo's build, one TU per
+# file, is where a missing #include shows).
+unity_build="-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0"
+FASTCUDA_CMAKE_OPTIONS="${FASTCUDA_CMAKE_OPTIONS:-} $unity_build"
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
 
 # The sanitized build runs beside the first two passes at the lowest
 # priority, taking only the CPU their tests leave idle (configures, serial
-# steps, waits), and as a unity build, in half the compiles.
+# steps, waits), and as a unity build too.
 sanitized="$FASTCUDA_BUILD_DIR-sanitize"
 (CC=clang CXX=clang++ nice -n 19 cmake -S "$FASTCUDA_SOURCE_DIR" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-   -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON -DFASTCUDA_FUZZ_SECONDS=5 -DCMAKE_UNITY_BUILD=ON &&
+   -DFASTCUDA_STATIC=OFF -DFASTCUDA_SANITIZE=ON -DFASTCUDA_FUZZ=ON -DFASTCUDA_FUZZ_SECONDS=5 $unity_build &&
    nice -n 19 cmake --build "$sanitized") > "$sanitized.log" 2>&1 &
 sanitized_build=$!
 trap 'kill "$sanitized_build" 2>/dev/null || true' EXIT
