@@ -130,7 +130,7 @@ def simulate_preemptive(steps, priority, order, jobs, switch_ms=0, started_max=N
     left = {key: step["ms"] for key, step in steps.items()}
     waiting, ready, started, done, now = set(steps), set(), set(), set(), 0
     running = set()
-    rank = lambda k: (-priority[k], order[k])
+    rank = lambda k: (-priority[k], order[k], str(k))  # one TU's architectures tie: by name, not set order
 
     def release():
         for key in [k for k in waiting if all(d in done for d in steps[k]["deps"])]:
