@@ -34,8 +34,8 @@ int64_t DeviceCodeWeight(std::string_view preprocessed);
 /// every TU runs several architectures' chains, Ninja's own ranking ends the
 /// build with heavy TUs started late, and the phase paid in every round:
 /// 48 TUs x 2 architectures 1.13-1.18 to 1.06-1.10 times the bound, x 3
-/// 1.09-1.10 to 1.04-1.06, x 5 1.08-1.10 to 1.02-1.03; on two slots,
-/// replayed, it neither gains nor loses (bench/phase_rule_replay.py). So:
+/// 1.09-1.10 to 1.04-1.06, x 5 1.08-1.10 to 1.02-1.03; on 2 cores 6 x 2
+/// was shorter in every round too (bench/RESULTS.md). So:
 /// from two TUs to two a job slot, and beyond for TUs of two or more cicc
 /// each on average.
 bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs);

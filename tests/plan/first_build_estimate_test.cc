@@ -72,7 +72,7 @@ TEST_CASE("weighing pays from two TUs to two per job slot, and beyond for TUs of
   CHECK_FALSE(FirstPhasePays(Tus(33), 16));
   CHECK_FALSE(FirstPhasePays(Tus(5), 2));
   CHECK_FALSE(FirstPhasePays(Tus(500), 16));  // one architecture: light TUs look the same as heavy ones
-  CHECK(FirstPhasePays(Tus(48, 1), 16));      // two architectures: 27 s a slot by default times
+  CHECK(FirstPhasePays(Tus(48, 1), 16));      // two architectures, three TUs a slot
   CHECK(FirstPhasePays(Tus(500, 1), 16));
   CHECK(FirstPhasePays(Tus(5, 1), 2));
 }
