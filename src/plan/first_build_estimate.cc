@@ -46,11 +46,16 @@ int64_t DeviceCodeWeight(std::string_view preprocessed) {
 bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs) {
   if (tus.size() < 2) return false;
   if (tus.size() <= 2 * static_cast<size_t>(jobs)) return true;
+  int64_t work_ms = 0;
   size_t ciccs = 0;
   for (const RecordedTu& tu : tus) {
-    for (const RecordedStep& step : tu.steps) ciccs += StepKindNamed(step.kind) == StepKind::kCicc;
+    for (const RecordedStep& step : tu.steps) {
+      const StepKind kind = StepKindNamed(step.kind).value_or(StepKind::kUnknown);
+      work_ms += DefaultDuration(kind);
+      ciccs += kind == StepKind::kCicc;
+    }
   }
-  return ciccs >= 2 * tus.size();
+  return ciccs >= 2 * tus.size() && work_ms >= kLongFirstBuildMs * static_cast<int64_t>(std::max(jobs, 1u));
 }
 
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu) {

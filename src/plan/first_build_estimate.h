@@ -28,17 +28,22 @@ int64_t DeviceCodeWeight(std::string_view preprocessed);
 /// Whether weighing pays for `tus` on `jobs` job slots. Measured on 16
 /// cores: up to two TUs a slot, where a few heavy chains set the bound, the
 /// first phase took a 16-TU, 5-architecture first build from 1.31 to 1.12
-/// times the schedule's bound. Beyond, where each TU is one short chain, the
-/// phase's fixed cost (its last round's idle slots, the regeneration) cost
-/// 40 TUs x 1 architecture (about 20 s) 1.5 s (1.07 to 1.10). But where
-/// every TU runs several architectures' chains, Ninja's own ranking ends the
-/// build with heavy TUs started late, and the phase paid in every round:
-/// 48 TUs x 2 architectures 1.13-1.18 to 1.06-1.10 times the bound, x 3
-/// 1.09-1.10 to 1.04-1.06, x 5 1.08-1.10 to 1.02-1.03; on 2 cores 6 x 2
-/// was shorter in every round too (bench/RESULTS.md). So:
-/// from two TUs to two a job slot, and beyond for TUs of two or more cicc
-/// each on average.
+/// times the schedule's bound. Beyond, the build is bound by its total work,
+/// and the phase has a fixed cost (its last round's idle slots, the
+/// regeneration): it cost 40 TUs x 1 architecture (about 20 s) 1.5 s (1.07
+/// to 1.10), where each TU is one short chain. But where every TU runs
+/// several architectures' chains, Ninja's own ranking still ends a long
+/// build with heavy TUs started late: the phase took 48 TUs x 5
+/// architectures (about 60 s) from 1.08-1.10 to 1.02-1.03 times the bound.
+/// So: from two TUs to two a job slot, and beyond for TUs of two or more
+/// cicc each on average whose steps come to kLongFirstBuildMs a slot by
+/// their kinds' DefaultDuration (58 s for those 48 TUs). Not for one
+/// architecture, however many TUs: default times cannot tell 160 light TUs
+/// (10 s on 16 cores) from a long build.
 bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs);
+/// Work a job slot, by DefaultDuration, from which a first build of more
+/// than two TUs a slot is long enough for its first phase to pay.
+inline constexpr int64_t kLongFirstBuildMs = 30000;
 
 /// The step of `tu` whose output the first phase builds and weighs: the
 /// preprocessing that heads its longest chain, so that the phase delays that
