@@ -17,7 +17,7 @@ import random
 import statistics
 import sys
 
-from simulate_schedule import KINDS, after_phase, ladder, lower_bound, manifest_order, remaining, simulate, steps_of
+from simulate_schedule import database_order, lower_bound, phase_then_ranked, remaining, simulate, steps_of
 
 DEFAULT_MS = {"CICC": 2000, "PTXAS": 1000, "CUDAFE": 1000, "HOST_CC": 800, "CPP_HOST": 400, "CPP_DEVICE": 400}
 REGEN_MS = 100       # measured: 0.08 s of regeneration between the phase and the build
@@ -39,9 +39,7 @@ def subset(rows, tus, archs):
 
 
 def without_phase(steps, jobs):
-    depth = remaining(steps, lambda s: 1)
-    database = {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
-    return simulate(steps, depth, database, jobs)
+    return simulate(steps, remaining(steps, lambda s: 1), database_order(steps), jobs)
 
 
 def with_phase(steps, jobs, seed):
@@ -49,13 +47,10 @@ def with_phase(steps, jobs, seed):
     that miss each TU's steps by one random factor."""
     rng = random.Random(seed)
     factor = {tu: rng.lognormvariate(0, ESTIMATE_SPREAD) for tu in {k[0] for k in steps}}
-    estimated = {k: {"ms": s["ms"] * factor[k[0]], "deps": s["deps"]} for k, s in steps.items()}
-    phased = after_phase(steps, {"CPP_HOST"})
+    estimates = {k: s["ms"] * factor[k[0]] for k, s in steps.items()}
+    priority, order, phased = phase_then_ranked(steps, {"CPP_HOST"}, estimates)
     phased[("phase", "", "")]["ms"] = REGEN_MS
-    ranked = {k: {"ms": s["ms"] if k[1] == "CPP_HOST" or k not in steps else estimated[k]["ms"], "deps": s["deps"]}
-              for k, s in phased.items()}
-    order = {**manifest_order(steps, remaining(estimated, lambda s: s["ms"])), ("phase", "", ""): 0}
-    return simulate(phased, ladder(phased, remaining(ranked, lambda s: s["ms"])), order, jobs)
+    return simulate(phased, priority, order, jobs)
 
 
 def main():

@@ -223,6 +223,12 @@ def phase_then_ranked(steps, kinds, times):
             {**manifest_order(steps, by_times), ("phase", "", ""): 0}, phased)
 
 
+def database_order(steps):
+    """The compile database's order: TUs as listed, each TU's steps in nvcc's
+    order (a manifest generated without any times)."""
+    return {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
+
+
 def manifest_order(steps, by_time):
     """FastCuda's manifest order: TUs by their longest remaining chain under
     by_time, longest first, each TU's steps in nvcc's order."""
@@ -240,7 +246,7 @@ def main():
         depth = remaining(steps, lambda s: 1)
         bound = lower_bound(steps, jobs)
         manifest = manifest_order(steps, by_time)
-        database = {k: k[0] * 100 + KINDS.index(k[1]) for k in steps}
+        database = database_order(steps)
         exact_ladder = ladder(steps, by_time)
         off_critical = lambda key: by_time[key] < 0.7 * max(by_time.values())
         rules = {
