@@ -72,12 +72,14 @@
 #      the first phase forced on (module) against none (module_blind);
 #      3 rounds                                                     (~6 min)
 #   X  the same on 48 mixed TUs x 3 architectures                  (~7 min)
+#   Y  the same on 48 mixed TUs x 5 architectures, `auto` (which runs the
+#      phase there) against off; 3 rounds                          (~8 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|V
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Y
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|V}"
+part="${1:?usage: bench/device_batch.sh A|B|...|Y}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -140,6 +142,7 @@ case "$part$size" in
   V) step VARIANTS="module:3 module_known:3 module_warm:2" bench/compare_builds.sh 40 80-real 3 mixed 3 ;;
   W) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "80-real;90-real" 3 mixed 3 ;;
   X) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "80-real;86-real;90-real" 3 mixed 3 ;;
+  Y) step VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "$five" 3 mixed 3 ;;
   W-small) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:1 module_blind:1" bench/compare_builds.sh 6 "80-real;90-real" 1 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
@@ -155,6 +158,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to X" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to Y" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

@@ -33,8 +33,9 @@ int64_t DeviceCodeWeight(std::string_view preprocessed);
 /// regeneration): it cost 40 TUs x 1 architecture (about 20 s) 1.5 s (1.07
 /// to 1.10), where each TU is one short chain. But where every TU runs
 /// several architectures' chains, Ninja's own ranking still ends a long
-/// build with heavy TUs started late: the phase took 48 TUs x 5
-/// architectures (about 60 s) from 1.08-1.10 to 1.02-1.03 times the bound.
+/// build with heavy TUs started late: first builds of 48 TUs x 5
+/// architectures (60-83 s) were 0.93 times as long with the phase, on
+/// average over eight side-by-side pairs (two architectures: no gain).
 /// So: from two TUs to two a job slot, and beyond for TUs of two or more
 /// cicc each on average whose steps come to kLongFirstBuildMs a slot by
 /// their kinds' DefaultDuration (58 s for those 48 TUs). Not for one
