@@ -92,9 +92,11 @@ std::vector<LookupWaiter> LookupWaiters(const StepGraph& graph, const PathMapper
 
 /// True for a step that runs in every build: nvcc run whole that names no
 /// depfile, and what reads the sources where they are to be read anew
-/// (FragmentOptions::rerun_preprocessing).
+/// (FragmentOptions::rerun_preprocessing), ptxas's line table too (its
+/// `made_by` record spares the run where no source changed).
 bool RerunsAlways(const GraphStep& step, const FragmentOptions& options) {
-  return step.reruns_always || (options.rerun_preprocessing && ReadsSources(step.kind));
+  return step.reruns_always ||
+         (options.rerun_preprocessing && (ReadsSources(step.kind) || !step.line_table_ptx.empty()));
 }
 
 /// The `fastcuda step` call of a step that wraps a program, but for the
@@ -109,6 +111,12 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.absolute_depfile = !paths.same_dir();
     call.kept_depfile = step.kept_depfile;
     call.depfile_from = step.depfile_from;
+  }
+  if (!step.line_table_ptx.empty()) {
+    call.line_table_ptx = step.line_table_ptx;
+    call.reads = step.inputs;
+    if (!options.env_file.empty()) call.reads.push_back(options.env_file);
+    call.made_by = step.outputs.front() + ".made-by";
   }
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);

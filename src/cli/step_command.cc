@@ -30,6 +30,7 @@
 #include "src/graph/host_source.h"
 #include "src/graph/launchers.h"
 #include "src/graph/whole_call_cache.h"
+#include "src/nvcc/ptx_line_table.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
 
@@ -133,9 +134,26 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
   return EmbedFatbin(spec, embedding);
 }
 
+/// Where the step's program runs, which its relative paths are relative to.
+std::string ProgramDir(const StepInvocation& options) {
+  return options.program_dir.empty() ? options.cwd : ResolvePath(options.cwd, options.program_dir);
+}
+
+/// The sources of ptxas's line table (StepInvocation::line_table_ptx),
+/// absolute; nullopt where the PTX cannot be read.
+std::optional<std::vector<std::string>> LineTableSources(const StepInvocation& options,
+                                                         const FileSystem& fs) {
+  std::optional<std::string> ptx = fs.Read(ResolvePath(ProgramDir(options), options.line_table_ptx));
+  if (!ptx) return std::nullopt;
+  std::vector<std::string> sources = PtxLineTableFiles(*ptx);
+  for (std::string& source : sources) source = ResolvePath(ProgramDir(options), source);
+  return sources;
+}
+
 /// What made a step's outputs, as its `made_by` file records it: a hash of
 /// its whole command line, and the mtime of each file it read and wrote.
-/// Nothing when one of them is missing.
+/// Nothing when one of them is missing, but a source of ptxas's line table,
+/// whose absence the record says (ptxas then writes none of it).
 std::optional<std::string> MadeByRecord(const StepInvocation& options,
                                         const std::vector<std::string>& outputs,
                                         const WritableFileSystem& fs) {
@@ -147,7 +165,24 @@ std::optional<std::string> MadeByRecord(const StepInvocation& options,
     if (!mtime) return std::nullopt;
     record += std::to_string(mtime->time_since_epoch().count()) + " " + file + "\n";
   }
+  if (options.line_table_ptx.empty()) return record;
+  std::optional<std::vector<std::string>> sources = LineTableSources(options, fs);
+  if (!sources) return std::nullopt;
+  for (const std::string& source : *sources) {
+    std::optional<std::filesystem::file_time_type> mtime = fs.MTime(source);
+    record += (mtime ? std::to_string(mtime->time_since_epoch().count()) : "missing") + " " + source + "\n";
+  }
   return record;
+}
+
+/// Lists the sources of ptxas's line table that exist in the step's depfile,
+/// so that Ninja reruns it when one of them changes.
+void WriteLineTableDepfile(const StepInvocation& options, WritableFileSystem& fs) {
+  std::vector<std::string> existing;
+  for (const std::string& source : LineTableSources(options, fs).value_or(std::vector<std::string>{})) {
+    if (fs.IsFile(source)) existing.push_back(source);
+  }
+  fs.Write(ResolvePath(options.cwd, options.depfile), FormatDepfile({{options.outputs.front()}, existing}));
 }
 
 /// True when the outputs were made by this very command from the files it
@@ -258,8 +293,7 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
             const std::map<std::string, std::string>& inherited) {
   SplitByLoad(options);
-  std::string program_dir =
-      options.program_dir.empty() ? options.cwd : ResolvePath(options.cwd, options.program_dir);
+  std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
                    !options.capture.empty()};
   for (const auto& [name, value] : LauncherVariables(options.argv, inherited))
@@ -311,6 +345,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
   if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
+  if (!options.line_table_ptx.empty()) WriteLineTableDepfile(options, fs);
   if (options.absolute_depfile && !outputs.empty())
     MakeDepfileAbsolute(depfile, options.cwd, outputs.front(), fs);
   WriteNinjaDepfile(options, fs);

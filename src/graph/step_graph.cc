@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "src/graph/early_host.h"
+#include "src/nvcc/ptx_line_table.h"
 #include "src/nvcc/temp_files.h"
 
 namespace fastcuda {
@@ -66,6 +67,9 @@ class GraphBuilder {
   /// True for the TU's source (StepGraphOptions::source), however named.
   bool IsSource(const std::string& candidate) const;
   void AddHeaderDepfile(GraphStep& step) const;
+  /// ptxas with line information: a depfile of the sources its line table
+  /// names (GraphStep::line_table_ptx).
+  static void AddLineTableDepfile(GraphStep& step);
   /// FASTCUDA_MODULE_ID=own: the step that would make the module id reads
   /// it instead, from a step of its own that comes first.
   bool TakeOverModuleId(StepGraph& graph, GraphStep& step);
@@ -131,6 +135,15 @@ void GraphBuilder::AddHeaderDepfile(GraphStep& step) const {
   step.depfile = step.outputs.front() + ".d";
   step.argv.insert(step.argv.end(), {options_.depfile.system_headers ? "-MD" : "-MMD", "-MF", step.depfile});
   if (user_wants_depfile_) step.kept_depfile = step.outputs.front() + ".deps";
+}
+
+void GraphBuilder::AddLineTableDepfile(GraphStep& step) {
+  if (step.kind != StepKind::kPtxas || step.outputs.empty() || !WritesLineTable(step.argv)) return;
+  auto ptx = std::find_if(step.inputs.begin(), step.inputs.end(),
+                          [](const std::string& input) { return input.ends_with(".ptx"); });
+  if (ptx == step.inputs.end()) return;
+  step.line_table_ptx = *ptx;
+  step.depfile = step.outputs.front() + ".d";
 }
 
 GraphStep GraphBuilder::UserDepfileStep(const std::string& path, const StepGraph& graph) const {
@@ -208,6 +221,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     SplitCompilation(step, arch_chains);
     FindInputs(step);
     AddHeaderDepfile(step);
+    AddLineTableDepfile(step);
     if (!AddWithLauncher(graph, std::move(step))) return false;
   }
   return !user_depfile || Add(graph, UserDepfileStep(*user_depfile, graph));

@@ -49,15 +49,19 @@ struct WholeCallCacheUse {
 struct GraphStep : Step {
   std::vector<std::string> inputs;  ///< files it reads that are produced here or exist
   std::vector<size_t> after;        ///< indexes of the steps it must wait for
-  std::string depfile;              ///< preprocess: the header depfile it writes
+  std::string depfile;              ///< preprocess: the header depfile it writes; ptxas: line_table_ptx's
   std::string depfile_from;         ///< nvcc run whole: the user's depfile, which `depfile` copies
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
-  std::string module_id;            ///< kModuleId: the id it writes
-  int split_share = 0;              ///< auto split-compile: the TU's arch chains, which start together
-  FatbinEmbedding fatbin;           ///< early host: the layout (kFatbinPlaceholder), the bytes too
-                                    ///< (kFatbinary), all of it (kEmbedFatbin)
-  std::string host_source;          ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
-  StubInclude stub_include;         ///< kCudafe through a cache: the stub name to restore after a hit
+  /// ptxas with line information (-lineinfo, -G): its PTX, whose `.file`
+  /// sources ptxas reads the mtime and size of into the cubin. `fastcuda
+  /// step` lists them in `depfile`, so that a touched source reruns it.
+  std::string line_table_ptx;
+  std::string module_id;     ///< kModuleId: the id it writes
+  int split_share = 0;       ///< auto split-compile: the TU's arch chains, which start together
+  FatbinEmbedding fatbin;    ///< early host: the layout (kFatbinPlaceholder), the bytes too
+                             ///< (kFatbinary), all of it (kEmbedFatbin)
+  std::string host_source;   ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
+  StubInclude stub_include;  ///< kCudafe through a cache: the stub name to restore after a hit
   /// HandDepfileToNinja: the user's depfile this step writes, on success,
   /// from the merged one (`ninja_depfile_from`), for Ninja to read.
   std::string ninja_depfile;

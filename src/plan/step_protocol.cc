@@ -13,6 +13,7 @@ namespace {
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log";
+constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
@@ -83,6 +84,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   if (absolute_depfile) words.emplace_back(kAbsoluteDepfile);
   AddOption(words, kKeepDepfile, kept_depfile);
   AddOption(words, kDepfileFrom, depfile_from);
+  AddOption(words, kLineTablePtx, line_table_ptx);
   AddOption(words, kStamp, stamp);
   AddOption(words, kCapture, capture);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
@@ -146,6 +148,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kAbsoluteDepfile) call.absolute_depfile = true;
     else if (flag == kKeepDepfile) call.kept_depfile = value(flag);
     else if (flag == kDepfileFrom) call.depfile_from = value(flag);
+    else if (flag == kLineTablePtx) call.line_table_ptx = value(flag);
     else if (flag == kStamp) call.stamp = value(flag);
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);

@@ -44,11 +44,14 @@ struct StepInvocation {
   /// What the program reads, absolute or relative to where it runs: for a
   /// launcher (a remote executor uploads them), in FASTCUDA_STEP_INPUTS.
   std::vector<std::string> inputs;
-  std::string env_file;              ///< JSON object of variables to set
-  std::string depfile;               ///< the program writes this header depfile
-  bool absolute_depfile = false;     ///< rewrite the depfile's relative paths as absolute
-  std::string kept_depfile;          ///< copy of the depfile as the program wrote it
-  std::string depfile_from;          ///< the program writes its depfile here, copied to `depfile` first
+  std::string env_file;           ///< JSON object of variables to set
+  std::string depfile;            ///< the program writes this header depfile
+  bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
+  std::string kept_depfile;       ///< copy of the depfile as the program wrote it
+  std::string depfile_from;       ///< the program writes its depfile here, copied to `depfile` first
+  /// ptxas with line information: its PTX, whose `.file` sources go into
+  /// `depfile` on success and into the `made_by` record (GraphStep::line_table_ptx).
+  std::string line_table_ptx;
   std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
                                      ///< (the words before `--` that are no option)
   std::string stamp;                 ///< touched when the program succeeds; it is no output to keep

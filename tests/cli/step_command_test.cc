@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "src/base/depfile.h"
 #include "src/cli/step_command.h"
 #include "src/plan/graph_dir.h"
 #include "tests/test_support.h"
@@ -220,6 +221,53 @@ TEST_CASE("step on fakes: an object made by this command from reads older than i
   disk.Write("/w/a.cpp", "host v3");
   CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk, {}) == 1);
   CHECK_FALSE(disk.IsFile("/w/made-by"));
+}
+
+TEST_CASE("step on fakes: ptxas with a line table lists its sources and runs again when one is touched") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"},
+                       {"/w/a.ptx", "\t.loc 1 5 0\n\t.file\t1 \"/src/a.cu\"\n\t.file\t2 \"inc/gone.h\"\n"},
+                       {"/src/a.cu", "source"}});
+  FakeProgram ptxas(disk, "cubin");
+  const StepInvocation step = StepInvocation::Parse({"--cwd",
+                                                     "/w",
+                                                     "--env-file",
+                                                     "/w/nvcc.env",
+                                                     "--depfile",
+                                                     "a.cubin.d",
+                                                     "--line-table-ptx",
+                                                     "a.ptx",
+                                                     "--reads",
+                                                     "a.ptx",
+                                                     "--reads",
+                                                     "/w/nvcc.env",
+                                                     "--made-by",
+                                                     "a.cubin.made-by",
+                                                     "a.cubin",
+                                                     "--",
+                                                     "ptxas",
+                                                     "--generate-line-info",
+                                                     "a.ptx",
+                                                     "-o",
+                                                     "a.cubin"});
+  CHECK(RunStep(step, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 1);
+  // What exists: a missing file in a depfile would leave the edge dirty forever.
+  CHECK(disk.Read("/w/a.cubin.d") == FormatDepfile({{"a.cubin"}, {"/src/a.cu"}}));
+  // Run again (the launcher reruns it in every call): nothing it reads changed.
+  CHECK(RunStep(step, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 1);
+  // The source touched, or given an older mtime (a restore): its mtime goes into the cubin.
+  disk.Touch("/src/a.cu");
+  CHECK(RunStep(step, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 2);
+  disk.SetMTime("/src/a.cu", std::filesystem::file_time_type{});
+  CHECK(RunStep(step, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 3);
+  // A named source that appears: ptxas now reads its mtime and size.
+  disk.Write("/w/inc/gone.h", "header");
+  CHECK(RunStep(step, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 4);
+  CHECK(disk.Read("/w/a.cubin.d") == FormatDepfile({{"a.cubin"}, {"/src/a.cu", "/w/inc/gone.h"}}));
 }
 
 TEST_CASE("step on fakes: a whole-call cache lookup, the steps after its hit, and after its miss") {

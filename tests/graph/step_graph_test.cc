@@ -251,7 +251,17 @@ TEST_CASE("-ptx and -cubin stop early and write the user's file") {
 }
 
 TEST_CASE("-G and -x cu split like any compile") {
-  CHECK(OfKind(Graph("debug_G"), StepKind::kCicc).size() == 1);
+  StepGraph debug = Graph("debug_G");
+  CHECK(OfKind(debug, StepKind::kCicc).size() == 1);
+  // ptxas -g writes the mtime and size of the PTX's `.file` sources into the
+  // cubin: `fastcuda step` lists them in a depfile of its own.
+  const GraphStep* ptxas = OfKind(debug, StepKind::kPtxas).front();
+  CHECK(ptxas->line_table_ptx == ptxas->inputs.front());
+  CHECK(ptxas->depfile == ptxas->outputs.front() + ".d");
+  for (const GraphStep* plain : OfKind(Graph("multi_gencode"), StepKind::kPtxas)) {
+    CHECK(plain->line_table_ptx.empty());
+    CHECK(plain->depfile.empty());
+  }
   StepGraph x_cu = Graph("x_cu");
   CHECK(x_cu.final_outputs == std::vector<std::string>{"host.o"});
   CHECK(x_cu.source == "host.cpp");

@@ -208,4 +208,22 @@ check "build: nvcc run whole for -lib of two sources, the first's header edited:
 check "build: nvcc run whole writing the user's depfile, a header edited: fresh; then no work, the depfile kept" \
   whole_nvcc_lib users
 
+# 13. Line information: ptxas writes the mtime and size of the sources that
+# the PTX's line table names into the cubin, so a source touched (or
+# restored with an older mtime) whose device code came out the same still
+# changes nvcc's object. (Found by stale_walk.py.)
+line_table() (  # launcher|graph touched|older
+  mkdir -p "lines-$1-$2" && cd "lines-$1-$2"
+  printf '#include "t.h"\n__global__ void k(int *p) { *p = 1; }\nint host_tag() { return TAG; }\n' > k.cu
+  echo '#define TAG 1' > t.h
+  local flags=("${arch[@]}" -lineinfo -c k.cu)
+  compile_as "$1" "${flags[@]}" -o k.o
+  if [ "$2" = touched ]; then touch k.cu; else touch -d 2020-01-01 k.cu; fi
+  echo '#define TAG 2' > t.h  # a host-only edit: the PTX comes out the same
+  compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+)
+check "launcher: -lineinfo, a source touched, its device code the same: fresh" line_table launcher touched
+check "launcher: -lineinfo, a source given an older mtime, called again: fresh" line_table launcher older
+check "build: -lineinfo, a source touched, its device code the same: fresh" line_table graph touched
+
 finish

@@ -54,6 +54,19 @@ TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that i
   CHECK(manifest.find("build /b/w$ dir/always-dirty: phony\n") != std::string::npos);
 }
 
+TEST_CASE("ptxas with a line table: its depfile on the edge, and rerun where the sources are read anew") {
+  StepGraph graph = GraphIn("debug_G", "/src");
+  FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
+  std::string manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^  depfile = /b/w dir/kernel\.sm_80\.cubin\.d$)") == 1);
+  CHECK(manifest.find("--line-table-ptx") != std::string::npos);
+  CHECK(manifest.find("--made-by") != std::string::npos);
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: PTXAS [^\n]*always-dirty)") == 0);
+  options.rerun_preprocessing = true;  // the launcher: a source restored with an older mtime
+  manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: PTXAS [^\n]*always-dirty)") == 1);
+}
+
 TEST_CASE("a step that reruns always (nvcc run whole without a depfile) waits on the phony, written once") {
   StepGraph graph = GraphIn("multi_gencode", "/src");
   graph.steps.back().reruns_always = true;

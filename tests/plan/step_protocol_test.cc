@@ -19,6 +19,7 @@ StepInvocation EveryField() {
   call.depfile = "k.cpp4.ii.d";
   call.absolute_depfile = true;
   call.kept_depfile = "/w/k.cpp4.ii.deps";
+  call.line_table_ptx = "/w/k.compute_80.ptx";
   call.outputs = {"k.cpp4.ii", "k.extra"};
   call.stamp = "/w/step3.stamp";
   call.capture = "/w/capture/step3-abc";
@@ -46,6 +47,7 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.depfile == call.depfile);
   CHECK(back.absolute_depfile);
   CHECK(back.kept_depfile == call.kept_depfile);
+  CHECK(back.line_table_ptx == call.line_table_ptx);
   CHECK(back.outputs == call.outputs);
   CHECK(back.stamp == call.stamp);
   CHECK(back.capture == call.capture);
