@@ -258,7 +258,8 @@ TEST_CASE("-G and -x cu split like any compile") {
   const GraphStep* ptxas = OfKind(debug, StepKind::kPtxas).front();
   CHECK(ptxas->line_table_ptx == ptxas->inputs.front());
   CHECK(ptxas->depfile == ptxas->outputs.front() + ".d");
-  for (const GraphStep* plain : OfKind(Graph("multi_gencode"), StepKind::kPtxas)) {
+  StepGraph plain_graph = Graph("multi_gencode");
+  for (const GraphStep* plain : OfKind(plain_graph, StepKind::kPtxas)) {
     CHECK(plain->line_table_ptx.empty());
     CHECK(plain->depfile.empty());
   }
