@@ -90,6 +90,38 @@ std::vector<LookupWaiter> LookupWaiters(const StepGraph& graph, const PathMapper
   return waiters;
 }
 
+/// The steps that read the sources and that ptxas step `index`, writing a
+/// line table, waits for (through any chain of steps); none for another step.
+std::set<size_t> SourceReadersBefore(const StepGraph& graph, size_t index) {
+  std::set<size_t> readers;
+  if (graph.steps[index].line_table_ptx.empty()) return readers;
+  std::set<size_t> seen;
+  std::vector<size_t> pending = graph.steps[index].after;
+  while (!pending.empty()) {
+    size_t earlier = pending.back();
+    pending.pop_back();
+    if (!seen.insert(earlier).second) continue;
+    if (ReadsSources(graph.steps[earlier].kind)) readers.insert(earlier);
+    pending.insert(pending.end(), graph.steps[earlier].after.begin(), graph.steps[earlier].after.end());
+  }
+  return readers;
+}
+
+/// True for a step whose run a ptxas writing a line table learns of
+/// (RanStampPath): nvcc compiles a TU whole when anything it reads is newer,
+/// so the ptxas compares its sources' mtimes with its last run's then, even
+/// where its PTX came out the same (a source given an older mtime, with a
+/// header edited).
+bool FeedsLineTable(const StepGraph& graph, size_t index) {
+  for (size_t later = index + 1; later < graph.steps.size(); ++later) {
+    if (SourceReadersBefore(graph, later).contains(index)) return true;
+  }
+  return false;
+}
+
+/// The file a step that FeedsLineTable touches on every run.
+std::string RanStampPath(const StepGraph& graph, size_t index) { return Landmark(graph, index) + ".ran"; }
+
 /// True for a step that runs in every build: nvcc run whole that names no
 /// depfile, and what reads the sources where they are to be read anew
 /// (FragmentOptions::rerun_preprocessing), ptxas's line table too (its
@@ -112,23 +144,20 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.kept_depfile = step.kept_depfile;
     call.depfile_from = step.depfile_from;
   }
-  if (!step.line_table_ptx.empty()) {
-    call.line_table_ptx = step.line_table_ptx;
-    call.reads = step.inputs;
-    if (!options.env_file.empty()) call.reads.push_back(options.env_file);
-    call.made_by = step.outputs.front() + ".made-by";
-  }
+  call.line_table_ptx = step.line_table_ptx;
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
+  else if (FeedsLineTable(graph, index)) call.stamp = RanStampPath(graph, index);
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;
   call.stub_include = step.stub_include;
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
-  if (!step.ninja_depfile.empty()) {
+  if (!step.ninja_depfile.empty() || !step.line_table_ptx.empty()) {
     call.reads = step.inputs;
-    call.reads.push_back(options.env_file);
-    call.made_by = graph.work_dir + "/object-made-by";
+    if (!options.env_file.empty()) call.reads.push_back(options.env_file);
+    call.made_by = step.ninja_depfile.empty() ? LineTablePath(graph.work_dir, step) + ".made-by"
+                                              : graph.work_dir + "/object-made-by";
   }
   call.cache_lookup = step.kind == StepKind::kCacheLookup;
   call.cache = step.cache;
@@ -258,6 +287,8 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     build.outputs =
         step.outputs.empty() ? std::vector<std::string>{StampPath(graph, i)} : paths(step.outputs);
     if (!step.kept_depfile.empty()) build.implicit_outputs = {step.kept_depfile};
+    if (!step.outputs.empty() && FeedsLineTable(graph, i))
+      build.implicit_outputs.push_back(paths(RanStampPath(graph, i)));
     // A waiter of the cache's lookup names nothing else of its TU: Ninja
     // would start it once the lookup's result is written, before it read
     // the dyndep file, and a hit would need every step it names.
@@ -277,12 +308,15 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     }
     build.order_only_inputs = graph.order_only_inputs;
     if (RerunsAlways(step, options)) build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
+    for (size_t reader : SourceReadersBefore(graph, i))
+      build.implicit_inputs.push_back(paths(RanStampPath(graph, reader)));
     build.variables.push_back({"desc", Description(graph, step)});
     if (options.env_file != shared_env_file) {
       build.variables.push_back({"env", QuoteShellWord(options.env_file)});
     }
     build.raw_variables = CommandVariables(graph, i, options, paths);
-    if (!step.depfile.empty()) build.variables.push_back({"depfile", step.depfile});
+    if (!step.depfile.empty() && step.ninja_depfile.empty())
+      build.variables.push_back({"depfile", step.depfile});
     if (!step.ninja_depfile.empty()) {
       build.variables.push_back({"depfile", paths(step.ninja_depfile)});
       build.variables.push_back({"deps", "gcc"});

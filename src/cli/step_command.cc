@@ -143,7 +143,7 @@ std::string ProgramDir(const StepInvocation& options) {
 /// absolute; nullopt where the PTX cannot be read.
 std::optional<std::vector<std::string>> LineTableSources(const StepInvocation& options,
                                                          const FileSystem& fs) {
-  std::optional<std::string> ptx = fs.Read(ResolvePath(ProgramDir(options), options.line_table_ptx));
+  std::optional<std::string> ptx = fs.Read(ResolvePath(options.cwd, options.line_table_ptx));
   if (!ptx) return std::nullopt;
   std::vector<std::string> sources = PtxLineTableFiles(*ptx);
   for (std::string& source : sources) source = ResolvePath(ProgramDir(options), source);
@@ -153,7 +153,8 @@ std::optional<std::vector<std::string>> LineTableSources(const StepInvocation& o
 /// What made a step's outputs, as its `made_by` file records it: a hash of
 /// its whole command line, and the mtime of each file it read and wrote.
 /// Nothing when one of them is missing, but a source of ptxas's line table,
-/// whose absence the record says (ptxas then writes none of it).
+/// whose absence the record says (ptxas then writes none of it), and whose
+/// size it records too (ptxas writes both: a restore may keep the mtime).
 std::optional<std::string> MadeByRecord(const StepInvocation& options,
                                         const std::vector<std::string>& outputs,
                                         const WritableFileSystem& fs) {
@@ -170,7 +171,11 @@ std::optional<std::string> MadeByRecord(const StepInvocation& options,
   if (!sources) return std::nullopt;
   for (const std::string& source : *sources) {
     std::optional<std::filesystem::file_time_type> mtime = fs.MTime(source);
-    record += (mtime ? std::to_string(mtime->time_since_epoch().count()) : "missing") + " " + source + "\n";
+    std::optional<std::string> text = fs.Read(source);
+    record += mtime && text
+                  ? std::to_string(mtime->time_since_epoch().count()) + " " + std::to_string(text->size())
+                  : "missing";
+    record += " " + source + "\n";
   }
   return record;
 }

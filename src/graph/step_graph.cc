@@ -69,7 +69,7 @@ class GraphBuilder {
   void AddHeaderDepfile(GraphStep& step) const;
   /// ptxas with line information: a depfile of the sources its line table
   /// names (GraphStep::line_table_ptx).
-  static void AddLineTableDepfile(GraphStep& step);
+  void AddLineTableDepfile(GraphStep& step) const;
   /// FASTCUDA_MODULE_ID=own: the step that would make the module id reads
   /// it instead, from a step of its own that comes first.
   bool TakeOverModuleId(StepGraph& graph, GraphStep& step);
@@ -137,13 +137,13 @@ void GraphBuilder::AddHeaderDepfile(GraphStep& step) const {
   if (user_wants_depfile_) step.kept_depfile = step.outputs.front() + ".deps";
 }
 
-void GraphBuilder::AddLineTableDepfile(GraphStep& step) {
-  if (step.kind != StepKind::kPtxas || step.outputs.empty() || !WritesLineTable(step.argv)) return;
+void GraphBuilder::AddLineTableDepfile(GraphStep& step) const {
+  if (step.kind != StepKind::kPtxas || step.outputs.empty() || !WritesLineInformation(step.argv)) return;
   auto ptx = std::find_if(step.inputs.begin(), step.inputs.end(),
                           [](const std::string& input) { return input.ends_with(".ptx"); });
   if (ptx == step.inputs.end()) return;
   step.line_table_ptx = *ptx;
-  step.depfile = step.outputs.front() + ".d";
+  step.depfile = LineTablePath(options_.work_dir, step) + ".d";
 }
 
 GraphStep GraphBuilder::UserDepfileStep(const std::string& path, const StepGraph& graph) const {
@@ -313,6 +313,10 @@ std::string Landmark(const StepGraph& graph, size_t index) {
 
 std::string StampPath(const StepGraph& graph, size_t step_index) {
   return graph.work_dir + "/step" + std::to_string(step_index) + ".stamp";
+}
+
+std::string LineTablePath(const std::string& work_dir, const GraphStep& step) {
+  return work_dir + "/" + std::filesystem::path(step.outputs.front()).filename().string() + ".line-table";
 }
 
 StepGraph BuildStepGraph(const Transcript& transcript, const StepGraphOptions& options,

@@ -54,7 +54,8 @@ struct GraphStep : Step {
   std::string kept_depfile;         ///< preprocess: a copy kept for the user's depfile
   /// ptxas with line information (-lineinfo, -G): its PTX, whose `.file`
   /// sources ptxas reads the mtime and size of into the cubin. `fastcuda
-  /// step` lists them in `depfile`, so that a touched source reruns it.
+  /// step` lists them in `depfile` (LineTablePath + ".d"), so that a touched
+  /// source reruns it.
   std::string line_table_ptx;
   std::string module_id;     ///< kModuleId: the id it writes
   int split_share = 0;       ///< auto split-compile: the TU's arch chains, which start together
@@ -138,6 +139,11 @@ void WaitFor(GraphStep& step, size_t earlier);
 
 /// The path of the file a step touches when it has no output of its own.
 std::string StampPath(const StepGraph& graph, size_t step_index);
+
+/// Where ptxas keeps what its line table depends on (GraphStep::line_table_ptx),
+/// `.d` and `.made-by` appended: in the work dir, named after its first output,
+/// never beside a file the user asked for (`-cubin -MD` writes `k.cubin.d`).
+std::string LineTablePath(const std::string& work_dir, const GraphStep& step);
 
 /// The first file a step leaves behind (its first output, else its stamp),
 /// which other edges can wait on.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "src/base/text.h"
+#include "src/nvcc/ptx_line_table.h"
 
 namespace fastcuda {
 namespace {
@@ -16,20 +17,6 @@ bool ReadsOnlyWorkFiles(StepKind kind) {
 /// would resolve.
 bool IsRelativeWithDir(const std::string& path) {
   return path.find('/') != std::string::npos && !path.starts_with('/');
-}
-
-/// True if the tool writes line or debug information. cicc makes the file
-/// names the preprocessor saw (relative ones too: `-Iinc`) absolute from the
-/// directory it runs in, and -G records that directory itself.
-bool WritesDebugPaths(const std::vector<std::string>& argv) {
-  static const std::set<std::string> flags = {"-g",
-                                              "-G",
-                                              "--debug_mode",
-                                              "-lineinfo",
-                                              "-generate-line-info",
-                                              "--generate-line-info",
-                                              "--device-debug"};
-  return std::any_of(argv.begin(), argv.end(), [](const std::string& word) { return flags.count(word) > 0; });
 }
 
 /// IsRelativeWithDir for `word`, or the value after its last `=`.
@@ -54,7 +41,11 @@ std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::str
 }
 
 std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, const std::string& work_dir) {
-  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty() || WritesDebugPaths(step.argv)) return std::nullopt;
+  // Line information names the directory the tool runs in: cicc makes the
+  // file names the preprocessor saw (relative ones too: `-Iinc`) absolute
+  // from it, and -G records it itself.
+  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty() || WritesLineInformation(step.argv))
+    return std::nullopt;
   auto in_work_dir = [&](const std::string& path) { return path.starts_with(work_dir + "/"); };
   if (!std::all_of(step.inputs.begin(), step.inputs.end(), in_work_dir) ||
       !std::all_of(step.outputs.begin(), step.outputs.end(), in_work_dir)) {

@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <set>
 
 namespace fastcuda {
 namespace {
@@ -29,12 +30,15 @@ std::vector<std::string> PtxLineTableFiles(std::string_view ptx) {
   return files;
 }
 
-bool WritesLineTable(const std::vector<std::string>& ptxas_argv) {
-  static constexpr std::string_view kLineInfoFlags[] = {"--generate-line-info", "-lineinfo", "--device-debug",
-                                                        "-g"};
-  return std::any_of(ptxas_argv.begin(), ptxas_argv.end(), [](const std::string& word) {
-    return std::find(std::begin(kLineInfoFlags), std::end(kLineInfoFlags), word) != std::end(kLineInfoFlags);
-  });
+bool WritesLineInformation(const std::vector<std::string>& argv) {
+  static const std::set<std::string> flags = {"-g",
+                                              "-G",
+                                              "--debug_mode",
+                                              "-lineinfo",
+                                              "-generate-line-info",
+                                              "--generate-line-info",
+                                              "--device-debug"};
+  return std::any_of(argv.begin(), argv.end(), [](const std::string& word) { return flags.count(word) > 0; });
 }
 
 }  // namespace fastcuda

@@ -14,8 +14,8 @@ namespace fastcuda {
 /// written there (cicc writes absolute paths).
 std::vector<std::string> PtxLineTableFiles(std::string_view ptx);
 
-/// True for a ptxas command line that generates line information
-/// (`--generate-line-info`/`-lineinfo`, `--device-debug`/`-g`).
-bool WritesLineTable(const std::vector<std::string>& ptxas_argv);
+/// True for a cicc or ptxas command line that writes line or debug
+/// information (`-lineinfo`, `-G` and the spellings nvcc gives each tool).
+bool WritesLineInformation(const std::vector<std::string>& argv);
 
 }  // namespace fastcuda

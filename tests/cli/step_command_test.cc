@@ -263,10 +263,15 @@ TEST_CASE("step on fakes: ptxas with a line table lists its sources and runs aga
   disk.SetMTime("/src/a.cu", std::filesystem::file_time_type{});
   CHECK(RunStep(step, ptxas, disk, {}) == 0);
   CHECK(ptxas.ran.size() == 3);
+  // Another size at the same mtime (`cp -p`, tar): ptxas writes the size too.
+  disk.Write("/src/a.cu", "longer source");
+  disk.SetMTime("/src/a.cu", std::filesystem::file_time_type{});
+  CHECK(RunStep(step, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 4);
   // A named source that appears: ptxas now reads its mtime and size.
   disk.Write("/w/inc/gone.h", "header");
   CHECK(RunStep(step, ptxas, disk, {}) == 0);
-  CHECK(ptxas.ran.size() == 4);
+  CHECK(ptxas.ran.size() == 5);
   CHECK(disk.Read("/w/a.cubin.d") == FormatDepfile({{"a.cubin"}, {"/src/a.cu", "/w/inc/gone.h"}}));
 }
 

@@ -257,7 +257,7 @@ TEST_CASE("-G and -x cu split like any compile") {
   // cubin: `fastcuda step` lists them in a depfile of its own.
   const GraphStep* ptxas = OfKind(debug, StepKind::kPtxas).front();
   CHECK(ptxas->line_table_ptx == ptxas->inputs.front());
-  CHECK(ptxas->depfile == ptxas->outputs.front() + ".d");
+  CHECK(ptxas->depfile == std::string(kWorkDir) + "/kernel.sm_80.cubin.line-table.d");
   StepGraph plain_graph = Graph("multi_gencode");
   for (const GraphStep* plain : OfKind(plain_graph, StepKind::kPtxas)) {
     CHECK(plain->line_table_ptx.empty());

@@ -225,5 +225,15 @@ line_table() (  # launcher|graph touched|older
 check "launcher: -lineinfo, a source touched, its device code the same: fresh" line_table launcher touched
 check "launcher: -lineinfo, a source given an older mtime, called again: fresh" line_table launcher older
 check "build: -lineinfo, a source touched, its device code the same: fresh" line_table graph touched
+check "build: -lineinfo, a source given an older mtime, a header edited: fresh" line_table graph older
+cubin_line_table() (  # -cubin -lineinfo -MD: ptxas writes the user's file, beside the user's depfile
+  mkdir -p cubin-lines && cd cubin-lines
+  printf '#include "t.h"\n__global__ void k(int *p) { *p = TAG; }\n' > k.cu && echo '#define TAG 1' > t.h
+  local flags=("${arch[@]}" -lineinfo -cubin k.cu -MD -MF k.cubin.d)
+  launch "${flags[@]}" -o k.cubin && "$NVCC" "${flags[@]/k.cubin.d/reference.d}" -o reference.cubin &&
+    cmp -s k.cubin reference.cubin && diff <(sed 1d k.cubin.d) <(sed 1d reference.d) &&
+    [ "$(ls)" = "$(printf 'k.cu\nk.cubin\nk.cubin.d\nreference.cubin\nreference.d\nt.h')" ]
+)
+check "launcher: -cubin -lineinfo -MD: nvcc's cubin and depfile, nothing else beside them" cubin_line_table
 
 finish

@@ -58,10 +58,16 @@ TEST_CASE("ptxas with a line table: its depfile on the edge, and rerun where the
   StepGraph graph = GraphIn("debug_G", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^  depfile = /b/w dir/kernel\.sm_80\.cubin\.d$)") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^  depfile = /b/w dir/kernel\.sm_80\.cubin\.line-table\.d$)") == 1);
   CHECK(manifest.find("--line-table-ptx") != std::string::npos);
   CHECK(manifest.find("--made-by") != std::string::npos);
   CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: PTXAS [^\n]*always-dirty)") == 0);
+  // It learns of every run of the preprocessing before it (the TU was out of
+  // date, as nvcc would compile it whole), which touches a stamp for it.
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*\.ran: CPP_DEVICE )") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: PTXAS [^\n]*\.ran)") == 1);
+  CHECK(SingleGraphManifest(GraphIn("multi_gencode", "/src"), options, {}, "").find(".ran") ==
+        std::string::npos);
   options.rerun_preprocessing = true;  // the launcher: a source restored with an older mtime
   manifest = SingleGraphManifest(graph, options, {}, "");
   CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: PTXAS [^\n]*always-dirty)") == 1);

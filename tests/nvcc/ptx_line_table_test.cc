@@ -22,10 +22,11 @@ TEST_CASE("the files a PTX's line table names, as cicc writes them with -G") {
   CHECK(PtxLineTableFiles("\t.loc 1 5 0\n// .file 1 \"commented.cu\"\n").empty());
 }
 
-TEST_CASE("ptxas writes a line table with -lineinfo or -g, in either spelling") {
-  for (const char* flag : {"--generate-line-info", "-lineinfo", "--device-debug", "-g"}) {
-    CHECK_MESSAGE(WritesLineTable({"ptxas", "-arch=sm_80", flag, "a.ptx", "-o", "a.cubin"}), flag);
+TEST_CASE("line information in each spelling nvcc gives cicc and ptxas") {
+  for (const char* flag :
+       {"--generate-line-info", "-generate-line-info", "-lineinfo", "--device-debug", "-g", "-G"}) {
+    CHECK_MESSAGE(WritesLineInformation({"ptxas", "-arch=sm_80", flag, "a.ptx", "-o", "a.cubin"}), flag);
   }
-  CHECK_FALSE(WritesLineTable({"ptxas", "-arch=sm_80", "-m64", "a.ptx", "-o", "a.cubin"}));
-  CHECK_FALSE(WritesLineTable({"ptxas", "-arch=sm_80", "a-g.ptx", "-o", "lineinfo.cubin"}));
+  CHECK_FALSE(WritesLineInformation({"ptxas", "-arch=sm_80", "-m64", "a.ptx", "-o", "a.cubin"}));
+  CHECK_FALSE(WritesLineInformation({"ptxas", "-arch=sm_80", "a-g.ptx", "-o", "lineinfo.cubin"}));
 }
