@@ -140,9 +140,12 @@ std::string ProgramDir(const StepInvocation& options) {
 }
 
 /// The sources of ptxas's line table (StepInvocation::line_table_ptx),
-/// absolute; nullopt where the PTX cannot be read.
+/// absolute; nullopt for a step without one, or where the PTX cannot be
+/// read. ptxas does not change its PTX: one reading serves the checks
+/// before and after it runs.
 std::optional<std::vector<std::string>> LineTableSources(const StepInvocation& options,
                                                          const FileSystem& fs) {
+  if (options.line_table_ptx.empty()) return std::nullopt;
   std::optional<std::string> ptx = fs.Read(ResolvePath(options.cwd, options.line_table_ptx));
   if (!ptx) return std::nullopt;
   std::vector<std::string> sources = PtxLineTableFiles(*ptx);
@@ -155,8 +158,10 @@ std::optional<std::vector<std::string>> LineTableSources(const StepInvocation& o
 /// Nothing when one of them is missing, but a source of ptxas's line table,
 /// whose absence the record says (ptxas then writes none of it), and whose
 /// size it records too (ptxas writes both: a restore may keep the mtime).
+/// `line_table`: LineTableSources.
 std::optional<std::string> MadeByRecord(const StepInvocation& options,
                                         const std::vector<std::string>& outputs,
+                                        const std::optional<std::vector<std::string>>& line_table,
                                         const WritableFileSystem& fs) {
   std::string record = StableHashHex(JoinShellWords(options.Words()), 16) + "\n";
   std::vector<std::string> files = outputs;
@@ -167,9 +172,8 @@ std::optional<std::string> MadeByRecord(const StepInvocation& options,
     record += std::to_string(mtime->time_since_epoch().count()) + " " + file + "\n";
   }
   if (options.line_table_ptx.empty()) return record;
-  std::optional<std::vector<std::string>> sources = LineTableSources(options, fs);
-  if (!sources) return std::nullopt;
-  for (const std::string& source : *sources) {
+  if (!line_table) return std::nullopt;
+  for (const std::string& source : *line_table) {
     std::optional<std::filesystem::file_time_type> mtime = fs.MTime(source);
     std::optional<std::string> text = fs.Read(source);
     record += mtime && text
@@ -180,11 +184,14 @@ std::optional<std::string> MadeByRecord(const StepInvocation& options,
   return record;
 }
 
-/// Lists the sources of ptxas's line table that exist in the step's depfile,
-/// so that Ninja reruns it when one of them changes.
-void WriteLineTableDepfile(const StepInvocation& options, WritableFileSystem& fs) {
+/// Lists the sources of ptxas's line table (`line_table`: LineTableSources)
+/// that exist in the step's depfile, so that Ninja reruns it when one of
+/// them changes.
+void WriteLineTableDepfile(const StepInvocation& options,
+                           const std::optional<std::vector<std::string>>& line_table,
+                           WritableFileSystem& fs) {
   std::vector<std::string> existing;
-  for (const std::string& source : LineTableSources(options, fs).value_or(std::vector<std::string>{})) {
+  for (const std::string& source : line_table.value_or(std::vector<std::string>{})) {
     if (fs.IsFile(source)) existing.push_back(source);
   }
   fs.Write(ResolvePath(options.cwd, options.depfile), FormatDepfile({{options.outputs.front()}, existing}));
@@ -193,9 +200,10 @@ void WriteLineTableDepfile(const StepInvocation& options, WritableFileSystem& fs
 /// True when the outputs were made by this very command from the files it
 /// reads as they are now, and are still as it wrote them.
 bool MadeFromUnchangedReads(const StepInvocation& options, const std::vector<std::string>& outputs,
+                            const std::optional<std::vector<std::string>>& line_table,
                             const WritableFileSystem& fs) {
   if (options.made_by.empty()) return false;
-  std::optional<std::string> now = MadeByRecord(options, outputs, fs);
+  std::optional<std::string> now = MadeByRecord(options, outputs, line_table, fs);
   return now && fs.Read(ResolvePath(options.cwd, options.made_by)) == now;
 }
 
@@ -310,7 +318,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   std::string cache_result = NameFilesForLauncher(options, outputs, program_dir, spec, fs);
   if (CacheHit(options, fs)) return UseCacheHit(options, outputs, fs);
   if (options.cache_lookup) AskWithoutCompiling(spec);
-  if (MadeFromUnchangedReads(options, outputs, fs)) {
+  const std::optional<std::vector<std::string>> line_table = LineTableSources(options, fs);
+  if (MadeFromUnchangedReads(options, outputs, line_table, fs)) {
     WriteNinjaDepfile(options, fs);
     return 0;
   }
@@ -350,13 +359,14 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
   }
   if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
-  if (!options.line_table_ptx.empty()) WriteLineTableDepfile(options, fs);
+  if (!options.line_table_ptx.empty()) WriteLineTableDepfile(options, line_table, fs);
   if (options.absolute_depfile && !outputs.empty())
     MakeDepfileAbsolute(depfile, options.cwd, outputs.front(), fs);
   WriteNinjaDepfile(options, fs);
   if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs);
   if (!options.made_by.empty()) {
-    fs.Write(ResolvePath(options.cwd, options.made_by), MadeByRecord(options, outputs, fs).value_or(""));
+    fs.Write(ResolvePath(options.cwd, options.made_by),
+             MadeByRecord(options, outputs, line_table, fs).value_or(""));
   }
   if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
   return 0;
