@@ -227,45 +227,41 @@ class Walk:
             env["CPATH"] = os.path.join(self.proj, self.cpath)
         return env
 
+    def build_commands(self, only=None, plain_ninja=False):
+        """(directory, argv) of each command that builds every TU (or
+        `only`), in turn: a launcher call per TU, else one build."""
+        if self.mode == "launcher":
+            return [(directory, [self.fastcuda] + words) for directory, words, _ in self.commands()]
+        if self.mode == "graph":
+            entries = [{"directory": d, "file": w[w.index("-c") + 1], "command": shlex.join(w)}
+                       for d, w, _ in self.commands()]
+            with open(os.path.join(self.dir, "db.json"), "w") as f:
+                json.dump(entries, f)
+            return [(self.dir, [self.fastcuda, "build", "--compdb", "db.json", "--out", self.build])]
+        if self.mode == "ninja":
+            target = [os.path.relpath(only, self.build)] if only else []
+            ninja = ["ninja"] if plain_ninja else [self.fastcuda, "ninja"]
+            return [(self.dir, ninja + ["-C", self.build] + target)]
+        target = ["--target", os.path.relpath(only, self.build)] if only and self.mode == "module" else []
+        return [(self.dir, ["cmake", "--build", self.build] + target)]
+
     def build_all(self, only=None, interrupt_after=None):
         """Builds every TU (or `only`); with `interrupt_after`, a build
         interrupted (SIGINT to its process group, as Ctrl-C) that many
         seconds in, then the build."""
         if interrupt_after is not None:
             self.interrupted_build(interrupt_after)
-        env = self.step_env()
-        if self.mode == "launcher":
-            for directory, words, _ in self.commands():
-                run([self.fastcuda] + words, directory, env)
-        elif self.mode == "graph":
-            entries = [{"directory": d, "file": w[w.index("-c") + 1], "command": shlex.join(w)}
-                       for d, w, _ in self.commands()]
-            with open(os.path.join(self.dir, "db.json"), "w") as f:
-                json.dump(entries, f)
-            run([self.fastcuda, "build", "--compdb", "db.json", "--out", self.build], self.dir, env)
-        elif self.mode == "ninja":
-            target = [os.path.relpath(only, self.build)] if only else []
-            if self.rng.random() < 0.25:
-                self.log("  (plain ninja)")
-                run(["ninja", "-C", self.build] + target, self.dir, env)
-            else:
-                run([self.fastcuda, "ninja", "-C", self.build] + target, self.dir, env)
-        else:
-            target = ["--target", os.path.relpath(only, self.build)] if only and self.mode == "module" else []
-            run(["cmake", "--build", self.build] + target, self.dir, env)
+        plain_ninja = self.mode == "ninja" and self.rng.random() < 0.25
+        if plain_ninja:
+            self.log("  (plain ninja)")
+        for directory, argv in self.build_commands(only, plain_ninja):
+            run(argv, directory, self.step_env())
 
     def interrupted_build(self, seconds):
-        if self.mode == "launcher":
-            directory, words, _ = self.rng.choice(self.commands())
-            argv = [self.fastcuda] + words
-        elif self.mode == "graph":
-            directory, argv = self.dir, [self.fastcuda, "build", "--compdb", "db.json", "--out", self.build]
-            if not os.path.exists(os.path.join(self.dir, "db.json")):
-                return
-        elif self.mode == "ninja":
-            directory, argv = self.dir, [self.fastcuda, "ninja", "-C", self.build]
-        else:
-            directory, argv = self.dir, ["cmake", "--build", self.build]
+        """One of the build's commands (a launcher call, or the build),
+        interrupted after `seconds`."""
+        commands = self.build_commands()
+        directory, argv = self.rng.choice(commands) if self.mode == "launcher" else commands[0]
         process = subprocess.Popen(argv, cwd=directory, env=self.step_env(), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
         try:
