@@ -258,6 +258,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   writer.Variable("env", QuoteShellWord(shared.env_file));
   StepInvocation logging;
   logging.rss_log = shared.memory_log;
+  logging.temp_root = shared.temp_root;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
   const std::string step_command = StepRuleCommand();

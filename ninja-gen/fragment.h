@@ -17,6 +17,7 @@ struct FragmentOptions {
   std::string ninja_cwd;    ///< directory Ninja runs in; other relative paths are made absolute
   std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
   std::string memory_log;   ///< non-empty: steps append their peak memory there
+  std::string temp_root;    ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their

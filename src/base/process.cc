@@ -106,6 +106,27 @@ std::string Resolve(const std::string& program, const std::map<std::string, std:
   _exit(127);
 }
 
+/// The child's TMPDIR (ProcessSpec::temp_dir), made empty of what a killed
+/// run left, removed with what the child leaves when this object goes.
+class ChildTempDir {
+ public:
+  explicit ChildTempDir(std::string path) : path_(std::move(path)) {
+    if (path_.empty()) return;
+    Remove();
+    std::filesystem::create_directories(path_);
+  }
+  ~ChildTempDir() { Remove(); }
+  ChildTempDir(const ChildTempDir&) = delete;
+  ChildTempDir& operator=(const ChildTempDir&) = delete;
+
+ private:
+  void Remove() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  std::string path_;
+};
+
 /// What the child does between fork and exec: only async-signal-safe calls.
 /// A failure is reported as errno through `report_fd`, which exec closes.
 [[noreturn]] void ExecChild(const ProcessSpec& spec, pid_t parent, char* const* argv, char* const* env,
@@ -143,6 +164,8 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   argv[0] = Resolve(argv[0], spec.env_set);
   std::map<std::string, std::string> env_set = spec.env_set;
   if (spec.inherited_fd >= 0) env_set[kInheritedFdVariable] = std::to_string(spec.inherited_fd);
+  if (!spec.temp_dir.empty()) env_set["TMPDIR"] = spec.temp_dir;
+  ChildTempDir temp_dir(spec.temp_dir);
   std::vector<std::string> env = EnvironmentStrings(env_set);
   std::vector<char*> c_argv = CStrings(argv);
   std::vector<char*> c_env = CStrings(env);

@@ -22,6 +22,9 @@ struct ProcessSpec {
   /// A descriptor the child keeps open (a lock that must outlive this
   /// process while the child runs); its number is in FASTCUDA_INHERITED_FD.
   int inherited_fd = -1;
+  /// Non-empty: the child's TMPDIR, made empty before it starts and removed
+  /// with what it left there after it ends.
+  std::string temp_dir{};
 };
 
 /// How a process ended.

@@ -12,6 +12,7 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
                        const std::string& log_dir, unsigned jobs, WritableFileSystem& fs) {
   FragmentOptions options = fragment;
   options.memory_log = StepMemoryLogPath(log_dir);
+  options.temp_root = StepTempRoot(log_dir);
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };

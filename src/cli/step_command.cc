@@ -309,6 +309,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
                    !options.capture.empty()};
+  if (std::string temp_dir = StepTempDir(options); !temp_dir.empty())
+    spec.temp_dir = std::filesystem::absolute(temp_dir).string();  // the program may run elsewhere
   for (const auto& [name, value] : LauncherVariables(options.argv, inherited))
     spec.env_set.try_emplace(name, value);
   std::vector<std::string> outputs;

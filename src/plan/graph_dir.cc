@@ -33,6 +33,7 @@ std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/reco
 std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
+std::string StepTempRoot(const std::string& dir) { return dir + "/tmp"; }
 std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
 std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }

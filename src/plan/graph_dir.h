@@ -28,6 +28,7 @@ std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --gr
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
+std::string StepTempRoot(const std::string& dir);       ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
 std::string KeptFilesPath(const std::string& dir);      ///< `kept-files`, see FormatKeptFiles
 std::string DryrunCachePath(const std::string& dir);    ///< dryrun texts by key
 std::string GenCommandPath(const std::string& dir);     ///< what `gen` planned with

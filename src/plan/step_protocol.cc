@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "src/base/build_load.h"
+#include "src/base/stable_hash.h"
 
 namespace fastcuda {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 // kSplitAutoFlag (whose home is build_load, which counts the running steps
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
-constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log";
+constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
 constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
@@ -68,10 +69,18 @@ std::string ExitCodePath(const std::string& prefix) { return prefix + ".rc"; }
 
 }  // namespace
 
+std::string StepTempDir(const StepInvocation& step) {
+  if (step.temp_root.empty() || step.outputs.empty()) return "";
+  std::string outputs;
+  for (const std::string& output : step.outputs) outputs += output + '\n';
+  return step.temp_root + "/" + StableHashHex(outputs, 16);
+}
+
 std::vector<std::string> StepInvocation::SharedWords() const {
   std::vector<std::string> words;
   AddOption(words, kEnvFile, env_file);
   AddOption(words, kRssLog, rss_log);
+  AddOption(words, kTempRoot, temp_root);
   return words;
 }
 
@@ -152,6 +161,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kStamp) call.stamp = value(flag);
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
+    else if (flag == kTempRoot) call.temp_root = value(flag);
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
     else if (flag == kStubHostSource) call.stub_include.host_source = value(flag);

@@ -57,7 +57,11 @@ struct StepInvocation {
   std::string stamp;                 ///< touched when the program succeeds; it is no output to keep
   std::string capture;               ///< save what the program printed (WriteCapture)
   std::string rss_log;               ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
-  int split_share = 0;               ///< >0: give the program (cicc, ptxas) its part of the free job slots
+  /// Non-empty: the program's TMPDIR is a directory of its own under this one
+  /// (StepTempDir), so that what an interrupted program leaves there (cicc's
+  /// bitcode file) stays in the build tree and goes with the step's next run.
+  std::string temp_root;
+  int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
   std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
@@ -99,6 +103,11 @@ struct StepInvocation {
   /// Throws std::invalid_argument on anything else.
   static StepInvocation Parse(const std::vector<std::string>& args);
 };
+
+/// The program's own TMPDIR under `temp_root`, named after the step's
+/// outputs (no two steps of a build share one, and each run reuses its
+/// step's); "" without a `temp_root` or outputs.
+std::string StepTempDir(const StepInvocation& step);
 
 /// What a step printed and how it ended: saved by `fastcuda step --capture
 /// PREFIX`, replayed by the launcher in nvcc's order.

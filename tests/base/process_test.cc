@@ -1,6 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 #include "src/base/process.h"
 
@@ -19,6 +23,24 @@ TEST_CASE("a child that exits: its status, no signal") {
   CHECK(result.signal == 0);
   CHECK(result.exit_code == 3);
   CHECK(DescribeEnd(result) == "exited with status 3");
+}
+
+TEST_CASE("a child's TMPDIR: emptied of what a killed run left before it starts, removed after") {
+  std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("fastcuda-process-test-" + std::to_string(getpid()));
+  std::filesystem::path dir = root / "step";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "left-by-a-killed-run").put('x');
+  ProcessSpec spec{{"sh", "-c", "ls -A \"$TMPDIR\"; echo \"$TMPDIR\"; touch \"$TMPDIR/left\"; kill -INT $$"},
+                   "",
+                   {{"TMPDIR", "/elsewhere"}},
+                   true};
+  spec.temp_dir = dir.string();
+  ProcessResult result = RunProcess(spec);
+  CHECK(result.signal == SIGINT);
+  CHECK(result.stdout_text == dir.string() + "\n");  // nothing listed: empty when it started
+  CHECK_FALSE(std::filesystem::exists(dir));
+  std::filesystem::remove_all(root);
 }
 
 TEST_CASE("a program's version is the first dotted number it prints, or nothing") {

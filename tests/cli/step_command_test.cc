@@ -50,6 +50,7 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   REQUIRE(same.ran.size() == 1);
   CHECK(same.ran[0].env_set == std::map<std::string, std::string>{{"PATH", "/cuda/bin"}});
   CHECK(same.ran[0].cwd == "/w");
+  CHECK(same.ran[0].temp_dir == "");  // no temp root: the TMPDIR it inherits
   CHECK(disk.MTime("/w/a.ptx") == before);
   CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
   FakeProgram changed(disk, "ptx v2");
@@ -78,6 +79,16 @@ TEST_CASE("step on fakes: a device step runs in its work dir and names its files
   FakeProgram local(disk, "ptx");
   CHECK(RunStep(CiccStep({}), local, disk, {}) == 0);
   CHECK(local.ran[0].env_set.count("FASTCUDA_STEP_INPUTS") == 0);
+}
+
+TEST_CASE("step on fakes: the program's TMPDIR is its step's own, under the temp root") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+  FakeProgram program(disk, "ptx");
+  StepInvocation step = CiccStep({"--temp-root", "/b/tmp"});
+  CHECK(RunStep(step, program, disk, {}) == 0);
+  REQUIRE(program.ran.size() == 1);
+  CHECK(program.ran[0].temp_dir == StepTempDir(step));
+  CHECK(program.ran[0].temp_dir.rfind("/b/tmp/", 0) == 0);
 }
 
 TEST_CASE("step on fakes: sccache runs a step without its direct mode unless the environment chose one") {

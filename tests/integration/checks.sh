@@ -23,6 +23,10 @@
 #   graph_log_mark GRAPH_DIR     how many lines the graph's .ninja_log has now
 #   graph_ran GRAPH_DIR MARK RE  true if a step whose description matches RE
 #                                ran after the graph's log had MARK lines
+#   cicc_wrote_temp_file PID     waits up to 60 s until a cicc that PID started
+#                                (at any depth) has a file in its TMPDIR (its
+#                                bitcode); true if one does
+#   empty_dir DIR                true if DIR is a directory with nothing in it
 #   finish                       prints "N passed, M failed" last; removes the
 #                                scratch directory if all passed (unless
 #                                FASTCUDA_TEST_KEEP=1), else keeps it and exits 1
@@ -50,6 +54,23 @@ record() {
     failed=$((failed + 1))
   fi
 }
+
+cicc_wrote_temp_file() {
+  local i cicc pid dir
+  for i in $(seq 600); do
+    for cicc in $(pgrep -x cicc); do
+      pid=$cicc
+      while [ "${pid:-0}" -gt 1 ] && [ "$pid" != "$1" ]; do pid=$(ps -o ppid= -p "$pid" | tr -d ' '); done
+      [ "$pid" = "$1" ] || continue
+      dir=$(tr '\0' '\n' < "/proc/$cicc/environ" 2> /dev/null | sed -n 's/^TMPDIR=//p')
+      [ -z "$dir" ] || ! compgen -G "$dir/*" > /dev/null || return 0
+    done
+    sleep 0.1
+  done
+  return 1
+}
+
+empty_dir() { [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; }
 
 check() {  # NAME COMMAND...: records whether COMMAND succeeded, and in how many seconds (CI's time is short)
   local name=$1 status=0 start=$SECONDS

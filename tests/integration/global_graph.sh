@@ -222,19 +222,23 @@ C
 printf '[{"directory": "%s", "file": "%s", "output": "obj/slow.o", "command": "%s %s -c ../src/slow.cu -o obj/slow.o"}]\n' \
   "$project/build" "$project/src/slow.cu" "$NVCC" "${archs[*]}" > "$project/build/slow_db.json"
 stops_cleanly() {
-  "$FASTCUDA" build --compdb "$project/build/slow_db.json" --out "$scratch/slow" > "$scratch/slow1.log" 2>&1 &
+  mkdir -p "$scratch/slow-tmp"
+  TMPDIR=$scratch/slow-tmp "$FASTCUDA" build --compdb "$project/build/slow_db.json" --out "$scratch/slow" \
+    > "$scratch/slow1.log" 2>&1 &
   local pid=$!
-  sleep 3
+  local in_cicc=0
+  cicc_wrote_temp_file "$pid" && in_cicc=1
   kill -TERM "$pid"
   wait "$pid" && return 1  # it must fail
   sleep 1
-  ! pgrep -f "$scratch/slow" >/dev/null &&
+  # a stopped cicc leaves its bitcode file in TMPDIR, unless its step removes it
+  [ "$in_cicc" -eq 1 ] && ! pgrep -f "$scratch/slow" >/dev/null && empty_dir "$scratch/slow-tmp" &&
     "$FASTCUDA" build --compdb "$project/build/slow_db.json" --out "$scratch/slow" > "$scratch/slow2.log" 2>&1 &&
     (cd "$project/build" && "$NVCC" "${archs[@]}" -c ../src/slow.cu -o "$scratch/ref/slow.o") &&
     objcopy -O binary --only-section=.nv_fatbin "$project/build/obj/slow.o" "$scratch/x.fb" &&
     objcopy -O binary --only-section=.nv_fatbin "$scratch/ref/slow.o" "$scratch/y.fb" && cmp -s "$scratch/x.fb" "$scratch/y.fb"
 }
-check "SIGTERM stops the build and every step; the next build is correct" stops_cleanly
+check "SIGTERM stops the build and every step, leaving nothing in TMPDIR; the next build is correct" stops_cleanly
 
 # An entry without -o (nor "output"): nvcc writes kern.o, named after the
 # source, in the entry's directory. FastCuda splits it with that output and

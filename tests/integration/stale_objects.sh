@@ -94,16 +94,19 @@ none_left() {  # TEXT: waits up to 60 s until no process names TEXT; true if non
   return 1
 }
 
-# 5. kill -9 of the launcher: nothing it started writes the object later.
+# 5. kill -9 of the launcher: nothing it started writes the object later. A
+# stopped cicc leaves its bitcode file in TMPDIR (nvcc's, stopped, leaves
+# none): the steps give it one of their own in the build tree, and remove it.
 killed_launcher() {
-  mkdir -p killed && rm -f killed/slow.o
-  "$FASTCUDA" "$NVCC" "${slow[@]}" -o killed/slow.o > /dev/null 2>&1 & local pid=$!
-  sleep 2
+  mkdir -p killed killed-tmp && rm -f killed/slow.o
+  TMPDIR=$scratch/killed-tmp "$FASTCUDA" "$NVCC" "${slow[@]}" -o killed/slow.o > /dev/null 2>&1 & local pid=$!
+  local in_cicc=0
+  cicc_wrote_temp_file "$pid" && in_cicc=1
   kill -9 "$pid"
   wait "$pid" 2> /dev/null || true
-  none_left "$scratch/killed" && [ ! -e killed/slow.o ]
+  [ "$in_cicc" -eq 1 ] && none_left "$scratch/killed" && [ ! -e killed/slow.o ] && empty_dir killed-tmp
 }
-check "launcher killed with -9: no process of it is left, no object is written" killed_launcher
+check "launcher killed with -9 in cicc: no process of it is left, no object, nothing in TMPDIR" killed_launcher
 
 # 6. kill -9 of `fastcuda build`, then an immediate rebuild.
 killed_build() {
@@ -154,15 +157,19 @@ check "nohup: a hangup of the whole process group, the launcher still finishes l
 
 # 11. SIGTERM: nvcc exits with 255 and leaves no object.
 terminated() {
-  mkdir -p terminated && rm -f terminated/slow.o
-  "$FASTCUDA" "$NVCC" "${slow[@]}" -o terminated/slow.o > /dev/null 2>&1 & local pid=$!
-  sleep 2
+  mkdir -p terminated terminated-tmp && rm -f terminated/slow.o
+  TMPDIR=$scratch/terminated-tmp "$FASTCUDA" "$NVCC" "${slow[@]}" -o terminated/slow.o > /dev/null 2>&1 &
+  local pid=$!
+  local in_cicc=0
+  cicc_wrote_temp_file "$pid" && in_cicc=1
   kill -TERM "$pid"
   local status=0
   wait "$pid" || status=$?
-  [ "$status" -eq 255 ] && none_left "$scratch/terminated" && [ ! -e terminated/slow.o ]
+  [ "$status" -eq 255 ] && [ "$in_cicc" -eq 1 ] && none_left "$scratch/terminated" && [ ! -e terminated/slow.o ] &&
+    empty_dir terminated-tmp
 }
-check "launcher terminated: exit status 255 as nvcc's, no process left, no object" terminated
+check "launcher terminated in cicc: exit status 255 as nvcc's, no process left, no object, nothing in TMPDIR" \
+  terminated
 
 # 12. Entries that `fastcuda build` leaves to nvcc whole: -lib, where nvcc is
 # asked for a depfile of the headers, and -E, which can write none and so

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
-"""Never a stale object, by random walk: a small project is edited step by
-step the way users edit (header and source values, device-only branches,
-comments, touches, a file restored to an earlier text, or to an older mtime
-with its objects removed, a new header that shadows another, an include
-added and dropped, a changed define, response file or CPATH, a kept
-intermediate or an object deleted, plain `ninja` between `fastcuda ninja`
-runs, one object built alone as an IDE does). After every step FastCuda
-builds it (as a launcher, `fastcuda build --compdb`, the CMake module under
-Ninja or Makefiles, or `fastcuda ninja`), and every object it made must
-equal what nvcc writes now from the same command: device code (.nv_fatbin or
-__nv_relfatbin) and host symbols (nm; the kernels store the values the edits
-change, and each TU's host function is named after one). The walk, its seed
-and the failing step are printed; the scratch directory is kept on failure.
+"""Never a stale object, by random walk: a small project is edited step by step
+the way users edit (header and source values, device-only branches, comments,
+touches, a file restored to an earlier text, or to an older mtime with its
+objects removed, a new header that shadows another, an include added and
+dropped, a changed define, response file or CPATH, a kept intermediate or an
+object deleted, plain `ninja` between `fastcuda ninja` runs, one object built
+alone as an IDE does). After every step FastCuda builds it (as a launcher,
+`fastcuda build --compdb`, the CMake module under Ninja, Ninja Multi-Config
+(Debug and Release in turn) or Makefiles, or `fastcuda ninja`), and every
+object it made must equal what nvcc writes now from the same command: device
+code (.nv_fatbin or __nv_relfatbin) and host symbols (nm; the kernels store
+the values the edits change, and each TU's host function is named after one),
+and nothing may be left in TMPDIR (an interrupted cicc's file). The walk, its
+seed and the failing step are printed; the scratch directory is kept on
+failure.
 
 usage: stale_walk.py FASTCUDA NVCC [--modes M,...] [--steps N] [--seed S]
-  modes: launcher graph module module_make ninja (default: all)"""
+  modes: launcher graph module module_multi module_make ninja (default: all)"""
 import argparse
 import hashlib
 import json
@@ -31,7 +33,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
-CMAKE_MODES = ("module", "module_make", "ninja")
+CMAKE_MODES = ("module", "module_multi", "module_make", "ninja")
+GENERATORS = {"module_multi": "Ninja Multi-Config", "module_make": "Unix Makefiles"}
+CONFIGS = ("Debug", "Release")
 TUS = ("a", "b", "c")
 ARCHITECTURES = ("80-real;90-virtual", "80-real;86-real")
 FIRST_FLAGS = {"extra": None, "lineinfo": False, "rdc": False, "archs": ARCHITECTURES[0]}
@@ -44,14 +48,15 @@ def project_files(mode):
         "inc/common.h": "#define DEV_VALUE 1\n#define HOST_TAG 1\n",
         "inc/arch.h": "#ifdef __CUDA_ARCH__\n#define ARCH_VALUE 1\n#else\n#define ARCH_VALUE 0\n#endif\n",
         "inc/defaults.h": ("#define CAT2(a, b) a##b\n#define CAT(a, b) CAT2(a, b)\n"
-                           "#ifndef EXTRA\n#define EXTRA 0\n#endif\n#ifndef RSP\n#define RSP 0\n#endif\n"),
+                           "#ifndef EXTRA\n#define EXTRA 0\n#endif\n#ifndef RSP\n#define RSP 0\n#endif\n"
+                           "#ifdef NDEBUG\n#define CONFIG_VALUE 2\n#else\n#define CONFIG_VALUE 1\n#endif\n"),
         "inc/extra.h": "#define EXTRA_H_VALUE 1\n",
         "second/shadow.h": "#define SHADOW 1\n",
         "a.cu": ("#include \"common.h\"\n#include \"arch.h\"\n#include \"defaults.h\"\n#define A_VALUE 1\n"
                  "__global__ void ka(int *p) { p[0] = DEV_VALUE; p[1] = ARCH_VALUE; p[2] = A_VALUE; p[3] = EXTRA; }\n"
                  "int CAT(host_a_, HOST_TAG)() { return 0; }\nvoid run_a(int *p) { ka<<<1, 1>>>(p); }\n"),
         "b.cu": ("#include \"common.h\"\n#include \"shadow.h\"\n#include \"defaults.h\"\n"
-                 "__global__ void kb(int *p) { p[0] = DEV_VALUE; p[1] = SHADOW; p[2] = RSP; }\n"
+                 "__global__ void kb(int *p) { p[0] = DEV_VALUE; p[1] = SHADOW; p[2] = RSP; p[3] = CONFIG_VALUE; }\n"
                  "int CAT(host_b_, SHADOW)() { return 0; }\nvoid run_b(int *p) { kb<<<1, 1>>>(p); }\n"),
         "c.cu": ("#include \"defaults.h\"\n#if __has_include(<env.h>)\n#include <env.h>\n#else\n#define ENV_VALUE 0\n"
                  "#endif\n#ifndef EXTRA_H_VALUE\n#define EXTRA_H_VALUE 0\n#endif\n"
@@ -159,6 +164,7 @@ class Walk:
         self.flags = dict(FIRST_FLAGS)
         self.cpath = "env1"
         self.early_host = False
+        self.config = CONFIGS[0]
         self.reference_cache = {}
         self.values = 1
         for d in (self.proj, self.build, self.refs):
@@ -198,21 +204,25 @@ class Walk:
     def configure(self):
         args = ["cmake", "-S", self.proj, "-B", self.build, "-DCMAKE_CUDA_ARCHITECTURES=80-real",
                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DCMAKE_CUDA_COMPILER={self.nvcc}"]
-        args += ["-G", "Unix Makefiles" if self.mode == "module_make" else "Ninja"]
+        args += ["-G", GENERATORS.get(self.mode, "Ninja")]
         if self.mode != "ninja":
             args += [f"-DCMAKE_PROJECT_INCLUDE={SOURCE_DIR}/cmake/FastCuda.cmake",
                      f"-DFASTCUDA_EXECUTABLE={self.fastcuda}"]
         run(args, self.dir)
 
     # -- the commands --------------------------------------------------
-    def commands(self):
-        """(directory, nvcc words, object) of every TU, as built now."""
+    def commands(self, every_config=False):
+        """(directory, nvcc words, object) of every TU, as built now (in the
+        configuration built now, or in every one)."""
         if self.mode in CMAKE_MODES:
             with open(os.path.join(self.build, "compile_commands.json")) as f:
                 entries = json.load(f)
             out = []
             for entry in entries:
                 words = nvcc_words(entry["command"])
+                if self.mode == "module_multi" and not every_config and \
+                        f'-DCMAKE_INTDIR="{self.config}"' not in words:
+                    continue
                 obj = os.path.join(entry["directory"], words[words.index("-o") + 1])
                 out.append((entry["directory"], words, obj))
             return sorted(out, key=lambda c: c[2])
@@ -242,8 +252,12 @@ class Walk:
             target = [os.path.relpath(only, self.build)] if only else []
             ninja = ["ninja"] if plain_ninja else [self.fastcuda, "ninja"]
             return [(self.dir, ninja + ["-C", self.build] + target)]
-        target = ["--target", os.path.relpath(only, self.build)] if only and self.mode == "module" else []
-        return [(self.dir, ["cmake", "--build", self.build] + target)]
+        argv = ["cmake", "--build", self.build]
+        if self.mode == "module_multi":
+            argv += ["--config", self.config]
+        if only and self.mode != "module_make":
+            argv += ["--target", os.path.relpath(only, self.build)]
+        return [(self.dir, argv)]
 
     def build_all(self, only=None, interrupt_after=None):
         """Builds every TU (or `only`); with `interrupt_after`, a build
@@ -317,11 +331,11 @@ class Walk:
                 os.utime(obj, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         return [f"the comparison took {missed} objects of other TUs for nvcc's"] if missed else []
 
-    def objects(self):
-        return [obj for _, _, obj in self.commands()]
+    def objects(self, every_config=False):
+        return [obj for _, _, obj in self.commands(every_config)]
 
     def remove_objects(self):
-        for obj in self.objects():
+        for obj in self.objects(every_config=True):
             if os.path.exists(obj):
                 os.remove(obj)
 
@@ -464,6 +478,10 @@ class Walk:
         self.early_host = not self.early_host
         return "FASTCUDA_EARLY_HOST=" + ("on" if self.early_host else "off")
 
+    def switch_config(self):
+        self.config = CONFIGS[1 - CONFIGS.index(self.config)]
+        return f"the {self.config} configuration built from now"
+
     def nothing(self):
         return "nothing changed"
 
@@ -482,7 +500,9 @@ def walk_mode(mode, args, scratch):
     for step in range(args.steps + 1):
         what = "the first build" if step == 0 else rng.choice(walk.edits())()
         only, interrupt_after = None, None
-        if step and mode in ("module", "ninja") and rng.random() < 0.2:
+        if step and mode == "module_multi" and rng.random() < 0.3:
+            what += "; " + walk.switch_config()
+        if step and mode in ("module", "module_multi", "ninja") and rng.random() < 0.2:
             only = rng.choice(walk.objects())
             what += f"; built alone: {os.path.basename(only)}"
         if step and rng.random() < 0.15:
@@ -491,7 +511,7 @@ def walk_mode(mode, args, scratch):
         log(f"  step {step}: {what}")
         try:
             walk.build_all(only, interrupt_after)
-            stale = walk.stale_objects(only)
+            stale = walk.stale_objects(only) + [f"left in TMPDIR: {name}" for name in os.listdir(walk.env["TMPDIR"])]
             if step == 0 and not stale:
                 stale = walk.comparison_fails()
         except RuntimeError as error:
@@ -509,7 +529,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("fastcuda")
     parser.add_argument("nvcc")
-    parser.add_argument("--modes", default="launcher,graph,module,module_make,ninja")
+    parser.add_argument("--modes", default="launcher,graph,module,module_multi,module_make,ninja")
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--seed", default=str(random.randrange(1 << 30)))
     parser.add_argument("--verbose", action="store_true")
@@ -518,6 +538,9 @@ def main():
     base = os.environ.get("FASTCUDA_TEST_SCRATCH", os.getcwd())
     scratch = os.path.realpath(tempfile.mkdtemp(prefix="stale_walk.", dir=base))
     os.environ["FASTCUDA_STEP_HISTORY"] = os.path.join(scratch, "step-times")
+    # what FastCuda's steps (or nvcc) leave in TMPDIR, even when interrupted, is a failure
+    os.environ["TMPDIR"] = os.path.join(scratch, "tmp")
+    os.makedirs(os.environ["TMPDIR"])
     results = {}
     for mode in args.modes.split(","):
         start = time.time()

@@ -177,8 +177,10 @@ TEST_CASE("pool depths: parsed from text, written as pools the rules use") {
   FragmentOptions shared;
   shared.fastcuda = "/bin/fastcuda";
   shared.env_file = "/b/env";
+  shared.temp_root = "/b/tmp";
   WriteStepRules(writer, pools, shared);
-  CHECK(writer.text().find("fastcuda = /bin/fastcuda\nenv = /b/env\n") == 0);
+  CHECK(writer.text().find("fastcuda = /bin/fastcuda\nenv = /b/env\nstep_options = --temp-root /b/tmp\n") ==
+        0);
   CHECK(writer.text().find("pool fastcuda_cicc\n  depth = 4\n") != std::string::npos);
   CHECK(writer.text().find("rule CICC\n  command = $fastcuda step --env-file $env $step_options $flags $out "
                            "$argv\n  description = $desc\n  restat = 1\n  pool = fastcuda_cicc\n") !=

@@ -24,6 +24,7 @@ StepInvocation EveryField() {
   call.stamp = "/w/step3.stamp";
   call.capture = "/w/capture/step3-abc";
   call.rss_log = "/w/step-memory.tsv";
+  call.temp_root = "/w/tmp";
   call.split_share = 3;
   call.embedding =
       FatbinEmbedding{"/w/k.early.o", "/w/k.fatbin.c", "/w/k.fatbin", FatbinLayout::kRelocatable};
@@ -52,6 +53,7 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.stamp == call.stamp);
   CHECK(back.capture == call.capture);
   CHECK(back.rss_log == call.rss_log);
+  CHECK(back.temp_root == call.temp_root);
   CHECK(back.split_share == call.split_share);
   REQUIRE(back.embedding);
   CHECK(back.embedding->early_object == call.embedding->early_object);
@@ -90,8 +92,20 @@ TEST_CASE("the parts Words joins are what the generator writes apart") {
     joined.insert(joined.end(), part.begin(), part.end());
   }
   CHECK(joined == call.Words());
-  CHECK(call.SharedWords().size() == 4);  // the environment and the memory log, with their values
+  CHECK(call.SharedWords().size() == 6);  // the environment, the memory log, the temp root, with their values
   CHECK(call.CommandWords().front() == "--");
+}
+
+TEST_CASE("a step's program gets a TMPDIR of its own under the temp root, the same each run") {
+  StepInvocation call = EveryField();
+  std::string dir = StepTempDir(call);
+  CHECK(dir.rfind("/w/tmp/", 0) == 0);
+  CHECK(StepTempDir(StepInvocation::Parse(call.Words())) == dir);
+  StepInvocation other = call;
+  other.outputs = {"k.cpp4.ii"};
+  CHECK(StepTempDir(other) != dir);
+  other.temp_root = "";
+  CHECK(StepTempDir(other) == "");  // no root: the inherited TMPDIR
 }
 
 TEST_CASE("a command line Parse cannot read throws, naming what is wrong") {
