@@ -18,6 +18,7 @@ constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
+constexpr std::string_view kKeepTmpdir = "--keep-tmpdir";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
@@ -70,7 +71,7 @@ std::string ExitCodePath(const std::string& prefix) { return prefix + ".rc"; }
 }  // namespace
 
 std::string StepTempDir(const StepInvocation& step) {
-  if (step.temp_root.empty() || step.outputs.empty()) return "";
+  if (step.temp_root.empty() || step.outputs.empty() || step.keeps_tmpdir) return "";
   std::string outputs;
   for (const std::string& output : step.outputs) outputs += output + '\n';
   return step.temp_root + "/" + StableHashHex(outputs, 16);
@@ -96,6 +97,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kLineTablePtx, line_table_ptx);
   AddOption(words, kStamp, stamp);
   AddOption(words, kCapture, capture);
+  if (keeps_tmpdir) words.emplace_back(kKeepTmpdir);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
   AddOption(words, kBlankDisabled, blank_disabled);
   AddOption(words, kStubHostSource, stub_include.host_source);
@@ -162,6 +164,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
+    else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
     else if (flag == kStubHostSource) call.stub_include.host_source = value(flag);

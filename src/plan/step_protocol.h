@@ -61,6 +61,10 @@ struct StepInvocation {
   /// (StepTempDir), so that what an interrupted program leaves there (cicc's
   /// bitcode file) stays in the build tree and goes with the step's next run.
   std::string temp_root;
+  /// The program runs through a launcher, which may start a daemon that
+  /// outlives the step (sccache's server, distccd behind ssh): it keeps the
+  /// TMPDIR the step inherited.
+  bool keeps_tmpdir = false;
   int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
@@ -106,7 +110,7 @@ struct StepInvocation {
 
 /// The program's own TMPDIR under `temp_root`, named after the step's
 /// outputs (no two steps of a build share one, and each run reuses its
-/// step's); "" without a `temp_root` or outputs.
+/// step's); "" without a `temp_root` or outputs, or where it `keeps_tmpdir`.
 std::string StepTempDir(const StepInvocation& step);
 
 /// What a step printed and how it ended: saved by `fastcuda step --capture

@@ -3,17 +3,17 @@
 the way users edit (header and source values, device-only branches, comments,
 touches, a file restored to an earlier text, or to an older mtime with its
 objects removed, a new header that shadows another, an include added and
-dropped, a changed define, response file or CPATH, a kept intermediate or an
-object deleted, plain `ninja` between `fastcuda ninja` runs, one object built
-alone as an IDE does). After every step FastCuda builds it (as a launcher,
-`fastcuda build --compdb`, the CMake module under Ninja, Ninja Multi-Config
-(Debug and Release in turn) or Makefiles, or `fastcuda ninja`), and every
-object it made must equal what nvcc writes now from the same command: device
-code (.nv_fatbin or __nv_relfatbin) and host symbols (nm; the kernels store
-the values the edits change, and each TU's host function is named after one),
-and nothing may be left in TMPDIR (an interrupted cicc's file). The walk, its
-seed and the failing step are printed; the scratch directory is kept on
-failure.
+dropped, a changed define, ptxas option, response file, CPATH or
+NVCC_APPEND_FLAGS, a kept intermediate or an object deleted, plain `ninja`
+between `fastcuda ninja` runs, one object built alone as an IDE does). After
+every step FastCuda builds it (as a launcher, `fastcuda build --compdb`, the
+CMake module under Ninja, Ninja Multi-Config (Debug and Release in turn) or
+Makefiles, or `fastcuda ninja`), and every object it made must equal what
+nvcc writes now from the same command: device code (.nv_fatbin or
+__nv_relfatbin) and host symbols (nm; the kernels store the values the edits
+change, and each TU's host function is named after one), and nothing may be
+left in TMPDIR (an interrupted cicc's file). The walk, its seed and the
+failing step are printed; the scratch directory is kept on failure.
 
 usage: stale_walk.py FASTCUDA NVCC [--modes M,...] [--steps N] [--seed S]
   modes: launcher graph module module_multi module_make ninja (default: all)"""
@@ -38,7 +38,7 @@ GENERATORS = {"module_multi": "Ninja Multi-Config", "module_make": "Unix Makefil
 CONFIGS = ("Debug", "Release")
 TUS = ("a", "b", "c")
 ARCHITECTURES = ("80-real;90-virtual", "80-real;86-real")
-FIRST_FLAGS = {"extra": None, "lineinfo": False, "rdc": False, "archs": ARCHITECTURES[0]}
+FIRST_FLAGS = {"extra": None, "lineinfo": False, "rdc": False, "archs": ARCHITECTURES[0], "ptxas_o0": False}
 OLD_TIME = time.mktime((2020, 1, 1, 0, 0, 0, 0, 0, -1))
 
 
@@ -49,6 +49,7 @@ def project_files(mode):
         "inc/arch.h": "#ifdef __CUDA_ARCH__\n#define ARCH_VALUE 1\n#else\n#define ARCH_VALUE 0\n#endif\n",
         "inc/defaults.h": ("#define CAT2(a, b) a##b\n#define CAT(a, b) CAT2(a, b)\n"
                            "#ifndef EXTRA\n#define EXTRA 0\n#endif\n#ifndef RSP\n#define RSP 0\n#endif\n"
+                           "#ifndef APPENDED\n#define APPENDED 0\n#endif\n"
                            "#ifdef NDEBUG\n#define CONFIG_VALUE 2\n#else\n#define CONFIG_VALUE 1\n#endif\n"),
         "inc/extra.h": "#define EXTRA_H_VALUE 1\n",
         "second/shadow.h": "#define SHADOW 1\n",
@@ -60,7 +61,7 @@ def project_files(mode):
                  "int CAT(host_b_, SHADOW)() { return 0; }\nvoid run_b(int *p) { kb<<<1, 1>>>(p); }\n"),
         "c.cu": ("#include \"defaults.h\"\n#if __has_include(<env.h>)\n#include <env.h>\n#else\n#define ENV_VALUE 0\n"
                  "#endif\n#ifndef EXTRA_H_VALUE\n#define EXTRA_H_VALUE 0\n#endif\n"
-                 "__global__ void kc(int *p) { p[0] = ENV_VALUE; p[1] = EXTRA_H_VALUE; p[2] = EXTRA; }\n"
+                 "__global__ void kc(int *p) { p[0] = ENV_VALUE; p[1] = EXTRA_H_VALUE; p[2] = EXTRA; p[3] = APPENDED; }\n"
                  "int CAT(host_c_, ENV_VALUE)() { return 0; }\nvoid run_c(int *p) { kc<<<1, 1>>>(p); }\n"),
     }
     if mode in CMAKE_MODES:
@@ -87,6 +88,8 @@ def flags_cmake(flags):
         text += "add_compile_options(-lineinfo)\n"
     if flags["rdc"]:
         text += "set(CMAKE_CUDA_SEPARABLE_COMPILATION ON)\n"
+    if flags["ptxas_o0"]:
+        text += "add_compile_options(--ptxas-options=-O0)\n"
     return text
 
 
@@ -103,6 +106,8 @@ def nvcc_flags(flags):
         words.append("-lineinfo")
     if flags["rdc"]:
         words.append("-rdc=true")
+    if flags["ptxas_o0"]:
+        words.append("--ptxas-options=-O0")
     return words
 
 
@@ -163,6 +168,7 @@ class Walk:
         self.earlier = {path: [] for path in self.files}
         self.flags = dict(FIRST_FLAGS)
         self.cpath = "env1"
+        self.appended = None
         self.early_host = False
         self.config = CONFIGS[0]
         self.reference_cache = {}
@@ -235,6 +241,9 @@ class Walk:
         env["FASTCUDA_EARLY_HOST"] = "on" if self.early_host else "off"
         if self.mode not in CMAKE_MODES:
             env["CPATH"] = os.path.join(self.proj, self.cpath)
+            env.pop("NVCC_APPEND_FLAGS", None)
+            if self.appended is not None:
+                env["NVCC_APPEND_FLAGS"] = f"-DAPPENDED={self.appended}"
         return env
 
     def build_commands(self, only=None, plain_ninja=False):
@@ -287,12 +296,12 @@ class Walk:
     def reference(self, directory, words):
         """nvcc's object from `words` now, made once for the texts it can read
         (every file but the other TUs' sources), their mtimes where ptxas
-        writes line information, and CPATH."""
+        writes line information, CPATH and NVCC_APPEND_FLAGS."""
         readable = sorted((path, text) for path, text in self.files.items()
                           if not path.endswith(".cu") or any(w == path or w.endswith("/" + path) for w in words))
         if self.flags["lineinfo"]:  # ptxas writes the sources' mtimes into the line table
             readable = [(path, text, os.stat(os.path.join(self.proj, path)).st_mtime_ns) for path, text in readable]
-        key = hashlib.sha256(json.dumps([words, self.cpath, readable]).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([words, self.cpath, self.appended, readable]).encode()).hexdigest()
         if key not in self.reference_cache:
             ref = os.path.join(self.refs, f"{key[:16]}.o")
             run(with_output(words, ref), directory, self.step_env())
@@ -343,10 +352,10 @@ class Walk:
     def edits(self):
         edits = [self.dev_value, self.host_tag, self.arch_value, self.source_value, self.comment, self.touch,
                  self.earlier_text, self.older_mtime, self.shadow, self.extra_include, self.extra_h, self.define,
-                 self.lineinfo, self.relocatable, self.architectures,
+                 self.lineinfo, self.relocatable, self.architectures, self.ptxas_option,
                  self.remove_object, self.toggle_early_host, self.nothing]
         if self.mode in ("launcher", "graph"):
-            edits += [self.response_file, self.switch_cpath, self.env_header]
+            edits += [self.response_file, self.switch_cpath, self.env_header, self.append_flags]
         if self.mode != "launcher":
             edits.append(self.remove_intermediate)
         return edits
@@ -441,6 +450,15 @@ class Walk:
     def architectures(self):
         self.set_flag("archs", ARCHITECTURES[1 - ARCHITECTURES.index(self.flags["archs"])])
         return f"architectures {self.flags['archs']}"
+
+    def ptxas_option(self):
+        self.set_flag("ptxas_o0", not self.flags["ptxas_o0"])
+        return "--ptxas-options=-O0 " + ("added" if self.flags["ptxas_o0"] else "dropped")
+
+    def append_flags(self):
+        dropped = self.appended is not None and self.rng.random() < 0.4
+        self.appended = None if dropped else self.new_value()
+        return "NVCC_APPEND_FLAGS " + ("unset" if dropped else f"-DAPPENDED={self.appended}")
 
     def response_file(self):
         self.write("o.rsp", f"-DRSP={self.new_value()}\n")

@@ -250,13 +250,18 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
       BuildStepGraph(LoadTranscript("single_arch"), graph_options, FakeFileSystem({{"/src/kernel.cu", ""}}));
   std::string manifest =
       SingleGraphManifest(graph, FragmentOptions{"/bin/fastcuda", "/b/env", "/src", ""}, {}, "");
-  CHECK(CountMatches(
-            manifest,
-            R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii\n)") == 1);
-  CHECK(CountMatches(manifest, R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx\n)") == 1);
+  CHECK(
+      CountMatches(
+          manifest,
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir\n)") ==
+      1);
+  CHECK(CountMatches(manifest, R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir\n)") ==
+        1);
   CHECK(CountMatches(manifest,
                      R"(argv = -- remote-run ptxas [^\n]* kernel\.ptx -o kernel\.sm_80\.cubin\n)") == 1);
   CHECK(CountMatches(manifest, R"(--input)") == 5);  // cicc 2, ptxas 1, fatbinary 2
+  // A launcher may start a daemon that outlives the step: it keeps TMPDIR.
+  CHECK(CountMatches(manifest, R"(--keep-tmpdir)") == 3);  // cicc, ptxas, fatbinary
 }
 
 TEST_CASE("a whole-call cache: the object's and the depfile's edges name only the lookup's dyndep file") {
