@@ -22,6 +22,7 @@
 #include "src/cli/first_phase.h"
 #include "src/cli/gen_command.h"
 #include "src/cli/lookup_pass.h"
+#include "src/graph/kept_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
@@ -299,6 +300,17 @@ bool RewriteNeeded(const NinjaArguments& arguments) {
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 
+/// Removes the intermediates of every TU whose object plain ninja made last
+/// (ObjectsMadeElsewhere): its steps make it again from the sources.
+void RemoveIntermediatesOfObjectsMadeElsewhere(const NinjaArguments& arguments, const std::string& out_dir,
+                                               WritableFileSystem& fs) {
+  std::vector<std::string> objects;
+  for (const std::string& output : ObjectsMadeElsewhere(out_dir, GraphNinjaLogPath(out_dir, fs), fs))
+    objects.push_back(ResolvePath(arguments.dir, output));
+  std::vector<KeptFiles> kept = ParseKeptFiles(fs.Read(KeptFilesPath(out_dir)).value_or(""));
+  for (const std::string& path : IntermediatesOfObjects(kept, objects, fs)) fs.Remove(path);
+}
+
 /// True when Ninja is to build the manifest's defaults, for real (no -n).
 bool BuildsDefaults(const NinjaArguments& arguments) {
   std::vector<std::string> argv = {"ninja"};
@@ -373,6 +385,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   if (!tool) {
     DirectoryLock lock(out_dir, kGraphLockName);
     RemoveOrphanedIntermediates(out_dir, disk);
+    RemoveIntermediatesOfObjectsMadeElsewhere(arguments, out_dir, disk);
   }
   // Meson runs the Ninja that NINJA names for its tools.
   ninja.env_set["NINJA"] = SelfAsNinja(out_dir);

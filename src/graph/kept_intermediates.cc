@@ -1,6 +1,7 @@
 #include "src/graph/kept_intermediates.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace fastcuda {
@@ -31,17 +32,35 @@ KeptFiles KeptFilesOf(const StepGraph& graph) {
   return kept;
 }
 
-std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs) {
-  std::vector<std::string> orphaned;
+namespace {
+
+/// The intermediates that exist of every TU one of whose objects `goes`.
+std::vector<std::string> IntermediatesOfTusWhere(const std::vector<KeptFiles>& tus,
+                                                 const std::function<bool(const std::string&)>& goes,
+                                                 const FileSystem& fs) {
+  std::vector<std::string> intermediates;
   for (const KeptFiles& tu : tus) {
-    bool object_missing = std::any_of(tu.objects.begin(), tu.objects.end(),
-                                      [&](const std::string& object) { return !fs.IsFile(object); });
-    if (!object_missing) continue;
+    if (std::none_of(tu.objects.begin(), tu.objects.end(), goes)) continue;
     for (const std::string& path : tu.intermediates) {
-      if (fs.IsFile(path)) orphaned.push_back(path);
+      if (fs.IsFile(path)) intermediates.push_back(path);
     }
   }
-  return orphaned;
+  return intermediates;
+}
+
+}  // namespace
+
+std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs) {
+  return IntermediatesOfTusWhere(
+      tus, [&](const std::string& object) { return !fs.IsFile(object); }, fs);
+}
+
+std::vector<std::string> IntermediatesOfObjects(const std::vector<KeptFiles>& tus,
+                                                const std::vector<std::string>& objects,
+                                                const FileSystem& fs) {
+  std::set<std::string> made_elsewhere(objects.begin(), objects.end());
+  return IntermediatesOfTusWhere(
+      tus, [&](const std::string& object) { return made_elsewhere.count(object) > 0; }, fs);
 }
 
 }  // namespace fastcuda

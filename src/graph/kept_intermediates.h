@@ -28,4 +28,10 @@ KeptFiles KeptFilesOf(const StepGraph& graph);
 /// restored with an older mtime, a header that now shadows another).
 std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs);
 
+/// The intermediates of every TU one of whose objects (absolute) is in
+/// `objects`: another command made it, from sources they may predate.
+std::vector<std::string> IntermediatesOfObjects(const std::vector<KeptFiles>& tus,
+                                                const std::vector<std::string>& objects,
+                                                const FileSystem& fs);
+
 }  // namespace fastcuda

@@ -97,6 +97,31 @@ std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Han
   return taken;
 }
 
+std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
+                                       const std::vector<Handover>& handovers) {
+  const int version = NinjaLogVersion(log);
+  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
+  std::vector<std::string> elsewhere;
+  for (const SharedObject& object : objects) {
+    auto record = latest.find(object.output);
+    if (record == latest.end()) continue;  // never built: a missing object's intermediates go anyway
+    auto step_hash = object.step_hash.find(version);
+    if (step_hash != object.step_hash.end() && record->second.command_hash == step_hash->second) continue;
+    bool handed_over = std::any_of(handovers.begin(), handovers.end(), [&](const Handover& handover) {
+      return SameRecord(handover.generator_record, record->second);
+    });
+    if (!handed_over) elsewhere.push_back(object.output);
+  }
+  return elsewhere;
+}
+
+std::vector<std::string> ObjectsMadeElsewhere(const std::string& out_dir, const std::string& log_path,
+                                              const FileSystem& fs) {
+  std::optional<std::string> log = fs.Read(log_path);
+  if (!log) return {};
+  return MadeElsewhere(*log, LoadSharedObjects(out_dir, fs), LoadHandovers(out_dir, fs));
+}
+
 std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs) {
   std::vector<SharedObject> objects;
   json list = json::parse(fs.Read(SharedObjectsPath(out_dir)).value_or("[]"), nullptr, false);

@@ -5,8 +5,7 @@
 // each object it made is handed over to the generator's command (nvcc's
 // object and the steps' are the same file); before the next, the records it
 // handed over are taken back. An object that plain ninja built in between is
-// not taken back: the steps, whose intermediates it did not update, make it
-// again.
+// not taken back: the steps make it again, from the sources (MadeElsewhere).
 #pragma once
 
 #include <map>
@@ -45,6 +44,20 @@ std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObj
 /// The step records of the handovers whose generator record is still the
 /// latest of its output in `log`.
 std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Handover>& handovers);
+
+/// The shared objects whose latest record in `log` another command wrote
+/// (plain ninja's nvcc edge): neither the record that fastcuda ninja handed
+/// over last (`handovers`) nor one of the object's step. Its steps'
+/// intermediates, which that command did not update, may predate the sources
+/// it compiled (a source restored with an older mtime, a header that now
+/// shadows another): they are to go, as a missing object's do.
+std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
+                                       const std::vector<Handover>& handovers);
+
+/// MadeElsewhere of the log at `log_path`, with the shared objects and
+/// handovers remembered in `out_dir`.
+std::vector<std::string> ObjectsMadeElsewhere(const std::string& out_dir, const std::string& log_path,
+                                              const FileSystem& fs);
 
 /// The shared objects of the rewrite in `out_dir` (written by SaveSharedObjects).
 std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs);

@@ -240,6 +240,23 @@ undone_edit_not_kept() {
 }
 check "PyTorch: an edit built by plain ninja, then undone: fastcuda ninja's object equals nvcc's" undone_edit_not_kept
 
+# A header edit built by fastcuda ninja, then the header restored with an
+# older mtime and the objects removed, built by plain ninja: the steps'
+# intermediates hold the edit and are newer than the header, so fastcuda
+# ninja must make the objects that plain ninja made again from the sources.
+older_header_after_plain() {
+  cp "$src/include/common.cuh" "$scratch/common.cuh.kept"
+  write_header 6
+  fc_ninja "$scratch/older-fc1.log" "$ext" || return 1
+  device_code_differs "$ext/scale.cuda.o" "$ref/scale.cuda.o" || { echo "  the edit changed no device code"; return 1; }
+  cp "$scratch/common.cuh.kept" "$src/include/common.cuh" && touch -d 2020-01-01 "$src/include/common.cuh"
+  rm "$ext/scale.cuda.o" "$ext/shift.cuda.o"
+  plain_ninja "$scratch/older-plain.log" "$ext" && objects_like_plain || { echo "  plain ninja's objects differ"; return 1; }
+  fc_ninja "$scratch/older-fc2.log" "$ext" && ran_split "$scratch/older-fc2.log" scale.cu shift.cu && objects_like_plain
+}
+check "PyTorch: a header restored with an older mtime, built by plain ninja: fastcuda ninja's objects equal nvcc's" \
+  older_header_after_plain
+
 one_tu_edited() {  # only scale.cu's steps and the link run
   local lines others
   cp "$ref/scale.cuda.o" "$scratch/old-scale.o"

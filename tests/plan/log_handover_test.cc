@@ -74,3 +74,21 @@ TEST_CASE("handover through files: remembered, appended, taken back once") {
   TakeBackLog("/b/.fastcuda", log_path, fs);  // nothing left to take back
   CHECK(*fs.Read(log_path) == once);
 }
+
+TEST_CASE("made elsewhere: an object whose latest record is neither its step's nor the one handed over") {
+  std::string built = Log({Record(80, 99, 990, "a.o", kStep)});
+  CHECK(MadeElsewhere(built, {AObject()}, {}).empty());  // the steps made it (no handover: killed)
+  std::vector<Handover> handovers = HandOver(built, {AObject()});
+  std::string handed = built + FormatNinjaLogRecord(handovers.at(0).generator_record);
+  CHECK(MadeElsewhere(handed, {AObject()}, handovers).empty());
+  // Plain ninja rebuilt it since, with the same command or an earlier one.
+  std::string rebuilt = handed + FormatNinjaLogRecord(Record(0, 120, 2000, "a.o", kNvccCommand));
+  CHECK(MadeElsewhere(rebuilt, {AObject()}, handovers) == std::vector<std::string>{"a.o"});
+  std::string earlier = handed + FormatNinjaLogRecord(Record(0, 120, 2000, "a.o", "nvcc -O1 -c a.cu -o a.o"));
+  CHECK(MadeElsewhere(earlier, {AObject()}, handovers) == std::vector<std::string>{"a.o"});
+  // Only plain ninja ever made it.
+  CHECK(MadeElsewhere(Log({Record(0, 99, 990, "a.o", kNvccCommand)}), {AObject()}, {}) ==
+        std::vector<std::string>{"a.o"});
+  CHECK(
+      MadeElsewhere(Log({Record(0, 99, 990, "b.o", kNvccCommand)}), {AObject()}, {}).empty());  // never built
+}
