@@ -171,29 +171,6 @@ std::vector<std::string> StepsBefore(const Manifest& steps, size_t object_edge,
   return outputs;
 }
 
-/// The objects that both the cut edges of `manifest` (plain ninja) and the
-/// steps just written in `steps_manifest` (fastcuda ninja) write.
-std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::set<size_t>& cut_edges,
-                                          const NinjaArguments& arguments) {
-  std::vector<SharedObject> objects;
-  if (cut_edges.empty()) return objects;
-  RealFileSystem disk;
-  Manifest steps = ReadManifest(DirectoryFileSystem(disk, arguments.dir), OwnPath("steps.ninja"));
-  std::map<std::string, size_t> edge_of_output;
-  for (size_t i = 0; i < steps.edges.size(); ++i) {
-    for (const std::string& output : steps.edges[i].outputs) edge_of_output[output] = i;
-  }
-  for (size_t cut : cut_edges) {
-    const ManifestEdge& edge = manifest.edges[cut];
-    auto step = edge_of_output.find(edge.outputs.front());
-    if (step == edge_of_output.end()) continue;
-    objects.push_back(HashSharedObject(edge.outputs.front(), EvaluateEdgeVariable(manifest, edge, "command"),
-                                       EvaluateEdgeVariable(steps, steps.edges[step->second], "command"),
-                                       StepsBefore(steps, step->second, edge_of_output)));
-  }
-  return objects;
-}
-
 /// The first outputs of `edges` (indices into `manifest`'s) that what Ninja
 /// builds by default does not need.
 std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size_t>& edges) {
@@ -209,6 +186,31 @@ std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size
       not_needed.insert(manifest.edges[i].outputs.front());
   }
   return not_needed;
+}
+
+/// The objects that both the cut edges of `manifest` (plain ninja) and the
+/// steps just written in `steps_manifest` (fastcuda ninja) write.
+std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::set<size_t>& cut_edges,
+                                          const NinjaArguments& arguments) {
+  std::vector<SharedObject> objects;
+  if (cut_edges.empty()) return objects;
+  const std::set<std::string> not_by_default = NotByDefault(manifest, cut_edges);
+  RealFileSystem disk;
+  Manifest steps = ReadManifest(DirectoryFileSystem(disk, arguments.dir), OwnPath("steps.ninja"));
+  std::map<std::string, size_t> edge_of_output;
+  for (size_t i = 0; i < steps.edges.size(); ++i) {
+    for (const std::string& output : steps.edges[i].outputs) edge_of_output[output] = i;
+  }
+  for (size_t cut : cut_edges) {
+    const ManifestEdge& edge = manifest.edges[cut];
+    auto step = edge_of_output.find(edge.outputs.front());
+    if (step == edge_of_output.end()) continue;
+    objects.push_back(HashSharedObject(edge.outputs.front(), EvaluateEdgeVariable(manifest, edge, "command"),
+                                       EvaluateEdgeVariable(steps, steps.edges[step->second], "command"),
+                                       StepsBefore(steps, step->second, edge_of_output)));
+    objects.back().by_default = !not_by_default.contains(edge.outputs.front());
+  }
+  return objects;
 }
 
 /// Reads the manifest and writes its rewritten copy and the steps. Returns
@@ -412,7 +414,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   SkipRecordsOfNoBuild(out_dir, disk);
   int status = RunProcess(ninja).exit_code;
   RememberBuild(out_dir, disk);
-  HandOverLog(out_dir, log, disk);
+  HandOverLog(out_dir, log, status == 0 && BuildsDefaults(arguments), disk);
   SkipRecordsOfNoBuild(out_dir, disk);
   return status;
 }

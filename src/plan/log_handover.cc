@@ -70,7 +70,7 @@ std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObj
   for (const SharedObject& object : objects) {
     auto record = latest.find(object.output);
     auto step_hash = object.step_hash.find(version);
-    if (record == latest.end() || step_hash == object.step_hash.end() ||
+    if (!object.by_default || record == latest.end() || step_hash == object.step_hash.end() ||
         record->second.command_hash != step_hash->second) {
       continue;
     }
@@ -130,6 +130,7 @@ std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const Fi
     SharedObject object;
     object.output = value.at("output");
     object.steps = value.at("steps");
+    object.by_default = value.value("by_default", false);
     for (const auto& [version, hashes] : value.at("hashes").items()) {
       object.generator_hash[std::stoi(version)] = hashes.at(0);
       object.step_hash[std::stoi(version)] = hashes.at(1);
@@ -147,7 +148,10 @@ void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::stri
     for (const auto& [version, hash] : object.generator_hash) {
       hashes[std::to_string(version)] = {hash, object.step_hash.at(version)};
     }
-    list.push_back({{"output", object.output}, {"steps", object.steps}, {"hashes", hashes}});
+    list.push_back({{"output", object.output},
+                    {"steps", object.steps},
+                    {"by_default", object.by_default},
+                    {"hashes", hashes}});
   }
   fs.Write(SharedObjectsPath(out_dir), list.dump());
 }
@@ -162,9 +166,10 @@ void TakeBackLog(const std::string& out_dir, const std::string& log_path, Writab
   if (!taken.empty()) fs.Append(log_path, Lines(taken));
 }
 
-void HandOverLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs) {
+void HandOverLog(const std::string& out_dir, const std::string& log_path, bool whole_build,
+                 WritableFileSystem& fs) {
   std::optional<std::string> log = fs.Read(log_path);
-  if (!log) return;
+  if (!whole_build || !log) return;
   std::vector<Handover> handovers = HandOver(*log, LoadSharedObjects(out_dir, fs));
   if (handovers.empty()) return;
   json list = json::array();

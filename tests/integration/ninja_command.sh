@@ -296,6 +296,22 @@ fixed_builds() {
 }
 check "PyTorch: the error fixed: fastcuda ninja builds, objects equal nvcc's, then no work" fixed_builds
 
+# A device flag changed, fastcuda ninja asked for one object, then plain
+# ninja: the other object's last step (its host compile) has the command it
+# had, but its device code is older. Only a build of every default hands its
+# objects over to the nvcc edges: here plain ninja rebuilds the other.
+one_target_then_plain() {
+  sleep 1  # a coarse-mtime file system must see the manifest as newer
+  keep_reference
+  write_manifest "$ext" "-DSCALE=3 --ptxas-options=-O0"
+  write_manifest "$ref" "-DSCALE=3 --ptxas-options=-O0"
+  reference_build && both_references_changed || { echo "  the flag changed no device code"; return 1; }
+  fc_ninja "$scratch/one-target.log" "$ext" scale.cuda.o &&  # shift.cu is older than its steps
+    plain_ninja "$scratch/one-target-plain.log" "$ext" && objects_like_plain
+}
+check "PyTorch: a ptxas flag added, fastcuda ninja of one object, then plain ninja: objects equal nvcc's" \
+  one_target_then_plain
+
 # --- 2. A manifest fastcuda ninja cannot read --------------------------------
 bad=$scratch/bad
 mkdir -p "$bad"

@@ -44,6 +44,9 @@ TEST_CASE("handover: nothing for an object another command made last, or a log v
   CHECK(HandOver(Log({Record(0, 99, 990, "b.o", kStep)}), {AObject()}).empty());
   std::string v9 = "# ninja log v9\n" + FormatNinjaLogRecord(Record(0, 99, 990, "a.o", kStep));
   CHECK(HandOver(v9, {AObject()}).empty());
+  SharedObject not_by_default = AObject();  // a build of the defaults leaves it as it was
+  not_by_default.by_default = false;
+  CHECK(HandOver(Log({Record(0, 99, 990, "a.o", kStep)}), {not_by_default}).empty());
 }
 
 TEST_CASE("take back: only records still as they were handed over") {
@@ -65,7 +68,9 @@ TEST_CASE("handover through files: remembered, appended, taken back once") {
   REQUIRE(LoadSharedObjects("/b/.fastcuda", fs).size() == 1);
   const std::string log_path = "/b/.ninja_log";
   fs.Write(log_path, Log({Record(80, 99, 990, "a.o", kStep)}));
-  HandOverLog("/b/.fastcuda", log_path, fs);
+  HandOverLog("/b/.fastcuda", log_path, /*whole_build=*/false, fs);  // one target, failed or stopped
+  CHECK(*fs.Read(log_path) == Log({Record(80, 99, 990, "a.o", kStep)}));
+  HandOverLog("/b/.fastcuda", log_path, /*whole_build=*/true, fs);
   auto latest_hash = [&] { return ParseNinjaLogRecords(*fs.Read(log_path)).back().command_hash; };
   CHECK(latest_hash() == *NinjaCommandHash(7, kNvccCommand));
   TakeBackLog("/b/.fastcuda", log_path, fs);
