@@ -241,6 +241,9 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
+  std::vector<KeptFiles> kept_before = ParseKeptFiles(fs.Read(KeptFilesPath(options.out_dir)).value_or(""));
+  for (const std::string& path : IntermediatesLeftBehind(kept_before, kept))
+    generation.removed.push_back(path);
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
 

@@ -55,6 +55,19 @@ std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus
       tus, [&](const std::string& object) { return !fs.IsFile(object); }, fs);
 }
 
+std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& before,
+                                                 const std::vector<KeptFiles>& now) {
+  std::set<std::string> named;
+  for (const KeptFiles& tu : now) named.insert(tu.intermediates.begin(), tu.intermediates.end());
+  std::vector<std::string> left;
+  for (const KeptFiles& tu : before) {
+    for (const std::string& path : tu.intermediates) {
+      if (!named.count(path)) left.push_back(path);
+    }
+  }
+  return left;
+}
+
 std::vector<std::string> IntermediatesOfObjects(const std::vector<KeptFiles>& tus,
                                                 const std::vector<std::string>& objects,
                                                 const FileSystem& fs) {

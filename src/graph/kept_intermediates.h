@@ -28,6 +28,13 @@ KeptFiles KeptFilesOf(const StepGraph& graph);
 /// restored with an older mtime, a header that now shadows another).
 std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs);
 
+/// The intermediates that `before` (the last generation's) names and `now`
+/// does not: written by the steps of another configuration (other
+/// architectures, flags), they would come back, older than what they were
+/// made from (a header that now shadows another), once it does.
+std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& before,
+                                                 const std::vector<KeptFiles>& now);
+
 /// The intermediates of every TU one of whose objects (absolute) is in
 /// `objects`: another command made it, from sources they may predate.
 std::vector<std::string> IntermediatesOfObjects(const std::vector<KeptFiles>& tus,

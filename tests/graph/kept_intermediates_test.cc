@@ -62,3 +62,12 @@ TEST_CASE("an object another command made gives up its TU's intermediates") {
   CHECK(IntermediatesOfObjects(tus, {"/o/a.cubin"}, disk) == std::vector<std::string>{"/w/a.ii"});
   CHECK(IntermediatesOfObjects(tus, {}, disk).empty());
 }
+
+TEST_CASE("a new generation leaves behind the intermediates that only the last one named") {
+  std::vector<KeptFiles> before = {{{"/o/a.o"}, {"/w/a.ii", "/w/a.compute_86.ptx"}},
+                                   {{"/o/b.o"}, {"/w/b.ii"}}};
+  std::vector<KeptFiles> now = {{{"/o/a.o"}, {"/w/a.ii", "/w/a.compute_90.ptx"}}};
+  CHECK(IntermediatesLeftBehind(before, now) == std::vector<std::string>{"/w/a.compute_86.ptx", "/w/b.ii"});
+  CHECK(IntermediatesLeftBehind(now, now).empty());
+  CHECK(IntermediatesLeftBehind({}, now).empty());
+}

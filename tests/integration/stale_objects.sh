@@ -62,6 +62,19 @@ shadowing_header() (  # launcher|graph
 check "launcher: a new header shadows another, object removed: fresh" shadowing_header launcher
 check "build: a new header shadows another, object removed: fresh" shadowing_header graph
 
+# 2b. The same while the architectures change: the intermediates of sm_90's
+# steps, left from the first build, must not come back when sm_90 does.
+shadowing_header_other_archs() (
+  mkdir -p shadow-archs && cd shadow-archs
+  value_header B 1 && mkdir -p A && value_kernel '"v.h"'
+  local sm90=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -IA -IB -c k.cu)
+  local sm86=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -IA -IB -c k.cu)
+  graph_build "${sm90[@]}" -o k.o && graph_build "${sm86[@]}" -o k.o && value_header A 2 && rm k.o &&
+    graph_build "${sm86[@]}" -o k.o && graph_build "${sm90[@]}" -o k.o && fresh k.o "${sm90[@]}"
+)
+check "build: a new header shadows another, object removed, while the architectures change: fresh" \
+  shadowing_header_other_archs
+
 # 3. The environment nvcc's sub-steps read: CPATH names another directory.
 changed_cpath() (  # launcher|graph, then: remove the object or not
   mkdir -p "cpath-$1-$2" && cd "cpath-$1-$2"
