@@ -55,17 +55,25 @@ record() {
   fi
 }
 
-cicc_wrote_temp_file() {
-  local i cicc pid dir
-  for i in $(seq 600); do
+cicc_wrote_temp_file() {  # reads /proc with builtins only: a busy machine must not miss the file's life
+  local i cicc pid stat dir variable
+  for i in $(seq 3000); do
     for cicc in $(pgrep -x cicc); do
       pid=$cicc
-      while [ "${pid:-0}" -gt 1 ] && [ "$pid" != "$1" ]; do pid=$(ps -o ppid= -p "$pid" | tr -d ' '); done
+      while [ "${pid:-0}" -gt 1 ] && [ "$pid" != "$1" ]; do
+        read -r stat 2> /dev/null < "/proc/$pid/stat" || break
+        stat=${stat##*) }  # the fields after the command's name: state, then the parent
+        pid=${stat#* }
+        pid=${pid%% *}
+      done
       [ "$pid" = "$1" ] || continue
-      dir=$(tr '\0' '\n' < "/proc/$cicc/environ" 2> /dev/null | sed -n 's/^TMPDIR=//p')
+      dir=
+      while IFS= read -r -d '' variable; do
+        [[ $variable != TMPDIR=* ]] || dir=${variable#TMPDIR=}
+      done 2> /dev/null < "/proc/$cicc/environ"
       [ -z "$dir" ] || ! compgen -G "$dir/*" > /dev/null || return 0
     done
-    sleep 0.1
+    sleep 0.02
   done
   return 1
 }

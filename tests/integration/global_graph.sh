@@ -207,8 +207,9 @@ check "a second fastcuda build of one directory waits for the first, and says so
 
 # Stopping a build: SIGTERM to fastcuda reaches Ninja, which stops every step;
 # the next build is correct. It stops once a cicc has written its temporary
-# file, so the TU need only keep cicc busy for a while: 1.3 s an arch here
-# (nvcc compiles it in 8 s on 2 cores; 23 s with 160 iterations unrolled).
+# file, so the TU need only keep cicc busy for a while (96 iterations: 2 s
+# an arch here; 160 took 4 s, 64 once left too short a window on CI's busy
+# 2 cores).
 cat > "$project/src/slow.cu" <<'C'
 template <int N> __global__ void slow(const float *in, float *out) {
   float v = in[threadIdx.x], acc = 0.f;
@@ -219,7 +220,7 @@ template <int N> __global__ void slow(const float *in, float *out) {
   }
   out[threadIdx.x] = acc + v;
 }
-template __global__ void slow<64>(const float *, float *);
+template __global__ void slow<96>(const float *, float *);
 C
 printf '[{"directory": "%s", "file": "%s", "output": "obj/slow.o", "command": "%s %s -c ../src/slow.cu -o obj/slow.o"}]\n' \
   "$project/build" "$project/src/slow.cu" "$NVCC" "${archs[*]}" > "$project/build/slow_db.json"
