@@ -22,9 +22,10 @@ bool HistoryArrived(const std::string& out_dir, const std::string& ninja_log, co
   return size_then && fs.Read(ninja_log).value_or("").size() > std::stoull("0" + *size_then);
 }
 
-void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs) {
+void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs,
+                                 const std::vector<std::string>& made_elsewhere) {
   std::vector<KeptFiles> kept = ParseKeptFiles(fs.Read(KeptFilesPath(out_dir)).value_or(""));
-  for (const std::string& path : OrphanedIntermediates(kept, fs)) fs.Remove(path);
+  for (const std::string& path : OrphanedIntermediates(kept, fs, made_elsewhere)) fs.Remove(path);
 }
 
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,

@@ -24,9 +24,11 @@ bool HistoryArrived(const std::string& out_dir, const std::string& ninja_log, co
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,
                      const WritableFileSystem& fs);
 
-/// Removes the intermediates of every TU whose object is missing (see
-/// OrphanedIntermediates), as the graph directory's `kept-files` lists them.
-void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs);
+/// Removes the intermediates of every TU whose object is missing or made
+/// elsewhere (see OrphanedIntermediates), as the graph directory's
+/// `kept-files` lists them.
+void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs,
+                                 const std::vector<std::string>& made_elsewhere = {});
 
 /// The lock in a graph directory that `fastcuda build` and the launchers
 /// that build the graph take (exclusive to build, shared to read).

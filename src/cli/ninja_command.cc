@@ -191,10 +191,10 @@ std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size
 /// The objects that both the cut edges of `manifest` (plain ninja) and the
 /// steps just written in `steps_manifest` (fastcuda ninja) write.
 std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::set<size_t>& cut_edges,
+                                          const std::set<std::string>& not_by_default,
                                           const NinjaArguments& arguments) {
   std::vector<SharedObject> objects;
   if (cut_edges.empty()) return objects;
-  const std::set<std::string> not_by_default = NotByDefault(manifest, cut_edges);
   RealFileSystem disk;
   Manifest steps = ReadManifest(DirectoryFileSystem(disk, arguments.dir), OwnPath("steps.ninja"));
   std::map<std::string, size_t> edge_of_output;
@@ -245,12 +245,13 @@ int Rewrite(const NinjaArguments& arguments) {
                   [](const CompileEntry& entry) { return IsWholeCallCache(entry.launcher); })) {
     defaults = RootTargets(manifest);
   }
+  const std::set<std::string> not_by_default = NotByDefault(manifest, cut.edges);
   GenOptions options = PartOptions(arguments);
   DirectoryLock lock(options.out_dir, kGraphLockName);
   Generation generation;
   if (!database.entries.empty()) {
     ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
-                      !manifest.defaults.empty() || !defaults.empty(), NotByDefault(manifest, cut.edges)};
+                      !manifest.defaults.empty() || !defaults.empty(), not_by_default};
     generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
                                     NvccDryrunRunner(), disk, part);
     std::cerr << generation.report;
@@ -284,7 +285,7 @@ int Rewrite(const NinjaArguments& arguments) {
     if (path == cut.top) disk.Write(ResolvePath(arguments.dir, path), text);
     else WriteIfChanged(disk, ResolvePath(arguments.dir, path), text);
   }
-  SaveSharedObjects(SharedObjectsOf(manifest, cut.edges, arguments), options.out_dir, disk);
+  SaveSharedObjects(SharedObjectsOf(manifest, cut.edges, not_by_default, arguments), options.out_dir, disk);
   LinkSelfAsNinja(options.out_dir);
   disk.Write(KeyPath(options.out_dir), RewriteKey(arguments, options));
   disk.Write(NinjaLogSourcePath(options.out_dir), NinjaLogOf(manifest, arguments.dir));
@@ -302,15 +303,14 @@ bool RewriteNeeded(const NinjaArguments& arguments) {
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 
-/// Removes the intermediates of every TU whose object plain ninja made last
-/// (ObjectsMadeElsewhere): its steps make it again from the sources.
-void RemoveIntermediatesOfObjectsMadeElsewhere(const NinjaArguments& arguments, const std::string& out_dir,
-                                               WritableFileSystem& fs) {
+/// The objects (absolute) that plain ninja made last (ObjectsMadeElsewhere):
+/// their steps make them again from the sources.
+std::vector<std::string> ObjectsPlainNinjaMade(const NinjaArguments& arguments, const std::string& out_dir,
+                                               const FileSystem& fs) {
   std::vector<std::string> objects;
   for (const std::string& output : ObjectsMadeElsewhere(out_dir, GraphNinjaLogPath(out_dir, fs), fs))
     objects.push_back(ResolvePath(arguments.dir, output));
-  std::vector<KeptFiles> kept = ParseKeptFiles(fs.Read(KeptFilesPath(out_dir)).value_or(""));
-  for (const std::string& path : IntermediatesOfObjects(kept, objects, fs)) fs.Remove(path);
+  return objects;
 }
 
 /// True when Ninja is to build the manifest's defaults, for real (no -n).
@@ -386,8 +386,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   }
   if (!tool) {
     DirectoryLock lock(out_dir, kGraphLockName);
-    RemoveOrphanedIntermediates(out_dir, disk);
-    RemoveIntermediatesOfObjectsMadeElsewhere(arguments, out_dir, disk);
+    RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
   }
   // Meson runs the Ninja that NINJA names for its tools.
   ninja.env_set["NINJA"] = SelfAsNinja(out_dir);

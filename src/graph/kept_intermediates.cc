@@ -1,7 +1,6 @@
 #include "src/graph/kept_intermediates.h"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 
 namespace fastcuda {
@@ -32,27 +31,20 @@ KeptFiles KeptFilesOf(const StepGraph& graph) {
   return kept;
 }
 
-namespace {
-
-/// The intermediates that exist of every TU one of whose objects `goes`.
-std::vector<std::string> IntermediatesOfTusWhere(const std::vector<KeptFiles>& tus,
-                                                 const std::function<bool(const std::string&)>& goes,
-                                                 const FileSystem& fs) {
+std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs,
+                                               const std::vector<std::string>& made_elsewhere) {
+  const std::set<std::string> elsewhere(made_elsewhere.begin(), made_elsewhere.end());
+  auto orphaned = [&](const std::string& object) {
+    return !fs.IsFile(object) || elsewhere.count(object) > 0;
+  };
   std::vector<std::string> intermediates;
   for (const KeptFiles& tu : tus) {
-    if (std::none_of(tu.objects.begin(), tu.objects.end(), goes)) continue;
+    if (std::none_of(tu.objects.begin(), tu.objects.end(), orphaned)) continue;
     for (const std::string& path : tu.intermediates) {
       if (fs.IsFile(path)) intermediates.push_back(path);
     }
   }
   return intermediates;
-}
-
-}  // namespace
-
-std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs) {
-  return IntermediatesOfTusWhere(
-      tus, [&](const std::string& object) { return !fs.IsFile(object); }, fs);
 }
 
 std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& before,
@@ -66,14 +58,6 @@ std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& b
     }
   }
   return left;
-}
-
-std::vector<std::string> IntermediatesOfObjects(const std::vector<KeptFiles>& tus,
-                                                const std::vector<std::string>& objects,
-                                                const FileSystem& fs) {
-  std::set<std::string> made_elsewhere(objects.begin(), objects.end());
-  return IntermediatesOfTusWhere(
-      tus, [&](const std::string& object) { return made_elsewhere.count(object) > 0; }, fs);
 }
 
 }  // namespace fastcuda

@@ -21,12 +21,14 @@ struct KeptFiles {
 /// dyndep file is neither.
 KeptFiles KeptFilesOf(const StepGraph& graph);
 
-/// The intermediates of every TU one of whose objects is missing. Removing
-/// them before a build makes a removed object (by hand, a clean,
-/// `--clean-first`) rebuild its whole TU from the source, as nvcc would,
-/// instead of from intermediates that may predate the sources (a source
-/// restored with an older mtime, a header that now shadows another).
-std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs);
+/// The intermediates of every TU one of whose objects is missing, or was
+/// made last by another command (`made_elsewhere`, absolute: plain ninja's
+/// nvcc edge). Removing them before a build makes a removed object (by hand,
+/// a clean, `--clean-first`) rebuild its whole TU from the source, as nvcc
+/// would, instead of from intermediates that may predate the sources (a
+/// source restored with an older mtime, a header that now shadows another).
+std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus, const FileSystem& fs,
+                                               const std::vector<std::string>& made_elsewhere = {});
 
 /// The intermediates that `before` (the last generation's) names and `now`
 /// does not: written by the steps of another configuration (other
@@ -34,11 +36,5 @@ std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus
 /// made from (a header that now shadows another), once it does.
 std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& before,
                                                  const std::vector<KeptFiles>& now);
-
-/// The intermediates of every TU one of whose objects (absolute) is in
-/// `objects`: another command made it, from sources they may predate.
-std::vector<std::string> IntermediatesOfObjects(const std::vector<KeptFiles>& tus,
-                                                const std::vector<std::string>& objects,
-                                                const FileSystem& fs);
 
 }  // namespace fastcuda

@@ -168,8 +168,9 @@ void TakeBackLog(const std::string& out_dir, const std::string& log_path, Writab
 
 void HandOverLog(const std::string& out_dir, const std::string& log_path, bool whole_build,
                  WritableFileSystem& fs) {
+  if (!whole_build) return;
   std::optional<std::string> log = fs.Read(log_path);
-  if (!whole_build || !log) return;
+  if (!log) return;
   std::vector<Handover> handovers = HandOver(*log, LoadSharedObjects(out_dir, fs));
   if (handovers.empty()) return;
   json list = json::array();

@@ -3,9 +3,10 @@
 // nvcc command, fastcuda ninja's with the last of its steps; Ninja reruns an
 // edge whose log record carries another command's hash. After fastcuda ninja
 // built every default, each object the defaults need is handed over to the
-// generator's command (nvcc's object and the steps' are the same file); before
-// the next, the records it handed over are taken back. An object that plain ninja built in between is
-// not taken back: the steps make it again, from the sources (MadeElsewhere).
+// generator's command (nvcc's object and the steps' are the same file);
+// before the next, the records it handed over are taken back. An object that
+// plain ninja built in between is not taken back: the steps make it again,
+// from the sources (MadeElsewhere).
 #pragma once
 
 #include <map>
@@ -49,10 +50,10 @@ std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Han
 
 /// The shared objects whose latest record in `log` another command wrote
 /// (plain ninja's nvcc edge): neither the record that fastcuda ninja handed
-/// over last (`handovers`) nor one of the object's step. Its steps'
-/// intermediates, which that command did not update, may predate the sources
-/// it compiled (a source restored with an older mtime, a header that now
-/// shadows another): they are to go, as a missing object's do.
+/// over last (`handovers`) nor its step's. Its steps' intermediates, which
+/// that command did not update, may predate the sources it compiled (a
+/// source restored with an older mtime, a header that now shadows another):
+/// they are to go, as a missing object's do.
 std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
                                        const std::vector<Handover>& handovers);
 

@@ -57,10 +57,15 @@ TEST_CASE("a missing object orphans its TU's intermediates; present ones keep th
 TEST_CASE("an object another command made gives up its TU's intermediates") {
   std::vector<KeptFiles> tus = {{{"/o/a.o", "/o/a.cubin"}, {"/w/a.ii", "/w/a.ptx"}},
                                 {{"/o/b.o"}, {"/w/b.ii", "/w/b.ptx"}}};
-  FakeFileSystem disk({{"/o/a.o", ""}, {"/o/b.o", ""}, {"/w/a.ii", ""}, {"/w/b.ii", ""}, {"/w/b.ptx", ""}});
-  CHECK(IntermediatesOfObjects(tus, {"/o/b.o"}, disk) == std::vector<std::string>{"/w/b.ii", "/w/b.ptx"});
-  CHECK(IntermediatesOfObjects(tus, {"/o/a.cubin"}, disk) == std::vector<std::string>{"/w/a.ii"});
-  CHECK(IntermediatesOfObjects(tus, {}, disk).empty());
+  FakeFileSystem disk({{"/o/a.o", ""},
+                       {"/o/a.cubin", ""},
+                       {"/o/b.o", ""},
+                       {"/w/a.ii", ""},
+                       {"/w/b.ii", ""},
+                       {"/w/b.ptx", ""}});  // every object there: only where each was made decides
+  CHECK(OrphanedIntermediates(tus, disk, {"/o/b.o"}) == std::vector<std::string>{"/w/b.ii", "/w/b.ptx"});
+  CHECK(OrphanedIntermediates(tus, disk, {"/o/a.cubin"}) == std::vector<std::string>{"/w/a.ii"});
+  CHECK(OrphanedIntermediates(tus, disk, {}).empty());
 }
 
 TEST_CASE("a new generation leaves behind the intermediates that only the last one named") {
