@@ -63,7 +63,7 @@ build_all() {  # ARGS...: every build directory; the plain one always compiles a
 }
 device_code() {  # BUILD-DIR [OBJECT]: the object's (k.cu.o's) device code as hex
   local object
-  object=$(find "$1" -name "${2:-k.cu.o}" -not -path '*/fastcuda/*' | head -1)
+  object=$(find "$1" -name "${2:-k.cu.o}" -not -path '*/fastcuda/*' -print -quit)
   objcopy -O binary --only-section=.nv_fatbin "$object" "$scratch/section" && od -An -tx1 "$scratch/section" | tr -d ' \n'
 }
 fresh() {  # GENERATOR-DIR [OBJECT]: its object has the plain build's device code

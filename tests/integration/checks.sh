@@ -128,9 +128,11 @@ steps_at_once() {
   phase="$(dirname "$1")/first-phase"
   if [ -f "$phase" ]; then
     read -r estimates_begin build_begin _ < "$phase"
-    if tail -c +$((estimates_begin + 1)) "$1" | head -c $((build_begin - estimates_begin)) |
+    # head reads the file and its readers read all it writes: `tail | head`
+    # under pipefail fails at random (SIGPIPE to tail once head has enough).
+    if head -c "$build_begin" "$1" | tail -c +$((estimates_begin + 1)) |
       awk -F'\t' '$1 != 0 { bad = 1 } END { exit bad || NR == 0 }' &&
-      [ "$(tail -c +"$build_begin" "$1" | head -c 1 | od -An -c | tr -d ' ')" = '\n' ]; then
+      [ "$(head -c "$build_begin" "$1" | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]; then
       skip=$build_begin
     fi
   fi

@@ -34,7 +34,7 @@ void launch(float *x) { use<<<1, 32>>>(x); }
 int main() { return 0; }
 C
 archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
-work_file() { find "$1" -name "$2" | head -1; }  # DIR NAME
+work_file() { find "$1" -name "$2" -print -quit; }  # DIR NAME
 registered_names() { strings -a "$1" | grep -o '_ZN[0-9]*_INTERNAL_[A-Za-z0-9_]*' | sort -u; }
 
 # --- own module id, through the launcher

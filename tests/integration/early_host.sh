@@ -63,7 +63,7 @@ check "graph: the object needs the fatbin and the early object" \
   bash -c "ninja -C graph -t inputs '$scratch/graph.o' | grep -q '\.cubin$' && ninja -C graph -t inputs '$scratch/graph.o' | grep -qF '$early'"
 ninja -C graph > graph.log 2>&1
 check "graph: device code and host symbols are nvcc's" same_object graph.o whole_nvcc.o
-fatbin_c=$(find graph -name 'whole.fatbin.c' | head -1)
+fatbin_c=$(find graph -name 'whole.fatbin.c' -print -quit)
 check "graph: fatbinary wrote the bytes as a binary file, the .fatbin.c only their layout" \
   bash -c "test -s '${fatbin_c%.c}' && test \$(grep -c '^\".quad ' '$fatbin_c') -eq 1 && ! grep -q 'not laid out' graph.log"
 

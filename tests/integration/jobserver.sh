@@ -39,20 +39,20 @@ printf 'all:\n\t+"$(FASTCUDA)" build --compdb compile_commands.json --out graph\
 most_at_once() { steps_at_once graph/.ninja_log; }
 fresh() { rm -rf graph ninja.calls tu*.o; }
 
-under_make_j1() {
+# make -jJOBS runs the build: Ninja gets -j JOBS and at most MOST steps run
+# at once; on failure, what Ninja got and the log say why.
+under_make() {
+  local jobs=$1 most=$2
   fresh
-  make -j1 FASTCUDA="$FASTCUDA" > make.log 2>&1 && grep -q -- '-j 1' ninja.calls && [ "$(most_at_once)" -eq 1 ] || {
-    echo "  Ninja's calls: $(paste -sd';' ninja.calls 2>/dev/null); at most $(most_at_once) at once; the log:"
-    sed 's/^/    /' graph/.ninja_log 2>/dev/null
+  make -j"$jobs" FASTCUDA="$FASTCUDA" > make.log 2>&1 && grep -q -- "-j $jobs" ninja.calls &&
+    [ "$(most_at_once)" -le "$most" ] || {
+    echo "  Ninja's calls: $(paste -sd';' ninja.calls 2>/dev/null); at most $(most_at_once) at once; make's output and the log:"
+    sed 's/^/    /' make.log graph/.ninja_log 2>/dev/null
     return 1
   }
 }
-check "make -j1: Ninja gets -j 1, and one step runs at a time (not one per core)" under_make_j1
-under_make_j3() {
-  fresh
-  make -j3 FASTCUDA="$FASTCUDA" > make.log 2>&1 && grep -q -- '-j 3' ninja.calls && [ "$(most_at_once)" -le 3 ]
-}
-check "make -j3: Ninja gets make's -j 3 and never runs more steps" under_make_j3
+check "make -j1: Ninja gets -j 1, and one step runs at a time (not one per core)" under_make 1 1
+check "make -j3: Ninja gets make's -j 3 and never runs more steps" under_make 3 3
 fifo_join() {
   fresh
   MAKEFLAGS="-j4 --jobserver-auth=fifo:$scratch/no-such-fifo" NINJA_MINOR=13 \
