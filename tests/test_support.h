@@ -55,6 +55,11 @@ class FakeFileSystem : public WritableFileSystem {
     if (it == mtimes_.end()) return std::nullopt;
     return it->second;
   }
+  std::optional<uintmax_t> Size(const std::string& path) const override {
+    std::optional<std::string> content = Read(path);
+    if (!content) return std::nullopt;
+    return content->size();
+  }
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override {
     mtimes_[path] = time;
   }

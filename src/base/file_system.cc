@@ -34,6 +34,13 @@ std::optional<std::filesystem::file_time_type> RealFileSystem::MTime(const std::
   return time;
 }
 
+std::optional<uintmax_t> RealFileSystem::Size(const std::string& path) const {
+  std::error_code error;
+  uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return std::nullopt;
+  return size;
+}
+
 void RealFileSystem::SetMTime(const std::string& path, std::filesystem::file_time_type time) {
   std::filesystem::last_write_time(path, time);
 }

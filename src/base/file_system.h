@@ -26,6 +26,8 @@ class WritableFileSystem : public FileSystem {
  public:
   /// The modification time of `path`, or nullopt if it does not exist.
   virtual std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const = 0;
+  /// The size of `path` in bytes, or nullopt if it does not exist.
+  virtual std::optional<uintmax_t> Size(const std::string& path) const = 0;
   virtual void SetMTime(const std::string& path, std::filesystem::file_time_type time) = 0;
   /// Gives `path` the mtime that writing it now would: the file system's own
   /// clock, which may lag the system clock by a tick (a file written after
@@ -50,6 +52,7 @@ class RealFileSystem : public WritableFileSystem {
   bool IsFile(const std::string& path) const override;
   std::optional<std::string> Read(const std::string& path) const override;
   std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const override;
+  std::optional<uintmax_t> Size(const std::string& path) const override;
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override;
   void Touch(const std::string& path) override;
   void Write(const std::string& path, const std::string& content) override;

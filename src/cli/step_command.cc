@@ -175,10 +175,9 @@ std::optional<std::string> MadeByRecord(const StepInvocation& options,
   if (!line_table) return std::nullopt;
   for (const std::string& source : *line_table) {
     std::optional<std::filesystem::file_time_type> mtime = fs.MTime(source);
-    std::optional<std::string> text = fs.Read(source);
-    record += mtime && text
-                  ? std::to_string(mtime->time_since_epoch().count()) + " " + std::to_string(text->size())
-                  : "missing";
+    std::optional<uintmax_t> size = fs.Size(source);
+    record += mtime && size ? std::to_string(mtime->time_since_epoch().count()) + " " + std::to_string(*size)
+                            : "missing";
     record += " " + source + "\n";
   }
   return record;

@@ -106,6 +106,8 @@ TEST_CASE("step on fakes: sccache runs a step without its direct mode unless the
   CHECK(direct_mode("/w/nvcc.env", {{"SCCACHE_DIRECT", "true"}}) == "(unset)");  // inherited as it is
 }
 
+namespace {
+
 /// A launcher that writes `outcome` where FastCuda asks it to say whether a cache gave the outputs.
 class SayingLauncher : public FakeProgram {
  public:
@@ -121,6 +123,8 @@ class SayingLauncher : public FakeProgram {
   FakeFileSystem& disk_;
   std::string outcome_;
 };
+
+}  // namespace
 
 TEST_CASE("step on fakes: what a device launcher says of the cache goes to the memory log, its file goes") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
