@@ -1,18 +1,37 @@
 #include "src/base/dryrun_runner.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "src/base/process.h"
 
 namespace fastcuda {
+namespace {
+
+/// A TMPDIR of the dryrun's own, in the system's: nvcc stopped in its first
+/// milliseconds (Ctrl-C, or FastCuda's death) leaves its empty temporaries
+/// there, and RunProcess removes them with the directory. Not in the build
+/// tree: nvcc prints these paths into its commands unquoted, and a build
+/// directory may hold spaces.
+std::string DryrunTempDir() {
+  static std::atomic<unsigned> dryruns{0};
+  std::string name = "fastcuda-dryrun-" + std::to_string(getpid()) + "-" + std::to_string(dryruns++);
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+}  // namespace
 
 std::optional<std::string> NvccDryrunRunner::Dryrun(const std::vector<std::string>& nvcc_and_args,
                                                     const std::string& cwd) const {
   ProcessSpec spec{{nvcc_and_args.front(), "--dryrun"}, cwd, {}, true};
+  spec.temp_dir = DryrunTempDir();
   spec.argv.insert(spec.argv.end(), nvcc_and_args.begin() + 1, nvcc_and_args.end());
+  StopIfInterrupted();
   ProcessResult result = RunProcess(spec);
+  StopIfInterrupted();  // the dryrun failed because it was stopped: no fallback to nvcc
   if (result.exit_code != 0) return std::nullopt;
   return result.stderr_text + result.stdout_text;
 }

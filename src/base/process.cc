@@ -152,6 +152,10 @@ void DieWithParent() {
 
 int ReceivedSignal() { return received_signal.load(); }
 
+void StopIfInterrupted() {
+  if (int signal = ReceivedSignal()) throw Interrupted{signal};
+}
+
 void CloseInheritedDescriptor() {
   const char* fd = std::getenv(kInheritedFdVariable);
   if (!fd) return;

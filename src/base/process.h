@@ -50,6 +50,16 @@ void DieWithParent();
 /// forwarded to a child, or 0.
 int ReceivedSignal();
 
+/// Thrown where FastCuda stops on a signal it received (ReceivedSignal)
+/// instead of going on to its next process: not a std::exception, so that
+/// no fallback that catches those runs nvcc after an interrupt.
+struct Interrupted {
+  int signal;  ///< the signal received
+};
+
+/// Throws Interrupted if this process received a signal.
+void StopIfInterrupted();
+
 /// Closes the descriptor a parent FastCuda passed down (ProcessSpec::
 /// inherited_fd), so that no program this process starts (a daemon such as
 /// sccache's server) holds the parent's lock.

@@ -7,6 +7,7 @@
 #include "fastcuda_commit.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
+#include "src/cli/launcher.h"
 #include "src/cli/ninja_command.h"
 #include "src/cli/whole_call_cache_command.h"
 
@@ -143,6 +144,8 @@ int main(int argc, char** argv) {
     // Run by ccache in place of nvcc, for a lookup or a store of a graph.
     if (fastcuda::RunAsCachePrefix()) return fastcuda::CachePrefixMain(args);
     return fastcuda::Dispatch(args);
+  } catch (const fastcuda::Interrupted& stop) {
+    return fastcuda::ExitLikeNvccOn(stop.signal);
   } catch (const std::exception& error) {
     fastcuda::Complain(error.what());
     return 2;

@@ -404,6 +404,7 @@ int NinjaMain(const std::vector<std::string>& args) {
     auto rewrite = [&] { return RewriteNeeded(arguments) ? Rewrite(arguments) : 0; };
     if (int status = RunPassesBeforeBuild(out_dir, 0, run_for, rewrite, disk); status != 0) return status;
   }
+  StopIfInterrupted();  // stopped while it generated: no build
   // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
   const std::string log = GraphNinjaLogPath(out_dir, disk);
   // The step history reads only what the steps wrote: the first phase's

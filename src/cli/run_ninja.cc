@@ -14,6 +14,7 @@ ProcessResult RunNinja(const NinjaRun& run) {
   if (run.keep_going) spec.argv.insert(spec.argv.end(), {"-k", "0"});
   if (!run.targets.empty()) spec.argv.push_back("--");
   spec.argv.insert(spec.argv.end(), run.targets.begin(), run.targets.end());
+  StopIfInterrupted();  // stopped while it generated: no build
   return RunProcess(spec);
 }
 

@@ -39,13 +39,6 @@ class WordRewriter {
   std::string temp_stem_rewrite_;
 };
 
-std::string WithoutProcessId(const std::string& word) {
-  static const RE2 process_id(R"re(tmpxft_[0-9a-f]+_[0-9a-f]+-)re", RE2::Latin1);
-  std::string normal = word;
-  RE2::GlobalReplace(&normal, process_id, "tmpxft_-");
-  return normal;
-}
-
 }  // namespace
 
 bool NamedAfter(const std::string& word, const std::string& name) {
@@ -65,6 +58,8 @@ Transcript InstantiateTranscript(const Transcript& representative, const TuNames
 
 bool SameCommands(const Transcript& a, const Transcript& b) {
   if (a.commands.size() != b.commands.size() || a.variables != b.variables) return false;
+  // Each dryrun has a TMPDIR of its own: temporaries compare by name alone.
+  const TempFileNamer by_name("", true);
   for (size_t i = 0; i < a.commands.size(); ++i) {
     const TranscriptCommand& x = a.commands[i];
     const TranscriptCommand& y = b.commands[i];
@@ -73,7 +68,7 @@ bool SameCommands(const Transcript& a, const Transcript& b) {
       return false;
     }
     for (size_t w = 0; w < x.argv.size(); ++w) {
-      if (WithoutProcessId(x.argv[w]) != WithoutProcessId(y.argv[w])) return false;
+      if (by_name.Rename(x.argv[w]) != by_name.Rename(y.argv[w])) return false;
     }
   }
   return true;

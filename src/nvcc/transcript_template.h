@@ -24,8 +24,8 @@ bool NamedAfter(const std::string& word, const std::string& name);
 /// verified with VerifyTemplate.
 Transcript InstantiateTranscript(const Transcript& representative, const TuNames& from, const TuNames& to);
 
-/// True if two transcripts run the same commands, apart from nvcc's process
-/// id in temporary names.
+/// True if two transcripts run the same commands, apart from the directory
+/// and nvcc's process id in temporary names.
 bool SameCommands(const Transcript& a, const Transcript& b);
 
 }  // namespace fastcuda

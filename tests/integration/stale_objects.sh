@@ -184,6 +184,43 @@ terminated() {
 check "launcher terminated in cicc: exit status 255 as nvcc's, no process left, no object, nothing in TMPDIR" \
   terminated
 
+# nvcc stopped while it checks its host compiler (its first milliseconds)
+# leaves its temporaries in TMPDIR, plain nvcc's and --dryrun's alike; a
+# generation runs a dryrun for each command shape, the launcher one for its
+# call. Each runs in a TMPDIR of its own, removed however it ends; and a
+# dryrun that failed because FastCuda was stopped is no reason to run nvcc
+# whole. A host compiler that holds nvcc there (and says each time it does)
+# makes the window wide.
+cat > hold-cc <<SH
+#!/bin/sh
+case "\$*" in *tmpxft_*) echo \$\$ >> "$scratch/held"; exec sleep 60 > /dev/null 2>&1 ;; esac
+exec "$(command -v g++)" "\$@"
+SH
+chmod +x hold-cc
+kernel held.cu 11
+held_call=("$NVCC" -ccbin "$scratch/hold-cc" "${arch[@]}" -c held.cu -o held.o)
+printf '[{"directory": "%s", "file": "held.cu", "command": "%s"}]\n' "$scratch" "${held_call[*]}" > held.json
+stopped_in_dryrun() {  # SIGNAL STATUS FASTCUDA-ARGS...: stopped while nvcc --dryrun is held, FastCuda ends with STATUS
+  local signal=$1 expected=$2 status=0 in_dryrun=0 i
+  shift 2
+  rm -rf held held-tmp held-graph held.o && mkdir held-tmp
+  TMPDIR=$scratch/held-tmp "$FASTCUDA" "$@" > held.log 2>&1 & local pid=$!
+  for i in $(seq 600); do [ -s held ] && break; sleep 0.1; done
+  [ -s held ] && [ -n "$(find held-tmp -name 'tmpxft_*' -print -quit)" ] && in_dryrun=1
+  kill -"$signal" "$pid"
+  wait "$pid" || status=$?
+  xargs kill < held 2> /dev/null || true
+  [ "$in_dryrun" -eq 1 ] && [ "$status" -eq "$expected" ] && [ "$(wc -l < held)" -eq 1 ] && [ ! -e held.o ] &&
+    empty_dir held-tmp || {
+    echo "  exit status $status, nvcc held $(wc -l < held) times, left in TMPDIR: $(ls -A held-tmp | paste -sd' ')"
+    return 1
+  }
+}
+check "build terminated in nvcc --dryrun: stops, runs no nvcc, leaves nothing in TMPDIR" \
+  stopped_in_dryrun TERM 255 build --compdb held.json --out held-graph
+check "launcher terminated in nvcc --dryrun: exit status 255 as nvcc's, runs no nvcc, leaves nothing in TMPDIR" \
+  stopped_in_dryrun TERM 255 "${held_call[@]}"
+
 # 12. Entries that `fastcuda build` leaves to nvcc whole: -lib, where nvcc is
 # asked for a depfile of the headers, and -E, which can write none and so
 # runs in every build. A header edit, then a source edit, reach both.

@@ -325,9 +325,10 @@ class Walk:
         return stale
 
     def left_in_tmpdir(self):
-        """What the build left in TMPDIR (an interrupted cicc's file), but
-        nvcc's own temporaries: an `nvcc --dryrun` stopped as it starts, at
-        generation, can leave them (left open; found at 0.3 s into a build)."""
+        """What the build left in TMPDIR (an interrupted cicc's file, a
+        stopped dryrun's directory), but the temporaries of an nvcc run
+        whole (a fallback, CMake's own calls), which nvcc stopped as it
+        starts leaves without FastCuda too."""
         return [f"left in TMPDIR: {name}" for name in os.listdir(self.env["TMPDIR"])
                 if not name.startswith("tmpxft_")]
 

@@ -39,7 +39,7 @@ TEST_CASE("instantiating a TU's dryrun for another source renames words and temp
   CHECK(SameCommands(InstantiateTranscript(instance, to, from), base));
 }
 
-TEST_CASE("SameCommands ignores nvcc's process id but nothing else") {
+TEST_CASE("SameCommands ignores the temporaries' directory and nvcc's process id but nothing else") {
   auto parse = [](const std::string& text) {
     return ParseTranscript(text, [](std::string_view) { return std::nullopt; });
   };
@@ -47,6 +47,12 @@ TEST_CASE("SameCommands ignores nvcc's process id but nothing else") {
                      parse("#$ cicc -o /tmp/tmpxft_0beef_00000000-6_a.ptx\n")));
   CHECK_FALSE(SameCommands(parse("#$ cicc -o /tmp/tmpxft_00001_00000000-6_a.ptx\n"),
                            parse("#$ cicc -o /tmp/tmpxft_00001_00000000-7_a.ptx\n")));
+  CHECK(SameCommands(parse("#$ cicc -o /tmp/fastcuda-dryrun-7-0/tmpxft_00001_00000000-6_a.ptx\n"),
+                     parse("#$ cicc -o /tmp/fastcuda-dryrun-7-1/tmpxft_0beef_00000000-6_a.ptx\n")));
+  CHECK_FALSE(SameCommands(parse("#$ cicc -o /tmp/tmpxft_00001_00000000-6_a.ptx\n"),
+                           parse("#$ cicc -o /tmp/tmpxft_00001_00000000-6_b.ptx\n")));
+  CHECK_FALSE(SameCommands(parse("#$ cicc -I/a -o /tmp/tmpxft_00001_00000000-6_a.ptx\n"),
+                           parse("#$ cicc -I/b -o /tmp/tmpxft_00001_00000000-6_a.ptx\n")));
   CHECK_FALSE(SameCommands(parse("#$ A=1\n#$ cicc\n"), parse("#$ A=2\n#$ cicc\n")));
 }
 
