@@ -15,11 +15,15 @@ namespace {
 /// milliseconds (Ctrl-C, or FastCuda's death) leaves its empty temporaries
 /// there, and RunProcess removes them with the directory. Not in the build
 /// tree: nvcc prints these paths into its commands unquoted, and a build
-/// directory may hold spaces.
+/// directory may hold spaces. Empty (the TMPDIR inherited) where none can
+/// be made: nvcc then fails there with its own message.
 std::string DryrunTempDir() {
   static std::atomic<unsigned> dryruns{0};
   std::string name = "fastcuda-dryrun-" + std::to_string(getpid()) + "-" + std::to_string(dryruns++);
-  return (std::filesystem::temp_directory_path() / name).string();
+  std::error_code error;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(error) / name;
+  if (!error) std::filesystem::create_directory(dir, error);
+  return error ? "" : dir.string();
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 # position named, exit 2), an entry whose source is missing, entries whose
 # commands try to run something else, two entries with one output, job
 # counts that are no number, a memory budget that is no size (the launcher
-# rejects it as build does), a directory even root cannot write, a full disk.
+# rejects it as build does), a directory even root cannot write, a full disk,
+# a TMPDIR that is no directory.
 # `--version` is no program to launch; `--help` lists every sub-command
 # people type, and a first word that is none is the compiler to launch.
 #
@@ -52,6 +53,17 @@ same_as_nvcc_for_bad_flags() {
   [ "$want" -ne 0 ] && [ "$want" -eq "$got" ] && cmp -s want.txt got.txt
 }
 check "flags nvcc rejects: nvcc's own message and exit code" same_as_nvcc_for_bad_flags
+
+unusable_tmpdir() {  # TMPDIR: nvcc's message (but its process id) and exit code
+  local want=0 got=0
+  TMPDIR=$1 "$NVCC" -c ok.cu -o ok.o -arch=sm_80 2> want.txt || want=$?
+  TMPDIR=$1 "$FASTCUDA" "$NVCC" -c ok.cu -o ok.o -arch=sm_80 2> got.txt || got=$?
+  [ "$want" -ne 0 ] && [ "$want" -eq "$got" ] && grep -q tmpxft_ want.txt &&
+    cmp -s <(sed 's/tmpxft_[0-9a-f]*_/tmpxft_/' want.txt) <(sed 's/tmpxft_[0-9a-f]*_/tmpxft_/' got.txt)
+}
+touch tmp-file
+check "TMPDIR names no directory: nvcc's message and exit code" unusable_tmpdir "$scratch/no-such-dir"
+check "TMPDIR names a file: nvcc's message and exit code" unusable_tmpdir "$scratch/tmp-file"
 
 unwritable_output() {
   local rc=0
