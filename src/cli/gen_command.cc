@@ -242,8 +242,8 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   std::vector<KeptFiles> kept;
   for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
   std::vector<KeptFiles> kept_before = ParseKeptFiles(fs.Read(KeptFilesPath(options.out_dir)).value_or(""));
-  for (const std::string& path : IntermediatesLeftBehind(kept_before, kept))
-    generation.removed.push_back(path);
+  std::vector<std::string> left_behind = IntermediatesLeftBehind(kept_before, kept);
+  generation.removed.insert(generation.removed.end(), left_behind.begin(), left_behind.end());
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
 

@@ -51,6 +51,13 @@ std::string Lines(const std::vector<NinjaLogRecord>& records) {
   return text;
 }
 
+/// True if `record`, the object's latest, carries its step's command hash
+/// (in log `version`): fastcuda ninja's step made it.
+bool MadeByStep(const SharedObject& object, const NinjaLogRecord& record, int version) {
+  auto step_hash = object.step_hash.find(version);
+  return step_hash != object.step_hash.end() && record.command_hash == step_hash->second;
+}
+
 }  // namespace
 
 SharedObject HashSharedObject(std::string output, std::string_view generator_command,
@@ -69,11 +76,8 @@ std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObj
   std::vector<Handover> handovers;
   for (const SharedObject& object : objects) {
     auto record = latest.find(object.output);
-    auto step_hash = object.step_hash.find(version);
-    if (!object.by_default || record == latest.end() || step_hash == object.step_hash.end() ||
-        record->second.command_hash != step_hash->second) {
+    if (!object.by_default || record == latest.end() || !MadeByStep(object, record->second, version))
       continue;
-    }
     NinjaLogRecord generator = record->second;
     generator.command_hash = object.generator_hash.at(version);
     for (const std::string& step : object.steps) {
@@ -105,8 +109,7 @@ std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<S
   for (const SharedObject& object : objects) {
     auto record = latest.find(object.output);
     if (record == latest.end()) continue;  // never built: a missing object's intermediates go anyway
-    auto step_hash = object.step_hash.find(version);
-    if (step_hash != object.step_hash.end() && record->second.command_hash == step_hash->second) continue;
+    if (MadeByStep(object, record->second, version)) continue;
     bool handed_over = std::any_of(handovers.begin(), handovers.end(), [&](const Handover& handover) {
       return SameRecord(handover.generator_record, record->second);
     });
