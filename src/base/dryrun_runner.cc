@@ -1,15 +1,49 @@
 #include "src/base/dryrun_runner.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <filesystem>
+#include <mutex>
 
 #include "src/base/process.h"
 
 namespace fastcuda {
 namespace {
+
+constexpr std::string_view kDryrunDirPrefix = "fastcuda-dryrun-";
+
+/// A dryrun directory this old was left by its process, not being written:
+/// a dryrun takes a second, and a process of another PID namespace that
+/// shares the directory looks dead from here.
+constexpr auto kAbandonedAge = std::chrono::minutes(1);
+
+/// Whether no process `pid` exists (one of another user's exists).
+bool ProcessGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+/// Removes the dryrun directories in `root` that a FastCuda killed with -9
+/// left (RunProcess removes every other), once per process: nothing else
+/// would, and each holds nvcc's temporaries.
+void SweepAbandonedDryrunDirs(const std::filesystem::path& root) {
+  static std::once_flag swept;
+  std::call_once(swept, [&root] {
+    std::error_code error;
+    auto now = std::filesystem::file_time_type::clock::now();
+    std::filesystem::directory_iterator entry(root, error), end;
+    for (; !error && entry != end; entry.increment(error)) {
+      std::optional<pid_t> owner = DryrunDirOwner(entry->path().filename().string());
+      if (!owner || *owner == getpid() || !ProcessGone(*owner)) continue;
+      std::error_code ignored;
+      auto written = entry->last_write_time(ignored);
+      if (!ignored && now - written > kAbandonedAge) std::filesystem::remove_all(entry->path(), ignored);
+    }
+  });
+}
 
 /// A TMPDIR of the dryrun's own, in the system's: nvcc stopped in its first
 /// milliseconds (Ctrl-C, or FastCuda's death) leaves its empty temporaries
@@ -19,14 +53,28 @@ namespace {
 /// be made: nvcc then fails there with its own message.
 std::string DryrunTempDir() {
   static std::atomic<unsigned> dryruns{0};
-  std::string name = "fastcuda-dryrun-" + std::to_string(getpid()) + "-" + std::to_string(dryruns++);
+  std::string name =
+      std::string(kDryrunDirPrefix) + std::to_string(getpid()) + "-" + std::to_string(dryruns++);
   std::error_code error;
-  std::filesystem::path dir = std::filesystem::temp_directory_path(error) / name;
-  if (!error) std::filesystem::create_directory(dir, error);
-  return error ? "" : dir.string();
+  std::filesystem::path root = std::filesystem::temp_directory_path(error);
+  if (error) return "";
+  SweepAbandonedDryrunDirs(root);
+  std::filesystem::create_directory(root / name, error);
+  return error ? "" : (root / name).string();
 }
 
 }  // namespace
+
+std::optional<pid_t> DryrunDirOwner(std::string_view name) {
+  if (!name.starts_with(kDryrunDirPrefix)) return std::nullopt;
+  name.remove_prefix(kDryrunDirPrefix.size());
+  pid_t pid = 0;
+  auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  std::string_view rest(end, name.data() + name.size() - end);
+  if (error != std::errc() || pid <= 0 || !rest.starts_with('-') || rest.size() < 2) return std::nullopt;
+  return rest.find_first_not_of("0123456789", 1) == std::string_view::npos ? std::optional(pid)
+                                                                           : std::nullopt;
+}
 
 std::optional<std::string> NvccDryrunRunner::Dryrun(const std::vector<std::string>& nvcc_and_args,
                                                     const std::string& cwd) const {

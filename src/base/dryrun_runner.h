@@ -2,8 +2,11 @@
 // tested on recorded transcripts.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fastcuda {
@@ -25,6 +28,10 @@ class DryrunRunner {
   /// Identifies the nvcc that `program` names, for cache keys.
   virtual ProgramIdentity Identify(const std::string& program) const = 0;
 };
+
+/// The process whose dryrun made the temporary directory `name`
+/// (`fastcuda-dryrun-PID-N`), or nullopt for any other name.
+std::optional<pid_t> DryrunDirOwner(std::string_view name);
 
 /// The real nvcc.
 class NvccDryrunRunner : public DryrunRunner {

@@ -200,16 +200,21 @@ chmod +x hold-cc
 kernel held.cu 11
 held_call=("$NVCC" -ccbin "$scratch/hold-cc" "${arch[@]}" -c held.cu -o held.o)
 printf '[{"directory": "%s", "file": "held.cu", "command": "%s"}]\n' "$scratch" "${held_call[*]}" > held.json
-stopped_in_dryrun() {  # SIGNAL STATUS FASTCUDA-ARGS...: stopped while nvcc --dryrun is held, FastCuda ends with STATUS
-  local signal=$1 expected=$2 status=0 in_dryrun=0 i
-  shift 2
+held_then_stopped() {  # SIGNAL FASTCUDA-ARGS...: stops FastCuda once nvcc --dryrun is held; sets status, in_dryrun
+  local signal=$1 i pid
+  shift
+  status=0 in_dryrun=0
   rm -rf held held-tmp held-graph held.o && mkdir held-tmp
-  TMPDIR=$scratch/held-tmp "$FASTCUDA" "$@" > held.log 2>&1 & local pid=$!
+  TMPDIR=$scratch/held-tmp "$FASTCUDA" "$@" > held.log 2>&1 & pid=$!
   for i in $(seq 600); do [ -s held ] && break; sleep 0.1; done
   [ -s held ] && [ -n "$(find held-tmp -name 'tmpxft_*' -print -quit)" ] && in_dryrun=1
   kill -"$signal" "$pid"
-  wait "$pid" || status=$?
+  { wait "$pid" || status=$?; } 2> /dev/null  # not bash's line for a killed job
   xargs kill < held 2> /dev/null || true
+}
+stopped_in_dryrun() {  # SIGNAL STATUS FASTCUDA-ARGS...: stopped while nvcc --dryrun is held, FastCuda ends with STATUS
+  local expected=$2 status in_dryrun
+  held_then_stopped "$1" "${@:3}"
   [ "$in_dryrun" -eq 1 ] && [ "$status" -eq "$expected" ] && [ "$(wc -l < held)" -eq 1 ] && [ ! -e held.o ] &&
     empty_dir held-tmp || {
     echo "  exit status $status, nvcc held $(wc -l < held) times, left in TMPDIR: $(ls -A held-tmp | paste -sd' ')"
@@ -220,6 +225,27 @@ check "build terminated in nvcc --dryrun: stops, runs no nvcc, leaves nothing in
   stopped_in_dryrun TERM 255 build --compdb held.json --out held-graph
 check "launcher terminated in nvcc --dryrun: exit status 255 as nvcc's, runs no nvcc, leaves nothing in TMPDIR" \
   stopped_in_dryrun TERM 255 "${held_call[@]}"
+# FastCuda killed with -9 removes nothing: the next FastCuda to run a dryrun
+# removes the directories of processes gone, once a minute old (a live
+# process's, and one being written, stay).
+killed_dryrun_swept() {
+  local status in_dryrun
+  held_then_stopped KILL "${held_call[@]}"
+  local left=(held-tmp/fastcuda-dryrun-*)
+  [ "$in_dryrun" -eq 1 ] && [ "$status" -eq 137 ] && [ "${#left[@]}" -eq 1 ] && [ -d "${left[0]}" ] || {
+    echo "  exit status $status, left in TMPDIR: ${left[*]}"
+    return 1
+  }
+  local young="${left[0]%-*}-9" live="held-tmp/fastcuda-dryrun-$$-0"
+  mkdir "$young" "$live" && touch -d '2 minutes ago' "${left[0]}" "$live"
+  TMPDIR=$scratch/held-tmp "$FASTCUDA" "$NVCC" "${arch[@]}" -c held.cu -o held.o &&
+    [ ! -e "${left[0]}" ] && [ -d "$young" ] && [ -d "$live" ] || {
+    echo "  left in TMPDIR: $(ls -A held-tmp | paste -sd' ')"
+    return 1
+  }
+}
+check "launcher killed in nvcc --dryrun: a later FastCuda removes its directory, not a live process's or a young one" \
+  killed_dryrun_swept
 
 # 12. Entries that `fastcuda build` leaves to nvcc whole: -lib, where nvcc is
 # asked for a depfile of the headers, and -E, which can write none and so
