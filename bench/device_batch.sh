@@ -74,12 +74,16 @@
 #   X  the same on 48 mixed TUs x 3 architectures                  (~7 min)
 #   Y  the same on 48 mixed TUs x 5 architectures, `auto` (which runs the
 #      phase there) against off; 3 rounds                          (~8 min)
+#   Z  issue 21 item 2 at equal load with five architectures: the module's
+#      first build of the part A corpus against plain nvcc at -j 4, below
+#      the 6 copies from which this machine charges more CPU time for the
+#      same work (part R); 2 rounds                                (~7 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Y
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|Y}"
+part="${1:?usage: bench/device_batch.sh A|B|...|Z}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -144,6 +148,8 @@ case "$part$size" in
   X) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "80-real;86-real;90-real" 3 mixed 3 ;;
   Y) step VARIANTS="module:3 module_blind:3" bench/compare_builds.sh 48 "$five" 3 mixed 3 ;;
   W-small) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:1 module_blind:1" bench/compare_builds.sh 6 "80-real;90-real" 1 mixed 3 ;;
+  Z) step BENCH_JOBS=4 VARIANTS="plain:2 module:2" bench/compare_builds.sh 16 "$five" 2 mixed 3 ;;
+  Z-small) step BENCH_JOBS=1 VARIANTS="plain:1 module:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;

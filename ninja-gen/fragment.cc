@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "ninja-gen/dyndep.h"
 #include "src/base/file_system.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
