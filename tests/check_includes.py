@@ -48,7 +48,7 @@ def declared_names(text):
     names = set()
     scopes = []  # True for a namespace's brace
     parens = 0
-    previous = [None, None]  # the two tokens before
+    previous = (None, None)  # the token before: (kind, text)
     pending_namespace = False
     for kind, text_ in tokens(text):
         at_namespace_scope = all(scopes) and parens == 0
@@ -75,7 +75,7 @@ def declared_names(text):
         elif text_ in ("=", ";") and at_namespace_scope and previous[0] == "word":
             names.add(previous[1])
             pending_namespace = False
-        previous = [kind, text_]
+        previous = (kind, text_)
     return {name for name in names if PROJECT_NAME.match(name)}
 
 
