@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 extern char** environ;
 
