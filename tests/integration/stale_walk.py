@@ -299,7 +299,10 @@ class Walk:
         writes line information, CPATH and NVCC_APPEND_FLAGS."""
         readable = sorted((path, text) for path, text in self.files.items()
                           if not path.endswith(".cu") or any(w == path or w.endswith("/" + path) for w in words))
-        if self.flags["lineinfo"]:  # ptxas writes the sources' mtimes into the line table
+        # ptxas writes the sources' mtimes into the line table. The command's
+        # words say whether it asks for one: flags.cmake restored to an
+        # earlier text can hold -lineinfo where the walk's flags do not.
+        if "-lineinfo" in words:
             readable = [(path, text, os.stat(os.path.join(self.proj, path)).st_mtime_ns) for path, text in readable]
         key = hashlib.sha256(json.dumps([words, self.cpath, self.appended, readable]).encode()).hexdigest()
         if key not in self.reference_cache:
