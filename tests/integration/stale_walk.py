@@ -93,6 +93,14 @@ def flags_cmake(flags):
     return text
 
 
+def flags_of_cmake(text):
+    """The flags a flags.cmake text sets (flags_cmake's inverse)."""
+    extra = re.search(r"EXTRA=(\d+)", text)
+    return {"extra": int(extra.group(1)) if extra else None, "lineinfo": "-lineinfo" in text,
+            "rdc": "SEPARABLE_COMPILATION ON" in text, "ptxas_o0": "--ptxas-options=-O0" in text,
+            "archs": re.search(r'CMAKE_CUDA_ARCHITECTURES "([^"]*)"', text).group(1)}
+
+
 def nvcc_flags(flags):
     """The same flags as an nvcc command's words."""
     words = []
@@ -187,6 +195,8 @@ class Walk:
         if remember and path in self.files:
             self.earlier.setdefault(path, []).append(self.files[path])
         self.files[path] = text
+        if path == "flags.cmake":  # an earlier text restored brings its flags back
+            self.flags = flags_of_cmake(text)
         full = os.path.join(self.proj, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "w") as f:
