@@ -58,8 +58,7 @@ def declared_names(text):
             if at_namespace_scope and previous[1] in TYPE_KEYWORDS | {"using"}:
                 names.add(text_)
         elif text_ == "{":
-            if at_namespace_scope and previous[0] == "word" and previous[1] not in (
-                    "namespace", "struct", "class") and not pending_namespace:
+            if at_namespace_scope and previous[0] == "word" and not pending_namespace:
                 names.add(previous[1])  # a constant's braced initializer, or a definition's body
             scopes.append(pending_namespace)
             pending_namespace = False
