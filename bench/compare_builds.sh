@@ -10,7 +10,9 @@
 # best of plain and threads0, the schedule lower bound of the FastCuda
 # variants (from their own .ninja_log: the longest chain of any TU, or step
 # time / jobs) with issue 5's goals, and checks that their objects carry
-# nvcc's device code.
+# nvcc's device code. BENCH_EVENTS=1 adds each variant's instructions and
+# cycles (bench/lib.sh), which do not move with the machine's load as CPU
+# time does.
 # Usage: bench/compare_builds.sh N ARCHS [REPEATS] [MIX] [SEED]
 #   e.g. bench/compare_builds.sh 48 "75-real;80-real;86-real;89-real;90-real" 3 mixed
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -41,6 +43,10 @@ echo "corpus: $count TUs ($mix, seed $seed), CUDA_ARCHITECTURES=$archs, $jobs jo
 echo "(vs_peer: wall / the best of plain and threads0)"
 summary_header variant peer
 for variant in "${variants[@]}"; do summary_row "$variant" "$work/$variant.times" "$best"; done
+if [ -n "$event_counter" ]; then
+  echo "(counted events, medians; ratios over ${variants[0]}'s)"
+  for variant in "${variants[@]}"; do events_row "$variant" "$work/$variant.times" "$work/${variants[0]}.times"; done
+fi
 for variant in "${variants[@]}"; do  # each run in round order: a round's runs ran side by side
   bounds=""
   [ ! -s "$work/$variant.bounds" ] || bounds=", bound $(paste -sd' ' "$work/$variant.bounds") s"

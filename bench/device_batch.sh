@@ -68,6 +68,10 @@
 #      clean rebuild with step times (module_warm); 3 rounds, module_warm 2
 #                                                                  (~8 min)
 #   V  the same on 40 mixed TUs x 1 architecture                  (~6 min)
+#   EV issue 21 item 2: instructions and cycles (bench/count_events.cc), which
+#      the machine's load does not move as it moves CPU time: one heavy TU's
+#      compile alone and 16 at once; plain against the module's first build,
+#      16 mixed TUs x 5 architectures and 40 x 1 at -j 16, 2 rounds  (~7 min)
 #   W  issue 21 item 1: first builds of 48 mixed TUs x 2 architectures with
 #      the first phase forced on (module) against none (module_blind);
 #      3 rounds                                                     (~6 min)
@@ -78,12 +82,19 @@
 #      first build of the part A corpus against plain nvcc at -j 4, below
 #      the 6 copies from which this machine charges more CPU time for the
 #      same work (part R); 2 rounds                                (~7 min)
+#   21A issue 21's closing figures, item 1: first builds of the part A corpus
+#      (module) side by side with threads0 and a clean rebuild with step
+#      times (module_warm); 3 rounds                               (~7 min)
+#   21B item 2: the module's first build of that corpus against plain nvcc,
+#      wall and CPU; 3 rounds                                      (~6 min)
+#   21C both on 40 mixed TUs x 1 architecture: plain, threads0, module and
+#      module_warm; 3 rounds                                       (~7 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|Z}"
+part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C}"
 five="75-real;80-real;86-real;89-real;90-real"
 
 quoted() {  # ARG: as it would be typed
@@ -150,6 +161,14 @@ case "$part$size" in
   W-small) step FASTCUDA_FIRST_PHASE=on VARIANTS="module:1 module_blind:1" bench/compare_builds.sh 6 "80-real;90-real" 1 mixed 3 ;;
   Z) step BENCH_JOBS=4 VARIANTS="plain:2 module:2" bench/compare_builds.sh 16 "$five" 2 mixed 3 ;;
   Z-small) step BENCH_JOBS=1 VARIANTS="plain:1 module:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
+  EV) step BENCH_EVENTS=1 bench/cpu_under_load.sh 80-real "1 16"
+      step BENCH_EVENTS=1 VARIANTS="plain:2 module:2" bench/compare_builds.sh 16 "$five" 2 mixed 3
+      step BENCH_EVENTS=1 VARIANTS="plain:2 module:2" bench/compare_builds.sh 40 80-real 2 mixed 3 ;;
+  EV-small) step BENCH_EVENTS=1 bench/cpu_under_load.sh 80-real "1 2"
+            step BENCH_EVENTS=1 VARIANTS="plain:1 module:1" bench/compare_builds.sh 4 "80-real;90-real" 1 mixed 3 ;;
+  21A) step VARIANTS="threads0:3 module:3 module_warm:3" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
+  21B) step VARIANTS="plain:3 module:3" bench/compare_builds.sh 16 "$five" 3 mixed 3 ;;
+  21C) step VARIANTS="plain:3 threads0:3 module:3 module_warm:3" bench/compare_builds.sh 40 80-real 3 mixed 3 ;;
   R) step bench/cpu_under_load.sh 80-real "1 6 11 16" ;;
   R-small) step bench/cpu_under_load.sh 80-real "1 2" ;;
   S) step bench/whole_call_cache.sh 16 "$five" 2 mixed 3 ;;
@@ -164,6 +183,6 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to Y" >&2; exit 2 ;;
+  *) echo "unknown part $part: A to Z, EV, 21A to 21C" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

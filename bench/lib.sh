@@ -5,6 +5,9 @@
 # the build variants, and readings of FastCuda's own logs.
 # Timing uses date and bash's `times`, not /usr/bin/time, which the GPU
 # machine may lack. BENCH_JOBS=N builds with -j N instead of one job per core.
+# BENCH_EVENTS=1 also counts each timed run's instructions and cycles
+# (bench/count_events.cc), which the machine's load does not move as it
+# moves CPU time.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cmake/bootstrap.sh"
 bench_dir="$FASTCUDA_SOURCE_DIR/bench"
@@ -32,7 +35,33 @@ run_quietly() {  # COMMAND...: its output only if it fails
 
 used_kib() { awk '/^MemTotal/ { t = $2 } /^MemAvailable/ { a = $2 } END { print t - a }' /proc/meminfo; }
 
-timed() {  # LOG COMMAND...: appends "wall_s cpu_s peak_MiB" of one run to LOG
+event_counter=""
+if [ "${BENCH_EVENTS:-0}" = 1 ]; then
+  event_counter=$work/count_events
+  "${CXX:-g++}" -O2 -std=c++20 -o "$event_counter" "$bench_dir/count_events.cc"
+fi
+count_start() {  # counts what this (sub)shell starts from now on (BENCH_EVENTS=1), until count_stop
+  [ -n "$event_counter" ] || return 0
+  local counted=$BASHPID  # read here: `COMMAND &` expands its words in the child
+  local files="$work/events.$counted"  # subshells may count at once
+  rm -f "$files".*
+  mkfifo "$files.fifo"
+  "$event_counter" "$counted" "$files.out" < "$files.fifo" > "$files.ready" &
+  counter_pid=$!
+  exec {counter_input}> "$files.fifo"
+  until [ -s "$files.ready" ]; do kill -0 "$counter_pid" || return 1; sleep 0.01; done
+}
+count_stop() {  # prints " task_clock_ms instructions cycles" of what ran since count_start
+  [ -n "$event_counter" ] || return 0
+  exec {counter_input}>&-
+  wait "$counter_pid"
+  local counts
+  read -ra counts < "$work/events.$BASHPID.out"
+  printf ' %s' "${counts[@]}"
+}
+
+timed() {  # LOG COMMAND...: appends "wall_s cpu_s peak_MiB" of one run to LOG, with
+  # BENCH_EVENTS=1 then " task_clock_ms instructions cycles" (count_events.cc).
   # Peak: system memory in use (MemTotal - MemAvailable, sampled every 0.2 s)
   # above its level before the run. CPU: the run's children, from `times`.
   local log="$1"; shift
@@ -42,13 +71,14 @@ timed() {  # LOG COMMAND...: appends "wall_s cpu_s peak_MiB" of one run to LOG
   (peak=$baseline; while :; do u=$(used_kib); [ "$u" -gt "$peak" ] && peak=$u && echo "$peak" > "$work/peak"; sleep 0.2; done) &
   sampler=$!
   start=$(date +%s%N)
-  (run_quietly "$@" && times > "$work/times") || { kill "$sampler"; return 1; }
+  (count_start && run_quietly "$@" && times > "$work/times" && count_stop > "$work/counted") ||
+    { kill "$sampler"; return 1; }
   end=$(date +%s%N)
   kill "$sampler"; wait "$sampler" 2>/dev/null || true
   # times' second line: the children's user and system time, as 1m2.345s.
-  awk -v w="$(( (end - start) / 1000000 ))" -v p="$(cat "$work/peak")" -v b="$baseline" '
+  awk -v w="$(( (end - start) / 1000000 ))" -v p="$(cat "$work/peak")" -v b="$baseline" -v e="$(cat "$work/counted" 2>/dev/null)" '
     function s(t) { split(t, a, /[ms]/); return a[1] * 60 + a[2] }
-    NR == 2 { printf "%.3f %.2f %d\n", w / 1000, s($1) + s($2), (p - b) / 1024 }' "$work/times" >> "$log"
+    NR == 2 { printf "%.3f %.2f %d%s\n", w / 1000, s($1) + s($2), (p - b) / 1024, e }' "$work/times" >> "$log"
 }
 
 wall_ms() {  # COMMAND...: wall milliseconds of one run, output discarded
@@ -184,6 +214,17 @@ summary_row() {  # LABEL LOG [BEST_WALL]: medians of a timed log, and the wall Ã
   awk -v n="$1" -v r="$(wc -l < "$2")" -v w="$(median "$2" 1)" -v c="$(median "$2" 2)" \
       -v p="$(median "$2" 3)" -v b="${3:-0}" \
     'BEGIN { printf "%-20s %4d %9.3f %9.2f %9d %9s\n", n, r, w, c, p, (b > 0 ? sprintf("%.3f", w / b) : "-") }'
+}
+events_row() {  # LABEL LOG [BASE_LOG]: medians of a timed log's counted events (BENCH_EVENTS=1),
+  # and its instructions and cycles over BASE_LOG's
+  [ "$(awk '{ print NF; exit }' "$2")" -ge 6 ] || return 0
+  local base="${3:-$2}"
+  awk -v n="$1" -v t="$(median "$2" 4)" -v i="$(median "$2" 5)" -v c="$(median "$2" 6)" \
+      -v bi="$(median "$base" 5)" -v bc="$(median "$base" 6)" -v each="$(cut -d' ' -f5 "$2" | paste -sd' ')" '
+    function g(v) { return v == "-" ? "-" : sprintf("%.2f", v / 1e9) }
+    function r(a, b) { return (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.4f", a / b) }
+    BEGIN { printf "%-20s task clock %.2f s, instructions %s G (%s), cycles %s G (%s); each run, instructions: %s\n",
+            n, t / 1000, g(i), r(i, bi), g(c), r(c, bc), each }'
 }
 best_wall() {  # LOG...: the smallest median wall time of the logs that exist
   local log
