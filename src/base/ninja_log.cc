@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstring>
 
@@ -116,6 +117,12 @@ std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text) {
     input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
   }
   return records;
+}
+
+int64_t NinjaTimeStamp(std::filesystem::file_time_type time) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::file_clock::to_sys(time).time_since_epoch())
+      .count();
 }
 
 std::string FormatNinjaLogRecord(const NinjaLogRecord& record) {

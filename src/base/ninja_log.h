@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ struct NinjaLogRecord {
 /// Every record of `.ninja_log` text (formats v5 to v7), in file order; lines
 /// of another shape are skipped.
 std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text);
+
+/// A file's time as Ninja stamps its log records: nanoseconds since the Unix epoch.
+int64_t NinjaTimeStamp(std::filesystem::file_time_type time);
 
 /// The record as Ninja writes it, with its newline.
 std::string FormatNinjaLogRecord(const NinjaLogRecord& record);

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
 #include "src/base/build_load.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/ninja_command_line.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
@@ -37,24 +37,18 @@ std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& 
   NinjaCommandLine line = ParseNinjaCommandLine(ninja.process.argv);
   // The outer Ninja's own binary: its manifest may need its version.
   std::string program = "/proc/" + std::to_string(ninja.process.pid) + "/exe";
-  std::error_code error;
-  program = std::filesystem::read_symlink(program, error).string();
-  if (error) program = NinjaProgram();
-  ProcessSpec query;
-  query.argv = {program, "-C", ninja.cwd, "-f", line.manifest, "-t", "inputs"};
-  query.capture_output = true;
-  // 1.12 and later quote paths for a shell unless told not to.
-  if (NinjaMinorVersion(program) >= 12) query.argv.push_back("--no-shell-escape");
-  query.argv.insert(query.argv.end(), line.targets.begin(), line.targets.end());
-  ProcessResult inputs = RunProcess(query);
-  if (inputs.exit_code != 0) {
-    ComplainIfVerbose("building every TU of the graph: `ninja -t inputs` failed: " + inputs.stderr_text);
+  std::error_code unreadable;
+  program = std::filesystem::read_symlink(program, unreadable).string();
+  if (unreadable) program = NinjaProgram();
+  std::string error;
+  std::optional<TargetNeeds> needs = AskTargetNeeds(program, ninja.cwd, line.manifest, line.targets, error);
+  if (!needs) {
+    ComplainIfVerbose("building every TU of the graph: `ninja -t inputs` failed: " + error);
     std::vector<std::string> all;
     for (const GraphObject& tu : objects) all.push_back(tu.object);
     return all;
   }
-  OuterBuildNeeds needs = NeedsOfOuterBuild(line, ninja.cwd, inputs.stdout_text);
-  return ObjectsInScope(objects, needs.paths, needs.caret_sources);
+  return ObjectsInScope(objects, needs->paths, needs->caret_sources);
 }
 
 /// Runs the graph's Ninja for `targets` (none: the default, every object and
@@ -72,21 +66,6 @@ ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>
 }
 
 }  // namespace
-
-OuterBuildNeeds NeedsOfOuterBuild(const NinjaCommandLine& line, const std::string& ninja_cwd,
-                                  const std::string& inputs_output) {
-  OuterBuildNeeds needs;
-  std::istringstream lines(inputs_output);
-  for (std::string path; std::getline(lines, path);) {
-    if (!path.empty()) needs.paths.insert(ResolvePath(ninja_cwd, path));
-  }
-  for (const std::string& target : line.targets) {
-    if (target.ends_with('^'))
-      needs.caret_sources.insert(ResolvePath(ninja_cwd, target.substr(0, target.size() - 1)));
-    else needs.paths.insert(ResolvePath(ninja_cwd, target));
-  }
-  return needs;
-}
 
 std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string& cwd) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});

@@ -5,23 +5,11 @@
 #pragma once
 
 #include <optional>
-#include <set>
 #include <string>
 
-#include "src/base/ninja_command_line.h"
 #include "src/cli/launcher.h"
 
 namespace fastcuda {
-
-/// What an outer build needs, from its command line and the output of
-/// `ninja -t inputs` for its targets (one path per line, as the manifest
-/// names them: relative to `ninja_cwd` or absolute).
-struct OuterBuildNeeds {
-  std::set<std::string> paths;          ///< absolute: the targets and every input they need
-  std::set<std::string> caret_sources;  ///< absolute: the SOURCE of each `SOURCE^` target
-};
-OuterBuildNeeds NeedsOfOuterBuild(const NinjaCommandLine& line, const std::string& ninja_cwd,
-                                  const std::string& inputs_output);
 
 /// Builds the call's object in the graph of `call.graph_dir` (whose `fastcuda
 /// build` arguments are in BuildArgsPath), as nvcc would build it: prints

@@ -22,6 +22,7 @@
 #include "src/cli/first_phase.h"
 #include "src/cli/gen_command.h"
 #include "src/cli/lookup_pass.h"
+#include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/nvcc_options.h"
@@ -150,27 +151,6 @@ GenOptions PartOptions(const NinjaArguments& arguments) {
   return options;
 }
 
-/// The outputs of the steps that `object_edge` of `steps` is made from.
-std::vector<std::string> StepsBefore(const Manifest& steps, size_t object_edge,
-                                     const std::map<std::string, size_t>& edge_of_output) {
-  std::vector<std::string> outputs;
-  std::set<size_t> seen{object_edge};
-  std::vector<size_t> pending{object_edge};
-  while (!pending.empty()) {
-    const ManifestEdge& edge = steps.edges[pending.back()];
-    pending.pop_back();
-    for (const auto* paths : {&edge.inputs, &edge.implicit_inputs}) {
-      for (const std::string& input : *paths) {
-        auto producer = edge_of_output.find(input);
-        if (producer == edge_of_output.end() || !seen.insert(producer->second).second) continue;
-        outputs.push_back(steps.edges[producer->second].outputs.front());
-        pending.push_back(producer->second);
-      }
-    }
-  }
-  return outputs;
-}
-
 /// The first outputs of `edges` (indices into `manifest`'s) that what Ninja
 /// builds by default does not need.
 std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size_t>& edges) {
@@ -195,6 +175,13 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
                                           const NinjaArguments& arguments) {
   std::vector<SharedObject> objects;
   if (cut_edges.empty()) return objects;
+  std::map<std::string, size_t> first_reader;  // Ninja's `SOURCE^`: the first edge that reads SOURCE
+  for (size_t i = 0; i < manifest.edges.size(); ++i) {
+    const ManifestEdge& edge = manifest.edges[i];
+    for (const auto* paths : {&edge.inputs, &edge.implicit_inputs, &edge.order_only_inputs}) {
+      for (const std::string& path : *paths) first_reader.emplace(path, i);
+    }
+  }
   RealFileSystem disk;
   Manifest steps = ReadManifest(DirectoryFileSystem(disk, arguments.dir), OwnPath("steps.ninja"));
   std::map<std::string, size_t> edge_of_output;
@@ -206,9 +193,9 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
     auto step = edge_of_output.find(edge.outputs.front());
     if (step == edge_of_output.end()) continue;
     objects.push_back(HashSharedObject(edge.outputs.front(), EvaluateEdgeVariable(manifest, edge, "command"),
-                                       EvaluateEdgeVariable(steps, steps.edges[step->second], "command"),
-                                       StepsBefore(steps, step->second, edge_of_output)));
+                                       EvaluateEdgeVariable(steps, steps.edges[step->second], "command")));
     objects.back().by_default = !not_by_default.contains(edge.outputs.front());
+    if (first_reader.at(edge.inputs.front()) == cut) objects.back().source = edge.inputs.front();
   }
   return objects;
 }
@@ -313,12 +300,42 @@ std::vector<std::string> ObjectsPlainNinjaMade(const NinjaArguments& arguments, 
   return objects;
 }
 
-/// True when Ninja is to build the manifest's defaults, for real (no -n).
-bool BuildsDefaults(const NinjaArguments& arguments) {
+/// The targets Ninja is asked to build; empty: the defaults.
+std::vector<std::string> TargetsOf(const NinjaArguments& arguments) {
   std::vector<std::string> argv = {"ninja"};
   argv.insert(argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
-  return ParseNinjaCommandLine(argv).targets.empty() &&
-         std::find(arguments.passed_on.begin(), arguments.passed_on.end(), "-n") == arguments.passed_on.end();
+  return ParseNinjaCommandLine(argv).targets;
+}
+
+/// -n: Ninja only says what it would run.
+bool DryRun(const NinjaArguments& arguments) {
+  return std::find(arguments.passed_on.begin(), arguments.passed_on.end(), "-n") != arguments.passed_on.end();
+}
+
+/// True when Ninja is to build the manifest's defaults, for real (no -n).
+bool BuildsDefaults(const NinjaArguments& arguments) {
+  return TargetsOf(arguments).empty() && !DryRun(arguments);
+}
+
+/// The shared objects that a build which ran to success left as their steps
+/// make them now: every object its targets need (Ninja ran every step of
+/// them; a `SOURCE^` is its object by now, ObjectsForCarets). None for a dry
+/// run, or where Ninja cannot say what the targets need.
+CurrentObjects BuiltObjects(const NinjaArguments& arguments) {
+  auto none = [](const SharedObject&) { return false; };
+  if (DryRun(arguments)) return none;
+  const std::vector<std::string> targets = TargetsOf(arguments);
+  if (targets.empty()) return [](const SharedObject& object) { return object.by_default; };
+  std::string error;
+  std::optional<TargetNeeds> needs =
+      AskTargetNeeds(NinjaProgram(), arguments.dir, OwnPath("build.ninja"), targets, error);
+  if (!needs) {
+    ComplainIfVerbose("plain ninja will rebuild the objects of " + targets.front() + ": " + error);
+    return none;
+  }
+  return [paths = std::move(needs->paths), dir = arguments.dir](const SharedObject& object) {
+    return paths.contains(ResolvePath(dir, object.output));
+  };
 }
 
 /// Takes fastcuda itself out of a launcher prefix
@@ -363,6 +380,29 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
   return {std::move(entry), ""};
 }
 
+std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
+                                          const std::vector<SharedObject>& objects, const std::string& dir) {
+  std::vector<std::string> argv = {"ninja"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::set<std::string> carets;
+  for (const std::string& target : ParseNinjaCommandLine(argv).targets) {
+    if (target.ends_with('^')) carets.insert(target);
+  }
+  auto canonical = [&](const std::string& path) {  // as Ninja reads a target: /b/../s/a.cu is /s/a.cu
+    return std::filesystem::path(ResolvePath(dir, path)).lexically_normal();
+  };
+  for (std::string& arg : args) {
+    if (!carets.contains(arg)) continue;
+    const std::filesystem::path source = canonical(arg.substr(0, arg.size() - 1));
+    // The first, as Ninja takes the first edge in the manifest's order.
+    auto object = std::find_if(objects.begin(), objects.end(), [&](const SharedObject& shared) {
+      return !shared.source.empty() && canonical(shared.source) == source;
+    });
+    if (object != objects.end()) arg = object->output;
+  }
+  return args;
+}
+
 int NinjaMain(const std::vector<std::string>& args) {
   ProcessSpec ninja{{NinjaProgram()}, "", {}, false, /*own_process_group=*/true};
   // What reads no manifest goes to Ninja as it is (cpp_extension asks
@@ -387,6 +427,8 @@ int NinjaMain(const std::vector<std::string>& args) {
   if (!tool) {
     DirectoryLock lock(out_dir, kGraphLockName);
     RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
+    arguments.passed_on =
+        ObjectsForCarets(arguments.passed_on, LoadSharedObjects(out_dir, disk), arguments.dir);
   }
   // Meson runs the Ninja that NINJA names for its tools.
   ninja.env_set["NINJA"] = SelfAsNinja(out_dir);
@@ -410,11 +452,14 @@ int NinjaMain(const std::vector<std::string>& args) {
   // The step history reads only what the steps wrote: the first phase's
   // records, then the build's, not the records handed over and taken back.
   RememberBuild(out_dir, disk);
-  TakeBackLog(out_dir, log, disk);
+  std::vector<Handover> taken_back = TakeBackLog(out_dir, log, disk);
   SkipRecordsOfNoBuild(out_dir, disk);
+  const int64_t build_start = BuildStart(out_dir, disk);
   int status = RunProcess(ninja).exit_code;
   RememberBuild(out_dir, disk);
-  HandOverLog(out_dir, log, status == 0 && BuildsDefaults(arguments), disk);
+  // A failed or stopped build may leave an object half written with no record
+  // of its step (a compiler killed): none is handed over, not even as it was.
+  if (status == 0) HandOverLog(out_dir, log, BuiltObjects(arguments), build_start, taken_back, disk);
   SkipRecordsOfNoBuild(out_dir, disk);
   return status;
 }

@@ -9,6 +9,7 @@
 
 #include "ninja-gen/manifest.h"
 #include "src/nvcc/compile_database.h"
+#include "src/plan/log_handover.h"
 
 namespace fastcuda {
 
@@ -23,6 +24,13 @@ struct NvccEdge {
 /// without shell syntax FastCuda would have to reproduce (operators,
 /// redirections, variables), response files or other outputs.
 NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const std::string& dir);
+
+/// Ninja's arguments `args` (run in `dir`) with each `SOURCE^` target (the
+/// first edge that reads SOURCE: an IDE's "compile this file") whose nvcc
+/// edge became steps replaced by that edge's object: in the rewrite, the
+/// first edge that reads SOURCE is its first step's.
+std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
+                                          const std::vector<SharedObject>& objects, const std::string& dir);
 
 /// `fastcuda ninja [-C DIR] [-f FILE] [NINJA ARGS...]`.
 int NinjaMain(const std::vector<std::string>& args);

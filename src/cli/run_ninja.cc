@@ -1,5 +1,8 @@
 #include "src/cli/run_ninja.h"
 
+#include <sstream>
+
+#include "src/base/file_system.h"
 #include "src/base/ninja_jobs.h"
 
 namespace fastcuda {
@@ -16,6 +19,38 @@ ProcessResult RunNinja(const NinjaRun& run) {
   spec.argv.insert(spec.argv.end(), run.targets.begin(), run.targets.end());
   StopIfInterrupted();  // stopped while it generated: no build
   return RunProcess(spec);
+}
+
+TargetNeeds NeedsOfTargets(const std::vector<std::string>& targets, const std::string& ninja_cwd,
+                           const std::string& inputs_output) {
+  TargetNeeds needs;
+  std::istringstream lines(inputs_output);
+  for (std::string path; std::getline(lines, path);) {
+    if (!path.empty()) needs.paths.insert(ResolvePath(ninja_cwd, path));
+  }
+  for (const std::string& target : targets) {
+    if (target.ends_with('^'))
+      needs.caret_sources.insert(ResolvePath(ninja_cwd, target.substr(0, target.size() - 1)));
+    else needs.paths.insert(ResolvePath(ninja_cwd, target));
+  }
+  return needs;
+}
+
+std::optional<TargetNeeds> AskTargetNeeds(const std::string& ninja, const std::string& cwd,
+                                          const std::string& manifest,
+                                          const std::vector<std::string>& targets, std::string& error) {
+  ProcessSpec query;
+  query.argv = {ninja, "-C", cwd, "-f", manifest, "-t", "inputs"};
+  query.capture_output = true;
+  // 1.12 and later quote paths for a shell unless told not to.
+  if (NinjaMinorVersion(ninja) >= 12) query.argv.push_back("--no-shell-escape");
+  query.argv.insert(query.argv.end(), targets.begin(), targets.end());
+  ProcessResult inputs = RunProcess(query);
+  if (inputs.exit_code != 0) {
+    error = inputs.stderr_text + inputs.stdout_text;
+    return std::nullopt;
+  }
+  return NeedsOfTargets(targets, cwd, inputs.stdout_text);
 }
 
 }  // namespace fastcuda

@@ -1,6 +1,8 @@
 // How FastCuda runs Ninja, for `fastcuda build` and for the launcher alike.
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,5 +27,22 @@ struct NinjaRun {
 /// ProcessSpec::own_process_group), with the job arguments of
 /// NinjaJobArgumentsHere, and waits for it.
 ProcessResult RunNinja(const NinjaRun& run);
+
+/// What a build of some targets needs, from the targets and the output of
+/// `ninja -t inputs` for them (one path per line, as the manifest names
+/// them: relative to `ninja_cwd` or absolute).
+struct TargetNeeds {
+  std::set<std::string> paths;          ///< absolute: the targets and every input they need
+  std::set<std::string> caret_sources;  ///< absolute: the SOURCE of each `SOURCE^` target
+};
+TargetNeeds NeedsOfTargets(const std::vector<std::string>& targets, const std::string& ninja_cwd,
+                           const std::string& inputs_output);
+
+/// What `targets` of `manifest` need, as `ninja` (a Ninja program) run in
+/// `cwd` says (`-t inputs`); nullopt, with Ninja's message in `error`, where
+/// it cannot say.
+std::optional<TargetNeeds> AskTargetNeeds(const std::string& ninja, const std::string& cwd,
+                                          const std::string& manifest,
+                                          const std::vector<std::string>& targets, std::string& error);
 
 }  // namespace fastcuda

@@ -1,6 +1,7 @@
 #include "src/plan/log_handover.h"
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -25,6 +26,18 @@ std::unordered_map<std::string, NinjaLogRecord> LatestRecords(std::string_view l
 bool SameRecord(const NinjaLogRecord& a, const NinjaLogRecord& b) {
   return a.start_ms == b.start_ms && a.end_ms == b.end_ms && a.mtime == b.mtime && a.output == b.output &&
          a.command_hash == b.command_hash;
+}
+
+/// The handovers whose `which` record is still the latest of its output in `log`.
+std::vector<Handover> WithLatest(std::string_view log, const std::vector<Handover>& handovers,
+                                 NinjaLogRecord Handover::*which) {
+  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
+  std::vector<Handover> still;
+  std::copy_if(handovers.begin(), handovers.end(), std::back_inserter(still), [&](const Handover& handover) {
+    auto found = latest.find((handover.*which).output);
+    return found != latest.end() && SameRecord(found->second, handover.*which);
+  });
+  return still;
 }
 
 json RecordJson(const NinjaLogRecord& record) {
@@ -61,8 +74,8 @@ bool MadeByStep(const SharedObject& object, const NinjaLogRecord& record, int ve
 }  // namespace
 
 SharedObject HashSharedObject(std::string output, std::string_view generator_command,
-                              std::string_view step_command, std::vector<std::string> steps) {
-  SharedObject object{std::move(output), {}, {}, std::move(steps)};
+                              std::string_view step_command) {
+  SharedObject object{std::move(output), {}, {}, true, ""};
   for (int version : kLogVersions) {
     object.generator_hash[version] = *NinjaCommandHash(version, generator_command);
     object.step_hash[version] = *NinjaCommandHash(version, step_command);
@@ -70,35 +83,24 @@ SharedObject HashSharedObject(std::string output, std::string_view generator_com
   return object;
 }
 
-std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects) {
+std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects,
+                               const CurrentObjects& current, int64_t build_start) {
   const int version = NinjaLogVersion(log);
   std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
   std::vector<Handover> handovers;
   for (const SharedObject& object : objects) {
     auto record = latest.find(object.output);
-    if (!object.by_default || record == latest.end() || !MadeByStep(object, record->second, version))
-      continue;
+    if (record == latest.end() || !MadeByStep(object, record->second, version) || !current(object)) continue;
     NinjaLogRecord generator = record->second;
     generator.command_hash = object.generator_hash.at(version);
-    for (const std::string& step : object.steps) {
-      auto made_from = latest.find(step);
-      if (made_from != latest.end()) generator.mtime = std::min(generator.mtime, made_from->second.mtime);
-    }
+    generator.mtime = build_start;
     handovers.push_back({record->second, generator});
   }
   return handovers;
 }
 
-std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Handover>& handovers) {
-  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
-  std::vector<NinjaLogRecord> taken;
-  for (const Handover& handover : handovers) {
-    auto record = latest.find(handover.generator_record.output);
-    if (record != latest.end() && SameRecord(record->second, handover.generator_record)) {
-      taken.push_back(handover.step_record);
-    }
-  }
-  return taken;
+std::vector<Handover> TakeBack(std::string_view log, const std::vector<Handover>& handovers) {
+  return WithLatest(log, handovers, &Handover::generator_record);
 }
 
 std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
@@ -132,8 +134,8 @@ std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const Fi
   for (const json& value : list) {
     SharedObject object;
     object.output = value.at("output");
-    object.steps = value.at("steps");
     object.by_default = value.value("by_default", false);
+    object.source = value.value("source", "");
     for (const auto& [version, hashes] : value.at("hashes").items()) {
       object.generator_hash[std::stoi(version)] = hashes.at(0);
       object.step_hash[std::stoi(version)] = hashes.at(1);
@@ -152,29 +154,50 @@ void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::stri
       hashes[std::to_string(version)] = {hash, object.step_hash.at(version)};
     }
     list.push_back({{"output", object.output},
-                    {"steps", object.steps},
                     {"by_default", object.by_default},
+                    {"source", object.source},
                     {"hashes", hashes}});
   }
   fs.Write(SharedObjectsPath(out_dir), list.dump());
 }
 
-void TakeBackLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs) {
+std::vector<Handover> TakeBackLog(const std::string& out_dir, const std::string& log_path,
+                                  WritableFileSystem& fs) {
   std::vector<Handover> handovers = LoadHandovers(out_dir, fs);
-  if (handovers.empty()) return;
+  if (handovers.empty()) return {};
   fs.Remove(HandoversPath(out_dir));
   std::optional<std::string> log = fs.Read(log_path);
-  if (!log) return;
-  std::vector<NinjaLogRecord> taken = TakeBack(*log, handovers);
-  if (!taken.empty()) fs.Append(log_path, Lines(taken));
+  if (!log) return {};
+  std::vector<Handover> taken = TakeBack(*log, handovers);
+  std::vector<NinjaLogRecord> step_records;
+  for (const Handover& handover : taken) step_records.push_back(handover.step_record);
+  if (!step_records.empty()) fs.Append(log_path, Lines(step_records));
+  return taken;
 }
 
-void HandOverLog(const std::string& out_dir, const std::string& log_path, bool whole_build,
-                 WritableFileSystem& fs) {
-  if (!whole_build) return;
+std::vector<Handover> Untouched(std::string_view log, const std::vector<Handover>& taken_back) {
+  return WithLatest(log, taken_back, &Handover::step_record);
+}
+
+int64_t BuildStart(const std::string& out_dir, WritableFileSystem& fs) {
+  const std::string stamp = out_dir + "/build-start";
+  fs.Write(stamp, "");
+  std::optional<std::filesystem::file_time_type> mtime = fs.MTime(stamp);
+  return mtime ? NinjaTimeStamp(*mtime) : 0;
+}
+
+void HandOverLog(const std::string& out_dir, const std::string& log_path, const CurrentObjects& built,
+                 int64_t build_start, const std::vector<Handover>& taken_back, WritableFileSystem& fs) {
   std::optional<std::string> log = fs.Read(log_path);
   if (!log) return;
-  std::vector<Handover> handovers = HandOver(*log, LoadSharedObjects(out_dir, fs));
+  std::vector<Handover> handovers = HandOver(*log, LoadSharedObjects(out_dir, fs), built, build_start);
+  for (const Handover& before : Untouched(*log, taken_back)) {
+    const std::string& output = before.step_record.output;
+    if (std::none_of(handovers.begin(), handovers.end(),
+                     [&](const Handover& given) { return given.step_record.output == output; })) {
+      handovers.push_back(before);
+    }
+  }
   if (handovers.empty()) return;
   json list = json::array();
   std::vector<NinjaLogRecord> given;

@@ -2,13 +2,14 @@
 // `fastcuda ninja`. Plain ninja's edge makes an object with the generator's
 // nvcc command, fastcuda ninja's with the last of its steps; Ninja reruns an
 // edge whose log record carries another command's hash. After fastcuda ninja
-// built every default, each object the defaults need is handed over to the
-// generator's command (nvcc's object and the steps' are the same file);
-// before the next, the records it handed over are taken back. An object that
-// plain ninja built in between is not taken back: the steps make it again,
-// from the sources (MadeElsewhere).
+// built its targets, each object they need is handed over to the generator's
+// command (nvcc's object and the steps' are the same file); before the next,
+// the records it handed over are taken back. An object that plain ninja
+// built in between is not taken back: the steps make it again, from the
+// sources (MadeElsewhere).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -24,13 +25,13 @@ struct SharedObject {
   std::string output;                      ///< as Ninja names it
   std::map<int, uint64_t> generator_hash;  ///< the nvcc edge's command, by log version
   std::map<int, uint64_t> step_hash;       ///< the step's command, by log version
-  std::vector<std::string> steps;          ///< the outputs of the steps it is made from
   bool by_default = true;                  ///< what Ninja builds by default needs it
+  std::string source;  ///< the nvcc edge's source where it is the first edge that reads it (`SOURCE^`)
 };
 
 /// Both hashes of `object` for every log version FastCuda knows.
 SharedObject HashSharedObject(std::string output, std::string_view generator_command,
-                              std::string_view step_command, std::vector<std::string> steps);
+                              std::string_view step_command);
 
 /// A record that fastcuda ninja handed over: the step's, and what it appended.
 struct Handover {
@@ -38,15 +39,25 @@ struct Handover {
   NinjaLogRecord generator_record;
 };
 
-/// For every object by default whose latest record in `log` carries its
-/// step's hash: the same record with the generator's hash, and the earliest
-/// mtime of the steps it is made from (an input changed while they ran is
-/// newer than that).
-std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects);
+/// Which shared objects a build left as their steps make them now.
+using CurrentObjects = std::function<bool(const SharedObject&)>;
 
-/// The step records of the handovers whose generator record is still the
-/// latest of its output in `log`.
-std::vector<NinjaLogRecord> TakeBack(std::string_view log, const std::vector<Handover>& handovers);
+/// For every `current` object whose latest record in `log` carries its
+/// step's hash: the same record with the generator's hash and, as its mtime,
+/// `build_start`, when the build began (BuildStart): an input changed since,
+/// even while the steps ran, is newer, and plain ninja rebuilds the object.
+std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects,
+                               const CurrentObjects& current, int64_t build_start);
+
+/// Stamps the start of a build in `out_dir` and returns it as the file system
+/// stamps files (NinjaTimeStamp): as Ninja stamps its own records with its
+/// commands' start, so that coarse or lagging file system clocks compare
+/// alike. 0 where it cannot tell (an mtime every input is newer than).
+int64_t BuildStart(const std::string& out_dir, WritableFileSystem& fs);
+
+/// The handovers whose generator record is still the latest of its output
+/// in `log`: those to take back (their step records).
+std::vector<Handover> TakeBack(std::string_view log, const std::vector<Handover>& handovers);
 
 /// The shared objects whose latest record in `log` another command wrote
 /// (plain ninja's nvcc edge): neither the record that fastcuda ninja handed
@@ -67,16 +78,27 @@ std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const Fi
 void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::string& out_dir,
                        WritableFileSystem& fs);
 
-/// Takes back the records that the last HandOverLog handed over in `log_path`.
-void TakeBackLog(const std::string& out_dir, const std::string& log_path, WritableFileSystem& fs);
-/// Hands the shared objects' records in `log_path` over, remembering them in
-/// `out_dir`, after a build that ran every default to success
-/// (`whole_build`); after any other none. Only such a build leaves every
-/// object the defaults need as its steps make it now: the last step's record
-/// does not tell its other steps' commands (a device flag changes cicc's, not
-/// the host compile's), and a build of one target, a failed or a stopped one
-/// leaves other objects older than their steps.
-void HandOverLog(const std::string& out_dir, const std::string& log_path, bool whole_build,
-                 WritableFileSystem& fs);
+/// Takes back the records that the last HandOverLog handed over in
+/// `log_path`; returns the handovers whose records it took back (those of
+/// objects that plain ninja did not build since).
+std::vector<Handover> TakeBackLog(const std::string& out_dir, const std::string& log_path,
+                                  WritableFileSystem& fs);
+
+/// The handovers of `taken_back` whose object's latest record in `log` is
+/// still the step's record they took back: no step made the object since.
+std::vector<Handover> Untouched(std::string_view log, const std::vector<Handover>& taken_back);
+
+/// Hands shared objects' records in `log_path` over after a build that began
+/// at `build_start` and ran to success, and remembers them in `out_dir`: the
+/// `built` objects (HandOver: every object its targets need, which Ninja
+/// left as their steps make them now), and the Untouched handovers of
+/// `taken_back` as they were (no step wrote those objects: plain ninja's view
+/// of them is what it was before the build, the command's hash included, so
+/// a command changed since still rebuilds them). Only `built` objects get
+/// the current command's hash: the last step's record alone would not tell
+/// that an object is current (its other steps' commands: a device flag
+/// changes cicc's, not the host compile's).
+void HandOverLog(const std::string& out_dir, const std::string& log_path, const CurrentObjects& built,
+                 int64_t build_start, const std::vector<Handover>& taken_back, WritableFileSystem& fs);
 
 }  // namespace fastcuda

@@ -1,4 +1,10 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "src/base/ninja_log.h"
 
@@ -66,4 +72,14 @@ TEST_CASE("the log header of each Ninja version, read back") {
   CHECK(NinjaLogVersion(NinjaLogHeader(12)) == 6);
   CHECK(NinjaLogVersion(NinjaLogHeader(13)) == 7);
   CHECK(NinjaLogVersion(NinjaLogHeader(14)) == 7);
+}
+
+TEST_CASE("a file's time as Ninja stamps it: st_mtim in nanoseconds since the Unix epoch") {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("fastcuda-ninja-log-test-" + std::to_string(getpid()));
+  std::ofstream(file) << "x";
+  struct timespec times[2] = {{0, UTIME_OMIT}, {1700000000, 123456789}};
+  REQUIRE(utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
+  CHECK(NinjaTimeStamp(std::filesystem::last_write_time(file)) == 1700000000123456789);
+  std::filesystem::remove(file);
 }

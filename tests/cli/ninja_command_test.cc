@@ -90,3 +90,14 @@ TEST_CASE("edges FastCuda leaves as the generator wrote them, and why") {
   CHECK(why("build k.o: msvc k.cu\n", "k.o") == "deps = msvc");
   CHECK(why("build app: link k.cu\n", "app") == "no -c, -dc, -ptx, -cubin, -fatbin or -dlink: nvcc links");
 }
+
+TEST_CASE("SOURCE^ of a TU made by steps is its object; other targets and options stay") {
+  SharedObject a = HashSharedObject("obj/a.o", "nvcc -c ../s/a.cu -o obj/a.o", "step");
+  a.source = "../s/a.cu";
+  SharedObject again = a;  // a second edge compiling a.cu: Ninja's ^ takes the first
+  again.output = "obj/a2.o";
+  SharedObject read_first_elsewhere = HashSharedObject("obj/c.o", "nvcc -c c.cu -o obj/c.o", "step");
+  std::vector<std::string> args = {"-j", "4", "/b/../s/a.cu^", "b.cpp^", "lib", "c.cu^", "-d", "explain"};
+  CHECK(ObjectsForCarets(args, {a, again, read_first_elsewhere}, "/b") ==
+        std::vector<std::string>{"-j", "4", "obj/a.o", "b.cpp^", "lib", "c.cu^", "-d", "explain"});
+}

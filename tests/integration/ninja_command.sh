@@ -298,8 +298,9 @@ check "PyTorch: the error fixed: fastcuda ninja builds, objects equal nvcc's, th
 
 # A device flag changed, fastcuda ninja asked for one object, then plain
 # ninja: the other object's last step (its host compile) has the command it
-# had, but its device code is older. Only a build of every default hands its
-# objects over to the nvcc edges: here plain ninja rebuilds the other.
+# had, but its device code is older. A build hands over to the nvcc edges
+# only the objects its targets need; the other gets back the record it was
+# handed over with, the old command's: here plain ninja rebuilds it.
 one_target_then_plain() {
   sleep 1  # a coarse-mtime file system must see the manifest as newer
   keep_reference
@@ -311,6 +312,34 @@ one_target_then_plain() {
 }
 check "PyTorch: a ptxas flag added, fastcuda ninja of one object, then plain ninja: objects equal nvcc's" \
   one_target_then_plain
+
+# fastcuda ninja of one object, then of SOURCE^ (an IDE's "compile this
+# file"), each followed by plain ninja: the object built is handed over to its
+# nvcc edge, and the other, which the build did not need, keeps the record of
+# the last build that handed it over. Plain ninja then rebuilds neither.
+write_shift_with_host_function() {
+  printf '#include "common.cuh"\n__global__ void shift_kernel(float *x) { x[threadIdx.x] = scaled(x[threadIdx.x]) + 1.f; }\n' \
+    > "$src/shift.cu"
+  printf 'void shift(float *x) { shift_kernel<<<1, 32>>>(x); }\nint shift_revision() { return %s; }\n' "$1" >> "$src/shift.cu"
+}
+no_rebuild_by_plain() {  # LOG: plain ninja of both objects found nothing to do
+  plain_ninja "$1" "$ext" scale.cuda.o shift.cuda.o && grep -q "no work to do" "$1" ||
+    { echo "  plain ninja rebuilt an object:"; steps_run "$1" | sed 's/^/    /'; return 1; }
+}
+one_target_handed_over() {
+  fc_ninja "$scratch/settle.log" "$ext" || return 1  # both objects the steps' again, handed over
+  cp "$ref/scale.cuda.o" "$scratch/old-scale.o"
+  write_scale 2.f
+  reference_build && device_code_differs "$scratch/old-scale.o" "$ref/scale.cuda.o" || return 1
+  fc_ninja "$scratch/one-object.log" "$ext" scale.cuda.o && ran_split "$scratch/one-object.log" scale.cu &&
+    no_rebuild_by_plain "$scratch/one-object-plain.log" || return 1
+  write_shift_with_host_function 1
+  reference_build && fc_ninja "$scratch/caret.log" "$ext" "$src/shift.cu^" &&
+    grep -Eq '\] HOST_CC .*shift\.cu' <<<"$(status_lines "$scratch/caret.log")" &&
+    no_rebuild_by_plain "$scratch/caret-plain.log" && objects_like_plain
+}
+check "PyTorch: fastcuda ninja of one object, then of shift.cu^: plain ninja after each rebuilds neither object" \
+  one_target_handed_over
 
 # --- 2. A manifest fastcuda ninja cannot read --------------------------------
 bad=$scratch/bad

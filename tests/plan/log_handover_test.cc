@@ -20,43 +20,49 @@ std::string Log(const std::vector<NinjaLogRecord>& records) {
   return text;
 }
 
-SharedObject AObject() { return HashSharedObject("a.o", kNvccCommand, kStep, {"t/a.ii", "t/a.ptx"}); }
+SharedObject AObject() {
+  SharedObject object = HashSharedObject("a.o", kNvccCommand, kStep);
+  object.source = "a.cu";
+  return object;
+}
+
+bool All(const SharedObject&) { return true; }
 
 }  // namespace
 
-TEST_CASE("handover: the step's record gets the nvcc command's hash and the earliest mtime of its steps") {
+TEST_CASE("handover: the step's record gets the nvcc command's hash and the build's start as its mtime") {
   std::string log = Log({Record(0, 50, 900, "t/a.ii", "cpp"), Record(50, 80, 950, "t/a.ptx", "cicc"),
                          Record(80, 99, 990, "a.o", kStep)});
-  std::vector<Handover> handovers = HandOver(log, {AObject()});
+  std::vector<Handover> handovers = HandOver(log, {AObject()}, All, 1000);
   REQUIRE(handovers.size() == 1);
   CHECK(handovers[0].step_record.command_hash == *NinjaCommandHash(7, kStep));
   const NinjaLogRecord& given = handovers[0].generator_record;
   CHECK(given.output == "a.o");
   CHECK(given.command_hash == *NinjaCommandHash(7, kNvccCommand));
-  CHECK(given.mtime == 900);  // an input edited while the preprocessor ran is newer
+  CHECK(given.mtime == 1000);  // an input edited since the build began, even while the steps ran, is newer
   CHECK(given.start_ms == 80);
   CHECK(given.end_ms == 99);
 }
 
-TEST_CASE("handover: nothing for an object another command made last, or a log version unknown") {
+TEST_CASE(
+    "handover: nothing for an object another command made last, not current, or of a log version unknown") {
   std::string by_nvcc = Log({Record(0, 99, 990, "a.o", kNvccCommand)});
-  CHECK(HandOver(by_nvcc, {AObject()}).empty());
-  CHECK(HandOver(Log({Record(0, 99, 990, "b.o", kStep)}), {AObject()}).empty());
+  CHECK(HandOver(by_nvcc, {AObject()}, All, 1000).empty());
+  CHECK(HandOver(Log({Record(0, 99, 990, "b.o", kStep)}), {AObject()}, All, 1000).empty());
   std::string v9 = "# ninja log v9\n" + FormatNinjaLogRecord(Record(0, 99, 990, "a.o", kStep));
-  CHECK(HandOver(v9, {AObject()}).empty());
-  SharedObject not_by_default = AObject();  // a build of the defaults leaves it as it was
-  not_by_default.by_default = false;
-  CHECK(HandOver(Log({Record(0, 99, 990, "a.o", kStep)}), {not_by_default}).empty());
+  CHECK(HandOver(v9, {AObject()}, All, 1000).empty());
+  auto none = [](const SharedObject&) { return false; };  // the build did not make it
+  CHECK(HandOver(Log({Record(0, 99, 990, "a.o", kStep)}), {AObject()}, none, 1000).empty());
 }
 
 TEST_CASE("take back: only records still as they were handed over") {
   std::string log = Log({Record(80, 99, 990, "a.o", kStep)});
-  std::vector<Handover> handovers = HandOver(log, {AObject()});
+  std::vector<Handover> handovers = HandOver(log, {AObject()}, All, 1000);
   REQUIRE(handovers.size() == 1);
   std::string handed = log + FormatNinjaLogRecord(handovers[0].generator_record);
-  std::vector<NinjaLogRecord> taken = TakeBack(handed, handovers);
+  std::vector<Handover> taken = TakeBack(handed, handovers);
   REQUIRE(taken.size() == 1);
-  CHECK(taken[0].command_hash == *NinjaCommandHash(7, kStep));
+  CHECK(taken[0].step_record.command_hash == *NinjaCommandHash(7, kStep));
   // Plain ninja rebuilt the object since: its record stays, the steps rerun.
   std::string rebuilt = handed + FormatNinjaLogRecord(Record(0, 120, 2000, "a.o", kNvccCommand));
   CHECK(TakeBack(rebuilt, handovers).empty());
@@ -66,24 +72,32 @@ TEST_CASE("handover through files: remembered, appended, taken back once") {
   testing::FakeFileSystem fs;
   SaveSharedObjects({AObject()}, "/b/.fastcuda", fs);
   REQUIRE(LoadSharedObjects("/b/.fastcuda", fs).size() == 1);
+  CHECK(LoadSharedObjects("/b/.fastcuda", fs)[0].source == "a.cu");
   const std::string log_path = "/b/.ninja_log";
   fs.Write(log_path, Log({Record(80, 99, 990, "a.o", kStep)}));
-  HandOverLog("/b/.fastcuda", log_path, /*whole_build=*/false, fs);  // one target, failed or stopped
+  auto by_default = [](const SharedObject& object) { return object.by_default; };
+  SharedObject other = AObject();  // not a default: a build of the defaults leaves it as it was
+  other.by_default = false;
+  SaveSharedObjects({other}, "/b/.fastcuda", fs);
+  HandOverLog("/b/.fastcuda", log_path, by_default, 1000, {}, fs);
   CHECK(*fs.Read(log_path) == Log({Record(80, 99, 990, "a.o", kStep)}));
-  HandOverLog("/b/.fastcuda", log_path, /*whole_build=*/true, fs);
+  SaveSharedObjects({AObject()}, "/b/.fastcuda", fs);
+  HandOverLog("/b/.fastcuda", log_path, by_default, 1000, {}, fs);
   auto latest_hash = [&] { return ParseNinjaLogRecords(*fs.Read(log_path)).back().command_hash; };
   CHECK(latest_hash() == *NinjaCommandHash(7, kNvccCommand));
-  TakeBackLog("/b/.fastcuda", log_path, fs);
+  std::vector<Handover> taken_back = TakeBackLog("/b/.fastcuda", log_path, fs);
+  REQUIRE(taken_back.size() == 1);
+  CHECK(taken_back[0].generator_record.command_hash == *NinjaCommandHash(7, kNvccCommand));
   CHECK(latest_hash() == *NinjaCommandHash(7, kStep));
   const std::string once = *fs.Read(log_path);
-  TakeBackLog("/b/.fastcuda", log_path, fs);  // nothing left to take back
+  CHECK(TakeBackLog("/b/.fastcuda", log_path, fs).empty());  // nothing left to take back
   CHECK(*fs.Read(log_path) == once);
 }
 
 TEST_CASE("made elsewhere: an object whose latest record is neither its step's nor the one handed over") {
   std::string built = Log({Record(80, 99, 990, "a.o", kStep)});
   CHECK(MadeElsewhere(built, {AObject()}, {}).empty());  // the steps made it (no handover: killed)
-  std::vector<Handover> handovers = HandOver(built, {AObject()});
+  std::vector<Handover> handovers = HandOver(built, {AObject()}, All, 1000);
   std::string handed = built + FormatNinjaLogRecord(handovers.at(0).generator_record);
   CHECK(MadeElsewhere(handed, {AObject()}, handovers).empty());
   // Plain ninja rebuilt it since, with the same command or an earlier one.
@@ -96,4 +110,39 @@ TEST_CASE("made elsewhere: an object whose latest record is neither its step's n
         std::vector<std::string>{"a.o"});
   CHECK(
       MadeElsewhere(Log({Record(0, 99, 990, "b.o", kNvccCommand)}), {AObject()}, {}).empty());  // never built
+}
+
+TEST_CASE("handover after a build of other targets: an object it did not make gets back the record it had") {
+  testing::FakeFileSystem fs;
+  const std::string log_path = "/b/.ninja_log";
+  fs.Write(log_path, Log({Record(80, 99, 990, "a.o", kStep)}));
+  SaveSharedObjects({AObject()}, "/b/.fastcuda", fs);
+  auto all = [](const SharedObject&) { return true; };
+  auto none = [](const SharedObject&) { return false; };
+  HandOverLog("/b/.fastcuda", log_path, all, 1000, {}, fs);
+  const std::string handed = *fs.Read(log_path);
+  std::vector<Handover> taken_back = TakeBackLog("/b/.fastcuda", log_path, fs);
+  // The generator's command changed since (a flag that changes cicc's
+  // command, not the host compile's): the object's step record alone cannot
+  // tell, so it gets the old command's hash back, which plain ninja rebuilds.
+  SaveSharedObjects({HashSharedObject("a.o", "nvcc -G -c a.cu -o a.o", kStep)}, "/b/.fastcuda", fs);
+  HandOverLog("/b/.fastcuda", log_path, none, 2000, taken_back, fs);
+  NinjaLogRecord latest = ParseNinjaLogRecords(*fs.Read(log_path)).back();
+  CHECK(FormatNinjaLogRecord(latest) == FormatNinjaLogRecord(ParseNinjaLogRecords(handed).back()));
+  CHECK(latest.command_hash == *NinjaCommandHash(7, kNvccCommand));
+  // Taken back again and made by its step since: not handed over.
+  taken_back = TakeBackLog("/b/.fastcuda", log_path, fs);
+  REQUIRE(taken_back.size() == 1);
+  fs.Append(log_path, FormatNinjaLogRecord(Record(100, 120, 1100, "a.o", kStep)));
+  CHECK(Untouched(*fs.Read(log_path), taken_back).empty());
+  const std::string made = *fs.Read(log_path);
+  HandOverLog("/b/.fastcuda", log_path, none, 2000, taken_back, fs);
+  CHECK(*fs.Read(log_path) == made);
+}
+
+TEST_CASE("the build's start: the mtime of a file written then, as Ninja stamps it") {
+  testing::FakeFileSystem fs;
+  const int64_t first = BuildStart("/b/.fastcuda", fs);
+  CHECK(first == NinjaTimeStamp(*fs.MTime("/b/.fastcuda/build-start")));
+  CHECK(BuildStart("/b/.fastcuda", fs) > first);
 }
