@@ -8,7 +8,8 @@
 #            header edits alternating fastcuda ninja and plain ninja never
 #            leave a stale object, a .cu edit reruns only its TU's steps and
 #            the link, a manifest change is followed, a compile error fails
-#            with nvcc's message and the fix builds.
+#            with nvcc's message and the fix builds; one object or SOURCE^
+#            built, then plain ninja: no work.
 #  errors    a manifest with a syntax error: exit 2, FILE:LINE:, nothing
 #            written; an unknown target exits like ninja with its message.
 #  generated a .cu that another edge makes, missing when the manifest is
