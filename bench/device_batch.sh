@@ -84,11 +84,11 @@
 #      same work (part R); 2 rounds                                (~7 min)
 #   21A issue 21's closing figures, item 1: first builds of the part A corpus
 #      (module) side by side with threads0 and a clean rebuild with step
-#      times (module_warm); 3 rounds                               (~7 min)
+#      times (module_warm); 3 rounds                             (5.8 min)
 #   21B item 2: the module's first build of that corpus against plain nvcc,
-#      wall and CPU; 3 rounds                                      (~6 min)
+#      wall and CPU; 3 rounds                                    (5.3 min)
 #   21C both on 40 mixed TUs x 1 architecture: plain, threads0, module and
-#      module_warm; 3 rounds                                       (~7 min)
+#      module_warm; 3 rounds                                     (5.2 min)
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C
