@@ -300,10 +300,10 @@ std::vector<std::string> ObjectsPlainNinjaMade(const NinjaArguments& arguments, 
   return objects;
 }
 
-/// The targets Ninja is asked to build; empty: the defaults.
-std::vector<std::string> TargetsOf(const NinjaArguments& arguments) {
+/// The targets that Ninja's arguments `args` ask it to build; empty: the defaults.
+std::vector<std::string> TargetsOf(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"ninja"};
-  argv.insert(argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
+  argv.insert(argv.end(), args.begin(), args.end());
   return ParseNinjaCommandLine(argv).targets;
 }
 
@@ -314,7 +314,7 @@ bool DryRun(const NinjaArguments& arguments) {
 
 /// True when Ninja is to build the manifest's defaults, for real (no -n).
 bool BuildsDefaults(const NinjaArguments& arguments) {
-  return TargetsOf(arguments).empty() && !DryRun(arguments);
+  return TargetsOf(arguments.passed_on).empty() && !DryRun(arguments);
 }
 
 /// The shared objects that a build which ran to success left as their steps
@@ -324,7 +324,7 @@ bool BuildsDefaults(const NinjaArguments& arguments) {
 CurrentObjects BuiltObjects(const NinjaArguments& arguments) {
   auto none = [](const SharedObject&) { return false; };
   if (DryRun(arguments)) return none;
-  const std::vector<std::string> targets = TargetsOf(arguments);
+  const std::vector<std::string> targets = TargetsOf(arguments.passed_on);
   if (targets.empty()) return [](const SharedObject& object) { return object.by_default; };
   std::string error;
   std::optional<TargetNeeds> needs =
@@ -382,10 +382,8 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
 
 std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
                                           const std::vector<SharedObject>& objects, const std::string& dir) {
-  std::vector<std::string> argv = {"ninja"};
-  argv.insert(argv.end(), args.begin(), args.end());
   std::set<std::string> carets;
-  for (const std::string& target : ParseNinjaCommandLine(argv).targets) {
+  for (const std::string& target : TargetsOf(args)) {
     if (target.ends_with('^')) carets.insert(target);
   }
   auto canonical = [&](const std::string& path) {  // as Ninja reads a target: /b/../s/a.cu is /s/a.cu

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
 
 namespace fastcuda {
@@ -16,9 +17,12 @@ constexpr int kLogVersions[] = {5, 6, 7};
 std::string SharedObjectsPath(const std::string& out_dir) { return out_dir + "/shared-objects.json"; }
 std::string HandoversPath(const std::string& out_dir) { return out_dir + "/log-handovers.json"; }
 
+/// The latest record of every output of a log.
+using LatestRecordMap = std::unordered_map<std::string, NinjaLogRecord>;
+
 /// The latest record of every output in `log`.
-std::unordered_map<std::string, NinjaLogRecord> LatestRecords(std::string_view log) {
-  std::unordered_map<std::string, NinjaLogRecord> latest;
+LatestRecordMap LatestRecords(std::string_view log) {
+  LatestRecordMap latest;
   for (NinjaLogRecord& record : ParseNinjaLogRecords(log)) latest[record.output] = std::move(record);
   return latest;
 }
@@ -28,10 +32,9 @@ bool SameRecord(const NinjaLogRecord& a, const NinjaLogRecord& b) {
          a.command_hash == b.command_hash;
 }
 
-/// The handovers whose `which` record is still the latest of its output in `log`.
-std::vector<Handover> WithLatest(std::string_view log, const std::vector<Handover>& handovers,
+/// The handovers whose `which` record is still the latest of its output.
+std::vector<Handover> WithLatest(const LatestRecordMap& latest, const std::vector<Handover>& handovers,
                                  NinjaLogRecord Handover::*which) {
-  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
   std::vector<Handover> still;
   std::copy_if(handovers.begin(), handovers.end(), std::back_inserter(still), [&](const Handover& handover) {
     auto found = latest.find((handover.*which).output);
@@ -71,6 +74,22 @@ bool MadeByStep(const SharedObject& object, const NinjaLogRecord& record, int ve
   return step_hash != object.step_hash.end() && record.command_hash == step_hash->second;
 }
 
+/// HandOver, for a log of `version` whose latest records are `latest`.
+std::vector<Handover> HandOverFrom(const LatestRecordMap& latest, int version,
+                                   const std::vector<SharedObject>& objects, const CurrentObjects& current,
+                                   int64_t build_start) {
+  std::vector<Handover> handovers;
+  for (const SharedObject& object : objects) {
+    auto record = latest.find(object.output);
+    if (record == latest.end() || !MadeByStep(object, record->second, version) || !current(object)) continue;
+    NinjaLogRecord generator = record->second;
+    generator.command_hash = object.generator_hash.at(version);
+    generator.mtime = build_start;
+    handovers.push_back({record->second, generator});
+  }
+  return handovers;
+}
+
 }  // namespace
 
 SharedObject HashSharedObject(std::string output, std::string_view generator_command,
@@ -85,28 +104,17 @@ SharedObject HashSharedObject(std::string output, std::string_view generator_com
 
 std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects,
                                const CurrentObjects& current, int64_t build_start) {
-  const int version = NinjaLogVersion(log);
-  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
-  std::vector<Handover> handovers;
-  for (const SharedObject& object : objects) {
-    auto record = latest.find(object.output);
-    if (record == latest.end() || !MadeByStep(object, record->second, version) || !current(object)) continue;
-    NinjaLogRecord generator = record->second;
-    generator.command_hash = object.generator_hash.at(version);
-    generator.mtime = build_start;
-    handovers.push_back({record->second, generator});
-  }
-  return handovers;
+  return HandOverFrom(LatestRecords(log), NinjaLogVersion(log), objects, current, build_start);
 }
 
 std::vector<Handover> TakeBack(std::string_view log, const std::vector<Handover>& handovers) {
-  return WithLatest(log, handovers, &Handover::generator_record);
+  return WithLatest(LatestRecords(log), handovers, &Handover::generator_record);
 }
 
 std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
                                        const std::vector<Handover>& handovers) {
   const int version = NinjaLogVersion(log);
-  std::unordered_map<std::string, NinjaLogRecord> latest = LatestRecords(log);
+  LatestRecordMap latest = LatestRecords(log);
   std::vector<std::string> elsewhere;
   for (const SharedObject& object : objects) {
     auto record = latest.find(object.output);
@@ -176,7 +184,7 @@ std::vector<Handover> TakeBackLog(const std::string& out_dir, const std::string&
 }
 
 std::vector<Handover> Untouched(std::string_view log, const std::vector<Handover>& taken_back) {
-  return WithLatest(log, taken_back, &Handover::step_record);
+  return WithLatest(LatestRecords(log), taken_back, &Handover::step_record);
 }
 
 int64_t BuildStart(const std::string& out_dir, WritableFileSystem& fs) {
@@ -190,13 +198,13 @@ void HandOverLog(const std::string& out_dir, const std::string& log_path, const 
                  int64_t build_start, const std::vector<Handover>& taken_back, WritableFileSystem& fs) {
   std::optional<std::string> log = fs.Read(log_path);
   if (!log) return;
-  std::vector<Handover> handovers = HandOver(*log, LoadSharedObjects(out_dir, fs), built, build_start);
-  for (const Handover& before : Untouched(*log, taken_back)) {
-    const std::string& output = before.step_record.output;
-    if (std::none_of(handovers.begin(), handovers.end(),
-                     [&](const Handover& given) { return given.step_record.output == output; })) {
-      handovers.push_back(before);
-    }
+  const LatestRecordMap latest = LatestRecords(*log);  // one parse of a log that may hold many builds
+  std::vector<Handover> handovers =
+      HandOverFrom(latest, NinjaLogVersion(*log), LoadSharedObjects(out_dir, fs), built, build_start);
+  std::set<std::string> built_now;
+  for (const Handover& handover : handovers) built_now.insert(handover.step_record.output);
+  for (const Handover& before : WithLatest(latest, taken_back, &Handover::step_record)) {
+    if (!built_now.contains(before.step_record.output)) handovers.push_back(before);
   }
   if (handovers.empty()) return;
   json list = json::array();
