@@ -216,15 +216,17 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
   return {{"flags", ReplaceAll(flags, work, "${w}")}, {"argv", ReplaceAll(argv, work, "${w}")}};
 }
 
-/// The rules' `fastcuda step` command: the options every step shares, then
-/// the edge's. `$env` is looked up when the command runs: an edge may bind
-/// another. The memory log is the file-level `$step_options`.
-std::string StepRuleCommand() {
+/// The `fastcuda step` command of a rule of `kind`: the options every step
+/// shares, then the edge's. `$env` is looked up when the command runs: an
+/// edge may bind another. The memory log is the file-level `$step_options`,
+/// the reads log `$read_options`.
+std::string StepRuleCommand(StepKind kind) {
   StepInvocation shared;
   shared.env_file = "$env";  // a Ninja variable, written as it is
   std::string command = "$fastcuda step";
   for (const std::string& word : shared.SharedWords()) command += " " + word;
-  return command + " $step_options $flags $out $argv";
+  return command + (ReadsSources(kind) ? " $step_options $read_options" : " $step_options") +
+         " $flags $out $argv";
 }
 
 }  // namespace
@@ -262,12 +264,14 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   logging.rss_log = shared.memory_log;
   logging.temp_root = shared.temp_root;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
+  StepInvocation reading;
+  reading.reads_log = shared.reads_log;
+  writer.Variable("read_options", JoinShellWords(reading.SharedWords()));
   for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
-  const std::string step_command = StepRuleCommand();
   for (StepKind kind : kAllKinds) {
     // restat: `fastcuda step` keeps an output that came out unchanged, with
     // its old mtime, and Ninja then skips the steps that depend on it.
-    std::string command = RunByFastcuda(kind) ? "$fastcuda $flags $out $argv" : step_command;
+    std::string command = RunByFastcuda(kind) ? "$fastcuda $flags $out $argv" : StepRuleCommand(kind);
     NinjaRule rule{std::string(StepKindName(kind)),
                    {{"command", command}, {"description", "$desc"}, {"restat", "1"}}};
     if (ReadsSources(kind)) {

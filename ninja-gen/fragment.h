@@ -17,7 +17,10 @@ struct FragmentOptions {
   std::string ninja_cwd;    ///< directory Ninja runs in; other relative paths are made absolute
   std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
   std::string memory_log;   ///< non-empty: steps append their peak memory there
-  std::string temp_root;    ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
+  /// Non-empty: the steps that read the sources append when they started
+  /// there (StepInvocation::reads_log).
+  std::string reads_log;
+  std::string temp_root;  ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their
@@ -41,7 +44,8 @@ PoolDepths ParsePoolDepths(const std::string& text);
 
 /// Writes the rules, pools and top-level variables that every edge uses,
 /// once per manifest: the tool, the environment file and the memory log of
-/// `shared` become `$fastcuda`, `$env` and `$step_options`.
+/// `shared` become `$fastcuda`, `$env` and `$step_options`, its reads log
+/// `$read_options` of the rules that read the sources.
 void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const FragmentOptions& shared);
 
 /// Writes one build edge per step of `graph`, after binding the file-level

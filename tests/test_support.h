@@ -41,7 +41,7 @@ inline Transcript LoadTranscript(const std::string& name) {
 class FakeFileSystem : public WritableFileSystem {
  public:
   explicit FakeFileSystem(std::map<std::string, std::string> files = {}) : files_(std::move(files)) {
-    for (const auto& [path, content] : files_) mtimes_[path] = Tick();
+    for (const auto& [path, content] : files_) mtimes_[path] = Changed(path);
   }
   FakeFileSystem(std::initializer_list<std::pair<const std::string, std::string>> files)
       : FakeFileSystem(std::map<std::string, std::string>(files)) {}
@@ -63,18 +63,26 @@ class FakeFileSystem : public WritableFileSystem {
   }
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override {
     mtimes_[path] = time;
+    Changed(path);
   }
-  void Touch(const std::string& path) override { mtimes_[path] = Tick(); }
+  std::optional<int64_t> ChangeTime(const std::string& path) const override {
+    auto it = ctimes_.find(path);
+    if (it == ctimes_.end()) return std::nullopt;
+    return it->second.time_since_epoch().count();
+  }
+  int64_t ClockNow() const override { return clock_.time_since_epoch().count(); }
+  void Touch(const std::string& path) override { mtimes_[path] = Changed(path); }
   void Write(const std::string& path, const std::string& content) override {
     files_[path] = content;
-    mtimes_[path] = Tick();
+    mtimes_[path] = Changed(path);
   }
   void Append(const std::string& path, const std::string& content) override {
     files_[path] += content;
-    mtimes_[path] = Tick();
+    mtimes_[path] = Changed(path);
   }
   bool Remove(const std::string& path) override {
     mtimes_.erase(path);
+    ctimes_.erase(path);
     return files_.erase(path) > 0;
   }
   std::vector<std::string> FilesIn(const std::string& dir) const override {
@@ -90,14 +98,18 @@ class FakeFileSystem : public WritableFileSystem {
     files_[to] = it->second;
     mtimes_[to] = mtimes_[from];
     Remove(from);
+    Changed(to);
     return true;
   }
   const std::map<std::string, std::string>& files() const { return files_; }
 
  private:
   std::filesystem::file_time_type Tick() { return clock_ += std::chrono::seconds(1); }
+  /// Stamps a change of `path` (its ctime) a tick later than the last.
+  std::filesystem::file_time_type Changed(const std::string& path) { return ctimes_[path] = Tick(); }
   std::map<std::string, std::string> files_;
   std::map<std::string, std::filesystem::file_time_type> mtimes_;
+  std::map<std::string, std::filesystem::file_time_type> ctimes_;
   std::filesystem::file_time_type clock_{};
 };
 

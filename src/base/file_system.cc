@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -43,6 +45,27 @@ std::optional<uintmax_t> RealFileSystem::Size(const std::string& path) const {
 
 void RealFileSystem::SetMTime(const std::string& path, std::filesystem::file_time_type time) {
   std::filesystem::last_write_time(path, time);
+}
+
+std::optional<int64_t> RealFileSystem::ChangeTime(const std::string& path) const {
+  struct stat link, target;
+  if (lstat(path.c_str(), &link) != 0) return std::nullopt;
+  auto nanoseconds = [](const timespec& time) { return int64_t{time.tv_sec} * 1000000000 + time.tv_nsec; };
+  int64_t changed = nanoseconds(link.st_ctim);
+  if (S_ISLNK(link.st_mode)) {
+    if (stat(path.c_str(), &target) != 0) return std::nullopt;
+    changed = std::max(changed, nanoseconds(target.st_ctim));
+  }
+  return changed;
+}
+
+int64_t RealFileSystem::ClockNow() const {
+  // The kernel stamps files from its coarse clock, which may lag the
+  // precise one by a tick: a file changed just after a precise reading
+  // could look older than it.
+  timespec now;
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
 }
 
 void RealFileSystem::Touch(const std::string& path) {

@@ -29,6 +29,14 @@ class WritableFileSystem : public FileSystem {
   /// The size of `path` in bytes, or nullopt if it does not exist.
   virtual std::optional<uintmax_t> Size(const std::string& path) const = 0;
   virtual void SetMTime(const std::string& path, std::filesystem::file_time_type time) = 0;
+  /// When `path` or the link that names it last changed, content or metadata
+  /// (the later ctime of the two), in ns since the Unix epoch; nullopt if it
+  /// does not exist. Unlike an mtime no tool sets it back: `cp -p`, `touch
+  /// -d`, `tar x`, `rsync -a` and `mv` leave it at the time they ran.
+  virtual std::optional<int64_t> ChangeTime(const std::string& path) const = 0;
+  /// The clock that stamps ChangeTime, now: a file changed after this call
+  /// has a ChangeTime at or above what it returns.
+  virtual int64_t ClockNow() const = 0;
   /// Gives `path` the mtime that writing it now would: the file system's own
   /// clock, which may lag the system clock by a tick (a file written after
   /// one set to std::chrono's now could look older than it).
@@ -54,6 +62,8 @@ class RealFileSystem : public WritableFileSystem {
   std::optional<std::filesystem::file_time_type> MTime(const std::string& path) const override;
   std::optional<uintmax_t> Size(const std::string& path) const override;
   void SetMTime(const std::string& path, std::filesystem::file_time_type time) override;
+  std::optional<int64_t> ChangeTime(const std::string& path) const override;
+  int64_t ClockNow() const override;
   void Touch(const std::string& path) override;
   void Write(const std::string& path, const std::string& content) override;
   void Append(const std::string& path, const std::string& content) override;

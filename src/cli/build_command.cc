@@ -14,6 +14,7 @@
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/source_reads.h"
 
 namespace fastcuda {
 
@@ -44,6 +45,7 @@ int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& 
 int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs) {
   if (int status = GenerateIfNeeded(options, args, fs); status != 0) return status;
   RemoveOrphanedIntermediates(options.out_dir, fs);
+  RereadChangedSources(options.out_dir, options.out_dir, fs);
   return 0;
 }
 

@@ -39,8 +39,9 @@ int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& 
                      const WritableFileSystem& fs);
 
 /// What `fastcuda build ARGS` (parsed: `options`) does before it runs Ninja,
-/// under the graph's lock: generates when NeedsGeneration says so and removes
-/// orphaned intermediates. Returns the generation's failure status, or 0.
+/// under the graph's lock: generates when NeedsGeneration says so, removes
+/// orphaned intermediates and has the steps whose sources changed read them
+/// again (RereadChangedSources). Returns the generation's failure status, or 0.
 int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs);
 
 }  // namespace fastcuda

@@ -28,6 +28,7 @@
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/log_handover.h"
+#include "src/plan/source_reads.h"
 
 namespace fastcuda {
 namespace {
@@ -425,6 +426,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   if (!tool) {
     DirectoryLock lock(out_dir, kGraphLockName);
     RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
+    RereadChangedSources(out_dir, arguments.dir, disk);
     arguments.passed_on =
         ObjectsForCarets(arguments.passed_on, LoadSharedObjects(out_dir, disk), arguments.dir);
   }

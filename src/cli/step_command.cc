@@ -326,6 +326,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   SetOutputsAside(outputs, fs);
+  const int64_t started = fs.ClockNow();  // what changes from now on, the program may not have read
   ProcessResult result = RunProgram(options, spec, runner);
   ReportSignal(options, result);
   if (!options.capture.empty()) {
@@ -369,6 +370,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(ResolvePath(options.cwd, options.made_by),
              MadeByRecord(options, outputs, line_table, fs).value_or(""));
   }
+  if (!options.reads_log.empty() && !options.outputs.empty())
+    fs.Append(options.reads_log, SourceReadLine(started, options.outputs.front()));
   if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
   return 0;
 }

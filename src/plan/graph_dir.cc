@@ -35,6 +35,7 @@ std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; 
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
 std::string StepTempRoot(const std::string& dir) { return dir + "/tmp"; }
 std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
+std::string SourceReadsPath(const std::string& dir) { return dir + "/source-reads.tsv"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
 std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
 std::string GraphObjectsPath(const std::string& dir) { return dir + "/objects.json"; }
@@ -155,6 +156,28 @@ StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
     else records.cache_outcomes[output] = outcome;
   });
   return records;
+}
+
+std::string SourceReadLine(int64_t started, const std::string& output) {
+  return std::to_string(started) + "\t" + output + "\n";
+}
+
+std::map<std::string, int64_t> ParseSourceReads(std::string_view text) {
+  static const RE2 line(R"re((\d+)\t([^\n]+)\n)re", RE2::Latin1);
+  re2::StringPiece input(text.data(), text.size());
+  std::map<std::string, int64_t> started;
+  int64_t time = 0;
+  std::string output;
+  while (!input.empty()) {
+    if (RE2::Consume(&input, line, &time, &output)) {
+      started[output] = time;
+      continue;
+    }
+    // A line cut short (a step killed while it appended) or of another shape.
+    size_t newline = input.find('\n');
+    input.remove_prefix(newline == re2::StringPiece::npos ? input.size() : newline + 1);
+  }
+  return started;
 }
 
 std::string FormatKeptFiles(const std::vector<KeptFiles>& tus) {

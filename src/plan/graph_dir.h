@@ -28,6 +28,7 @@ std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --gr
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
+std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine
 std::string StepTempRoot(const std::string& dir);       ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
 std::string KeptFilesPath(const std::string& dir);      ///< `kept-files`, see FormatKeptFiles
 std::string DryrunCachePath(const std::string& dir);    ///< dryrun texts by key
@@ -113,6 +114,13 @@ struct StepMemoryRecords {
   std::map<std::string, std::string> cache_outcomes;
 };
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text);
+
+/// The line a step that reads the sources appends to `source-reads.tsv`
+/// when it succeeds (in one write): when it started, on the file system's
+/// clock (FileSystem::ClockNow), and its first output as Ninja names it;
+/// and the latest start of each output, read back.
+std::string SourceReadLine(int64_t started, const std::string& output);
+std::map<std::string, int64_t> ParseSourceReads(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.
 /// Paths may hold any byte but NUL.

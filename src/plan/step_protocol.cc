@@ -14,6 +14,7 @@ namespace {
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
+constexpr std::string_view kReadsLog = "--reads-log";
 constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
@@ -81,6 +82,7 @@ std::vector<std::string> StepInvocation::SharedWords() const {
   std::vector<std::string> words;
   AddOption(words, kEnvFile, env_file);
   AddOption(words, kRssLog, rss_log);
+  AddOption(words, kReadsLog, reads_log);
   AddOption(words, kTempRoot, temp_root);
   return words;
 }
@@ -163,6 +165,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kStamp) call.stamp = value(flag);
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
+    else if (flag == kReadsLog) call.reads_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));

@@ -57,6 +57,9 @@ struct StepInvocation {
   std::string stamp;                 ///< touched when the program succeeds; it is no output to keep
   std::string capture;               ///< save what the program printed (WriteCapture)
   std::string rss_log;               ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
+  /// A step that reads the sources: append when it started (SourceReadLine)
+  /// here on success, so that it reruns when a file it read changes later.
+  std::string reads_log;
   /// Non-empty: the program's TMPDIR is a directory of its own under this one
   /// (StepTempDir), so that what an interrupted program leaves there (cicc's
   /// bitcode file) stays in the build tree and goes with the step's next run.
@@ -93,7 +96,8 @@ struct StepInvocation {
   std::vector<std::string> argv;  ///< the program's command
 
   /// The options every step of a manifest shares (environment file, memory
-  /// log): the generator writes them once, into the rule and a file-level variable.
+  /// log, the reads log of the steps that read the sources): the generator
+  /// writes them once, into the rules and file-level variables.
   std::vector<std::string> SharedWords() const;
   /// The step's own options, which its edge binds.
   std::vector<std::string> OwnWords() const;

@@ -1,0 +1,97 @@
+#include "src/plan/source_reads.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "src/base/ninja_log.h"
+#include "src/plan/graph_dir.h"
+
+namespace fastcuda {
+namespace {
+
+/// A command hash that no command gets (but one in 2^64): Ninja reruns the
+/// edge whose output's latest record has it.
+constexpr uint64_t kNoCommandHash = 0;
+
+/// The log's latest record of each of `outputs`, with kNoCommandHash.
+std::string RecordsToRerun(std::string_view log, const std::vector<std::string>& outputs) {
+  std::map<std::string, NinjaLogRecord> latest;
+  for (const std::string& output : outputs) latest.emplace(output, NinjaLogRecord{});
+  for (NinjaLogRecord& record : ParseNinjaLogRecords(log)) {
+    if (auto it = latest.find(record.output); it != latest.end()) it->second = std::move(record);
+  }
+  std::string records;
+  for (auto& [output, record] : latest) {
+    // No record: Ninja reruns the edge anyway.
+    if (record.output.empty()) continue;
+    record.command_hash = kNoCommandHash;
+    records += FormatNinjaLogRecord(record);
+  }
+  return records;
+}
+
+/// The reads log with the latest line of each output alone, once it holds
+/// twice as many lines (steps append one a run).
+void CompactReadsLog(const std::string& path, const std::string& text,
+                     const std::map<std::string, int64_t>& started, WritableFileSystem& fs) {
+  if (static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) < 2 * started.size() + 64) return;
+  std::string compact;
+  for (const auto& [output, time] : started) compact += SourceReadLine(time, output);
+  fs.Write(path, compact);
+}
+
+}  // namespace
+
+std::vector<std::string> StepsToReread(const NinjaDepsLog& deps,
+                                       const std::map<std::string, int64_t>& started,
+                                       const std::string& ninja_dir, const WritableFileSystem& fs) {
+  std::vector<std::optional<int64_t>> changed(deps.paths.size());
+  std::vector<bool> stated(deps.paths.size());
+  auto changed_at = [&](int32_t id) {
+    if (!stated[id]) {
+      changed[id] = fs.ChangeTime(ResolvePath(ninja_dir, deps.paths[id]));
+      stated[id] = true;
+    }
+    return changed[id];
+  };
+  std::vector<std::string> reread;
+  for (const auto& [output, inputs] : deps.inputs_of) {
+    auto start = started.find(deps.paths[output]);
+    if (start == started.end()) continue;  // not a step's, or not one that reads the sources
+    for (int32_t input : inputs) {
+      std::optional<int64_t> time = changed_at(input);
+      if (!time || *time >= start->second) {
+        reread.push_back(deps.paths[output]);
+        break;
+      }
+    }
+  }
+  return reread;
+}
+
+std::vector<std::string> RereadChangedSources(const std::string& dir, const std::string& ninja_dir,
+                                              WritableFileSystem& fs) {
+  const std::string reads_path = SourceReadsPath(dir);
+  const std::string reads = fs.Read(reads_path).value_or("");
+  if (reads.empty()) return {};
+  const std::map<std::string, int64_t> started = ParseSourceReads(reads);
+  CompactReadsLog(reads_path, reads, started, fs);
+  const std::string log_path = GraphNinjaLogPath(dir, fs);
+  const std::string deps_path = (std::filesystem::path(log_path).parent_path() / ".ninja_deps").string();
+  std::vector<std::string> reread =
+      StepsToReread(ParseNinjaDepsLog(fs.Read(deps_path).value_or("")), started, ninja_dir, fs);
+  if (reread.empty()) return {};
+  const std::string log = fs.Read(log_path).value_or("");
+  if (NinjaCommandHash(NinjaLogVersion(log), "")) {
+    std::string records = RecordsToRerun(log, reread);
+    if (!records.empty()) fs.Append(log_path, records);
+  } else {
+    // A log of a format FastCuda does not write: the outputs go instead,
+    // and with them restat's skipping of what follows.
+    for (const std::string& output : reread) fs.Remove(ResolvePath(ninja_dir, output));
+  }
+  return reread;
+}
+
+}  // namespace fastcuda
