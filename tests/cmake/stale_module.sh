@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Never a stale object, through cmake/FastCuda.cmake: after each edit that
 # left objects stale before (a header of a TU that nvcc compiles whole, a
-# source restored with an older mtime, a new header that shadows another, a
+# device-only header restored older beside a host-only edit, a source
+# restored with an older mtime, a new header that shadows another, a
 # changed CPATH, an include directory that the Makefile generator passes in a
 # response file), a build through the module
 # with the Ninja and the Unix Makefiles generators has the device code of a
@@ -33,13 +34,22 @@ __global__ void w(int *p) { p[0] = WHOLE_VALUE; }
 EOF
 echo '#define WHOLE_VALUE 1' > "$project/B/whole.h"
 cat > "$project/k.cu" <<'EOF'
+#include "dev.h"
+#ifndef __CUDA_ARCH__
+#include "host.h"
+#endif
 #include "util.cuh"
 #include "inc.h"
 #include <v.h>
-__global__ void k(int *p) { p[0] = SHADOWED; p[1] = INC_VALUE; p[2] = CPATH_VALUE; p[3] = 1; }
+__global__ void k(int *p) { p[0] = SHADOWED; p[1] = INC_VALUE; p[2] = CPATH_VALUE; p[3] = 1; p[4] = DEV; }
 void run(int *p) { k<<<1, 1>>>(p); }
+#ifndef __CUDA_ARCH__
+int host() { return HOST; }
+#endif
 EOF
-touch -d 2020-01-01 "$project/k.cu"
+device_header() { printf '#ifdef __CUDA_ARCH__\n#define DEV %s\n#else\n#define DEV 0\n#endif\n' "$1" > "$project/B/dev.h"; }
+device_header 1 && echo '#define HOST 1' > "$project/B/host.h"
+touch -d 2020-01-01 "$project/k.cu" "$project/B/dev.h"
 echo '#define SHADOWED 1' > "$project/B/util.cuh"
 echo '#define INC_VALUE 1' > "$project/incA/inc.h"
 echo '#define INC_VALUE 2' > "$project/incB/inc.h"
@@ -79,6 +89,13 @@ check_fresh() {  # WHAT
 configure_all
 build_all
 check_fresh "first build"
+
+# A device-only header restored to an earlier text with its earlier mtime
+# (cp -p), beside an edit of a host-only header: only the host pass's
+# inputs are newer, but the object is rebuilt as nvcc would rebuild it.
+cp -p "$project/B/dev.h" "$scratch/dev.h" && device_header 2 && build_all &&
+  cp -p "$scratch/dev.h" "$project/B/dev.h" && echo '#define HOST 2' > "$project/B/host.h" && build_all
+check_fresh "a device-only header restored older, a host-only header edited"
 
 # nvcc run whole reads its header through the user's depfile.
 build_whole() {  # every build directory's target w
