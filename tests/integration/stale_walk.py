@@ -2,7 +2,9 @@
 """Never a stale object, by random walk: a small project is edited step by step
 the way users edit (header and source values, device-only branches, comments,
 touches, a file restored to an earlier text, or to an older mtime with its
-objects removed, a new header that shadows another, an include added and
+objects removed or beside an edit of a host-only header, a header given a
+future mtime, an edit that breaks the build undone with its old mtime, a
+new header that shadows another, an include added and
 dropped, a changed define, ptxas option, response file, CPATH or
 NVCC_APPEND_FLAGS, a kept intermediate or an object deleted, plain `ninja`
 between `fastcuda ninja` runs, one object built alone as an IDE does). After
@@ -40,6 +42,10 @@ TUS = ("a", "b", "c")
 ARCHITECTURES = ("80-real;90-virtual", "80-real;86-real")
 FIRST_FLAGS = {"extra": None, "lineinfo": False, "rdc": False, "archs": ARCHITECTURES[0], "ptxas_o0": False}
 OLD_TIME = time.mktime((2020, 1, 1, 0, 0, 0, 0, 0, -1))
+# What every TU's host pass alone reads: its edit rebuilds every object
+# (nvcc run whole reruns), but no device pass reads it.
+HOST_ONLY = ("#ifndef __CUDA_ARCH__\n#include \"host_only.h\"\n"
+             "int CAT(host_only_, HOST_ONLY)() { return 0; }\n#endif\n")
 
 
 def project_files(mode):
@@ -52,17 +58,18 @@ def project_files(mode):
                            "#ifndef APPENDED\n#define APPENDED 0\n#endif\n"
                            "#ifdef NDEBUG\n#define CONFIG_VALUE 2\n#else\n#define CONFIG_VALUE 1\n#endif\n"),
         "inc/extra.h": "#define EXTRA_H_VALUE 1\n",
+        "inc/host_only.h": "#define HOST_ONLY 1\n",
         "second/shadow.h": "#define SHADOW 1\n",
         "a.cu": ("#include \"common.h\"\n#include \"arch.h\"\n#include \"defaults.h\"\n#define A_VALUE 1\n"
                  "__global__ void ka(int *p) { p[0] = DEV_VALUE; p[1] = ARCH_VALUE; p[2] = A_VALUE; p[3] = EXTRA; }\n"
-                 "int CAT(host_a_, HOST_TAG)() { return 0; }\nvoid run_a(int *p) { ka<<<1, 1>>>(p); }\n"),
+                 "int CAT(host_a_, HOST_TAG)() { return 0; }\nvoid run_a(int *p) { ka<<<1, 1>>>(p); }\n" + HOST_ONLY),
         "b.cu": ("#include \"common.h\"\n#include \"shadow.h\"\n#include \"defaults.h\"\n"
                  "__global__ void kb(int *p) { p[0] = DEV_VALUE; p[1] = SHADOW; p[2] = RSP; p[3] = CONFIG_VALUE; }\n"
-                 "int CAT(host_b_, SHADOW)() { return 0; }\nvoid run_b(int *p) { kb<<<1, 1>>>(p); }\n"),
+                 "int CAT(host_b_, SHADOW)() { return 0; }\nvoid run_b(int *p) { kb<<<1, 1>>>(p); }\n" + HOST_ONLY),
         "c.cu": ("#include \"defaults.h\"\n#if __has_include(<env.h>)\n#include <env.h>\n#else\n#define ENV_VALUE 0\n"
                  "#endif\n#ifndef EXTRA_H_VALUE\n#define EXTRA_H_VALUE 0\n#endif\n"
                  "__global__ void kc(int *p) { p[0] = ENV_VALUE; p[1] = EXTRA_H_VALUE; p[2] = EXTRA; p[3] = APPENDED; }\n"
-                 "int CAT(host_c_, ENV_VALUE)() { return 0; }\nvoid run_c(int *p) { kc<<<1, 1>>>(p); }\n"),
+                 "int CAT(host_c_, ENV_VALUE)() { return 0; }\nvoid run_c(int *p) { kc<<<1, 1>>>(p); }\n" + HOST_ONLY),
     }
     if mode in CMAKE_MODES:
         files["flags.cmake"] = flags_cmake(FIRST_FLAGS)
@@ -372,7 +379,8 @@ class Walk:
     # -- the edits -----------------------------------------------------
     def edits(self):
         edits = [self.dev_value, self.host_tag, self.arch_value, self.source_value, self.comment, self.touch,
-                 self.earlier_text, self.older_mtime, self.shadow, self.extra_include, self.extra_h, self.define,
+                 self.earlier_text, self.older_mtime, self.older_mtime_beside_host_edit, self.future_mtime,
+                 self.failing_edit_undone, self.shadow, self.extra_include, self.extra_h, self.define,
                  self.lineinfo, self.relocatable, self.architectures, self.ptxas_option,
                  self.remove_object, self.toggle_early_host, self.nothing]
         if self.mode in ("launcher", "graph"):
@@ -429,6 +437,37 @@ class Walk:
             return f"{path}: an earlier text restored with a 2020 mtime"
         self.remove_objects()
         return f"{path}: an earlier text restored with a 2020 mtime, the objects removed"
+
+    def older_mtime_beside_host_edit(self):
+        paths = self.restorable()
+        if not paths:
+            return self.comment()
+        path = self.rng.choice(paths)
+        self.write(path, self.rng.choice([t for t in self.earlier[path] if t != self.files[path]]), mtime=OLD_TIME)
+        self.set_define("inc/host_only.h", "HOST_ONLY", self.new_value())
+        return f"{path}: an earlier text restored with a 2020 mtime; host_only.h edited"
+
+    def future_mtime(self):
+        path = self.rng.choice(sorted(p for p in self.files if p.endswith(".h")))
+        future = time.time() + 3600
+        os.utime(os.path.join(self.proj, path), (future, future))
+        return f"{path}: given an mtime an hour ahead, unchanged"
+
+    def failing_edit_undone(self):
+        """A header edit that fails the build, then the header as it was,
+        mtime too (cp -p of a saved copy)."""
+        path = self.rng.choice(["inc/common.h", "inc/arch.h", "inc/defaults.h"])
+        full = os.path.join(self.proj, path)
+        before, good = os.stat(full), self.files[path]
+        self.write(path, good + "int broken = ;\n", remember=False)
+        try:
+            self.build_all()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(f"a build with a broken {path} succeeded")
+        self.write(path, good, remember=False, mtime=before.st_mtime)
+        return f"{path}: an edit that fails the build, then undone with its old mtime"
 
     def shadow(self):
         if "first/shadow.h" in self.files:
