@@ -324,7 +324,9 @@ function(_fastcuda_finalize)
     set(launcher_builds ON)
     list(APPEND build_args --launcher-builds)
   else()
-    list(APPEND build_args --launcher-records)
+    # make reads each object's headers from the depfile its rule asks nvcc
+    # for, which the graph writes as it builds the object before that rule.
+    list(APPEND build_args --launcher-records --object-depfiles)
   endif()
   if(NOT FASTCUDA_MODULE_ID STREQUAL "")
     list(APPEND build_args --module-id "${FASTCUDA_MODULE_ID}")

@@ -22,6 +22,7 @@
 #include "src/cli/gen_options.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
+#include "src/nvcc/nvcc_options.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
@@ -103,6 +104,15 @@ void AddLaunchers(CompileDatabase& database, const GenOptions& options) {
   }
 }
 
+/// GenOptions::object_depfiles: the depfile options CMake's Makefile rule
+/// adds to the command it exports, for each entry that has none.
+void AskForObjectDepfiles(CompileDatabase& database) {
+  for (CompileEntry& entry : database.entries) {
+    if (entry.output.empty() || WithoutDepfileOptions(entry.nvcc).size() != entry.nvcc.size()) continue;
+    entry.nvcc.insert(entry.nvcc.end(), {"-MD", "-MT", entry.output, "-MF", entry.output + ".d"});
+  }
+}
+
 /// Tells `fastcuda --graph` how each split TU is built (entries nvcc runs
 /// whole have no header depfiles, so the launcher builds those itself), and
 /// `fastcuda --build-graph` which TUs there are and where their steps' output
@@ -112,7 +122,8 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
   std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
   ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
-    TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}, {}, {}};
+    // As the launcher compares it: without the depfile it writes itself.
+    TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}};
     FragmentOptions capturing;
     capturing.capture_dir = CaptureDir(graph.work_dir);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
@@ -198,6 +209,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
+  if (options.object_depfiles) AskForObjectDepfiles(database);
 
   DryrunCache cache = LoadCache(DryrunCachePath(options.out_dir), fs);
   GlobalPlanOptions planning{options.out_dir,   Jobs(options),           options.launcher_records,

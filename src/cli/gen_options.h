@@ -26,6 +26,11 @@ struct GenOptions {
   /// what they print, for the launcher of their TU to print, and the TUs are
   /// listed (objects.json). Implies launcher_records.
   bool launcher_builds = false;
+  /// Entries that ask for no depfile write one beside their object
+  /// (OUTPUT.d, with -MD), as CMake's Makefile rules ask nvcc to: make reads
+  /// a TU's headers from there, even where the graph built its object before
+  /// make's own rule would run.
+  bool object_depfiles = false;
   StepLaunchers launchers = LaunchersFrom(CurrentEnvironment());  ///< host and device launchers
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first

@@ -73,7 +73,7 @@ build_all() {  # ARGS...: every build directory; the plain one always compiles a
 }
 device_code() {  # BUILD-DIR [OBJECT]: the object's (k.cu.o's) device code as hex
   local object
-  object=$(find "$1" -name "${2:-k.cu.o}" -not -path '*/fastcuda/*' -print -quit)
+  object=$(find "$1" -type f -name "${2:-k.cu.o}" -not -path '*/fastcuda/*' -print -quit)
   objcopy -O binary --only-section=.nv_fatbin "$object" "$scratch/section" && od -An -tx1 "$scratch/section" | tr -d ' \n'
 }
 fresh() {  # GENERATOR-DIR [OBJECT]: its object has the plain build's device code
@@ -96,6 +96,15 @@ check_fresh "first build"
 cp -p "$project/B/dev.h" "$scratch/dev.h" && device_header 2 && build_all &&
   cp -p "$scratch/dev.h" "$project/B/dev.h" && echo '#define HOST 2' > "$project/B/host.h" && build_all
 check_fresh "a device-only header restored older, a host-only header edited"
+
+# make's header dependencies: the graph built the objects before make's own
+# rules ran, and wrote the depfiles those rules ask nvcc for, so that
+# `make k/fast` (no graph before it) rebuilds k.cu.o after a header edit.
+make_fast_after_header_edit() {
+  device_header 3 && cmake --build "$scratch/plain" --clean-first > "$scratch/plain.log" 2>&1 &&
+    make -C "$scratch/make" k/fast > "$scratch/make-fast.log" 2>&1 && fresh "$scratch/make"
+}
+check "Unix Makefiles: a header edited, then make k/fast: fresh" make_fast_after_header_edit
 
 # nvcc run whole reads its header through the user's depfile.
 build_whole() {  # every build directory's target w
