@@ -206,11 +206,13 @@ bool MadeFromUnchangedReads(const StepInvocation& options, const std::vector<std
   return now && fs.Read(ResolvePath(options.cwd, options.made_by)) == now;
 }
 
-/// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it).
+/// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it),
+/// or an empty one where the TU writes none (HandEmptyDepfileToNinja).
 void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
   if (options.ninja_depfile.empty()) return;
+  const std::string& from = options.ninja_depfile_from;
   fs.Write(ResolvePath(options.cwd, options.ninja_depfile),
-           fs.Read(ResolvePath(options.cwd, options.ninja_depfile_from)).value_or(""));
+           from.empty() ? "" : fs.Read(ResolvePath(options.cwd, from)).value_or(""));
 }
 
 /// Whether the whole-call cache's lookup, which this step waits for, hit.

@@ -382,6 +382,16 @@ bool WaitForMovingItBefore(StepGraph& graph, size_t* waiting, size_t* waited) {
   return true;
 }
 
+bool HandEmptyDepfileToNinja(StepGraph& graph) {
+  auto is_filter = [](const GraphStep& step) { return step.kind == StepKind::kFilterDependencies; };
+  if (std::any_of(graph.steps.begin(), graph.steps.end(), is_filter) || graph.final_outputs.empty())
+    return false;
+  std::optional<size_t> object = StepWriting(graph, graph.final_outputs.front());
+  if (!object || RunByFastcuda(graph.steps[*object].kind)) return false;
+  graph.steps[*object].ninja_depfile = graph.work_dir + "/ninja-deps.d";
+  return true;
+}
+
 bool HandDepfileToNinja(StepGraph& graph) {
   auto is_filter = [](const GraphStep& step) { return step.kind == StepKind::kFilterDependencies; };
   auto filter = std::find_if(graph.steps.begin(), graph.steps.end(), is_filter);

@@ -119,6 +119,15 @@ struct StepGraph {
 /// step` runs, or the filter step waits for a step listed from the object's on.
 bool HandDepfileToNinja(StepGraph& graph);
 
+/// For a graph whose generator's edge has Ninja read a depfile that nvcc is
+/// not asked to write (Meson 1.0's nvcc rule: `deps = gcc`, no -MD): Ninja
+/// then records that the object read no header, and rebuilds an object
+/// without that record ("deps for ... are missing"). So the step that makes
+/// the object hands Ninja an empty depfile. Returns false (and changes
+/// nothing) where the graph has a user depfile (HandDepfileToNinja) or its
+/// object comes from no step that `fastcuda step` runs.
+bool HandEmptyDepfileToNinja(StepGraph& graph);
+
 /// The index of the last step of `graph` that writes `path`, if any.
 std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& path);
 

@@ -232,7 +232,8 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     const CompileEntry& entry = database.entries[i];
     plan.graphs[i].implicit_inputs = entry.implicit_inputs;
     plan.graphs[i].order_only_inputs = entry.order_only_inputs;
-    if (entry.ninja_reads_depfile) HandDepfileToNinja(plan.graphs[i]);
+    if (entry.ninja_reads_depfile && !HandDepfileToNinja(plan.graphs[i]))
+      HandEmptyDepfileToNinja(plan.graphs[i]);
     if (whole_nvcc_reasons[i].empty()) AddWholeCallCache(plan.graphs[i], entry.launcher, entry.nvcc);
     const PlannedEntry& planned = entries[i];
     if (!whole_nvcc_reasons[i].empty()) {

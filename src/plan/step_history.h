@@ -71,7 +71,8 @@ bool RememberStepTimes(SourceTimes& times, const RecordedTu& tu,
                        const std::map<std::string, int64_t>& measured, const StepMemory& peaks,
                        int64_t today);
 
-/// True when `times` holds every step of `tu` that writes a file.
+/// True when `times` holds every step of `tu` that writes a file, but for
+/// those FastCuda runs itself (RunByFastcuda), which take no time to rank by.
 bool Remembers(const SourceTimes& times, const RecordedTu& tu);
 
 /// Records of Ninja's log for the steps of `tu` at the times `times` holds,

@@ -73,8 +73,8 @@ struct StepInvocation {
                                              ///< a fatbin for (with an early object)
   std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
   StubInclude stub_include;                  ///< cudafe++ through a cache: the stub name to restore
-  /// On success, copy `ninja_depfile_from` (the TU's merged depfile) to
-  /// `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
+  /// On success, copy `ninja_depfile_from` (the TU's merged depfile; none:
+  /// an empty one) to `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
   std::string ninja_depfile_from;
   std::string ninja_depfile;
   /// With `made_by`: the files the program reads. Ninja reruns an object's

@@ -206,6 +206,19 @@ TEST_CASE("for Ninja's deps = gcc, the step that makes the object writes the use
   }
 }
 
+TEST_CASE("for Ninja's deps = gcc without a user depfile, the object's step hands Ninja an empty one") {
+  StepGraph without = Graph("depfile", {}, {"", false});
+  without.steps.pop_back();  // nvcc asked for no depfile (Meson 1.0's nvcc rule)
+  REQUIRE_FALSE(HandDepfileToNinja(without));
+  REQUIRE(HandEmptyDepfileToNinja(without));
+  std::vector<const GraphStep*> host = OfKind(without, StepKind::kHostCompile);
+  REQUIRE(host.size() == 1);
+  CHECK(host[0]->ninja_depfile == std::string(kWorkDir) + "/ninja-deps.d");
+  CHECK(host[0]->ninja_depfile_from.empty());
+  StepGraph with = Graph("depfile", {}, {"obj/kernel.o", true});
+  CHECK_FALSE(HandEmptyDepfileToNinja(with));  // the user's depfile goes to Ninja instead
+}
+
 TEST_CASE("-MMD leaves system headers out of the step depfiles") {
   StepGraph graph = Graph("depfile", {}, {"", false});
   for (const GraphStep& step : graph.steps) {

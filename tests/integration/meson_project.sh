@@ -135,6 +135,11 @@ second_no_work() {
     fc_ninja "$scratch/third.log" && grep -q "no work to do" "$scratch/third.log"
 }
 check "a second fastcuda ninja -C build runs no step (at most the ladder's rungs), a third has no work" second_no_work
+# Plain ninja finds the objects fastcuda ninja made up to date, also where
+# Meson's nvcc rule has Ninja read a depfile that nvcc is not asked to write
+# (Meson 1.0): Ninja wants a deps record, empty, for each object.
+plain_no_work() { ninja -C "$build" > "$scratch/plain.log" 2>&1 && grep -q "no work to do" "$scratch/plain.log"; }
+check "then plain ninja -C build has no work" plain_no_work
 
 # --- 4. Ninja's deps for a .cu object -----------------------------------------
 # Meson writes deps = gcc in its CUDA rule, but Meson 1.0 passes nvcc no -MD

@@ -82,6 +82,9 @@ TEST_CASE("remembered: each step's time and peak, keyed so that another build di
   CHECK(RememberedRecords(times, here).size() == 1);
   CHECK(RememberStepTimes(times, there, {{"obj/a.o", 800}, {"/build1/tu/a.o-1234/a.cpp1.ii", 300}}, {}, 21));
   CHECK(Remembers(times, here));
+  RecordedTu with_depfile = here;  // a Makefile build's: it writes the depfile its rule asks for
+  with_depfile.steps.push_back({"DEPFILE", "", "obj/a.o.d", {3}});
+  CHECK(Remembers(times, with_depfile));
   const std::vector<NinjaLogRecord> records = RememberedRecords(times, here);
   REQUIRE(records.size() == 3);
   CHECK(records[1].output == "/build2/tu/a.o-9876/a.ptx");
