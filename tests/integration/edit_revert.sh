@@ -9,8 +9,11 @@
 #                 after the edit and after the revert, the next build has no
 #                 work (`ninja -n -d explain` names no dirty file), twice.
 #  fastcuda ninja the same project without the launcher, built with
-#                 `fastcuda ninja`: after the revert plain ninja has no work,
-#                 and the next fastcuda ninja runs no step.
+#                 `fastcuda ninja`: a second run runs no edge, not even the
+#                 device link of a target with one CUDA object (separable
+#                 compilation), which stays the generator's nvcc edge and is
+#                 not named without FASTCUDA_VERBOSE; after the revert plain
+#                 ninja has no work, and the next fastcuda ninja runs no step.
 #
 # usage: edit_revert.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -34,13 +37,19 @@ cat > "$project/b.cu" <<'C'
 __global__ void kb(float *x) { x[threadIdx.x] = B_VALUE * x[threadIdx.x]; }
 void b(float *x) { kb<<<1, 32>>>(x); }
 C
+cat > "$project/r.cu" <<'C'
+__device__ float r_scale = 2.f;
+__global__ void kr(float *x) { x[threadIdx.x] *= r_scale; }
+void r(float *x) { kr<<<1, 32>>>(x); }
+C
 cat > "$project/main.cpp" <<'C'
 void a(float *x);
 void b(float *x);
 int main() { a(nullptr); b(nullptr); }
 C
 # Two targets link a.cu's object (the library and the program), as in the
-# project where a build that never settled was found.
+# project where a build that never settled was found. rdc's device link
+# has two architectures, whose nvlinks write one file: nvcc runs whole there.
 cat > "$project/CMakeLists.txt" <<'C'
 cmake_minimum_required(VERSION 3.18)
 project(edit_revert LANGUAGES CXX CUDA)
@@ -48,6 +57,8 @@ set(CMAKE_CUDA_ARCHITECTURES 80)
 add_library(kern STATIC a.cu b.cu)
 add_executable(app main.cpp)
 target_link_libraries(app kern)
+add_library(rdc SHARED r.cu)
+set_target_properties(rdc PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES "80;90")
 C
 configure() {  # BUILD-DIR [CMAKE ARGS...]
   local dir=$1
@@ -86,6 +97,13 @@ configure "$build"
 fc_ninja() { "$FASTCUDA" ninja -C "$build" -j 2; }
 fc_ninja > "$scratch/fc-first.log" 2>&1
 cp "$(a_object "$build")" "$scratch/a.before"
+device_link_kept() {
+  ! grep -q "nvcc runs whole" "$scratch/fc-first.log" && [ -f "$build/librdc.so" ] &&
+    fc_ninja > "$scratch/fc-second.log" 2>&1 && [ -z "$(steps_run "$scratch/fc-second.log")" ] ||
+    { cat "$scratch/fc-second.log" 2> /dev/null; return 1; }
+}
+check "fastcuda ninja: a second run runs no edge, a one-object device link's neither; no word of it" \
+  device_link_kept
 fc_ninja_settles() {
   edit_and_revert fc_ninja && nothing_to_do "$build" && ninja -C "$build" > "$scratch/plain.log" 2>&1 &&
     grep -q "no work to do" "$scratch/plain.log" && fc_ninja > "$scratch/fc-again.log" 2>&1 &&
