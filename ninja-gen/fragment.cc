@@ -132,6 +132,16 @@ bool RerunsAlways(const GraphStep& step, const FragmentOptions& options) {
          (options.rerun_preprocessing && (ReadsSources(step.kind) || !step.line_table_ptx.empty()));
 }
 
+/// True for a step that writes only what nvcc was asked to write (the
+/// object): the build system around reads it (StepInvocation::fresh_outputs).
+bool WritesOnlyFinalOutputs(const StepGraph& graph, const GraphStep& step) {
+  const std::vector<std::string>& finals = graph.final_outputs;
+  return !step.outputs.empty() &&
+         std::all_of(step.outputs.begin(), step.outputs.end(), [&](const std::string& output) {
+           return std::find(finals.begin(), finals.end(), output) != finals.end();
+         });
+}
+
 /// The `fastcuda step` call of a step that wraps a program, but for the
 /// options every step shares (WriteStepRules) and the outputs (`$out`).
 StepInvocation InvocationOf(const StepGraph& graph, size_t index, const FragmentOptions& options,
@@ -148,6 +158,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.line_table_ptx = step.line_table_ptx;
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
   else if (FeedsLineTable(graph, index)) call.stamp = RanStampPath(graph, index);
+  call.fresh_outputs = WritesOnlyFinalOutputs(graph, step);
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
   call.keeps_tmpdir = step.launcher_words > 0;
   call.split_share = step.split_share;

@@ -58,6 +58,17 @@ void RemoveOutputs(const StepGraph& graph, WritableFileSystem& fs) {
   }
 }
 
+/// After success, as nvcc writes its outputs on every run: restat in the
+/// call's graph keeps an object that came out the same with its old mtime,
+/// and a compile rule without restat (CMake's) would find it older than the
+/// header that made it call, on every later build.
+void TouchFinalOutputs(const StepGraph& graph, WritableFileSystem& fs) {
+  for (const std::string& output : graph.final_outputs) {
+    std::string path = ResolvePath(graph.cwd, output);
+    if (fs.IsFile(path)) fs.Touch(path);
+  }
+}
+
 /// A directory that an output of the call would go to and that does not
 /// exist. nvcc fails there; FastCuda, which creates its work directory beside
 /// the output, would create it and succeed.
@@ -223,6 +234,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
     Complain("ninja failed on " + manifest + ":\n" + result.stdout_text + result.stderr_text);
     return result.exit_code;
   }
+  TouchFinalOutputs(graph, disk);
   return 0;
 }
 

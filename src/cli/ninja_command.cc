@@ -26,6 +26,7 @@
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/nvcc_options.h"
+#include "src/nvcc/step.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/log_handover.h"
 #include "src/plan/source_reads.h"
@@ -363,6 +364,10 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
   if (!EvaluateEdgeVariable(manifest, edge, "rspfile").empty()) return kept("the edge has a response file");
   std::vector<std::string> args(entry->nvcc.begin() + 1, entry->nvcc.end());
   if (std::optional<std::string> why = ScanNvccArgs(args).fallback_reason) return kept(*why);
+  // A device link reads objects: nvcc run whole would name no headers it
+  // read, and its edge would run in every build.
+  if (HasFlag(entry->nvcc, "-dlink") || HasFlag(entry->nvcc, "--device-link"))
+    return kept("a device link compiles no source");
   if (HasShellSyntax(command)) return kept("its command has shell syntax besides words");
   if (edge.outputs.size() != 1 || !edge.implicit_outputs.empty() || !edge.validations.empty()) {
     return kept("the edge has outputs besides one object");

@@ -80,6 +80,14 @@ void KeepUnchangedOutputs(const std::vector<std::string>& outputs, WritableFileS
   }
 }
 
+/// Gives the outputs of a step that ran to success a new mtime where they are
+/// nvcc's (StepInvocation::fresh_outputs), whether or not they came out the same.
+void FreshenOutputs(const StepInvocation& options, const std::vector<std::string>& outputs,
+                    WritableFileSystem& fs) {
+  if (!options.fresh_outputs) return;
+  for (const std::string& output : outputs) fs.Touch(output);
+}
+
 /// Appends `text` in a single write, so that concurrent steps' lines do not
 /// interleave.
 void Append(const std::string& path, const std::string& text) {
@@ -206,6 +214,14 @@ bool MadeFromUnchangedReads(const StepInvocation& options, const std::vector<std
   return now && fs.Read(ResolvePath(options.cwd, options.made_by)) == now;
 }
 
+/// Records in `made_by` what made the outputs as they are now (MadeByRecord).
+void RecordMadeBy(const StepInvocation& options, const std::vector<std::string>& outputs,
+                  const std::optional<std::vector<std::string>>& line_table, WritableFileSystem& fs) {
+  if (options.made_by.empty()) return;
+  fs.Write(ResolvePath(options.cwd, options.made_by),
+           MadeByRecord(options, outputs, line_table, fs).value_or(""));
+}
+
 /// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it),
 /// or an empty one where the TU writes none (HandEmptyDepfileToNinja).
 void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
@@ -238,6 +254,7 @@ int UseCacheHit(const StepInvocation& options, const std::vector<std::string>& o
   for (const std::string& output : outputs) {
     if (!fs.IsFile(output)) fs.Write(output, "");
   }
+  FreshenOutputs(options, outputs, fs);
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   WriteNinjaDepfile(options, fs);
   if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");
@@ -323,6 +340,10 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   if (options.cache_lookup) AskWithoutCompiling(spec);
   const std::optional<std::vector<std::string>> line_table = LineTableSources(options, fs);
   if (MadeFromUnchangedReads(options, outputs, line_table, fs)) {
+    if (options.fresh_outputs) {  // the record names the outputs' mtimes
+      FreshenOutputs(options, outputs, fs);
+      RecordMadeBy(options, outputs, line_table, fs);
+    }
     WriteNinjaDepfile(options, fs);
     return 0;
   }
@@ -351,6 +372,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   if (!options.blank_disabled.empty())
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(outputs, fs);
+  FreshenOutputs(options, outputs, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
     Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome));
@@ -368,10 +390,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     MakeDepfileAbsolute(depfile, options.cwd, outputs.front(), fs);
   WriteNinjaDepfile(options, fs);
   if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs);
-  if (!options.made_by.empty()) {
-    fs.Write(ResolvePath(options.cwd, options.made_by),
-             MadeByRecord(options, outputs, line_table, fs).value_or(""));
-  }
+  RecordMadeBy(options, outputs, line_table, fs);
   if (!options.reads_log.empty() && !options.outputs.empty())
     fs.Append(options.reads_log, SourceReadLine(started, options.outputs.front()));
   if (!options.stamp.empty()) fs.Write(ResolvePath(options.cwd, options.stamp), "");

@@ -19,7 +19,7 @@ constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
-constexpr std::string_view kKeepTmpdir = "--keep-tmpdir";
+constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
@@ -98,6 +98,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kDepfileFrom, depfile_from);
   AddOption(words, kLineTablePtx, line_table_ptx);
   AddOption(words, kStamp, stamp);
+  if (fresh_outputs) words.emplace_back(kFreshOutputs);
   AddOption(words, kCapture, capture);
   if (keeps_tmpdir) words.emplace_back(kKeepTmpdir);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
@@ -163,6 +164,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kDepfileFrom) call.depfile_from = value(flag);
     else if (flag == kLineTablePtx) call.line_table_ptx = value(flag);
     else if (flag == kStamp) call.stamp = value(flag);
+    else if (flag == kFreshOutputs) call.fresh_outputs = true;
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kReadsLog) call.reads_log = value(flag);

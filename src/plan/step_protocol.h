@@ -54,9 +54,15 @@ struct StepInvocation {
   std::string line_table_ptx;
   std::vector<std::string> outputs;  ///< kept when unchanged, removed when the program fails
                                      ///< (the words before `--` that are no option)
-  std::string stamp;                 ///< touched when the program succeeds; it is no output to keep
-  std::string capture;               ///< save what the program printed (WriteCapture)
-  std::string rss_log;               ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
+  /// The outputs are what nvcc was asked to write (the object that the build
+  /// system around sees): each run of the step, the program's or not, leaves
+  /// them with a new mtime, as nvcc writes them on every run. A generator's
+  /// compile edge has no restat: an object that kept its old mtime would stay
+  /// older than the header that made the step run, and be rebuilt forever.
+  bool fresh_outputs = false;
+  std::string stamp;    ///< touched when the program succeeds; it is no output to keep
+  std::string capture;  ///< save what the program printed (WriteCapture)
+  std::string rss_log;  ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   /// A step that reads the sources: append when it started (SourceReadLine)
   /// here on success, so that it reruns when a file it read changes later.
   std::string reads_log;

@@ -75,6 +75,7 @@ TEST_CASE("edges FastCuda leaves as the generator wrote them, and why") {
       "rule rsp\n  command = nvcc @$out.rsp -o $out\n  rspfile = $out.rsp\n  rspfile_content = -c $in\n"
       "rule msvc\n  command = nvcc -c $in -o $out\n  deps = msvc\n"
       "rule link\n  command = nvcc $in -o $out\n"
+      "rule dlink\n  command = nvcc -shared -dlink $in -o $out\n"
       "rule cc\n  command = c++ -c $in -o $out\n";
   auto why = [&](const std::string& build, const std::string& output) {
     NvccEdge nvcc = EdgeOf(rules + build, output);
@@ -89,6 +90,9 @@ TEST_CASE("edges FastCuda leaves as the generator wrote them, and why") {
   CHECK(why("build k.o: rsp k.cu\n", "k.o") == "the edge has a response file");
   CHECK(why("build k.o: msvc k.cu\n", "k.o") == "deps = msvc");
   CHECK(why("build app: link k.cu\n", "app") == "no -c, -dc, -ptx, -cubin, -fatbin or -dlink: nvcc links");
+  // CMake's device link of a target with one CUDA object (CUDA_SEPARABLE_COMPILATION).
+  CHECK(why("build cmake_device_link.o: dlink k.cu.o\n", "cmake_device_link.o") ==
+        "a device link compiles no source");
 }
 
 TEST_CASE("SOURCE^ of a TU made by steps is its object; other targets and options stay") {

@@ -59,6 +59,17 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   CHECK(disk.MTime("/w/a.ptx") != before);
 }
 
+TEST_CASE(
+    "step on fakes: nvcc's own outputs (--fresh-outputs) get a new mtime even when they come out the same") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
+  auto before = disk.MTime("/w/a.ptx");
+  FakeProgram same(disk, "ptx v1");
+  CHECK(RunStep(CiccStep({"--fresh-outputs"}), same, disk, {}) == 0);
+  CHECK(disk.Read("/w/a.ptx") == "ptx v1");
+  CHECK(disk.MTime("/w/a.ptx") > before);
+  CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
+}
+
 TEST_CASE("step on fakes: a device step runs in its work dir and names its files to the launcher") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/b/tu/k/a.cpp1.ii", "code"}});
   FakeProgram program(disk, "ptx");
@@ -236,6 +247,42 @@ TEST_CASE("step on fakes: an object made by this command from reads older than i
   disk.Write("/w/a.cpp", "host v3");
   CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk, {}) == 1);
   CHECK_FALSE(disk.IsFile("/w/made-by"));
+}
+
+TEST_CASE("step on fakes: an object not made again gets a new mtime where it is nvcc's, and stays made") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.cpp", "host"}, {"/w/deps.d", "a.o: h.h\n"}});
+  FakeProgram compiler(disk, "object");
+  StepInvocation step = StepInvocation::Parse({"--cwd",
+                                               "/w",
+                                               "--env-file",
+                                               "/w/nvcc.env",
+                                               "--reads",
+                                               "a.cpp",
+                                               "--made-by",
+                                               "made-by",
+                                               "--ninja-depfile-from",
+                                               "deps.d",
+                                               "--ninja-depfile",
+                                               "a.o.d",
+                                               "--fresh-outputs",
+                                               "/w/a.o",
+                                               "--",
+                                               "gcc",
+                                               "-c",
+                                               "a.cpp",
+                                               "-o",
+                                               "a.o"});
+  CHECK(RunStep(step, compiler, disk, {}) == 0);
+  auto made = disk.MTime("/w/a.o");
+  // Ninja reran the edge for a header edited and put back: the compile reads
+  // nothing that changed, but a generator's edge (no restat) finds the object
+  // newer than the header, as after nvcc.
+  CHECK(RunStep(step, compiler, disk, {}) == 0);
+  CHECK(compiler.ran.size() == 1);
+  CHECK(disk.MTime("/w/a.o") > made);
+  // The record follows the new mtime: the next run does not compile either.
+  CHECK(RunStep(step, compiler, disk, {}) == 0);
+  CHECK(compiler.ran.size() == 1);
 }
 
 TEST_CASE("step on fakes: ptxas with a line table lists its sources and runs again when one is touched") {

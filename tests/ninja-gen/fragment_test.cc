@@ -42,6 +42,16 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 3);    // the preprocess rules, the cache lookup
 }
 
+TEST_CASE("the step that writes the object gives it a new mtime on every run; intermediates keep restat's") {
+  StepGraph graph = GraphIn("multi_gencode", "/src");
+  FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
+  std::string manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(manifest, "--fresh-outputs") == 1);
+  CHECK(CountMatches(
+            manifest,
+            R"((?m)^build kernel\.o: HOST_CC [^\n]*\n(  [^\n]*\n)*  flags = [^\n]*--fresh-outputs)") == 1);
+}
+
 TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that is never up to date") {
   StepGraph graph = GraphIn("multi_gencode", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
@@ -112,6 +122,7 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     std::optional<std::vector<std::string>> in_work_dir = CommandInWorkDir(step, work);
     if (in_work_dir) expected.insert(expected.end(), {"--program-dir", work});
     if (!step.depfile.empty()) expected.insert(expected.end(), {"--depfile", step.depfile});
+    if (i + 1 == graph.steps.size()) expected.push_back("--fresh-outputs");  // the object's
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());

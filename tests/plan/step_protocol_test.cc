@@ -22,6 +22,7 @@ StepInvocation EveryField() {
   call.line_table_ptx = "/w/k.compute_80.ptx";
   call.outputs = {"k.cpp4.ii", "k.extra"};
   call.stamp = "/w/step3.stamp";
+  call.fresh_outputs = true;
   call.capture = "/w/capture/step3-abc";
   call.rss_log = "/w/step-memory.tsv";
   call.temp_root = "/w/tmp";
@@ -52,6 +53,7 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.line_table_ptx == call.line_table_ptx);
   CHECK(back.outputs == call.outputs);
   CHECK(back.stamp == call.stamp);
+  CHECK(back.fresh_outputs);
   CHECK(back.capture == call.capture);
   CHECK(back.rss_log == call.rss_log);
   CHECK(back.temp_root == call.temp_root);
