@@ -290,7 +290,7 @@ function(_fastcuda_add_launcher_graph targets tool graph_dir)
   endif()
   set(stamp "${graph_dir}/toolchain.key")
   add_custom_target(fastcuda_toolchain
-    COMMAND "${tool}" toolchain-stamp "${stamp}"
+    COMMAND "${tool}" toolchain-stamp "${stamp}" "${graph_dir}/toolchain-programs.json"
     BYPRODUCTS "${stamp}"
     COMMENT "FastCuda: checking the CUDA toolchain's environment"
     VERBATIM)

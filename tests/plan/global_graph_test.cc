@@ -9,6 +9,7 @@
 #include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/toolchain_programs.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -119,6 +120,27 @@ TEST_CASE("an edited response file and a changed toolchain environment plan anew
   CHECK(moved.dryruns_run == 2);
   CHECK(moved.graphs[0].environment.at("CPATH") == "/inc2");
   CHECK_FALSE(moved.graphs[0].environment.count("HOME"));
+  options.environment["PTXAS_FLAGS"] = "-O0";  // nvcc.profile appends it to ptxas's command
+  CHECK(plan("-IincB").dryruns_run == 2);
+}
+
+TEST_CASE("a host compiler changed behind its name plans anew, and its steps' environment changes") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  CompileDatabase database = Database();
+  database.entries[3].nvcc.insert(database.entries[3].nvcc.begin() + 1, {"-ccbin", "tools/c++"});
+  GlobalPlanOptions options{"/out", 2};
+  GlobalPlan first = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
+  CHECK(first.programs.at("gcc").stamp == "1");
+  CHECK(first.programs.count("/build/tools/c++"));
+  CHECK(first.programs.count("nvcc"));
+  CHECK(first.graphs[0].environment.at(kHostCompilerVariable) == "/cuda/bin/gcc 1");
+  CHECK(PlanCompileDatabase(database, options, cache, runner, FakeFileSystem()).dryruns_run == 0);
+  runner.stamps["/build/tools/c++"] = "2";  // switched: only the entry that names it plans anew
+  GlobalPlan switched = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
+  CHECK(switched.dryruns_run == 1);
+  CHECK(switched.graphs[3].environment.at(kHostCompilerVariable) == "/cuda/bin//build/tools/c++ 2");
+  CHECK(switched.graphs[0].environment == first.graphs[0].environment);
 }
 
 /// Four TUs with depfiles next to their objects, as `form` writes them.
