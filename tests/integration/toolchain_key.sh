@@ -3,9 +3,10 @@
 # nvcc.profile names (PTXAS_FLAGS, CUDAFE_FLAGS, INCLUDES, ...) and the host
 # compiler behind the name -ccbin gives it, which may be switched to another
 # compiler (a symlink, update-alternatives) or changed in place (an upgrade)
-# while the name stays. After such a change `fastcuda build` and the
-# launcher write the object a fresh nvcc writes, never one that the old
-# dryrun or the old compiler made, and without removing anything by hand.
+# while the name stays. After such a change `fastcuda build`, the launcher,
+# `fastcuda ninja` and the CMake module write the object a fresh nvcc
+# writes, never one that the old dryrun or the old compiler made, and
+# without removing anything by hand.
 #
 # usage: toolchain_key.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -80,5 +81,51 @@ upgraded_compiler() (  # launcher|graph
 )
 check "build: the compiler behind -ccbin upgraded in place: fresh" upgraded_compiler graph
 check "launcher: the compiler behind -ccbin upgraded in place: fresh" upgraded_compiler launcher
+
+# d. The same through `fastcuda ninja` on a hand-written manifest.
+ninja_change() (  # switch|ptxas: the compiler behind -ccbin switched, or PTXAS_FLAGS set
+  mkdir -p "ninja-$1/cc" && cd "ninja-$1"
+  kernel && ln -s /usr/bin/g++ cc/c++
+  local flags=("${arch[@]}" -ccbin "$PWD/cc/c++" -c k.cu)
+  printf 'rule nvcc\n  command = %s %s -o $out\nbuild k.o: nvcc k.cu\n' "$NVCC" "${flags[*]}" > build.ninja
+  "$FASTCUDA" ninja > build.log 2>&1 || return 1
+  if [ "$1" = switch ]; then ln -sfn /usr/bin/clang++ cc/c++; else export PTXAS_FLAGS=-O0; fi
+  "$FASTCUDA" ninja > build.log 2>&1 && fresh "${flags[@]}"
+)
+if command -v clang++ > /dev/null; then
+  check "fastcuda ninja: the compiler behind -ccbin switched from g++ to clang++: fresh" ninja_change switch
+  check "fastcuda ninja: PTXAS_FLAGS set after a build: fresh" ninja_change ptxas
+fi
+
+# e. The same through the CMake module (Ninja): CMAKE_CUDA_HOST_COMPILER a
+# symlink switched to clang++, then PTXAS_FLAGS set, each with nothing else
+# changed; a plain CMake build that compiles anew is the reference.
+module_case() {  # WHAT: the module's k.cu.o is the plain build's, after both built
+  cmake --build module/plain --clean-first > module/plain.log 2>&1 &&
+    cmake --build module/fast > module/fast.log 2>&1 &&
+    local objects=(module/fast/CMakeFiles/k.dir/k.cu.o module/plain/CMakeFiles/k.dir/k.cu.o) &&
+    same_object "${objects[@]}" && cmp -s <(host_code "${objects[0]}") <(host_code "${objects[1]}")
+}
+if command -v clang++ > /dev/null && command -v cmake > /dev/null; then
+  mkdir -p module/project module/cc && (cd module/project && kernel)
+  printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(toolchain LANGUAGES CUDA)' \
+    'add_library(k OBJECT k.cu)' > module/project/CMakeLists.txt
+  ln -s /usr/bin/g++ module/cc/c++
+  configured=0
+  for build in plain fast; do
+    module=()
+    [ "$build" = plain ] || module=(-DCMAKE_PROJECT_INCLUDE="$here/../../cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA")
+    cmake -S module/project -B "module/$build" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=80 \
+      -DCMAKE_CUDA_HOST_COMPILER="$PWD/module/cc/c++" "${module[@]}" > "module/$build.cfg.log" 2>&1 ||
+      configured=1
+  done
+  record $configured "module: configured with a host compiler behind a symlink"
+  module_case "first build" > /dev/null 2>&1 || true
+  ln -sfn /usr/bin/clang++ module/cc/c++
+  check "module: CMAKE_CUDA_HOST_COMPILER's symlink switched from g++ to clang++: fresh" module_case
+  export PTXAS_FLAGS=-O0
+  check "module: PTXAS_FLAGS set: fresh" module_case
+  unset PTXAS_FLAGS
+fi
 
 finish
