@@ -139,6 +139,8 @@ StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_di
     else step.depfile_from = depfile.users;
   }
   graph.steps.push_back(step);
+  // nvcc reads them itself: a change reruns it (nvcc.env is its input).
+  graph.environment = planned.step_environment;
   graph.cwd = planned.entry->directory;
   graph.work_dir = work_dir;
   graph.source = planned.entry->file;

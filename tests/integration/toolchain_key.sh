@@ -48,6 +48,16 @@ ptxas_flags() (  # launcher|graph
 )
 check "build: PTXAS_FLAGS set after a build, source touched: fresh" ptxas_flags graph
 
+# a2. The same for an entry that `fastcuda build` leaves to nvcc whole
+# (-keep): its one step reruns, nothing touched.
+ptxas_flags_whole() (
+  mkdir -p ptxas-whole && cd ptxas-whole
+  local flags=("${arch[@]}" -keep -c k.cu)
+  kernel && compile_as graph "${flags[@]}" -o k.o && grep -q "nvcc runs whole for k.cu" build.log &&
+    PTXAS_FLAGS=-O0 compile_as graph "${flags[@]}" -o k.o && PTXAS_FLAGS=-O0 fresh "${flags[@]}"
+)
+check "build: PTXAS_FLAGS set after a build of an entry nvcc runs whole: fresh" ptxas_flags_whole
+
 # b. The host compiler behind a fixed -ccbin path switched from g++ to
 # clang++ (cudafe++ then takes --clang_version, not --gnu_version), nothing
 # else changed.

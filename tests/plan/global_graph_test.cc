@@ -189,9 +189,15 @@ TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph")
   database.entries[1].nvcc.push_back("-E");
   FakeDryrunRunner runner;
   DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+  GlobalPlanOptions options{"/out", 2};
+  options.environment = {{"PTXAS_FLAGS", "-O0"}, {"HOME", "/root"}};
+  GlobalPlan plan = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
   CHECK(plan.whole_nvcc_entries[0].find("/src/b.cu: nvcc option -E") == 0);
+  // What nvcc reads from the environment is its step's too: a change reruns it.
+  CHECK(
+      plan.graphs[1].environment ==
+      std::map<std::string, std::string>{{"PTXAS_FLAGS", "-O0"}, {kHostCompilerVariable, "/cuda/bin/gcc 1"}});
   REQUIRE(plan.graphs[1].steps.size() == 1);
   CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
   CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.o"});
