@@ -41,8 +41,9 @@ nvcc would. Building one object (``ninja path/x.cu.o``, ``ninja
 src/x.cu^``, an IDE's "compile this file") or one target (``cmake --build
 --target``) runs only the sub-steps it needs, and a build with nothing to do
 runs only ``fastcuda_toolchain``, which checks in a few milliseconds that
-the toolchain's environment (``CPATH``, ``NVCC_APPEND_FLAGS``...) has not
-changed what nvcc would write; every CUDA object depends on its stamp.
+the toolchain's environment (``CPATH``, ``NVCC_APPEND_FLAGS``...) and the
+host compiler behind its name have not changed what nvcc would write; every
+CUDA object depends on its stamp.
 
 With the Makefile generators a custom target ``fastcuda_graph`` runs
 ``fastcuda build --compdb compile_commands.json --out <build>/fastcuda``
@@ -274,7 +275,8 @@ endfunction()
 # targets need, the others find theirs built. Building one object or target
 # builds only what it needs. The `fastcuda build` arguments (ARGN) go to
 # <graph_dir>/build-args. What changes the objects but not their commands,
-# the toolchain's environment (CPATH, NVCC_APPEND_FLAGS...),
+# the toolchain's environment (CPATH, NVCC_APPEND_FLAGS...) and the programs
+# the last generation recorded (a host compiler switched behind its path),
 # is checked by the one edge that runs in every build, fastcuda_toolchain,
 # whose stamp every CUDA object depends on (restat: rewritten only when it
 # changed).
@@ -290,7 +292,7 @@ function(_fastcuda_add_launcher_graph targets tool graph_dir)
   endif()
   set(stamp "${graph_dir}/toolchain.key")
   add_custom_target(fastcuda_toolchain
-    COMMAND "${tool}" toolchain-stamp "${stamp}"
+    COMMAND "${tool}" toolchain-stamp "${stamp}" "${graph_dir}/toolchain-programs.json"
     BYPRODUCTS "${stamp}"
     COMMENT "FastCuda: checking the CUDA toolchain's environment"
     VERBATIM)

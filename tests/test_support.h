@@ -147,10 +147,12 @@ class FakeDryrunRunner : public DryrunRunner {
   }
 
   ProgramIdentity Identify(const std::string& program) const override {
-    return {"/cuda/bin/" + program, "1"};
+    auto stamp = stamps.find(program);
+    return {"/cuda/bin/" + program, stamp == stamps.end() ? "1" : stamp->second};
   }
 
   mutable std::atomic<int> calls{0};
+  std::map<std::string, std::string> stamps;  ///< a program's stamp, where not "1"
 
  private:
   bool quirky_;

@@ -94,8 +94,10 @@ ProgramIdentity NvccDryrunRunner::Identify(const std::string& program) const {
   std::string real = std::filesystem::canonical(path, error).string();
   struct stat info {};
   if (error || stat(real.c_str(), &info) != 0) return {program, ""};
+  // The inode tells a file replaced by one of the same size and mtime (a
+  // package's install, which keeps its files' mtimes) from the file itself.
   return {real, std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
-                    std::to_string(info.st_mtim.tv_nsec)};
+                    std::to_string(info.st_mtim.tv_nsec) + ":" + std::to_string(info.st_ino)};
 }
 
 }  // namespace fastcuda

@@ -14,7 +14,7 @@ namespace fastcuda {
 /// Where a program is and what version of it that is.
 struct ProgramIdentity {
   std::string path;   ///< resolved on PATH, links followed
-  std::string stamp;  ///< size and mtime; empty if it could not be found
+  std::string stamp;  ///< size, mtime and inode; empty if it could not be found
 };
 
 /// Runs `nvcc --dryrun`; behind an interface so tests can replay recordings.
@@ -25,7 +25,8 @@ class DryrunRunner {
   /// The dryrun text of `nvcc_and_args` run in `cwd`, or nullopt if nvcc failed.
   virtual std::optional<std::string> Dryrun(const std::vector<std::string>& nvcc_and_args,
                                             const std::string& cwd) const = 0;
-  /// Identifies the nvcc that `program` names, for cache keys.
+  /// Identifies the program (nvcc, a host compiler) that `program` names,
+  /// for keys.
   virtual ProgramIdentity Identify(const std::string& program) const = 0;
 };
 

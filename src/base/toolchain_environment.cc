@@ -3,13 +3,33 @@
 namespace fastcuda {
 namespace {
 
-/// nvcc reads the NVCC_* variables and PATH; gcc's preprocessor and driver
-/// the others (SOURCE_DATE_EPOCH sets __DATE__ and __TIME__, the
+/// nvcc reads the NVCC_* variables and those its nvcc.profile names or
+/// appends to (PATH, the include and library paths, the flags of cudafe++
+/// and ptxas it passes on: the dryrun spells them out); gcc's preprocessor
+/// and driver the others (SOURCE_DATE_EPOCH sets __DATE__ and __TIME__, the
 /// *_DEPENDENCIES variables make it write depfiles).
-constexpr const char* kToolchainVariables[] = {
-    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",   "NVCC_CCBIN",         "PATH",          "CPATH",
-    "C_INCLUDE_PATH",     "CPLUS_INCLUDE_PATH",  "GCC_EXEC_PREFIX",    "COMPILER_PATH", "LIBRARY_PATH",
-    "SOURCE_DATE_EPOCH",  "DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES"};
+constexpr const char* kToolchainVariables[] = {"NVCC_PREPEND_FLAGS",
+                                               "NVCC_APPEND_FLAGS",
+                                               "NVCC_CCBIN",
+                                               "PATH",
+                                               "LD_LIBRARY_PATH",
+                                               "TOP",
+                                               "CICC_PATH",
+                                               "NVVMIR_LIBRARY_DIR",
+                                               "INCLUDES",
+                                               "SYSTEM_INCLUDES",
+                                               "LIBRARIES",
+                                               "CUDAFE_FLAGS",
+                                               "PTXAS_FLAGS",
+                                               "CPATH",
+                                               "C_INCLUDE_PATH",
+                                               "CPLUS_INCLUDE_PATH",
+                                               "GCC_EXEC_PREFIX",
+                                               "COMPILER_PATH",
+                                               "LIBRARY_PATH",
+                                               "SOURCE_DATE_EPOCH",
+                                               "DEPENDENCIES_OUTPUT",
+                                               "SUNPRO_DEPENDENCIES"};
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "src/graph/kept_intermediates.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/source_reads.h"
+#include "src/plan/toolchain_programs.h"
 
 namespace fastcuda {
 
@@ -30,16 +31,17 @@ void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem&
 }
 
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                     const WritableFileSystem& fs) {
+                     const WritableFileSystem& fs, const DryrunRunner& runner) {
   std::optional<std::filesystem::file_time_type> manifest = fs.MTime(GlobalManifestPath(options.out_dir));
   return !manifest || fs.MTime(options.compdb) > manifest ||
          HistoryArrived(options.out_dir, NinjaLogPath(options.out_dir), fs) ||
-         fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options, environment);
+         fs.Read(GenCommandPath(options.out_dir)) != GenerationKey(options, environment) ||
+         !ChangedPrograms(fs.Read(ToolchainProgramsPath(options.out_dir)).value_or(""), runner).empty();
 }
 
 int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& args,
                      const WritableFileSystem& fs) {
-  return NeedsGeneration(options, CurrentEnvironment(), fs) ? GenMain(args) : 0;
+  return NeedsGeneration(options, CurrentEnvironment(), fs, NvccDryrunRunner()) ? GenMain(args) : 0;
 }
 
 int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/cli/gen_options.h"
 
@@ -19,10 +20,12 @@ bool HistoryArrived(const std::string& out_dir, const std::string& ninja_log, co
 /// True when there is no manifest yet, when the database is newer than it
 /// (as Ninja's regeneration edge would find, but before a launcher looks up
 /// its command in the records), when Ninja's log has times that it lacks,
-/// or when `gen` would plan with other options or another toolchain
-/// environment than it did (GenerationKey).
+/// when `gen` would plan with other options or another toolchain
+/// environment than it did (GenerationKey), or when `runner` identifies a
+/// program it planned with otherwise (ChangedPrograms: a host compiler
+/// switched behind the same path).
 bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                     const WritableFileSystem& fs);
+                     const WritableFileSystem& fs, const DryrunRunner& runner);
 
 /// Removes the intermediates of every TU whose object is missing or made
 /// elsewhere (see OrphanedIntermediates), as the graph directory's

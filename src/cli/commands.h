@@ -34,10 +34,14 @@ int WriteFatbinPlaceholderMain(const std::vector<std::string>& args);
 /// `fastcuda write-text [--cwd DIR] TEXT FILE`: writes TEXT unless FILE holds it already.
 int WriteTextMain(const std::vector<std::string>& args);
 
-/// `fastcuda toolchain-stamp FILE`: writes the key of the toolchain
+/// `fastcuda toolchain-stamp FILE [RECORD]`: writes the key of the toolchain
 /// environment (EnvironmentKey of ToolchainEnvironment: CPATH, NVCC_*_FLAGS,
-/// ...) unless FILE holds it already, so that a build whose objects depend on
-/// FILE (restat) recompiles them when the environment changes what nvcc writes.
+/// ...) and of the programs of RECORD (ToolchainProgramsPath) that changed
+/// since a generation recorded them (ChangedPrograms: a host compiler
+/// switched behind its path) unless FILE holds it already, so that a build
+/// whose objects depend on FILE (restat) recompiles them when either changes
+/// what nvcc writes. Unchanged programs add nothing, so that the record's
+/// first writing changes no stamp.
 int ToolchainStampMain(const std::vector<std::string>& args);
 
 /// `fastcuda trace|report|table|graph DIR`: views of the last build.

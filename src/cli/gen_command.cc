@@ -258,6 +258,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.removed.insert(generation.removed.end(), left_behind.begin(), left_behind.end());
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
+  generation.files[ToolchainProgramsPath(options.out_dir)] = FormatProgramRecord(plan.programs);
 
   generation.report = "fastcuda: " + std::to_string(database.entries.size()) + " CUDA TUs (" +
                       std::to_string(plan.shapes) + " command shapes, " + std::to_string(plan.dryruns_run) +

@@ -30,6 +30,7 @@
 #include "src/plan/graph_dir.h"
 #include "src/plan/log_handover.h"
 #include "src/plan/source_reads.h"
+#include "src/plan/toolchain_programs.h"
 
 namespace fastcuda {
 namespace {
@@ -289,6 +290,8 @@ bool RewriteNeeded(const NinjaArguments& arguments) {
   RealFileSystem disk;
   return !disk.IsFile(options.out_dir + "/build.ninja") ||
          disk.Read(KeyPath(options.out_dir)) != RewriteKey(arguments, options) ||
+         !ChangedPrograms(disk.Read(ToolchainProgramsPath(options.out_dir)).value_or(""), NvccDryrunRunner())
+              .empty() ||
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
 

@@ -16,6 +16,7 @@
 #include "ninja-gen/dyndep.h"
 #include "ninja-gen/priority_ladder.h"
 #include "src/base/depfile.h"
+#include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
 #include "src/base/process.h"
@@ -33,6 +34,7 @@
 #include "src/nvcc/ptx_line_table.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
+#include "src/plan/toolchain_programs.h"
 
 namespace fastcuda {
 namespace {
@@ -418,8 +420,13 @@ int WriteTextMain(const std::vector<std::string>& args) {
 }
 
 int ToolchainStampMain(const std::vector<std::string>& args) {
-  if (args.size() != 1) throw std::invalid_argument("toolchain-stamp needs FILE");
-  WriteFileIfChanged(args[0], EnvironmentKey(ToolchainEnvironment(CurrentEnvironment())));
+  if (args.empty() || args.size() > 2) throw std::invalid_argument("toolchain-stamp needs FILE [RECORD]");
+  std::string changed;
+  if (args.size() == 2) {
+    RealFileSystem fs;
+    changed = ChangedPrograms(fs.Read(args[1]).value_or(""), NvccDryrunRunner());
+  }
+  WriteFileIfChanged(args[0], EnvironmentKey(ToolchainEnvironment(CurrentEnvironment())) + changed);
   return 0;
 }
 

@@ -25,6 +25,7 @@ constexpr Option kDepfileWithoutSystemHeaders{"-MMD", "--generate-nonsystem-depe
 constexpr Option kDepfileOutput{"-MF", "--dependency-output"};
 constexpr Option kDepfileTarget{"-MT", "--dependency-target-name"};
 constexpr Option kDepfilePhonyTargets{"-MP", "--generate-dependency-targets"};
+constexpr Option kCompilerBindir{"-ccbin", "--compiler-bindir"};
 
 /// nvcc options whose value may follow as the next word. Knowing them keeps
 /// a value such as `-Xcompiler -E` from being read as an option.
@@ -322,6 +323,8 @@ NvccInvocation ScanNvccArgs(const std::vector<std::string>& args) {
       invocation.depfile.phony_targets = true;
     } else if (kDepfileTarget.Is(name)) {
       invocation.depfile.target = std::string(value);
+    } else if (kCompilerBindir.Is(name)) {
+      invocation.compiler_bindir = std::string(value);
     }
   });
   if (!compile_mode && !invocation.fallback_reason) {

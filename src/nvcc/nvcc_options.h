@@ -22,6 +22,7 @@ struct DepfileRequest {
 struct NvccInvocation {
   std::optional<std::string> fallback_reason;  ///< set when nvcc must run itself
   DepfileRequest depfile;                      ///< -MT, -MP and -MD vs -MMD
+  std::string compiler_bindir;                 ///< the last -ccbin's value, "" without one
 };
 
 /// nvcc's arguments as nvcc sees them: NVCC_PREPEND_FLAGS, the command line

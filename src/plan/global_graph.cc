@@ -9,9 +9,11 @@
 #include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
 #include "src/graph/whole_call_cache.h"
+#include "src/nvcc/host_compiler.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/transcript_template.h"
 #include "src/plan/nvcc_call.h"
+#include "src/plan/toolchain_programs.h"
 
 namespace fastcuda {
 namespace {
@@ -24,6 +26,8 @@ struct PlannedEntry {
   std::string program;    ///< the nvcc binary, resolved
   std::string shape;      ///< entries with equal shapes share a dryrun
   std::string cache_key;  ///< this entry's own dryrun
+  /// ToolchainEnvironment with the host compiler's identity: the steps'.
+  std::map<std::string, std::string> step_environment;
   /// For nvcc run whole: the files it reads, and how it names the headers.
   std::vector<std::string> input_words;
   WholeNvccDepfile whole_depfile;
@@ -57,8 +61,9 @@ std::string WordNaming(const std::vector<std::string>& args, const std::string& 
   return path;
 }
 
-PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
-                  const std::map<std::string, std::string>& ambient, const std::string& environment,
+PlannedEntry Plan(const CompileEntry& entry, ProgramIdentifier& programs,
+                  const std::map<std::string, std::string>& ambient,
+                  const std::map<std::string, std::string>& toolchain, const std::string& environment,
                   const FileSystem& fs) {
   PlannedEntry planned;
   planned.entry = &entry;
@@ -70,8 +75,14 @@ PlannedEntry Plan(const CompileEntry& entry, const ProgramIdentity& nvcc,
   planned.names.source = WordNaming(args, entry.directory, entry.file);
   planned.names.absolute_source = ResolvePath(entry.directory, entry.file);
   planned.names.output = WordNaming(args, entry.directory, entry.output);
+  const ProgramIdentity nvcc = programs.Identify(entry.nvcc.front());
+  const ProgramIdentity host =
+      programs.Identify(HostCompilerOf(planned.invocation.compiler_bindir, ambient, entry.directory, fs));
   planned.program = nvcc.path;
-  std::string identity = nvcc.path + "\n" + nvcc.stamp;
+  planned.step_environment = WithHostCompiler(toolchain, host);
+  // What nvcc says depends on the host compiler behind its name (cudafe++'s
+  // --gnu_version or --clang_version, its predefined macros).
+  std::string identity = nvcc.path + "\n" + nvcc.stamp + "\n" + IdentityKey(host);
   planned.shape = ShapeOf(entry, effective, planned.names, identity) + "\n" + environment;
   planned.cache_key = StableHashHex(
       identity + "\n" + entry.directory + "\n" + JoinShellWords(effective) + "\n" + environment, 16);
@@ -128,6 +139,8 @@ StepGraph WholeNvccGraph(const PlannedEntry& planned, const std::string& work_di
     else step.depfile_from = depfile.users;
   }
   graph.steps.push_back(step);
+  // nvcc reads them itself: a change reruns it (nvcc.env is its input).
+  graph.environment = planned.step_environment;
   graph.cwd = planned.entry->directory;
   graph.work_dir = work_dir;
   graph.source = planned.entry->file;
@@ -141,21 +154,17 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
                                DryrunCache& cache, const DryrunRunner& runner, const FileSystem& disk) {
   GlobalPlan plan;
   CachingFileSystem fs(disk);
-  std::map<std::string, ProgramIdentity> identities;  // nvcc as written -> identity
+  ProgramIdentifier identifier(runner);
   std::map<std::string, std::vector<size_t>> shapes;  // shape -> entry indexes
   std::set<std::string> programs, response_files;
   const std::map<std::string, std::string> toolchain = ToolchainEnvironment(options.environment);
   const std::string environment = EnvironmentKey(toolchain);
-  for (const CompileEntry& entry : database.entries) {
-    if (!identities.count(entry.nvcc.front())) {
-      identities.emplace(entry.nvcc.front(), runner.Identify(entry.nvcc.front()));
-    }
-  }
   std::vector<PlannedEntry> entries(database.entries.size());
   ParallelFor(entries.size(), options.jobs, [&](size_t i) {
     const CompileEntry& entry = database.entries[i];
-    entries[i] = Plan(entry, identities.at(entry.nvcc.front()), options.environment, environment, fs);
+    entries[i] = Plan(entry, identifier, options.environment, toolchain, environment, fs);
   });
+  plan.programs = identifier.Identified();
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!entries[i].invocation.fallback_reason) shapes[entries[i].shape].push_back(i);
     programs.insert(entries[i].program);
@@ -214,11 +223,11 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
       launchers.nvcc = planned.entry->launcher;
       try {
         if (!transcript) throw UnsupportedTranscript("nvcc --dryrun failed");
-        plan.graphs[i] =
-            BuildStepGraph(*transcript,
-                           {planned.entry->directory, work_dir, planned.invocation.depfile,
-                            options.keep_depfiles, launchers, options.modes, toolchain, planned.names.source},
-                           fs);
+        plan.graphs[i] = BuildStepGraph(
+            *transcript,
+            {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles, launchers,
+             options.modes, planned.step_environment, planned.names.source},
+            fs);
         return;
       } catch (const UnsupportedTranscript& unsupported) {
         why = unsupported.what();

@@ -36,9 +36,12 @@ struct GlobalPlan {
   std::vector<std::string> whole_nvcc_entries;  ///< "FILE: why" for entries nvcc runs whole
   std::vector<std::string> nvcc_programs;       ///< the nvcc binaries used (regeneration inputs)
   std::vector<std::string> response_files;      ///< the entries' response files (regeneration inputs)
-  size_t shapes = 0;                            ///< distinct command shapes
-  size_t dryruns_run = 0;                       ///< dryruns run this time
-  size_t dryruns_cached = 0;                    ///< dryruns taken from the cache
+  /// nvcc and the host compilers, by the names the entries give them, as
+  /// identified for the dryruns' keys (ToolchainProgramsPath records them).
+  std::map<std::string, ProgramIdentity> programs;
+  size_t shapes = 0;          ///< distinct command shapes
+  size_t dryruns_run = 0;     ///< dryruns run this time
+  size_t dryruns_cached = 0;  ///< dryruns taken from the cache
 };
 
 /// Plans all entries: one dryrun per command shape (the same flags apart

@@ -38,6 +38,7 @@ std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; 
 std::string SourceReadsPath(const std::string& dir) { return dir + "/source-reads.tsv"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
 std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
+std::string ToolchainProgramsPath(const std::string& dir) { return dir + "/toolchain-programs.json"; }
 std::string GraphObjectsPath(const std::string& dir) { return dir + "/objects.json"; }
 std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-build.json"; }
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
@@ -108,6 +109,25 @@ std::string EnvironmentFileText(const std::map<std::string, std::string>& enviro
 
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text) {
   return ParseJsonBytes(text).get<std::map<std::string, std::string>>();
+}
+
+std::string FormatProgramRecord(const std::map<std::string, ProgramIdentity>& programs) {
+  json record = json::object();
+  for (const auto& [name, identity] : programs) record[name] = {identity.path, identity.stamp};
+  return DumpJsonBytes(record, 1) + "\n";
+}
+
+std::map<std::string, ProgramIdentity> ParseProgramRecord(std::string_view text) {
+  std::map<std::string, ProgramIdentity> programs;
+  try {
+    for (const auto& [name, identity] : ParseJsonBytes(text).get<std::map<std::string, json>>()) {
+      auto fields = identity.get<std::vector<std::string>>();
+      if (fields.size() == 2) programs[name] = {fields[0], fields[1]};
+    }
+  } catch (const json::exception&) {
+    return {};
+  }
+  return programs;
 }
 
 std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/step_graph.h"
@@ -33,6 +34,8 @@ std::string StepTempRoot(const std::string& dir);       ///< `tmp/`: the steps' 
 std::string KeptFilesPath(const std::string& dir);      ///< `kept-files`, see FormatKeptFiles
 std::string DryrunCachePath(const std::string& dir);    ///< dryrun texts by key
 std::string GenCommandPath(const std::string& dir);     ///< what `gen` planned with
+/// `toolchain-programs.json`, see FormatProgramRecord.
+std::string ToolchainProgramsPath(const std::string& dir);
 std::string GraphObjectsPath(const std::string& dir);   ///< `objects.json`, see FormatGraphObjects
 std::string LauncherBuildPath(const std::string& dir);  ///< see LauncherBuild
 /// `build-args`: the `fastcuda build` arguments (shell words) the CMake
@@ -87,6 +90,12 @@ std::string GraphNinjaLogPath(const std::string& dir, const FileSystem& fs);
 /// `nvcc.env`: the variables every step of a graph sets; and back.
 std::string EnvironmentFileText(const std::map<std::string, std::string>& environment);
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text);
+
+/// The programs a generation identified (GlobalPlan::programs): a JSON
+/// object of name -> [path, stamp]; and back, empty where damaged (which
+/// only regenerates less: the other keys still hold).
+std::string FormatProgramRecord(const std::map<std::string, ProgramIdentity>& programs);
+std::map<std::string, ProgramIdentity> ParseProgramRecord(std::string_view text);
 
 /// Peak resident memory (KiB) of the step writing each output, from earlier
 /// builds: the largest seen.

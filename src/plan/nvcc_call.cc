@@ -5,7 +5,9 @@
 
 #include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
+#include "src/nvcc/host_compiler.h"
 #include "src/nvcc/transcript.h"
+#include "src/plan/toolchain_programs.h"
 
 namespace fastcuda {
 namespace {
@@ -49,9 +51,15 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
-    StepGraphOptions options{
-        cwd,   "/nonexistent/fastcuda-planning",      invocation.depfile, false, launchers,
-        modes, ToolchainEnvironment(call.environment)};
+    StepGraphOptions options{cwd,
+                             "/nonexistent/fastcuda-planning",
+                             invocation.depfile,
+                             false,
+                             launchers,
+                             modes,
+                             WithHostCompiler(ToolchainEnvironment(call.environment),
+                                              runner.Identify(HostCompilerOf(invocation.compiler_bindir,
+                                                                             call.environment, cwd, fs)))};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     RequireFileOutputs(draft, cwd);

@@ -18,4 +18,6 @@ TEST_CASE("the toolchain's variables are taken from the environment, no others")
   ambient["TERM"] = "dumb";
   ambient["CPATH"] = "/inc1";
   CHECK(EnvironmentKey(ToolchainEnvironment(ambient)) == EnvironmentKey(taken));
+  ambient["PTXAS_FLAGS"] = "-O0";  // nvcc.profile's variables count too
+  CHECK(EnvironmentKey(ToolchainEnvironment(ambient)) != EnvironmentKey(taken));
 }

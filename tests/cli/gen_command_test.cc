@@ -103,14 +103,20 @@ TEST_CASE("gen on fakes: two entries with one output are refused, naming both") 
 
 TEST_CASE("build on fakes: it generates when the manifest, the key or the history says so") {
   FakeFileSystem disk({{"/build/db.json", kDatabase}});
-  CHECK(NeedsGeneration(Options(), {}, disk));
-  Generate(disk, FakeDryrunRunner(), Context({{"CPATH", "/inc"}}));
-  CHECK(NeedsGeneration(Options(), {}, disk));  // no history yet: the first build's log will have some
+  FakeDryrunRunner runner;
+  CHECK(NeedsGeneration(Options(), {}, disk, runner));
+  Generate(disk, runner, Context({{"CPATH", "/inc"}}));
+  CHECK(
+      NeedsGeneration(Options(), {}, disk, runner));  // no history yet: the first build's log will have some
   disk.Remove(NoHistoryPath("/build/fc"));
-  CHECK_FALSE(NeedsGeneration(Options(), {{"CPATH", "/inc"}, {"TERM", "dumb"}}, disk));
-  CHECK(NeedsGeneration(Options(), {{"CPATH", "/other"}}, disk));
+  CHECK_FALSE(NeedsGeneration(Options(), {{"CPATH", "/inc"}, {"TERM", "dumb"}}, disk, runner));
+  CHECK(NeedsGeneration(Options(), {{"CPATH", "/other"}}, disk, runner));
+  CHECK(NeedsGeneration(Options(), {{"CPATH", "/inc"}, {"PTXAS_FLAGS", "-O0"}}, disk, runner));
+  runner.stamps["gcc"] = "2";  // another host compiler behind the same name
+  CHECK(NeedsGeneration(Options(), {{"CPATH", "/inc"}}, disk, runner));
+  runner.stamps.clear();
   disk.Write("/build/db.json", kDatabase);  // CMake configured again: the database is newer
-  CHECK(NeedsGeneration(Options(), {{"CPATH", "/inc"}}, disk));
+  CHECK(NeedsGeneration(Options(), {{"CPATH", "/inc"}}, disk, runner));
 }
 
 TEST_CASE("build on fakes: a removed object takes its TU's intermediates with it, no other TU's") {

@@ -9,6 +9,7 @@
 #include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/toolchain_programs.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -119,6 +120,27 @@ TEST_CASE("an edited response file and a changed toolchain environment plan anew
   CHECK(moved.dryruns_run == 2);
   CHECK(moved.graphs[0].environment.at("CPATH") == "/inc2");
   CHECK_FALSE(moved.graphs[0].environment.count("HOME"));
+  options.environment["PTXAS_FLAGS"] = "-O0";  // nvcc.profile appends it to ptxas's command
+  CHECK(plan("-IincB").dryruns_run == 2);
+}
+
+TEST_CASE("a host compiler changed behind its name plans anew, and its steps' environment changes") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  CompileDatabase database = Database();
+  database.entries[3].nvcc.insert(database.entries[3].nvcc.begin() + 1, {"-ccbin", "tools/c++"});
+  GlobalPlanOptions options{"/out", 2};
+  GlobalPlan first = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
+  CHECK(first.programs.at("gcc").stamp == "1");
+  CHECK(first.programs.count("/build/tools/c++"));
+  CHECK(first.programs.count("nvcc"));
+  CHECK(first.graphs[0].environment.at(kHostCompilerVariable) == "/cuda/bin/gcc 1");
+  CHECK(PlanCompileDatabase(database, options, cache, runner, FakeFileSystem()).dryruns_run == 0);
+  runner.stamps["/build/tools/c++"] = "2";  // switched: only the entry that names it plans anew
+  GlobalPlan switched = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
+  CHECK(switched.dryruns_run == 1);
+  CHECK(switched.graphs[3].environment.at(kHostCompilerVariable) == "/cuda/bin//build/tools/c++ 2");
+  CHECK(switched.graphs[0].environment == first.graphs[0].environment);
 }
 
 /// Four TUs with depfiles next to their objects, as `form` writes them.
@@ -167,9 +189,15 @@ TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph")
   database.entries[1].nvcc.push_back("-E");
   FakeDryrunRunner runner;
   DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
+  GlobalPlanOptions options{"/out", 2};
+  options.environment = {{"PTXAS_FLAGS", "-O0"}, {"HOME", "/root"}};
+  GlobalPlan plan = PlanCompileDatabase(database, options, cache, runner, FakeFileSystem());
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
   CHECK(plan.whole_nvcc_entries[0].find("/src/b.cu: nvcc option -E") == 0);
+  // What nvcc reads from the environment is its step's too: a change reruns it.
+  CHECK(
+      plan.graphs[1].environment ==
+      std::map<std::string, std::string>{{"PTXAS_FLAGS", "-O0"}, {kHostCompilerVariable, "/cuda/bin/gcc 1"}});
   REQUIRE(plan.graphs[1].steps.size() == 1);
   CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
   CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.o"});
