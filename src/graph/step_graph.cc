@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "src/graph/early_host.h"
+#include "src/nvcc/indirect_inputs.h"
 #include "src/nvcc/ptx_line_table.h"
 #include "src/nvcc/temp_files.h"
 
@@ -122,6 +123,9 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
         seen.insert(candidate);
       }
     }
+  }
+  for (const std::string& file : IndirectInputs(step, options_.cwd, fs_)) {
+    if (seen.insert(file).second) step.inputs.push_back(file);
   }
 }
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Never a stale object, for the files the host compiler and nvlink read that
+# no depfile names: a response file given to the host compiler (-Xcompiler
+# @FILE), a -ccbin wrapper script, and the libraries that -L and -l name to
+# a device link.
+# Each case compiles, edits that file (its preprocessed sources stay the
+# same, so restat would skip the steps after preprocessing), compiles again
+# and compares the object with a fresh nvcc's.
+#
+# usage: real_inputs.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/checks.sh" real_inputs "$@"
+cd "$scratch"
+arch=(-arch=sm_80)
+
+fresh() {  # OBJECT NVCC-ARGS...: OBJECT equals what nvcc writes now from the same arguments
+  local object=$1; shift
+  "$NVCC" "$@" -o reference.o && same_object "$object" reference.o
+}
+graph_build() {  # ARGS...: a one-entry database compiling with ARGS here, built into graph/
+  printf '[{"directory": "%s", "file": "k.cu", "command": "%s %s"}]\n' "$PWD" "$NVCC" "$*" > db.json
+  "$FASTCUDA" build --compdb db.json --out graph > build.log 2>&1
+}
+compile_as() {  # launcher|graph ARGS...: compiles here with the launcher or `fastcuda build`
+  local mode=$1; shift
+  if [ "$mode" = launcher ]; then "$FASTCUDA" "$NVCC" "$@"; else graph_build "$@"; fi
+}
+# An inline function: -fkeep-inline-functions gives it (and those of CUDA's
+# headers) a symbol, and changes no preprocessed text.
+inline_kernel() {
+  printf '%s\n' '__global__ void k(int *p) { *p = 1; }' 'inline int helper(int x) { return x * 3; }' \
+    'int run(int *p) { k<<<1, 1>>>(p); return helper(2); }' > k.cu
+}
+
+# 1. A response file of the host compiler's own (-Xcompiler @FILE), which nvcc
+# hands on unread: an edit changes the host object, not the dryrun.
+host_response_file() (  # launcher|graph
+  mkdir -p "host-rsp-$1" && cd "host-rsp-$1"
+  inline_kernel && echo -Wall > host.rsp
+  local flags=("${arch[@]}" -Xcompiler @host.rsp -c k.cu)
+  compile_as "$1" "${flags[@]}" -o k.o && echo -fkeep-inline-functions > host.rsp &&
+    compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+)
+check "launcher: an edited host compiler response file (-Xcompiler @FILE): fresh" host_response_file launcher
+check "build: an edited host compiler response file (-Xcompiler @FILE): fresh" host_response_file graph
+
+# 2. A -ccbin wrapper script whose content changes: the steps it runs read it.
+ccbin_wrapper() (
+  mkdir -p ccbin && cd ccbin
+  inline_kernel
+  printf '#!/bin/sh\nexec g++ "$@"\n' > wrap.sh && chmod +x wrap.sh
+  local flags=("${arch[@]}" -ccbin ./wrap.sh -c k.cu)
+  "$FASTCUDA" "$NVCC" "${flags[@]}" -o k.o &&
+    printf '#!/bin/sh\nexec g++ -fkeep-inline-functions "$@"\n' > wrap.sh &&
+    "$FASTCUDA" "$NVCC" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+)
+check "launcher: an edited -ccbin wrapper script: fresh" ccbin_wrapper
+
+# 3. A device link of libraries found through -L and -l: nvlink reads them.
+device_library() (
+  mkdir -p dlink && cd dlink
+  printf '%s\n' 'extern __device__ int value();' '__global__ void k(int *p) { *p = value(); }' > m.cu
+  library() {  # VALUE: libdev.a's value() returns VALUE
+    printf '__device__ int value() { return %s; }\n' "$1" > d.cu &&
+      "$NVCC" "${arch[@]}" -dc d.cu -o d.o && rm -f libdev.a && "$NVCC" "${arch[@]}" -lib d.o -o libdev.a
+  }
+  local flags=("${arch[@]}" -dlink m.o -L. -ldev)
+  "$NVCC" "${arch[@]}" -dc m.cu -o m.o && library 1 && "$FASTCUDA" "$NVCC" "${flags[@]}" -o m_dlink.o &&
+    library 2 && "$FASTCUDA" "$NVCC" "${flags[@]}" -o m_dlink.o && fresh m_dlink.o "${flags[@]}"
+)
+check "launcher: -dlink with -L. -ldev, the library rebuilt: fresh" device_library
+
+finish
