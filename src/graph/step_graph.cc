@@ -224,6 +224,7 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     if (!TakeOverModuleId(graph, step)) return false;
     SplitCompilation(step, arch_chains);
     FindInputs(step);
+    step.never_keep_incbin = step.kind == StepKind::kHostPreprocess || step.kind == StepKind::kCudafe;
     AddHeaderDepfile(step);
     AddLineTableDepfile(step);
     if (!AddWithLauncher(graph, std::move(step))) return false;

@@ -72,6 +72,11 @@ struct GraphStep : Step {
   /// nvcc run whole where it can name no depfile: what it read is unknown,
   /// so the step runs in every build.
   bool reruns_always = false;
+  /// Host preprocessing and cudafe++: an output that holds an assembler
+  /// directive reading a file (AssemblesOtherFiles) is never kept as
+  /// unchanged, so that the host compile runs whenever they do, and reads
+  /// that file anew as nvcc would (ccache, too, caches no such code).
+  bool never_keep_incbin = false;
 };
 
 /// Where the graph lives and what it was asked for.

@@ -1,5 +1,7 @@
 #include "src/nvcc/indirect_inputs.h"
 
+#include <re2/re2.h>
+
 #include <set>
 #include <string_view>
 
@@ -86,6 +88,11 @@ std::vector<std::string> IndirectInputs(const Step& step, const std::string& cwd
     inputs.insert(inputs.end(), libraries.begin(), libraries.end());
   }
   return inputs;
+}
+
+bool AssemblesOtherFiles(std::string_view preprocessed) {
+  static const RE2 directive(R"re((?i)\.(incbin|include)\b)re", RE2::Latin1);
+  return RE2::PartialMatch(preprocessed, directive);
 }
 
 }  // namespace fastcuda

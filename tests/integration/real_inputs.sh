@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Never a stale object, for the files the host compiler and nvlink read that
 # no depfile names: a response file given to the host compiler (-Xcompiler
-# @FILE), a -ccbin wrapper script, and the libraries that -L and -l name to
-# a device link.
+# @FILE), a -ccbin wrapper script, a file that host code's assembly
+# includes (.incbin), and the libraries that -L and -l name to a device link.
 # Each case compiles, edits that file (its preprocessed sources stay the
 # same, so restat would skip the steps after preprocessing), compiles again
 # and compares the object with a fresh nvcc's.
@@ -57,7 +57,24 @@ ccbin_wrapper() (
 )
 check "launcher: an edited -ccbin wrapper script: fresh" ccbin_wrapper
 
-# 3. A device link of libraries found through -L and -l: nvlink reads them.
+# 3. Host code whose assembly includes a file (.incbin): no depfile names it,
+# and nvcc reads it anew whenever it compiles. blob_end's address is its size.
+incbin_kernel() {
+  printf '%s\n' '__global__ void k(int *p) { *p = 1; }' \
+    'asm(".section .rodata\n.global blob\nblob:\n.incbin \"data.bin\"\n.global blob_end\nblob_end:\n.previous");' \
+    'void run(int *p) { k<<<1, 1>>>(p); }' > k.cu
+}
+incbin() (  # launcher|graph
+  mkdir -p "incbin-$1" && cd "incbin-$1"
+  incbin_kernel && printf 1234 > data.bin
+  local flags=("${arch[@]}" -c k.cu)
+  compile_as "$1" "${flags[@]}" -o k.o && printf 12345678 > data.bin &&
+    { [ "$1" = launcher ] || touch k.cu; } && compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+)
+check "launcher: host assembly's .incbin file edited: fresh" incbin launcher
+check "build: host assembly's .incbin file edited, the source touched: fresh" incbin graph
+
+# 4. A device link of libraries found through -L and -l: nvlink reads them.
 device_library() (
   mkdir -p dlink && cd dlink
   printf '%s\n' 'extern __device__ int value();' '__global__ void k(int *p) { *p = value(); }' > m.cu

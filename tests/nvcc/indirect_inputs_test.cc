@@ -45,3 +45,11 @@ TEST_CASE("nvlink's libraries: the first libNAME.a of the -L directories, in the
   Step link{StepKind::kNvlink, "", argv, {}, {}};
   CHECK(IndirectInputs(link, "/b", fs) == LinkedLibraries(argv, "/b", fs));
 }
+
+TEST_CASE("preprocessed host code whose assembly reads another file") {
+  CHECK(AssemblesOtherFiles("asm(\".section .rodata\\n.incbin \\\"data.bin\\\"\\n.previous\");"));
+  CHECK(AssemblesOtherFiles("__asm__(\"\\t.INCBIN \\\"\" BLOB_PATH \"\\\"\");"));
+  CHECK(AssemblesOtherFiles("asm(\".include \\\"macros.s\\\"\");"));
+  CHECK_FALSE(AssemblesOtherFiles("# 1 \"k.cu\"\nint incbin = 0; // included\n"));
+  CHECK_FALSE(AssemblesOtherFiles("asm(\".incbinary\");"));
+}
