@@ -14,18 +14,6 @@ source "$here/checks.sh" real_inputs "$@"
 cd "$scratch"
 arch=(-arch=sm_80)
 
-fresh() {  # OBJECT NVCC-ARGS...: OBJECT equals what nvcc writes now from the same arguments
-  local object=$1; shift
-  "$NVCC" "$@" -o reference.o && same_object "$object" reference.o
-}
-graph_build() {  # ARGS...: a one-entry database compiling with ARGS here, built into graph/
-  printf '[{"directory": "%s", "file": "k.cu", "command": "%s %s"}]\n' "$PWD" "$NVCC" "$*" > db.json
-  "$FASTCUDA" build --compdb db.json --out graph > build.log 2>&1
-}
-compile_as() {  # launcher|graph ARGS...: compiles here with the launcher or `fastcuda build`
-  local mode=$1; shift
-  if [ "$mode" = launcher ]; then "$FASTCUDA" "$NVCC" "$@"; else graph_build "$@"; fi
-}
 # An inline function: -fkeep-inline-functions gives it (and those of CUDA's
 # headers) a symbol, and changes no preprocessed text.
 inline_kernel() {
