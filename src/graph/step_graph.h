@@ -77,6 +77,10 @@ struct GraphStep : Step {
   /// unchanged, so that the host compile runs whenever they do, and reads
   /// that file anew as nvcc would (ccache, too, caches no such code).
   bool never_keep_incbin = false;
+  /// A host compile of the TU's source itself (C or C++, which nvcc hands
+  /// to the host compiler whole): it reads the source's headers, which it
+  /// lists in `depfile`, and it reruns where preprocessing does.
+  bool compiles_source = false;
 };
 
 /// Where the graph lives and what it was asked for.

@@ -2,10 +2,11 @@
 # Never a stale object, for the files the host compiler and nvlink read that
 # no depfile names: a response file given to the host compiler (-Xcompiler
 # @FILE), a -ccbin wrapper script, a file that host code's assembly
-# includes (.incbin), and the libraries that -L and -l name to a device link.
-# Each case compiles, edits that file (its preprocessed sources stay the
-# same, so restat would skip the steps after preprocessing), compiles again
-# and compares the object with a fresh nvcc's.
+# includes (.incbin), the libraries that -L and -l name to a device link,
+# and the headers of a C++ source that the host compiler compiles itself.
+# Each case compiles, edits that file (where it has preprocessing steps,
+# their output stays the same, and restat would skip the steps after them),
+# compiles again and compares the object with a fresh nvcc's.
 #
 # usage: real_inputs.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -75,5 +76,19 @@ device_library() (
     library 2 && "$FASTCUDA" "$NVCC" "${flags[@]}" -o m_dlink.o && fresh m_dlink.o "${flags[@]}"
 )
 check "launcher: -dlink with -L. -ldev, the library rebuilt: fresh" device_library
+
+# 5. A C++ source that nvcc hands to the host compiler whole (-x c++, or a
+# .cpp): the host compile reads its headers itself. Host code only: the
+# objects are byte-identical.
+host_only_source() (  # launcher|graph, then -MD or nothing
+  mkdir -p "host-only-$1${2:-}" && cd "host-only-$1${2:-}"
+  printf '#include "v.h"\nint value() { return V; }\n' > k.cu && echo '#define V 1' > v.h
+  local flags=(-x c++ ${2:+"$2"} -c k.cu)
+  compile_as "$1" "${flags[@]}" -o k.o && echo '#define V 2' > v.h && compile_as "$1" "${flags[@]}" -o k.o &&
+    "$NVCC" "${flags[@]}" -o reference.o && cmp -s k.o reference.o
+)
+check "launcher: a C++ source's header edited: fresh" host_only_source launcher
+check "launcher: a C++ source's header edited, with -MD: fresh" host_only_source launcher -MD
+check "build: a C++ source's header edited, with -MD: fresh" host_only_source graph -MD
 
 finish
