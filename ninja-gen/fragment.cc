@@ -154,6 +154,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;
   call.never_keep_incbin = step.never_keep_incbin;
+  call.response_key = step.response_key;
   call.stub_include = step.stub_include;
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;

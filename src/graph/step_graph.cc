@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "src/base/stable_hash.h"
 #include "src/graph/early_host.h"
 #include "src/nvcc/indirect_inputs.h"
 #include "src/nvcc/ptx_line_table.h"
@@ -127,6 +128,11 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
   for (const std::string& file : IndirectInputs(step, options_.cwd, fs_)) {
     if (seen.insert(file).second) step.inputs.push_back(file);
   }
+  std::string contents;
+  for (const std::string& file : ResponseFilesWithin(step.argv, options_.cwd, fs_)) {
+    contents += file + '\n' + fs_.Read(file).value_or("") + '\0';
+  }
+  if (!contents.empty()) step.response_key = StableHashHex(contents, 16);
 }
 
 bool GraphBuilder::IsSource(const std::string& candidate) const {

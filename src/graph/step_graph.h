@@ -77,6 +77,11 @@ struct GraphStep : Step {
   /// unchanged, so that the host compile runs whenever they do, and reads
   /// that file anew as nvcc would (ccache, too, caches no such code).
   bool never_keep_incbin = false;
+  /// A hash of the contents of the response files the step reads, or "":
+  /// part of its command (`fastcuda step --response-key`), so that Ninja
+  /// reruns it after an edit that left an older mtime (a restore), where
+  /// the graph is written anew (the launcher's, on every call).
+  std::string response_key;
   /// A host compile of the TU's source itself (C or C++, which nvcc hands
   /// to the host compiler whole): it reads the source's headers, which it
   /// lists in `depfile`, and it reruns where preprocessing does.

@@ -35,8 +35,13 @@ std::vector<std::string> OptionValues(const std::vector<std::string>& argv, std:
   return values;
 }
 
-/// The response files `argv` names, and those their words name in turn
-/// (gcc expands them too), each once.
+/// True for the steps that run the host compiler, which `-ccbin` may name.
+bool RunsHostCompiler(StepKind kind) {
+  return IsPreprocess(kind) || kind == StepKind::kHostCompile || kind == StepKind::kHostLink;
+}
+
+}  // namespace
+
 std::vector<std::string> ResponseFilesWithin(const std::vector<std::string>& argv, const std::string& cwd,
                                              const FileSystem& fs) {
   std::vector<std::string> found;
@@ -51,13 +56,6 @@ std::vector<std::string> ResponseFilesWithin(const std::vector<std::string>& arg
   }
   return found;
 }
-
-/// True for the steps that run the host compiler, which `-ccbin` may name.
-bool RunsHostCompiler(StepKind kind) {
-  return IsPreprocess(kind) || kind == StepKind::kHostCompile || kind == StepKind::kHostLink;
-}
-
-}  // namespace
 
 std::vector<std::string> LinkedLibraries(const std::vector<std::string>& argv, const std::string& cwd,
                                          const FileSystem& fs) {

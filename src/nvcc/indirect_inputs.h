@@ -17,11 +17,15 @@
 namespace fastcuda {
 
 /// The existing files that `step`, run in `cwd`, reads besides those its
-/// words name: its response files (`@FILE`, and those their words name in
-/// turn, as gcc reads them; absolute), its program where the host compiler
+/// words name: its response files (ResponseFilesWithin), its program where the host compiler
 /// is a file named by a path (a `-ccbin` script), and for nvlink the
 /// libraries it links (LinkedLibraries).
 std::vector<std::string> IndirectInputs(const Step& step, const std::string& cwd, const FileSystem& fs);
+
+/// The response files that `argv` names and that exist, and those their
+/// words name in turn (gcc expands them too), each once; absolute.
+std::vector<std::string> ResponseFilesWithin(const std::vector<std::string>& argv, const std::string& cwd,
+                                             const FileSystem& fs);
 
 /// The libraries nvlink's `argv` links: for each `-lNAME` (or
 /// `--library=NAME,...`), the first `DIR/libNAME.a` that exists of the

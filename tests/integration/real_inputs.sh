@@ -24,14 +24,16 @@ inline_kernel() {
 
 # 1. A response file of the host compiler's own (-Xcompiler @FILE), which nvcc
 # hands on unread: an edit changes the host object, not the dryrun.
-host_response_file() (  # launcher|graph
-  mkdir -p "host-rsp-$1" && cd "host-rsp-$1"
+host_response_file() (  # launcher|graph, then: older (the edit keeps an older mtime, a restore) or nothing
+  mkdir -p "host-rsp-$1${2:-}" && cd "host-rsp-$1${2:-}"
   inline_kernel && echo -Wall > host.rsp
   local flags=("${arch[@]}" -Xcompiler @host.rsp -c k.cu)
   compile_as "$1" "${flags[@]}" -o k.o && echo -fkeep-inline-functions > host.rsp &&
+    { [ -z "${2:-}" ] || touch -d 2020-01-01 host.rsp; } &&
     compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
 )
 check "launcher: an edited host compiler response file (-Xcompiler @FILE): fresh" host_response_file launcher
+check "launcher: a host compiler response file restored with an older mtime: fresh" host_response_file launcher older
 check "build: an edited host compiler response file (-Xcompiler @FILE): fresh" host_response_file graph
 
 # 2. A -ccbin wrapper script whose content changes: the steps it runs read it.
