@@ -70,8 +70,8 @@ struct StepInvocation {
                                              ///< a fatbin for (with an early object)
   std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
   bool never_keep_incbin = false;            ///< GraphStep::never_keep_incbin
-  std::string response_key;                  ///< GraphStep::response_key: the command's only
-  StubInclude stub_include;                  ///< cudafe++ through a cache: the stub name to restore
+  std::string response_key;  ///< GraphStep::response_key: read by no one, it changes the command
+  StubInclude stub_include;  ///< cudafe++ through a cache: the stub name to restore
   /// On success, copy `ninja_depfile_from` (the TU's merged depfile) to
   /// `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
   std::string ninja_depfile_from;
