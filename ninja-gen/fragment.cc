@@ -129,7 +129,8 @@ std::string RanStampPath(const StepGraph& graph, size_t index) { return Landmark
 /// `made_by` record spares the run where no source changed).
 bool RerunsAlways(const GraphStep& step, const FragmentOptions& options) {
   return step.reruns_always ||
-         (options.rerun_preprocessing && (ReadsSources(step.kind) || !step.line_table_ptx.empty()));
+         (options.rerun_preprocessing &&
+          (ReadsSources(step.kind) || step.compiles_source || !step.line_table_ptx.empty()));
 }
 
 /// True for a step that writes only what nvcc was asked to write (the
@@ -163,10 +164,13 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.keeps_tmpdir = step.launcher_words > 0;
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;
+  call.never_keep_incbin = step.never_keep_incbin;
+  call.response_key = step.response_key;
   call.stub_include = step.stub_include;
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
-  if (!step.ninja_depfile.empty() || !step.line_table_ptx.empty()) {
+  // A host compile of the source itself reads headers that no `reads` names.
+  if ((!step.ninja_depfile.empty() && !step.compiles_source) || !step.line_table_ptx.empty()) {
     call.reads = step.inputs;
     if (!options.env_file.empty()) call.reads.push_back(options.env_file);
     call.made_by = step.ninja_depfile.empty() ? LineTablePath(graph.work_dir, step) + ".made-by"

@@ -31,6 +31,7 @@
 #include "src/graph/host_source.h"
 #include "src/graph/launchers.h"
 #include "src/graph/whole_call_cache.h"
+#include "src/nvcc/indirect_inputs.h"
 #include "src/nvcc/ptx_line_table.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
@@ -71,13 +72,16 @@ void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem
 }
 
 /// After a successful step: where an output came out the same as before,
-/// puts the old file back, so Ninja (restat = 1) skips what depends on it.
-void KeepUnchangedOutputs(const std::vector<std::string>& outputs, WritableFileSystem& fs) {
+/// puts the old file back, so Ninja (restat = 1) skips what depends on it;
+/// but for one that assembles other files where the step `never_keep_incbin`.
+void KeepUnchangedOutputs(const StepInvocation& options, const std::vector<std::string>& outputs,
+                          WritableFileSystem& fs) {
   for (const std::string& output : outputs) {
     std::string previous = PreviousPath(output);
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
-    if (before == fs.Read(output)) fs.Rename(previous, output);
+    bool keep = before == fs.Read(output) && !(options.never_keep_incbin && AssemblesOtherFiles(*before));
+    if (keep) fs.Rename(previous, output);
     else fs.Remove(previous);
   }
 }
@@ -373,7 +377,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   if (!options.stub_include.host_source.empty()) RestoreStubNameIn(options.cwd, options.stub_include, fs);
   if (!options.blank_disabled.empty())
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
-  KeepUnchangedOutputs(outputs, fs);
+  KeepUnchangedOutputs(options, outputs, fs);
   FreshenOutputs(options, outputs, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {

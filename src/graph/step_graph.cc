@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "src/base/stable_hash.h"
 #include "src/graph/early_host.h"
+#include "src/nvcc/indirect_inputs.h"
 #include "src/nvcc/ptx_line_table.h"
 #include "src/nvcc/temp_files.h"
 
@@ -123,6 +125,14 @@ void GraphBuilder::FindInputs(GraphStep& step) const {
       }
     }
   }
+  for (const std::string& file : IndirectInputs(step, options_.cwd, fs_)) {
+    if (seen.insert(file).second) step.inputs.push_back(file);
+  }
+  std::string contents;
+  for (const std::string& file : ResponseFilesWithin(step.argv, options_.cwd, fs_)) {
+    contents += file + '\n' + fs_.Read(file).value_or("") + '\0';
+  }
+  if (!contents.empty()) step.response_key = StableHashHex(contents, 16);
 }
 
 bool GraphBuilder::IsSource(const std::string& candidate) const {
@@ -131,10 +141,15 @@ bool GraphBuilder::IsSource(const std::string& candidate) const {
 }
 
 void GraphBuilder::AddHeaderDepfile(GraphStep& step) const {
-  if (!IsPreprocess(step.kind) || step.outputs.empty()) return;
-  step.depfile = step.outputs.front() + ".d";
+  const bool reads_headers = IsPreprocess(step.kind) || step.compiles_source;
+  if (!reads_headers || step.outputs.empty()) return;
+  // A host compile writes the user's object: its depfile goes into the work dir.
+  step.depfile =
+      IsPreprocess(step.kind)
+          ? step.outputs.front() + ".d"
+          : options_.work_dir + "/" + std::filesystem::path(step.outputs.front()).filename().string() + ".d";
   step.argv.insert(step.argv.end(), {options_.depfile.system_headers ? "-MD" : "-MMD", "-MF", step.depfile});
-  if (user_wants_depfile_) step.kept_depfile = step.outputs.front() + ".deps";
+  if (user_wants_depfile_ && IsPreprocess(step.kind)) step.kept_depfile = step.outputs.front() + ".deps";
 }
 
 void GraphBuilder::AddLineTableDepfile(GraphStep& step) const {
@@ -220,6 +235,10 @@ bool GraphBuilder::Build(const Transcript& transcript, StepGraph& graph) {
     if (!TakeOverModuleId(graph, step)) return false;
     SplitCompilation(step, arch_chains);
     FindInputs(step);
+    step.never_keep_incbin = step.kind == StepKind::kHostPreprocess || step.kind == StepKind::kCudafe;
+    step.compiles_source = step.kind == StepKind::kHostCompile &&
+                           std::any_of(step.inputs.begin(), step.inputs.end(),
+                                       [&](const std::string& input) { return IsSource(input); });
     AddHeaderDepfile(step);
     AddLineTableDepfile(step);
     if (!AddWithLauncher(graph, std::move(step))) return false;

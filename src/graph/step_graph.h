@@ -72,6 +72,20 @@ struct GraphStep : Step {
   /// nvcc run whole where it can name no depfile: what it read is unknown,
   /// so the step runs in every build.
   bool reruns_always = false;
+  /// Host preprocessing and cudafe++: an output that holds an assembler
+  /// directive reading a file (AssemblesOtherFiles) is never kept as
+  /// unchanged, so that the host compile runs whenever they do, and reads
+  /// that file anew as nvcc would (ccache, too, caches no such code).
+  bool never_keep_incbin = false;
+  /// A hash of the contents of the response files the step reads, or "":
+  /// part of its command (`fastcuda step --response-key`), so that Ninja
+  /// reruns it after an edit that left an older mtime (a restore), where
+  /// the graph is written anew (the launcher's, on every call).
+  std::string response_key;
+  /// A host compile of the TU's source itself (C or C++, which nvcc hands
+  /// to the host compiler whole): it reads the source's headers, which it
+  /// lists in `depfile`, and it reruns where preprocessing does.
+  bool compiles_source = false;
 };
 
 /// Where the graph lives and what it was asked for.

@@ -35,7 +35,8 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
                       const FileSystem& fs) {
   NvccPlan plan;
   const std::string& cwd = call.cwd;
-  NvccInvocation invocation = ScanNvccArgs(EffectiveNvccArgsIn(call.args, call.environment, cwd, fs));
+  const std::vector<std::string> effective = EffectiveNvccArgsIn(call.args, call.environment, cwd, fs);
+  NvccInvocation invocation = ScanNvccArgs(effective);
   if (invocation.fallback_reason) {
     plan.fallback_reason = *invocation.fallback_reason;
     return plan;
@@ -51,6 +52,8 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
+    // The source, where nvcc compiles one: the host compile that reads it itself reads headers.
+    const std::vector<std::string> inputs = NvccInputWords(effective);
     StepGraphOptions options{cwd,
                              "/nonexistent/fastcuda-planning",
                              invocation.depfile,
@@ -59,7 +62,8 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
                              modes,
                              WithHostCompiler(ToolchainEnvironment(call.environment),
                                               runner.Identify(HostCompilerOf(invocation.compiler_bindir,
-                                                                             call.environment, cwd, fs)))};
+                                                                             call.environment, cwd, fs))),
+                             inputs.size() == 1 ? inputs.front() : ""};
     StepGraph draft = BuildStepGraph(transcript, options, fs);
     if (draft.final_outputs.empty()) throw UnsupportedTranscript("the call writes no file");
     RequireFileOutputs(draft, cwd);

@@ -20,6 +20,7 @@ constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolut
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
+constexpr std::string_view kNeverKeepIncbin = "--never-keep-incbin", kResponseKey = "--response-key";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
@@ -103,6 +104,8 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   if (keeps_tmpdir) words.emplace_back(kKeepTmpdir);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
   AddOption(words, kBlankDisabled, blank_disabled);
+  if (never_keep_incbin) words.emplace_back(kNeverKeepIncbin);
+  AddOption(words, kResponseKey, response_key);
   AddOption(words, kStubHostSource, stub_include.host_source);
   AddOption(words, kStubName, stub_include.stub_name);
   AddOption(words, kNinjaDepfileFrom, ninja_depfile_from);
@@ -172,6 +175,8 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
+    else if (flag == kNeverKeepIncbin) call.never_keep_incbin = true;
+    else if (flag == kResponseKey) call.response_key = value(flag);
     else if (flag == kStubHostSource) call.stub_include.host_source = value(flag);
     else if (flag == kStubName) call.stub_include.stub_name = value(flag);
     else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);

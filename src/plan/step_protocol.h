@@ -78,7 +78,9 @@ struct StepInvocation {
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
   std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
-  StubInclude stub_include;                  ///< cudafe++ through a cache: the stub name to restore
+  bool never_keep_incbin = false;            ///< GraphStep::never_keep_incbin
+  std::string response_key;  ///< GraphStep::response_key: read by no one, it changes the command
+  StubInclude stub_include;  ///< cudafe++ through a cache: the stub name to restore
   /// On success, copy `ninja_depfile_from` (the TU's merged depfile; none:
   /// an empty one) to `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
   std::string ninja_depfile_from;

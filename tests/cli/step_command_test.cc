@@ -70,6 +70,24 @@ TEST_CASE(
   CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
 }
 
+TEST_CASE("step on fakes: a host source that assembles another file is never kept, where asked") {
+  const std::string code = "asm(\".incbin \\\"data.bin\\\"\");\n";
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", code}});
+  auto before = disk.MTime("/w/a.ptx");
+  FakeProgram same(disk, code);
+  CHECK(RunStep(CiccStep({}), same, disk, {}) == 0);
+  CHECK(disk.MTime("/w/a.ptx") == before);  // not asked: restat as ever
+  CHECK(RunStep(CiccStep({"--never-keep-incbin"}), same, disk, {}) == 0);
+  CHECK(disk.Read("/w/a.ptx") == code);
+  CHECK(disk.MTime("/w/a.ptx") != before);  // the host compile after it runs
+  CHECK_FALSE(disk.IsFile("/w/a.ptx.fastcuda-prev"));
+  FakeProgram plain(disk, "int x;\n");
+  CHECK(RunStep(CiccStep({"--never-keep-incbin"}), plain, disk, {}) == 0);
+  before = disk.MTime("/w/a.ptx");
+  CHECK(RunStep(CiccStep({"--never-keep-incbin"}), plain, disk, {}) == 0);
+  CHECK(disk.MTime("/w/a.ptx") == before);
+}
+
 TEST_CASE("step on fakes: a device step runs in its work dir and names its files to the launcher") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/b/tu/k/a.cpp1.ii", "code"}});
   FakeProgram program(disk, "ptx");

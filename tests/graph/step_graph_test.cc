@@ -345,6 +345,43 @@ TEST_CASE("the source is an input of the steps that name it before it exists (a 
   CHECK(reading == 2);  // the host and the device preprocessing
 }
 
+TEST_CASE("the host compiler's response files are inputs of its steps, their contents part of the command") {
+  std::string rsp = std::string(kProjectDir) + "/host.rsp";
+  FakeFileSystem disk({{rsp, "-O2"}, {std::string(kProjectDir) + "/kernel.cu", ""}});
+  const char* dryrun = "#$ gcc -c -x c++ @host.rsp \"host.cpp\" -o \"host.o\"\n";
+  auto key = [&](const std::string& contents) {
+    disk.Write(rsp, contents);
+    StepGraph built = BuildStepGraph(ParseTranscript(dryrun, [](std::string_view) { return std::nullopt; }),
+                                     {kProjectDir, kWorkDir}, disk);
+    REQUIRE(built.steps.size() == 1);
+    CHECK(Contains(built.steps.front().inputs, rsp));
+    return built.steps.front().response_key;
+  };
+  CHECK_FALSE(key("-O2").empty());
+  CHECK(key("-O2") == key("-O2"));
+  CHECK(key("-O2") != key("-O3"));
+  for (const GraphStep& step : Graph("single_arch").steps) CHECK(step.response_key.empty());
+}
+
+TEST_CASE("a host compile of the source itself (nvcc -c x.cpp) lists its headers in a depfile of its own") {
+  const char* dryrun = "#$ gcc -D__CUDA_ARCH_LIST__=750 -c -x c++ -D__NVCC__ \"host.cpp\" -o \"host.o\"\n";
+  StepGraphOptions options{kProjectDir, kWorkDir};
+  options.source = "host.cpp";
+  StepGraph graph = BuildStepGraph(ParseTranscript(dryrun, [](std::string_view) { return std::nullopt; }),
+                                   options, FakeFileSystem({{std::string(kProjectDir) + "/host.cpp", ""}}));
+  REQUIRE(graph.steps.size() == 1);
+  const GraphStep& compile = graph.steps.front();
+  CHECK(compile.compiles_source);
+  CHECK(compile.depfile == std::string(kWorkDir) + "/host.o.d");  // not beside the user's object
+  CHECK(Contains(compile.argv, "-MD"));
+  CHECK(compile.kept_depfile.empty());
+  // The host compile of a CUDA TU reads cudafe++'s output, whose headers its preprocessing lists.
+  options.source = "kernel.cu";
+  StepGraph cuda = BuildStepGraph(LoadTranscript("single_arch"), options,
+                                  FakeFileSystem({{std::string(kProjectDir) + "/kernel.cu", ""}}));
+  for (const GraphStep& step : cuda.steps) CHECK_FALSE(step.compiles_source);
+}
+
 TEST_CASE("the nvcc command's launcher (ccache) runs the host compile, nothing else") {
   StepGraphOptions options{kProjectDir, kWorkDir};
   options.launchers.nvcc = {"ccache"};

@@ -10,6 +10,12 @@
 #   same_object OBJECT REFERENCE equal device code (.nv_fatbin, or __nv_relfatbin
 #                                for relocatable code; not empty) and host symbols
 #                                (nm, see host_symbols)
+#   fresh OBJECT NVCC-ARGS...    OBJECT equals (same_object) what nvcc writes now
+#                                from NVCC-ARGS, written to reference.o
+#   graph_build NVCC-ARGS...     a one-entry database here (db.json, its source
+#                                k.cu) built by `fastcuda build` into graph/
+#   compile_as launcher|graph NVCC-ARGS...  compiles here with the launcher or
+#                                graph_build
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
@@ -96,6 +102,21 @@ same_object() {
 
 steps_run() {
   grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | grep -Ev '^\[[0-9]+/[0-9]+\] rung ' || true
+}
+
+fresh() {
+  local object=$1; shift
+  "$NVCC" "$@" -o reference.o && same_object "$object" reference.o
+}
+
+graph_build() {
+  printf '[{"directory": "%s", "file": "k.cu", "command": "%s %s"}]\n' "$PWD" "$NVCC" "$*" > db.json
+  "$FASTCUDA" build --compdb db.json --out graph > build.log 2>&1
+}
+
+compile_as() {
+  local mode=$1; shift
+  if [ "$mode" = launcher ]; then "$FASTCUDA" "$NVCC" "$@"; else graph_build "$@"; fi
 }
 
 host_symbols() {  # OBJECT: nm, with the temporary file name that nvcc gives a TU's

@@ -14,22 +14,9 @@ source "$here/checks.sh" stale_objects "$@"
 cd "$scratch"
 arch=(-arch=sm_80)
 
-fresh() {  # OBJECT NVCC-ARGS...: OBJECT equals what nvcc writes now from the same arguments
-  local object=$1; shift
-  "$NVCC" "$@" -o reference.o && same_object "$object" reference.o
-}
 launch() { "$FASTCUDA" "$NVCC" "$@"; }
-graph_build() {  # ARGS...: a one-entry database compiling with ARGS here, built into graph/
-  printf '[{"directory": "%s", "file": "k.cu", "command": "%s %s"}]\n' "$PWD" "$NVCC" "$*" > db.json
-  "$FASTCUDA" build --compdb db.json --out graph > build.log 2>&1
-}
 kernel() {  # FILE VALUE: a kernel that stores VALUE
   printf '__global__ void k(int *p) { *p = %s; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' "$2" > "$1"
-}
-
-compile_as() {  # launcher|graph ARGS...: compiles here with the launcher or `fastcuda build`
-  local mode=$1; shift
-  if [ "$mode" = launcher ]; then launch "$@"; else graph_build "$@"; fi
 }
 value_header() {  # DIR VALUE: DIR/v.h defines VALUE
   mkdir -p "$1" && printf '#define VALUE %s\n' "$2" > "$1/v.h"

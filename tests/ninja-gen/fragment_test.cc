@@ -123,6 +123,7 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     if (in_work_dir) expected.insert(expected.end(), {"--program-dir", work});
     if (!step.depfile.empty()) expected.insert(expected.end(), {"--depfile", step.depfile});
     if (i + 1 == graph.steps.size()) expected.push_back("--fresh-outputs");  // the object's
+    if (step.never_keep_incbin) expected.emplace_back("--never-keep-incbin");
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());

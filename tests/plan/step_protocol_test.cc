@@ -31,6 +31,8 @@ StepInvocation EveryField() {
   call.embedding =
       FatbinEmbedding{"/w/k.early.o", "/w/k.fatbin.c", "/w/k.fatbin", FatbinLayout::kRelocatable};
   call.blank_disabled = "/w/k.cudafe1.cpp";
+  call.never_keep_incbin = true;
+  call.response_key = "0123456789abcdef";
   call.stub_include = {"/w/k.cudafe1.cpp", "k.cudafe1.stub.c"};
   call.cache_lookup = true;
   call.cache.dyndep = "/w/cache-dyndep";
@@ -65,6 +67,8 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.embedding->fatbin_bytes == call.embedding->fatbin_bytes);
   CHECK(back.embedding->layout == FatbinLayout::kRelocatable);
   CHECK(back.blank_disabled == call.blank_disabled);
+  CHECK(back.never_keep_incbin);
+  CHECK(back.response_key == call.response_key);
   CHECK(back.stub_include.host_source == call.stub_include.host_source);
   CHECK(back.stub_include.stub_name == call.stub_include.stub_name);
   CHECK(back.cache_lookup);
