@@ -26,7 +26,9 @@ GenOptions Options() {
 }
 
 GenerationContext Context(std::map<std::string, std::string> environment = {}) {
-  return {std::move(environment), "/bin/fastcuda", false, 4 << 20, [](const std::string&) { return ""; }};
+  return {std::move(environment), "/bin/fastcuda", false,
+          MachineLimits{4 << 20, "MemAvailable in /proc/meminfo", 4, "the machine's cores"},
+          [](const std::string&) { return ""; }};
 }
 
 /// Generates into `disk` as `fastcuda gen` would.
