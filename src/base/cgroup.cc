@@ -50,6 +50,7 @@ bool Lists(std::string_view list, std::string_view item) {
   return false;
 }
 
+/// The lines of /proc/self/cgroup ("ID:CONTROLLERS:PATH").
 std::vector<Membership> ParseMemberships(std::string_view own_cgroups) {
   static const RE2 line(R"re((?m)^\d+:([^:\n]*):([^\n]*)$)re");
   std::vector<Membership> memberships;
@@ -61,6 +62,7 @@ std::vector<Membership> ParseMemberships(std::string_view own_cgroups) {
   return memberships;
 }
 
+/// The cgroup file systems among the lines of /proc/self/mountinfo.
 std::vector<CgroupMount> ParseCgroupMounts(std::string_view mountinfo) {
   // ID PARENT MAJOR:MINOR ROOT MOUNT-POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER-OPTIONS
   static const RE2 line(R"re((?m)^\S+ \S+ \S+ (\S+) (\S+) [^\n]*? - (cgroup2?) \S+ (\S*)$)re");

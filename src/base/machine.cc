@@ -26,6 +26,7 @@ void TightenMemory(MachineLimits& limits, int64_t kib, const std::string& source
   limits.memory_source = source;
 }
 
+/// Takes `cpus` from `source` where they are fewer than what `limits` has.
 void TightenCpus(MachineLimits& limits, unsigned cpus, const std::string& source) {
   if (limits.cpus <= cpus) return;
   limits.cpus = cpus;
@@ -42,7 +43,9 @@ void TightenByCgroup(MachineLimits& limits, const CgroupDir& dir,
   const bool v2 = dir.controller.empty();
   if (v2 || dir.controller == "memory") {
     const std::string limit_file = v2 ? "memory.max" : "memory.limit_in_bytes";
-    if (std::optional<int64_t> limit = Captured(read(limit_file), number)) {  // v2's "max" is none
+    std::optional<int64_t> limit = Captured(read(limit_file), number);  // v2's "max" is none
+    // v1 writes none as the most pages it counts, 2^63 bytes less a page.
+    if (limit && *limit < (int64_t{1} << 62)) {
       int64_t usage = Captured(read(v2 ? "memory.current" : "memory.usage_in_bytes"), number).value_or(0);
       usage -= Captured(read("memory.stat"), v2 ? v2_inactive : v1_inactive).value_or(0);
       TightenMemory(limits, std::max<int64_t>(0, *limit - std::max<int64_t>(0, usage)) / 1024,

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "src/base/cgroup.h"
 #include "src/base/machine.h"
 #include "tests/test_support.h"
@@ -117,6 +120,9 @@ TEST_CASE("limits: no cgroup limit on the recorded v1 machine: MemAvailable and 
   CHECK(limits.memory_source == "MemAvailable in /proc/meminfo");
   CHECK(limits.cpus == 2);
   CHECK(limits.cpu_source == "the machine's cores");
+  LimitFiles without_meminfo = RecordedV1();
+  without_meminfo.meminfo = "";
+  CHECK_FALSE(LimitsOf(without_meminfo).memory_kib);  // v1's "no limit" is none, not 8 EiB
 }
 
 TEST_CASE("limits: v1's limit of a parent cgroup, less its usage but its inactive files") {
@@ -184,4 +190,11 @@ TEST_CASE("limits: read through the file system: the cgroups' files that exist")
   MachineLimits limits = LimitsOf(files);
   CHECK(limits.memory_kib == 8 * 1024 * 1024);
   CHECK(limits.cpus == 8);
+}
+
+TEST_CASE("limits: this process's, read from /proc and /sys") {
+  MachineLimits limits = MachineLimitsHere();
+  CHECK(limits.cpus >= 1);
+  CHECK(limits.cpus <= std::max(1u, std::thread::hardware_concurrency()));
+  CHECK_FALSE(limits.cpu_source.empty());
 }
