@@ -1,7 +1,6 @@
 #include "src/base/build_load.h"
 
 #include <re2/re2.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <sstream>
 
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
 
@@ -189,10 +189,8 @@ std::optional<int> EnclosingNinjaJobsHere() {
 }
 
 BuildLoad CurrentBuildLoad() {
-  int cores = 1;
-  cpu_set_t mask;
-  if (sched_getaffinity(0, sizeof mask, &mask) == 0) cores = CPU_COUNT(&mask);
-  return BuildLoadOf(ReadBuildProcesses(getpid()), getpid(), cores, EnvironmentVariable("MAKEFLAGS"));
+  return BuildLoadOf(ReadBuildProcesses(getpid()), getpid(), static_cast<int>(MachineLimitsHere().cpus),
+                     EnvironmentVariable("MAKEFLAGS"));
 }
 
 }  // namespace fastcuda

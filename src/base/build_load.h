@@ -69,7 +69,8 @@ std::optional<EnclosingNinjaProcess> EnclosingNinjaHere();
 /// EnclosingNinjaJobs of this process, from /proc.
 std::optional<int> EnclosingNinjaJobsHere();
 
-/// BuildLoadOf for this process: /proc, its affinity mask and MAKEFLAGS.
+/// BuildLoadOf for this process: /proc, the CPUs its limits leave
+/// (MachineLimits: the affinity, a cgroup's CPU quota) and MAKEFLAGS.
 BuildLoad CurrentBuildLoad();
 
 }  // namespace fastcuda

@@ -32,6 +32,7 @@ NinjaCommandLine ParseNinjaCommandLine(const std::vector<std::string>& argv) {
       if (option == 'C') line.dir = value;
       else if (option == 'f') line.manifest = value;
       else if (option == 't') line.tool = value;
+      else if (option == 'j') line.jobs_given = true;
       break;
     }
   }

@@ -11,6 +11,7 @@ struct NinjaCommandLine {
   std::string dir;                       ///< -C: where it runs (relative to where it started); empty: there
   std::string manifest = "build.ninja";  ///< -f
   std::string tool;                      ///< -t: a tool, which builds nothing
+  bool jobs_given = false;               ///< -j: the count is the caller's, not Ninja's default
   std::vector<std::string> targets;      ///< in the order given; empty: the manifest's defaults
 };
 

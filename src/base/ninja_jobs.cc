@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "src/base/build_load.h"
+#include "src/base/machine.h"
 #include "src/base/process.h"
 
 namespace fastcuda {
@@ -46,13 +47,24 @@ std::vector<std::string> NinjaJobArguments(const JobContext& context) {
 }
 
 std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja) {
-  JobContext context{requested, EnvironmentVariable("MAKEFLAGS"), 11, std::thread::hardware_concurrency()};
+  JobContext context{requested, EnvironmentVariable("MAKEFLAGS"), 11, MachineLimitsHere().cpus};
   // Only a jobserver makes the version matter; do not spawn Ninja otherwise.
   if (!context.makeflags.empty()) context.ninja_minor = NinjaMinorVersion(ninja);
   if (!requested && context.makeflags.empty()) {
     if (std::optional<int> jobs = EnclosingNinjaJobsHere()) context.enclosing_ninja_jobs = *jobs;
   }
   return NinjaJobArguments(context);
+}
+
+std::vector<std::string> DefaultNinjaJobArguments(unsigned cpus, unsigned cores, std::string_view makeflags) {
+  if (cpus >= cores || !makeflags.empty()) return {};
+  return {"-j", std::to_string(cpus <= 1 ? 2 : cpus == 2 ? 3 : cpus + 2)};  // Ninja's GuessParallelism
+}
+
+std::vector<std::string> DefaultNinjaJobArgumentsHere() {
+  MachineLimits limits = MachineLimitsHere();
+  return DefaultNinjaJobArguments(limits.cpus, std::thread::hardware_concurrency(),
+                                  EnvironmentVariable("MAKEFLAGS"));
 }
 
 std::string NinjaProgram() {

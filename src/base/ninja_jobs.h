@@ -13,7 +13,7 @@ struct JobContext {
   unsigned requested = 0;  ///< -j / FASTCUDA_JOBS; 0 when not given
   std::string makeflags;   ///< MAKEFLAGS of the environment (a parent make's)
   int ninja_minor = 11;    ///< Ninja's version 1.x
-  unsigned cores = 1;
+  unsigned cores = 1;      ///< the CPUs the machine's tightest limit leaves (MachineLimits)
   std::optional<unsigned> enclosing_ninja_jobs = {};  ///< the -j of a Ninja this process runs inside
 };
 
@@ -32,11 +32,21 @@ std::optional<unsigned> MakeJobLimit(std::string_view makeflags);
 /// holds for the graph too.
 std::vector<std::string> NinjaJobArguments(const JobContext& context);
 
+/// The job arguments for a Ninja whose command line has no -j: Ninja's own
+/// default (the CPUs + 2) counted from `cpus`, which the machine's limits
+/// leave, where those are fewer than its `cores` (a container's CPU quota
+/// or the affinity); none otherwise, or where a parent make's MAKEFLAGS
+/// decides.
+std::vector<std::string> DefaultNinjaJobArguments(unsigned cpus, unsigned cores, std::string_view makeflags);
+
+/// DefaultNinjaJobArguments for this process.
+std::vector<std::string> DefaultNinjaJobArgumentsHere();
+
 /// The minor version of the Ninja at `ninja` (ProgramVersion), or 11.
 int NinjaMinorVersion(const std::string& ninja);
 
 /// NinjaJobArguments for this process: its MAKEFLAGS, the Ninja `ninja`
-/// and the machine's cores.
+/// and the CPUs its limits leave (a container's CPU quota, the affinity).
 std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja);
 
 /// The Ninja to run: FASTCUDA_NINJA, else the first `ninja` on PATH that is

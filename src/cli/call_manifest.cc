@@ -1,15 +1,13 @@
 #include "src/cli/call_manifest.h"
 
 #include "src/base/file_system.h"
-#include "src/base/machine.h"
-#include "src/base/process.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/memory_budget.h"
 
 namespace fastcuda {
 
 void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, const PoolDepths& pools,
-                       const std::string& log_dir, unsigned jobs, WritableFileSystem& fs) {
+                       const std::string& log_dir, const PlannedLimits& limits, WritableFileSystem& fs) {
   FragmentOptions options = fragment;
   options.memory_log = StepMemoryLogPath(log_dir);
   options.temp_root = StepTempRoot(log_dir);
@@ -17,12 +15,11 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
     return NinjaPath(g, options.ninja_cwd, path);
   };
   StepMemory history = ReadPlannedPeaks(log_dir, fs);
-  MemoryPlan memory = PlanMemory(
-      {graph}, history, MemoryBudgetKib(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), AvailableMemoryKib()),
-      jobs, ninja_path);
+  MemoryPlan memory = PlanMemory({graph}, history, limits.memory_budget_kib, limits.jobs, ninja_path);
   options.memory_pools = &memory.pool_of_output;
   WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));
   WriteIfChanged(fs, StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
+  WriteIfChanged(fs, PlannedLimitsPath(log_dir), FormatPlannedLimits(limits));
   std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;
   WriteIfChanged(fs, GlobalManifestPath(log_dir),
                  SingleGraphManifest(graph, options, pools, builddir, memory));

@@ -6,6 +6,7 @@
 #include "ninja-gen/fragment.h"
 #include "src/base/file_system.h"
 #include "src/graph/step_graph.h"
+#include "src/plan/graph_dir.h"
 
 namespace fastcuda {
 
@@ -13,8 +14,9 @@ namespace fastcuda {
 /// its environment file and `steps.json`. `log_dir` is where Ninja keeps
 /// its log (it is the manifest's `builddir` when Ninja runs elsewhere);
 /// steps record their peak memory there, and the memory of earlier builds
-/// sizes the memory pools for `jobs` jobs.
+/// sizes the memory pools for the budget and jobs of `limits`, which are
+/// recorded there too (PlannedLimitsPath).
 void WriteCallManifest(const StepGraph& graph, const FragmentOptions& options, const PoolDepths& pools,
-                       const std::string& log_dir, unsigned jobs, WritableFileSystem& fs);
+                       const std::string& log_dir, const PlannedLimits& limits, WritableFileSystem& fs);
 
 }  // namespace fastcuda

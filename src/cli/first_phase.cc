@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
+#include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
@@ -214,7 +214,7 @@ std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
 
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
                   const std::function<int()>& regenerate, WritableFileSystem& fs) {
-  if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (!jobs) jobs = MachineLimitsHere().cpus;
   const std::string log_path = GraphNinjaLogPath(dir, fs);
   std::vector<RecordedTu> tus = TusToRank(dir, log_path, fs);
   if (tus.empty()) return 0;

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 #include <utility>
 
 #include "ninja-gen/global_manifest.h"
@@ -27,15 +26,12 @@
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/launcher_build.h"
+#include "src/plan/memory_budget.h"
 #include "src/plan/nvcc_call.h"
 #include "src/plan/tu_record.h"
 
 namespace fastcuda {
 namespace {
-
-unsigned Jobs(const GenOptions& options) {
-  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-}
 
 int GenerateForCall(const GenOptions& options) {
   const std::string cwd = std::filesystem::current_path().string();
@@ -57,7 +53,9 @@ int GenerateForCall(const GenOptions& options) {
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
   RealFileSystem fs;
-  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir, Jobs(options), fs);
+  WriteCallManifest(
+      graph, fragment, ParsePoolDepths(options.pools), options.out_dir,
+      PlanLimits(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), options.jobs, MachineLimitsHere()), fs);
   return 0;
 }
 
@@ -116,11 +114,11 @@ void AskForObjectDepfiles(CompileDatabase& database) {
 /// Tells `fastcuda --graph` how each split TU is built (entries nvcc runs
 /// whole have no header depfiles, so the launcher builds those itself), and
 /// `fastcuda --build-graph` which TUs there are and where their steps' output
-/// is saved.
+/// is saved. Planned on `threads` threads.
 void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const GenOptions& options,
-                  Generation& generation) {
+                  unsigned threads, Generation& generation) {
   std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
-  ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
+  ParallelFor(plan.graphs.size(), threads, [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     // As the launcher compares it: without the depfile it writes itself.
     TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}};
@@ -189,7 +187,7 @@ void MarkWhetherMeasured(std::string_view ninja_log, const std::vector<StepGraph
 }  // namespace
 
 GenerationContext LoadGenerationContext(const GenOptions& options) {
-  return {CurrentEnvironment(), SelfExecutable(), PriorityLadderWanted(options), AvailableMemoryKib(),
+  return {CurrentEnvironment(), SelfExecutable(), PriorityLadderWanted(options), MachineLimitsHere(),
           ProgramVersion};
 }
 
@@ -206,21 +204,24 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
 Generation GenerateForEntries(CompileDatabase database, const GenOptions& options,
                               const GenerationContext& context, const DryrunRunner& runner,
                               const FileSystem& fs, const std::optional<ManifestPart>& part) {
+  const PlannedLimits limits = PlanLimits(EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"),
+                                          options.jobs, context.machine);
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
   if (options.object_depfiles) AskForObjectDepfiles(database);
 
   DryrunCache cache = LoadCache(DryrunCachePath(options.out_dir), fs);
-  GlobalPlanOptions planning{options.out_dir,   Jobs(options),           options.launcher_records,
-                             options.launchers, CompileModesOf(options), context.environment};
+  GlobalPlanOptions planning{options.out_dir,          limits.jobs,
+                             options.launcher_records, options.launchers,
+                             CompileModesOf(options),  context.environment};
   AddLauncherVersions(planning.launchers, context.launcher_version);
   for (const CompileEntry& entry : database.entries) {
     AddLauncherVersion(planning.launchers.versions, entry.launcher, context.launcher_version);
   }
   GlobalPlan plan = PlanCompileDatabase(database, planning, cache, runner, fs);
   Generation generation;
-  if (options.launcher_records) AddTuRecords(database, plan, options, generation);
+  if (options.launcher_records) AddTuRecords(database, plan, options, limits.jobs, generation);
 
   GlobalManifestOptions manifest;
   manifest.out_dir = options.out_dir;
@@ -244,9 +245,8 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;
-  manifest.memory_budget_kib = MemoryBudgetKib(
-      EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"), context.available_memory_kib);
-  manifest.jobs = Jobs(options);
+  manifest.memory_budget_kib = limits.memory_budget_kib;
+  manifest.jobs = limits.jobs;
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
   generation.dry_run_files = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);
@@ -259,6 +259,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
   generation.files[ToolchainProgramsPath(options.out_dir)] = FormatProgramRecord(plan.programs);
+  generation.files[PlannedLimitsPath(options.out_dir)] = FormatPlannedLimits(limits);
 
   generation.report = "fastcuda: " + std::to_string(database.entries.size()) + " CUDA TUs (" +
                       std::to_string(plan.shapes) + " command shapes, " + std::to_string(plan.dryruns_run) +

@@ -11,6 +11,7 @@
 #include "ninja-gen/global_manifest.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
 #include "src/cli/gen_options.h"
 #include "src/graph/launchers.h"
 #include "src/nvcc/compile_database.h"
@@ -21,9 +22,9 @@ namespace fastcuda {
 /// files it reads: asked at the edge (LoadGenerationContext).
 struct GenerationContext {
   std::map<std::string, std::string> environment;
-  std::string fastcuda;          ///< the tool the manifest runs
-  bool priority_ladder = false;  ///< the Ninja that runs it ranks edges by path
-  std::optional<int64_t> available_memory_kib;
+  std::string fastcuda;           ///< the tool the manifest runs
+  bool priority_ladder = false;   ///< the Ninja that runs it ranks edges by path
+  MachineLimits machine;          ///< the memory and CPUs its limits leave
   VersionProbe launcher_version;  ///< asked about launchers whose version matters
 };
 

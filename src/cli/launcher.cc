@@ -3,13 +3,13 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/ninja_writer.h"
 #include "src/base/depfile.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
 #include "src/cli/call_manifest.h"
@@ -24,6 +24,7 @@
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/memory_budget.h"
 #include "src/plan/nvcc_call.h"
 #include "src/plan/step_protocol.h"
 #include "src/plan/tu_record.h"
@@ -214,7 +215,8 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   }
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
-                      jobs ? jobs : std::thread::hardware_concurrency(), disk);
+                      PlanLimits(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), jobs, MachineLimitsHere()),
+                      disk);
   } catch (const UnnameablePath& unnameable) {
     run_nvcc_itself(unnameable.what());
   }

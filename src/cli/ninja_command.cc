@@ -305,11 +305,16 @@ std::vector<std::string> ObjectsPlainNinjaMade(const NinjaArguments& arguments, 
   return objects;
 }
 
-/// The targets that Ninja's arguments `args` ask it to build; empty: the defaults.
-std::vector<std::string> TargetsOf(const std::vector<std::string>& args) {
+/// What Ninja's arguments `args` (without Ninja itself) ask for.
+NinjaCommandLine CommandLineOf(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"ninja"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return ParseNinjaCommandLine(argv).targets;
+  return ParseNinjaCommandLine(argv);
+}
+
+/// The targets that Ninja's arguments `args` ask it to build; empty: the defaults.
+std::vector<std::string> TargetsOf(const std::vector<std::string>& args) {
+  return CommandLineOf(args).targets;
 }
 
 /// -n: Ninja only says what it would run.
@@ -441,6 +446,10 @@ int NinjaMain(const std::vector<std::string>& args) {
   // Meson runs the Ninja that NINJA names for its tools.
   ninja.env_set["NINJA"] = SelfAsNinja(out_dir);
   ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
+  if (!tool && !CommandLineOf(arguments.passed_on).jobs_given) {
+    // Ninja's own default counts the cores, not a container's CPU quota.
+    for (const std::string& argument : DefaultNinjaJobArgumentsHere()) ninja.argv.push_back(argument);
+  }
   ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
   if (tool) return RunProcess(ninja).exit_code;
   if (BuildsDefaults(arguments)) {

@@ -54,6 +54,7 @@ Timeline LoadTimeline(const std::string& dir) {
         return error ? int64_t{-1} : static_cast<int64_t>(size);
       },
       ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")));
+  timeline.planned = ParsePlannedLimits(fs.Read(PlannedLimitsPath(dir)).value_or(""));
   for (const RecordedTu& tu : timeline.tus) {
     for (const RecordedStep& step : tu.steps) {
       if (step.kind != StepKindName(StepKind::kCacheLookup)) continue;

@@ -46,6 +46,7 @@ std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; 
 std::string StepHistoryMarkPath(const std::string& dir) { return dir + "/step-history-mark"; }
 std::string RememberedMemoryPath(const std::string& dir) { return dir + "/remembered-memory.tsv"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
+std::string PlannedLimitsPath(const std::string& dir) { return dir + "/planned-limits.json"; }
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,
@@ -128,6 +129,25 @@ std::map<std::string, ProgramIdentity> ParseProgramRecord(std::string_view text)
     return {};
   }
   return programs;
+}
+
+std::string FormatPlannedLimits(const PlannedLimits& limits) {
+  return DumpJsonBytes(json{{"memory_budget_kib", limits.memory_budget_kib},
+                            {"memory_source", limits.memory_source},
+                            {"jobs", limits.jobs},
+                            {"jobs_source", limits.jobs_source}}) +
+         "\n";
+}
+
+std::optional<PlannedLimits> ParsePlannedLimits(std::string_view text) {
+  try {
+    json limits = ParseJsonBytes(text);
+    return PlannedLimits{limits.at("memory_budget_kib").get<int64_t>(),
+                         limits.at("memory_source").get<std::string>(), limits.at("jobs").get<unsigned>(),
+                         limits.at("jobs_source").get<std::string>()};
+  } catch (const std::exception&) {
+    return std::nullopt;  // an older FastCuda's directory, or a damaged file: the report leaves it out
+  }
 }
 
 std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,9 @@ std::string RememberedMemoryPath(const std::string& dir);
 /// `lookup-pass`: the Ninja target that runs the graph's whole-call cache
 /// lookups, which a build makes before the rest; empty where there are none.
 std::string LookupPassPath(const std::string& dir);
+/// `planned-limits.json`: the memory budget and job count the manifest was
+/// planned with, and where each came from (PlannedLimits).
+std::string PlannedLimitsPath(const std::string& dir);
 
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {
@@ -130,6 +134,19 @@ StepMemoryRecords ParseStepMemoryRecords(std::string_view text);
 /// and the latest start of each output, read back.
 std::string SourceReadLine(int64_t started, const std::string& output);
 std::map<std::string, int64_t> ParseSourceReads(std::string_view text);
+
+/// The memory budget and job count a graph was planned with, and where
+/// each came from, as `fastcuda report` says it.
+struct PlannedLimits {
+  int64_t memory_budget_kib = 0;
+  std::string memory_source;  ///< e.g. "3/4 of MemAvailable in /proc/meminfo"
+  unsigned jobs = 1;
+  std::string jobs_source;  ///< e.g. "the quota in /sys/fs/cgroup/cpu.max"
+};
+
+/// PlannedLimitsPath's text; and back (nullopt for one that is not).
+std::string FormatPlannedLimits(const PlannedLimits& limits);
+std::optional<PlannedLimits> ParsePlannedLimits(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.
 /// Paths may hold any byte but NUL.

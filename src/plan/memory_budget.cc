@@ -77,12 +77,24 @@ MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& hi
   return plan;
 }
 
-int64_t MemoryBudgetKib(const std::string& configured, std::optional<int64_t> available_kib) {
+PlannedLimits PlanLimits(const std::string& configured, unsigned requested, const MachineLimits& machine) {
+  PlannedLimits limits;
   if (!configured.empty()) {
-    if (std::optional<int64_t> kib = ParseMemorySize(configured)) return *kib;
-    throw std::invalid_argument("FASTCUDA_MEMORY_BUDGET is not a size: " + configured);
+    std::optional<int64_t> kib = ParseMemorySize(configured);
+    if (!kib) throw std::invalid_argument("FASTCUDA_MEMORY_BUDGET is not a size: " + configured);
+    limits.memory_budget_kib = *kib;
+    limits.memory_source = "FASTCUDA_MEMORY_BUDGET";
+  } else if (machine.memory_kib) {
+    // At least 1 KiB: 0 would mean no pools, where a full cgroup needs them most.
+    limits.memory_budget_kib = std::max<int64_t>(1, *machine.memory_kib / 4 * 3);
+    limits.memory_source = "3/4 of " + machine.memory_source;
+  } else {
+    limits.memory_budget_kib = 8ll * 1024 * 1024;
+    limits.memory_source = "the default, as nothing says how much memory is available";
   }
-  return available_kib ? *available_kib / 4 * 3 : 8ll * 1024 * 1024;
+  limits.jobs = requested ? requested : std::max(1u, machine.cpus);
+  limits.jobs_source = requested ? "asked for (-j or FASTCUDA_JOBS)" : machine.cpu_source;
+  return limits;
 }
 
 }  // namespace fastcuda

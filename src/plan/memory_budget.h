@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/base/machine.h"
 #include "src/graph/step_graph.h"
 #include "src/plan/graph_dir.h"
 
@@ -35,9 +36,12 @@ MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& hi
                       unsigned jobs,
                       const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
 
-/// The budget: `configured` (FASTCUDA_MEMORY_BUDGET) when set, else three
-/// quarters of the memory available (8 GiB when that is unknown). Throws
-/// std::invalid_argument for a configured text that is no size.
-int64_t MemoryBudgetKib(const std::string& configured, std::optional<int64_t> available_kib);
+/// The budget and job count to plan with, and where each came from: the
+/// budget `configured` (FASTCUDA_MEMORY_BUDGET) when set, else three
+/// quarters of the memory the machine's tightest limit leaves (8 GiB where
+/// nothing says); the jobs `requested` (-j, FASTCUDA_JOBS) when not 0, else
+/// the CPUs its tightest limit leaves. Throws std::invalid_argument for a
+/// configured budget that is no size.
+PlannedLimits PlanLimits(const std::string& configured, unsigned requested, const MachineLimits& machine);
 
 }  // namespace fastcuda

@@ -35,6 +35,9 @@ struct Timeline {
   /// as their result files say now.
   size_t cache_lookups = 0;
   size_t cache_hits = 0;
+  /// The memory budget and job count the graph was planned with, where its
+  /// directory records them.
+  std::optional<PlannedLimits> planned;
 
   const RecordedStep& Step(const TimedStep& timed) const { return tus[timed.tu].steps[timed.index]; }
   /// "CICC compute_90 foo.cu"

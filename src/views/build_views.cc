@@ -71,6 +71,16 @@ std::string StepCacheOutcomes(const Timeline& timeline) {
   return text;
 }
 
+/// The limits the graph was planned with, and where each came from: what
+/// to look at when a build swaps or leaves CPUs idle.
+std::string PlannedWith(const std::optional<PlannedLimits>& planned) {
+  if (!planned) return "";
+  char budget[64];
+  std::snprintf(budget, sizeof budget, "%.1f GiB", planned->memory_budget_kib / (1024.0 * 1024.0));
+  return "planned with: memory budget " + std::string(budget) + ": " + planned->memory_source + "\n" +
+         "              jobs " + std::to_string(planned->jobs) + ": " + planned->jobs_source + "\n";
+}
+
 }  // namespace
 
 std::string TraceJson(const Timeline& timeline) {
@@ -185,6 +195,7 @@ std::string BuildReport(const Timeline& timeline, unsigned jobs) {
                 Seconds(total / std::max(1u, jobs)).c_str(), Seconds(bound).c_str(),
                 bound ? double(timeline.wall_ms) / bound : 0.0);
   text += line;
+  text += PlannedWith(timeline.planned);
   std::vector<std::pair<std::string, std::pair<int64_t, int>>> kinds(per_kind.begin(), per_kind.end());
   std::sort(kinds.begin(), kinds.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
   for (const auto& [kind, usage] : kinds) {

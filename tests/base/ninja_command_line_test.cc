@@ -10,6 +10,7 @@ TEST_CASE("a Ninja command line: directory, manifest and targets, options anywhe
   CHECK(plain.manifest == "build.ninja");
   CHECK(plain.targets.empty());
   CHECK(plain.tool.empty());
+  CHECK_FALSE(plain.jobs_given);
 
   NinjaCommandLine line =
       ParseNinjaCommandLine({"/usr/bin/ninja", "-C", "build", "-j4", "lib", "-k", "0", "-f",
@@ -17,6 +18,7 @@ TEST_CASE("a Ninja command line: directory, manifest and targets, options anywhe
   CHECK(line.dir == "build");
   CHECK(line.manifest == "build-Debug.ninja");
   CHECK(line.targets == std::vector<std::string>{"lib", "CMakeFiles/x.dir/a.cu.o", "src/b.cu^"});
+  CHECK(line.jobs_given);
 
   // Values attached or in a cluster of flags; `--` ends the options.
   NinjaCommandLine attached = ParseNinjaCommandLine({"ninja", "-Cout", "-nvj8", "-dexplain", "--", "-odd"});

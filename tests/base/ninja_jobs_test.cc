@@ -30,3 +30,12 @@ TEST_CASE("inside a Ninja: that Ninja's -j (cmake --build -j 1), at most the cor
   CHECK(NinjaJobArguments({8, "", 11, 16, 1}) == std::vector<std::string>{"-j", "8"});
   CHECK(NinjaJobArguments({0, "-j3 --jobserver-auth=3,4", 11, 16, 1}) == std::vector<std::string>{"-j", "3"});
 }
+
+TEST_CASE(
+    "a Ninja without -j: Ninja's default counted from the CPUs a quota leaves, where fewer than the cores") {
+  CHECK(DefaultNinjaJobArguments(4, 64, "") == std::vector<std::string>{"-j", "6"});
+  CHECK(DefaultNinjaJobArguments(2, 64, "") == std::vector<std::string>{"-j", "3"});
+  CHECK(DefaultNinjaJobArguments(1, 64, "") == std::vector<std::string>{"-j", "2"});
+  CHECK(DefaultNinjaJobArguments(64, 64, "").empty());                         // Ninja counts as much itself
+  CHECK(DefaultNinjaJobArguments(4, 64, "-j8 --jobserver-auth=3,4").empty());  // make decides
+}

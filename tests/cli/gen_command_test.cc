@@ -26,7 +26,9 @@ GenOptions Options() {
 }
 
 GenerationContext Context(std::map<std::string, std::string> environment = {}) {
-  return {std::move(environment), "/bin/fastcuda", false, 4 << 20, [](const std::string&) { return ""; }};
+  return {std::move(environment), "/bin/fastcuda", false,
+          MachineLimits{4 << 20, "MemAvailable in /proc/meminfo", 4, "the machine's cores"},
+          [](const std::string&) { return ""; }};
 }
 
 /// Generates into `disk` as `fastcuda gen` would.
@@ -54,6 +56,13 @@ TEST_CASE("gen on fakes: the manifest, the kept files, the cache and the key, wi
   CHECK(kept[0].objects == std::vector<std::string>{"/build/obj/a.o"});
   CHECK(disk.Read(GenCommandPath("/build/fc")).value_or("").find("CPATH=/inc\n") != std::string::npos);
   CHECK(disk.Read(NoHistoryPath("/build/fc")) == "0");
+  std::optional<PlannedLimits> planned =
+      ParsePlannedLimits(disk.Read(PlannedLimitsPath("/build/fc")).value_or(""));
+  REQUIRE(planned);
+  CHECK(planned->memory_budget_kib == 3 << 20);
+  CHECK(planned->memory_source == "3/4 of MemAvailable in /proc/meminfo");
+  CHECK(planned->jobs == 2);
+  CHECK(planned->jobs_source == "asked for (-j or FASTCUDA_JOBS)");
 
   // Again with the same inputs: every dryrun comes from the cache.
   CHECK(Generate(disk, runner, Context({{"CPATH", "/inc"}})).report.find("0 dryruns run, 2 cached") !=

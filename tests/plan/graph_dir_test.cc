@@ -57,3 +57,16 @@ TEST_CASE("the environment file round-trips, bytes included") {
   std::map<std::string, std::string> environment = {{"PATH", "/cuda/bin:/usr/bin"}, {"CPATH", "/caf\xe9"}};
   CHECK(ParseEnvironmentFile(EnvironmentFileText(environment)) == environment);
 }
+
+TEST_CASE("the planned limits round-trip; an older directory's or a damaged file reads as none") {
+  PlannedLimits limits{6 << 20, "3/4 of /sys/fs/cgroup/memory.max less the cgroup's usage", 4,
+                       "the quota in /sys/fs/cgroup/cpu.max"};
+  std::optional<PlannedLimits> read = ParsePlannedLimits(FormatPlannedLimits(limits));
+  REQUIRE(read);
+  CHECK(read->memory_budget_kib == limits.memory_budget_kib);
+  CHECK(read->memory_source == limits.memory_source);
+  CHECK(read->jobs == 4);
+  CHECK(read->jobs_source == limits.jobs_source);
+  CHECK_FALSE(ParsePlannedLimits(""));
+  CHECK_FALSE(ParsePlannedLimits(R"({"jobs": 4})"));
+}

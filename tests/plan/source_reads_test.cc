@@ -13,9 +13,9 @@ namespace {
 /// A graph directory `/g` whose Ninja runs in `/b`, whose CPP step of
 /// `t/a.ii` read `/s/a.cu` and `/s/a.h`, started just after they were
 /// written, with Ninja's log holding the step's record.
-struct Graph {
+struct SourceGraph {
   FakeFileSystem fs{{"/s/a.cu", "kernel"}, {"/s/a.h", "#define A 1"}};
-  Graph() {
+  SourceGraph() {
     fs.Write("/b/.ninja_deps", FormatNinjaDepsLog({{"t/a.ii", {"/s/a.cu", "/s/a.h"}}}));
     fs.Write("/b/.ninja_log", "# ninja log v5\n" + FormatNinjaLogRecord({10, 20, 5, "t/a.ii", 0x1234}));
     fs.Write(NinjaLogSourcePath("/g"), "/b/.ninja_log");
@@ -27,14 +27,14 @@ struct Graph {
 }  // namespace
 
 TEST_CASE("source reads: nothing changed since the step started, nothing reruns and the log stays") {
-  Graph graph;
+  SourceGraph graph;
   std::string log = *graph.fs.Read("/b/.ninja_log");
   CHECK(graph.Reread().empty());
   CHECK(graph.fs.Read("/b/.ninja_log") == log);
 }
 
 TEST_CASE("source reads: a header set back to an older mtime reruns the step, its output kept") {
-  Graph graph;
+  SourceGraph graph;
   graph.fs.Write("/b/t/a.ii", "preprocessed");
   graph.fs.SetMTime("/s/a.h", std::filesystem::file_time_type{});  // `cp -p` of an earlier text
   CHECK(graph.Reread() == std::vector<std::string>{"t/a.ii"});
@@ -47,23 +47,23 @@ TEST_CASE("source reads: a header set back to an older mtime reruns the step, it
 }
 
 TEST_CASE("source reads: a file gone reruns the step; one the step did not read does not") {
-  Graph gone;
+  SourceGraph gone;
   gone.fs.Remove("/s/a.h");
   CHECK(gone.Reread() == std::vector<std::string>{"t/a.ii"});
-  Graph other;
+  SourceGraph other;
   other.fs.Write("/s/b.h", "#define B 1");
   CHECK(other.Reread().empty());
 }
 
 TEST_CASE("source reads: a step with no start recorded, or not in the deps log, is left to Ninja") {
-  Graph graph;
+  SourceGraph graph;
   graph.fs.Write(SourceReadsPath("/g"), SourceReadLine(1, "t/other.ii"));
   graph.fs.Touch("/s/a.h");
   CHECK(graph.Reread().empty());
 }
 
 TEST_CASE("source reads: in a log of a format FastCuda does not write, the output goes instead") {
-  Graph graph;
+  SourceGraph graph;
   graph.fs.Write("/b/.ninja_log", "# ninja log v9\n");
   graph.fs.Write("/b/t/a.ii", "preprocessed");
   graph.fs.Touch("/s/a.cu");
@@ -72,7 +72,7 @@ TEST_CASE("source reads: in a log of a format FastCuda does not write, the outpu
 }
 
 TEST_CASE("source reads: the log of starts keeps the latest of each output once it has grown") {
-  Graph graph;
+  SourceGraph graph;
   std::string lines;
   for (int run = 1; run <= 100; ++run) lines += SourceReadLine(run, "t/a.ii");
   graph.fs.Write(SourceReadsPath("/g"), lines);

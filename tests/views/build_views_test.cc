@@ -132,7 +132,18 @@ TEST_CASE("report: lower bound, time per kind, chains") {
   cached.cache_lookups = 3;
   cached.cache_hits = 2;
   CHECK(BuildReport(cached, 2).find("whole-call cache: 2 of 3 TUs hit") != std::string::npos);
-  CHECK(report.find("step cache") == std::string::npos);  // no launcher said
+  CHECK(report.find("step cache") == std::string::npos);    // no launcher said
+  CHECK(report.find("planned with") == std::string::npos);  // an older directory: none recorded
+}
+
+TEST_CASE("report: the budget and jobs the graph was planned with, and where each came from") {
+  Timeline timeline = Sample();
+  timeline.planned = PlannedLimits{12 << 20, "3/4 of /sys/fs/cgroup/memory.max less the cgroup's usage", 4,
+                                   "the quota in /sys/fs/cgroup/cpu.max"};
+  CHECK(BuildReport(timeline, 2)
+            .find("planned with: memory budget 12.0 GiB: 3/4 of /sys/fs/cgroup/memory.max less the cgroup's "
+                  "usage\n"
+                  "              jobs 4: the quota in /sys/fs/cgroup/cpu.max\n") != std::string::npos);
 }
 
 TEST_CASE("report: the step cache's hits and misses per kind, as the launchers said") {
