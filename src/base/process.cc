@@ -36,18 +36,24 @@ void ForwardSignal(int signal) {
   if (child > 0) kill(child, signal);
 }
 
+/// Has SIGINT, SIGTERM and SIGHUP forwarded; `even_ignored`: also those
+/// this process inherited as ignored.
+void ForwardSignals(bool even_ignored) {
+  struct sigaction action {};
+  action.sa_handler = ForwardSignal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    sigaction(signal, nullptr, &current);
+    if (even_ignored || current.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+  }
+}
+
 /// A signal inherited as ignored (`nohup`, a background job of a script)
-/// stays ignored, as it does for nvcc.
+/// stays ignored, as it does for nvcc (unless TakeSignalsAsNinjaDoes ran).
 void InstallSignalForwarding() {
   static const bool installed = [] {
-    struct sigaction action {};
-    action.sa_handler = ForwardSignal;
-    sigemptyset(&action.sa_mask);
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction current {};
-      sigaction(signal, nullptr, &current);
-      if (current.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
-    }
+    ForwardSignals(/*even_ignored=*/false);
     return true;
   }();
   (void)installed;
@@ -158,6 +164,8 @@ void DieWithParent() {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) raise(SIGTERM);
 }
+
+void TakeSignalsAsNinjaDoes() { ForwardSignals(/*even_ignored=*/true); }
 
 int ReceivedSignal() { return received_signal.load(); }
 

@@ -46,6 +46,12 @@ ProcessResult RunProcess(const ProcessSpec& spec);
 /// killed stops instead of writing its outputs later.
 void DieWithParent();
 
+/// Forwards SIGINT, SIGTERM and SIGHUP to the running child even where this
+/// process inherited them as ignored, as Ninja, which sets its own handlers,
+/// stops on them however it was started (a background job of a script).
+/// Only for what stands in for Ninja: the launcher keeps nvcc's behaviour.
+void TakeSignalsAsNinjaDoes();
+
 /// The last of SIGINT, SIGTERM and SIGHUP this process received and
 /// forwarded to a child, or 0.
 int ReceivedSignal();

@@ -402,6 +402,9 @@ std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
 }
 
 int NinjaMain(const std::vector<std::string>& args) {
+  // Ninja stops on Ctrl-C, kill -INT or a hangup even where its parent
+  // ignored them (a script's background job); so must what stands in for it.
+  TakeSignalsAsNinjaDoes();
   ProcessSpec ninja{{NinjaProgram()}, "", {}, false, /*own_process_group=*/true};
   // What reads no manifest goes to Ninja as it is (cpp_extension asks
   // `ninja --version` before it writes one).

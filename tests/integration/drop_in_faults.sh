@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Where a drop-in must behave like what it replaces:
+#  SIGINT     `fastcuda ninja` started as a script's background job (SIGINT
+#             inherited as ignored) stops on kill -INT as plain ninja does:
+#             "interrupted by user", a failing status, no object.
 #  compdb     `build --compdb`: an entry whose `arguments` is a string, whose
 #             `command` is a number, is no entry left out: exit 2, the entry
 #             named; an entry whose directory is missing names it.
 #
 # usage: drop_in_faults.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" drop_in_faults "$@"
 cd "$scratch"
 mkdir -p src
@@ -13,6 +17,37 @@ for i in 1 2 3; do
   printf '__global__ void k%d(float *x) { x[threadIdx.x] *= %d; }\nvoid run%d(float *x) { k%d<<<1, 32>>>(x); }\n' \
     "$i" "$i" "$i" "$i" > "src/t$i.cu"
 done
+
+write_manifest() {  # DIR SOURCE...: a build.ninja compiling each src/SOURCE.cu to SOURCE.o with nvcc
+  local dir=$1 source
+  shift
+  mkdir -p "$dir"
+  cat > "$dir/build.ninja" <<N
+nvcc = $NVCC
+rule cu
+  command = \$nvcc -MD -MF \$out.d -arch=sm_80 -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+  description = NVCC \$out
+N
+  for source in "$@"; do echo "build $source.o: cu $scratch/src/$source.cu" >> "$dir/build.ninja"; done
+}
+
+# --- SIGINT inherited as ignored ------------------------------------------------
+cp "$here/slow_tu.cu" src/slow.cu
+write_manifest sigint slow
+stops_on_sigint() {
+  local pid rc=0
+  # A script's background job: bash starts it with SIGINT ignored.
+  "$FASTCUDA" ninja -C sigint -j 1 > sigint.log 2>&1 &
+  pid=$!
+  cicc_wrote_temp_file "$pid" || { echo "  no cicc ran"; kill -TERM "$pid"; wait "$pid"; return 1; }
+  kill -INT "$pid"
+  wait "$pid" || rc=$?
+  [ "$rc" -ne 0 ] && grep -q "interrupted by user" sigint.log && [ ! -e sigint/slow.o ] ||
+    { echo "  status $rc:"; sed 's/^/    /' sigint.log; return 1; }
+}
+check "SIGINT: fastcuda ninja as a background job stops on kill -INT, as ninja does" stops_on_sigint
 
 # --- compdb: malformed entries --------------------------------------------------
 rejected() {  # NAME ENTRY MESSAGE-RE: a database of one good entry and ENTRY: exit 2, MESSAGE-RE said
