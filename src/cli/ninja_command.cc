@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -37,6 +38,10 @@ namespace {
 constexpr const char* kOwnDir = ".fastcuda";
 /// The option with which the manifest's regeneration edge calls back.
 constexpr const char* kRewriteFlag = "--fastcuda-rewrite";
+/// Set for the Ninja that a `fastcuda ninja` runs while it holds the lock of
+/// its directory: the regeneration edge, which calls back into `fastcuda
+/// ninja`, must not wait for the lock its own build holds.
+constexpr const char* kLockHeldVariable = "FASTCUDA_NINJA_LOCKED";
 
 /// The command line of `fastcuda ninja`: what it reads, and what goes to Ninja.
 struct NinjaArguments {
@@ -200,8 +205,9 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
   return objects;
 }
 
-/// Reads the manifest and writes its rewritten copy and the steps. Returns
-/// 2, writing nothing, for a manifest Ninja would refuse.
+/// Reads the manifest and writes its rewritten copy and the steps (the
+/// caller holds the directory's lock). Returns 2, writing nothing, for a
+/// manifest Ninja would refuse.
 int Rewrite(const NinjaArguments& arguments) {
   RealFileSystem disk;
   Manifest manifest;
@@ -234,7 +240,6 @@ int Rewrite(const NinjaArguments& arguments) {
   }
   const std::set<std::string> not_by_default = NotByDefault(manifest, cut.edges);
   GenOptions options = PartOptions(arguments);
-  DirectoryLock lock(options.out_dir, kGraphLockName);
   Generation generation;
   if (!database.entries.empty()) {
     ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
@@ -421,12 +426,27 @@ int NinjaMain(const std::vector<std::string>& args) {
   // the build, runs `ninja -t cleandead`, which must see the steps' outputs
   // (Ninja would remove every file in its log that no edge names).
   const bool tool = std::find(args.begin(), args.end(), "-t") != args.end();
+  // One build at a time in a directory, from the rewrite to Ninja's last
+  // step: two would share the steps' intermediates and temporary
+  // directories (an IDE's background build beside a terminal's). The
+  // second waits, saying so. Ninja inherits the lock, and tells the
+  // regeneration edge that its build holds it.
+  std::optional<DirectoryLock> lock;
+  auto lock_directory = [&] {
+    if (lock || EnvironmentVariable(kLockHeldVariable) == out_dir) return;
+    lock.emplace(out_dir, kGraphLockName, [&] {
+      Complain("another fastcuda ninja is running in " + arguments.dir + "; waiting for it to finish");
+    });
+    ninja.inherited_fd = lock->fd();
+    ninja.env_set[kLockHeldVariable] = out_dir;
+  };
+  if (!tool) lock_directory();
   if (arguments.rewrite_only ||
       ((!tool || !disk.IsFile(out_dir + "/build.ninja")) && RewriteNeeded(arguments))) {
+    lock_directory();
     if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
   }
   if (!tool) {
-    DirectoryLock lock(out_dir, kGraphLockName);
     RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
     arguments.passed_on =
         ObjectsForCarets(arguments.passed_on, LoadSharedObjects(out_dir, disk), arguments.dir);

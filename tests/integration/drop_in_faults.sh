@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Where a drop-in must behave like what it replaces:
+#  two       two `fastcuda ninja -C DIR` at once in one directory (an IDE's
+#             background build beside a terminal's) both succeed, objects
+#             equal nvcc's: the second waits, saying so.
 #  SIGINT     `fastcuda ninja` started as a script's background job (SIGINT
 #             inherited as ignored) stops on kill -INT as plain ninja does:
 #             "interrupted by user", a failing status, no object.
@@ -32,6 +35,23 @@ rule cu
 N
   for source in "$@"; do echo "build $source.o: cu $scratch/src/$source.cu" >> "$dir/build.ninja"; done
 }
+
+# --- two fastcuda ninja at once in one directory ------------------------------
+write_manifest two t1 t2 t3
+mkdir -p ref
+for i in 1 2 3; do "$NVCC" -arch=sm_80 -c "src/t$i.cu" -o "ref/t$i.o"; done
+two_at_once() {
+  local first second rc1=0 rc2=0 i
+  "$FASTCUDA" ninja -C two -j 2 > two.1.log 2>&1 & first=$!
+  "$FASTCUDA" ninja -C two -j 2 > two.2.log 2>&1 & second=$!
+  wait "$first" || rc1=$?
+  wait "$second" || rc2=$?
+  [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] ||
+    { echo "  status $rc1 and $rc2:"; sed 's/^/    /' two.1.log two.2.log; return 1; }
+  for i in 1 2 3; do same_object "two/t$i.o" "ref/t$i.o" || { echo "  t$i.o differs from nvcc's"; return 1; }; done
+  cat two.1.log two.2.log | grep -q "another fastcuda ninja is running in $scratch/two; waiting for it to finish"
+}
+check "two: two fastcuda ninja at once in one directory both succeed, the second waits" two_at_once
 
 # --- SIGINT inherited as ignored ------------------------------------------------
 cp "$here/slow_tu.cu" src/slow.cu
