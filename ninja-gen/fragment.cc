@@ -149,6 +149,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
   else if (FeedsLineTable(graph, index)) call.stamp = RanStampPath(graph, index);
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
+  call.failure_note = options.failure_note;
   call.keeps_tmpdir = step.launcher_words > 0;
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;

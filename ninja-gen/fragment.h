@@ -12,12 +12,13 @@ namespace fastcuda {
 
 /// How the edges of a step graph are written.
 struct FragmentOptions {
-  std::string fastcuda;     ///< the fastcuda executable, which runs every step
-  std::string env_file;     ///< holds the graph's environment (see WriteEnvironmentFile)
-  std::string ninja_cwd;    ///< directory Ninja runs in; other relative paths are made absolute
-  std::string capture_dir;  ///< non-empty: steps save their output there (launcher mode)
-  std::string memory_log;   ///< non-empty: steps append their peak memory there
-  std::string temp_root;    ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
+  std::string fastcuda;      ///< the fastcuda executable, which runs every step
+  std::string env_file;      ///< holds the graph's environment (see WriteEnvironmentFile)
+  std::string ninja_cwd;     ///< directory Ninja runs in; other relative paths are made absolute
+  std::string capture_dir;   ///< non-empty: steps save their output there (launcher mode)
+  std::string failure_note;  ///< non-empty: the steps' StepInvocation::failure_note (`fastcuda ninja`)
+  std::string memory_log;    ///< non-empty: steps append their peak memory there
+  std::string temp_root;     ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their

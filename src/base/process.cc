@@ -150,7 +150,7 @@ class ChildTempDir {
   if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) fail();
   if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl
   if (spec.own_process_group && setpgid(0, 0) != 0) fail();
-  if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)) fail();
+  if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(spec.merge_streams ? out_fd : err_fd, 2) < 0)) fail();
   if (spec.inherited_fd >= 0 && fcntl(spec.inherited_fd, F_SETFD, 0) != 0) fail();
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) ReportFailure(report_fd, /*in_cwd=*/true);
   execve(argv[0], argv, env);

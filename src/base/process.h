@@ -15,6 +15,8 @@ struct ProcessSpec {
   std::string cwd;                             ///< empty: the current directory
   std::map<std::string, std::string> env_set;  ///< added to (or replacing in) the environment
   bool capture_output = false;                 ///< collect stdout and stderr instead of inheriting
+  /// With capture_output: stderr goes into stdout_text, in the order written.
+  bool merge_streams = false;
   /// Run in a process group of its own, so that the terminal's signals reach
   /// only this process, which forwards those it does not ignore (Ninja would
   /// otherwise stop on a hangup that `nohup` told FastCuda to ignore).

@@ -229,6 +229,9 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;
     manifest.not_by_default = part->not_by_default;
+    for (const CompileEntry& entry : database.entries) {
+      manifest.failure_notes.push_back({entry.output, entry.ninja_command, part->ninja_shows_exit_code});
+    }
   }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;

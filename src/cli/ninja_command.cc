@@ -243,7 +243,8 @@ int Rewrite(const NinjaArguments& arguments) {
   Generation generation;
   if (!database.entries.empty()) {
     ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
-                      !manifest.defaults.empty() || !defaults.empty(), not_by_default};
+                      !manifest.defaults.empty() || !defaults.empty(), not_by_default,
+                      NinjaMinorVersion(NinjaProgram()) >= 13};
     generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
                                     NvccDryrunRunner(), disk, part);
     std::cerr << generation.report;
@@ -380,6 +381,7 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
   entry->output = edge.outputs.front();
   entry->implicit_inputs = edge.implicit_inputs;
   entry->order_only_inputs = edge.order_only_inputs;
+  entry->ninja_command = command;
   entry->ninja_reads_depfile =
       deps == "gcc" && !EvaluateEdgeVariable(manifest, edge, "depfile", EdgePathQuoting::kVerbatim).empty();
   return {std::move(entry), ""};

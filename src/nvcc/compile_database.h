@@ -30,6 +30,9 @@ struct CompileEntry {
   /// the nvcc depfile after the edge making the object and keeps its headers
   /// in its deps log (`ninja -t deps`) for that object.
   bool ninja_reads_depfile = false;
+  /// From a generator's manifest: the edge's command, as Ninja prints it
+  /// under `FAILED:`.
+  std::string ninja_command;
 };
 
 /// The nvcc calls of a database, and how many other entries it held.

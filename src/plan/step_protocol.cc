@@ -1,6 +1,7 @@
 #include "src/plan/step_protocol.h"
 
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 
 #include "src/base/build_load.h"
@@ -18,6 +19,7 @@ constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
+constexpr std::string_view kFailureNote = "--failure-note";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
@@ -97,6 +99,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kLineTablePtx, line_table_ptx);
   AddOption(words, kStamp, stamp);
   AddOption(words, kCapture, capture);
+  AddOption(words, kFailureNote, failure_note);
   if (keeps_tmpdir) words.emplace_back(kKeepTmpdir);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
   AddOption(words, kBlankDisabled, blank_disabled);
@@ -162,6 +165,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kLineTablePtx) call.line_table_ptx = value(flag);
     else if (flag == kStamp) call.stamp = value(flag);
     else if (flag == kCapture) call.capture = value(flag);
+    else if (flag == kFailureNote) call.failure_note = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
@@ -190,6 +194,29 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
   }
   if (call.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
   return call;
+}
+
+std::string FormatFailureNote(const FailureNote& note) {
+  return std::string(note.exit_code_shown ? "code" : "plain") + "\n" + note.object + "\n" + note.command +
+         "\n";
+}
+
+std::optional<FailureNote> ParseFailureNote(const std::string& text) {
+  std::istringstream lines(text);
+  std::string kind;
+  FailureNote note;
+  if (!std::getline(lines, kind) || (kind != "code" && kind != "plain") ||
+      !std::getline(lines, note.object) || !std::getline(lines, note.command)) {
+    return std::nullopt;
+  }
+  note.exit_code_shown = kind == "code";
+  return note;
+}
+
+std::string FailedEdgeLines(const FailureNote& note, int exit_code) {
+  std::string failed =
+      note.exit_code_shown ? "FAILED: [code=" + std::to_string(exit_code) + "] " : "FAILED: ";
+  return "\x1B[31m" + failed + "\x1B[0m" + note.object + " \n" + note.command + "\n";
 }
 
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs) {

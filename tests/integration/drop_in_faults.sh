@@ -6,6 +6,9 @@
 #  SIGINT     `fastcuda ninja` started as a script's background job (SIGINT
 #             inherited as ignored) stops on kill -INT as plain ninja does:
 #             "interrupted by user", a failing status, no object.
+#  FAILED     `fastcuda ninja -k 0` with a TU that does not compile: the lines
+#             plain ninja prints for it (`FAILED: bad.o`, the user's nvcc
+#             command) head its errors, the other object is built.
 #  compdb     `build --compdb`: an entry whose `arguments` is a string, whose
 #             `command` is a number, is no entry left out: exit 2, the entry
 #             named; an entry whose directory is missing names it.
@@ -68,6 +71,24 @@ stops_on_sigint() {
     { echo "  status $rc:"; sed 's/^/    /' sigint.log; return 1; }
 }
 check "SIGINT: fastcuda ninja as a background job stops on kill -INT, as ninja does" stops_on_sigint
+
+# --- FAILED: names the user's object and command ----------------------------------
+printf '__global__ void k(float *x) { x[0] = ; }\n' > src/bad.cu
+write_manifest failed t1 bad
+write_manifest failed-plain t1 bad
+failed_like_ninja() {
+  local rc=0 plain_lines
+  ninja -C failed-plain -k 0 > failed-plain.log 2>&1 || true
+  # FAILED: [code=N] bad.o  (Ninja 1.13 and later give the code), then the command
+  plain_lines=$(grep -A1 -E '^FAILED: (\[code=[0-9]+\] )?bad\.o $' failed-plain.log) ||
+    { echo "  plain ninja printed no FAILED line for bad.o"; return 1; }
+  "$FASTCUDA" ninja -C failed -k 0 > failed.log 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] && [ -f failed/t1.o ] && [ ! -e failed/bad.o ] &&
+    grep -A1 -E '^FAILED: (\[code=[0-9]+\] )?bad\.o $' failed.log | grep -Fxq -- "$(tail -1 <<<"$plain_lines")" &&
+    grep -A2 -E '^FAILED: (\[code=[0-9]+\] )?bad\.o $' failed.log | grep -q 'bad\.cu.*error' ||
+    { echo "  status $rc, plain ninja printed:"; sed 's/^/    /' <<<"$plain_lines"; sed 's/^/    /' failed.log; return 1; }
+}
+check "FAILED: fastcuda ninja -k 0 names the user's object and nvcc command, as ninja does" failed_like_ninja
 
 # --- compdb: malformed entries --------------------------------------------------
 rejected() {  # NAME ENTRY MESSAGE-RE: a database of one good entry and ENTRY: exit 2, MESSAGE-RE said
