@@ -22,6 +22,7 @@
 #include "src/cli/gen_options.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
+#include "src/graph/step_graph.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
@@ -112,7 +113,7 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
   std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
   ParallelFor(plan.graphs.size(), Jobs(options), [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
-    TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}, {}, {}};
+    TuRecord record{graph.cwd, database.entries[i].nvcc, {}, {}, {}, {}, {}};
     FragmentOptions capturing;
     capturing.capture_dir = CaptureDir(graph.work_dir);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
@@ -124,6 +125,7 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
         record.depfiles.push_back(graph_step.kept_depfile);
       }
       if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
+      record.landmarks.push_back(ResolvePath(graph.cwd, Landmark(graph, step)));
     }
     if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);
   });

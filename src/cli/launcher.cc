@@ -1,4 +1,5 @@
 // `fastcuda NVCC ARGS...`: a drop-in nvcc whose sub-steps Ninja runs in parallel.
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -120,6 +121,12 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   std::optional<TuRecord> record =
       ParseTuRecord(fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
+    return false;
+  }
+  // A step of the TU failed or was stopped in the graph's last build (make
+  // -k goes on after it): the object, if any, is an older build's.
+  if (std::any_of(record->landmarks.begin(), record->landmarks.end(),
+                  [&](const std::string& landmark) { return !fs.IsFile(landmark); })) {
     return false;
   }
   std::optional<std::filesystem::file_time_type> object_time = fs.MTime(object);

@@ -345,6 +345,9 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   SetOutputsAside(outputs, fs);
+  // A stamp is its step's Landmark: none while the program runs, nor after
+  // it fails (TuRecord::landmarks).
+  if (!options.stamp.empty()) fs.Remove(ResolvePath(options.cwd, options.stamp));
   ProcessResult result = RunProgram(options, spec, runner);
   ReportSignal(options, result);
   if (PrintsAfterRun(options)) PrintAfterRun(options, result, fs);
