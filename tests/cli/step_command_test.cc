@@ -150,6 +150,26 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
   std::filesystem::remove(memory_log);
 }
 
+TEST_CASE("step on fakes: a stamp is gone while its program runs, and after it fails") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/s.stamp", ""}});
+  class CheckingStamp : public CommandRunner {
+   public:
+    explicit CheckingStamp(FakeFileSystem& disk) : disk_(disk) {}
+    ProcessResult Run(const ProcessSpec&) override {
+      stamp_while_running = disk_.IsFile("/w/s.stamp");
+      return {1};
+    }
+    bool stamp_while_running = true;
+
+   private:
+    FakeFileSystem& disk_;
+  } program(disk);
+  CHECK(RunStep(StepInvocation::Parse({"--cwd", "/w", "--stamp", "/w/s.stamp", "--", "ptxas", "a.ptx"}),
+                program, disk, {}) == 1);
+  CHECK_FALSE(program.stamp_while_running);
+  CHECK_FALSE(disk.IsFile("/w/s.stamp"));
+}
+
 TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
   FakeProgram failing(disk, "half a ptx", 3);

@@ -9,6 +9,7 @@
 #include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/step_protocol.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -356,6 +357,30 @@ TEST_CASE(
   CHECK(files.at("/build/.fastcuda/priority/rung1").empty());  // the generation's, so that Ninja runs no rung
   options.manifest_has_defaults = false;  // Ninja builds every root, the rungs among them
   CHECK(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.ninja").find("\ndefault ") ==
+        std::string::npos);
+}
+
+TEST_CASE("as a part of a generator's manifest, each TU's steps name its edge there when they fail") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
+  options.part_of_manifest_in = "/build";
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    options.failure_notes.push_back(
+        {"obj/" + std::to_string(i) + ".o", "nvcc -c " + std::to_string(i), true});
+  }
+  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    std::optional<FailureNote> note = ParseFailureNote(files.at(FailureNotePath(plan.graphs[i].work_dir)));
+    REQUIRE(note);
+    CHECK(note->object == options.failure_notes[i].object);
+    CHECK(note->exit_code_shown);
+  }
+  CHECK(files.at("/build/.fastcuda/steps.ninja").find("--failure-note ${w}/failed-edge") !=
+        std::string::npos);
+  options.failure_notes.clear();  // fastcuda build's graph: its Ninja prints the steps' own lines
+  CHECK(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.ninja").find("--failure-note") ==
         std::string::npos);
 }
 
