@@ -434,6 +434,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   // second waits, saying so. Ninja inherits the lock, and tells the
   // regeneration edge that its build holds it.
   std::optional<DirectoryLock> lock;
+  const bool out_dir_existed = std::filesystem::is_directory(out_dir);
   auto lock_directory = [&] {
     if (lock || EnvironmentVariable(kLockHeldVariable) == out_dir) return;
     lock.emplace(out_dir, kGraphLockName, [&] {
@@ -446,7 +447,16 @@ int NinjaMain(const std::vector<std::string>& args) {
   if (arguments.rewrite_only ||
       ((!tool || !disk.IsFile(out_dir + "/build.ninja")) && RewriteNeeded(arguments))) {
     lock_directory();
-    if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
+    if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) {
+      // A manifest Ninja would refuse leaves nothing written: not even the
+      // directory that the lock made.
+      if (status != 0 && !out_dir_existed) {
+        lock.reset();
+        std::error_code ignored;
+        std::filesystem::remove_all(out_dir, ignored);
+      }
+      return status;
+    }
   }
   if (!tool) {
     RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
