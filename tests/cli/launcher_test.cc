@@ -98,6 +98,7 @@ TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfi
                   {},
                   work_dir + "/cache-result",
                   work_dir + "/cache-object.deps"};
+  record.landmarks = {work_dir + "/a.cubin"};  // ptxas did not run: the cache gave the object
   disk.Write(TuRecordPath(work_dir), FormatTuRecord(record));
   CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));
   CHECK(disk.Read("/b/obj/a.o.d").value_or("") ==
