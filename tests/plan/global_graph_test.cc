@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <utility>
 
 #include "ninja-gen/global_manifest.h"
 #include "src/graph/whole_call_cache.h"
@@ -51,6 +52,17 @@ GlobalManifestOptions ManifestOptions(const std::string& out_dir) {
   options.out_dir = out_dir;
   options.fastcuda = "/bin/fastcuda";
   return options;
+}
+
+/// The database planned as a part of a generator's manifest that Ninja runs
+/// in /build (`fastcuda ninja`), and the options to write it so.
+std::pair<GlobalPlan, GlobalManifestOptions> PartOfManifest() {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
+  options.part_of_manifest_in = "/build";
+  return {std::move(plan), std::move(options)};
 }
 
 }  // namespace
@@ -338,11 +350,7 @@ TEST_CASE("planning and writing on many threads give what one thread gives") {
 
 TEST_CASE(
     "the graph as a part of a generator's manifest: steps.ninja, paths as that manifest's Ninja names them") {
-  FakeDryrunRunner runner;
-  DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
-  options.part_of_manifest_in = "/build";
+  auto [plan, options] = PartOfManifest();
   options.manifest_has_defaults = true;
   options.priority_ladder = true;
   options.history = {{"obj/d.o", 90000}};
@@ -361,11 +369,7 @@ TEST_CASE(
 }
 
 TEST_CASE("as a part of a generator's manifest, each TU's steps name its edge there when they fail") {
-  FakeDryrunRunner runner;
-  DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
-  options.part_of_manifest_in = "/build";
+  auto [plan, options] = PartOfManifest();
   for (size_t i = 0; i < plan.graphs.size(); ++i) {
     options.failure_notes.push_back(
         {"obj/" + std::to_string(i) + ".o", "nvcc -c " + std::to_string(i), true});
@@ -457,11 +461,7 @@ TEST_CASE(
 }
 
 TEST_CASE("steps.json marks the TUs that a generator's defaults do not need") {
-  FakeDryrunRunner runner;
-  DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
-  options.part_of_manifest_in = "/build";
+  auto [plan, options] = PartOfManifest();
   options.not_by_default = {"obj/b.o"};
   std::vector<RecordedTu> tus =
       ParseStepsFile(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.json"));
