@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a drop-in must behave like what it replaces:
-#  two       two `fastcuda ninja -C DIR` at once in one directory (an IDE's
+#  two        two `fastcuda ninja -C DIR` at once in one directory (an IDE's
 #             background build beside a terminal's) both succeed, objects
 #             equal nvcc's: the second waits, saying so.
 #  SIGINT     `fastcuda ninja` started as a script's background job (SIGINT
@@ -16,7 +16,7 @@
 # usage: drop_in_faults.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" drop_in_faults "$@"
+source "$here/checks.sh" drop_in_faults "$@"
 cd "$scratch"
 mkdir -p src
 for i in 1 2 3; do
