@@ -53,7 +53,9 @@ progress is visible. When CMake's own rule for an object then runs, the
 launcher (``fastcuda --graph <build>/fastcuda``) finds the object the graph
 built from the same command, checks that nothing it depends on is newer,
 writes the depfile CMake asked for and returns at once; otherwise it builds
-the TU itself.
+the TU itself. Under ``make -k`` the graph goes on past a failed step and
+succeeds, so that make goes on too: each object whose steps failed is then
+compiled by its own rule, which fails as nvcc would.
 
 Either way the launcher never keeps a stale object. CMake allows no custom
 target in a build directory whose path holds ``#``; there the launcher

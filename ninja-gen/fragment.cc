@@ -161,6 +161,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   else if (FeedsLineTable(graph, index)) call.stamp = RanStampPath(graph, index);
   call.fresh_outputs = WritesOnlyFinalOutputs(graph, step);
   if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
+  call.failure_note = options.failure_note;
   call.keeps_tmpdir = step.launcher_words > 0;
   call.split_share = step.split_share;
   call.blank_disabled = step.host_source;

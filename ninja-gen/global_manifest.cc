@@ -143,12 +143,15 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     fragment.env_file = env_files[order[i]];
     fragment.memory_pools = &memory.pool_of_output;
     if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
+    if (!options.failure_notes.empty()) fragment.failure_note = FailureNotePath(graph.work_dir);
     WriteStepEdges(edges[i], graph, fragment, shared.env_file);
   });
   std::vector<std::string> objects, dyndeps;
   for (size_t i = 0; i < order.size(); ++i) {
     top.Append(edges[i]);
     const StepGraph& graph = graphs[order[i]];
+    if (!options.failure_notes.empty())
+      files[FailureNotePath(graph.work_dir)] = FormatFailureNote(options.failure_notes[order[i]]);
     for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
     const GraphStep* lookup = CacheLookupOf(graph);
     if (lookup && !lookup->cache.dyndep.empty() && needed_by_default(graph)) {

@@ -11,6 +11,7 @@
 #include "src/graph/step_graph.h"
 #include "src/plan/critical_path.h"
 #include "src/plan/memory_budget.h"
+#include "src/plan/step_protocol.h"
 
 namespace fastcuda {
 
@@ -38,6 +39,9 @@ struct GlobalManifestOptions {
   /// (a generator's targets built on request): their TUs stay off the
   /// ladder and out of the lookup pass, which would build them.
   std::set<std::string> not_by_default;
+  /// Part of a manifest: each graph's nvcc edge there, which its steps name
+  /// when they fail (FailureNotePath); none, or one per graph.
+  std::vector<FailureNote> failure_notes;
 };
 
 /// The phony target that makes every whole-call cache lookup's dyndep file
@@ -48,8 +52,9 @@ inline constexpr const char* kLookupPassTarget = "fastcuda_cache_lookups";
 /// the regeneration edge, the edges of every TU, `all`; as a part of a
 /// manifest `OUT/steps.ninja`, without the edge and `all`), one environment
 /// file per distinct environment under `OUT/env/`, LookupPassPath (with
-/// kLookupPassTarget where the graph has whole-call cache lookups) and the
-/// ladder's dyndep plan where it has cached TUs. TUs are ordered by their
+/// kLookupPassTarget where the graph has whole-call cache lookups), the
+/// ladder's dyndep plan where it has cached TUs, and each TU's
+/// FailureNotePath where `failure_notes` are given. TUs are ordered by their
 /// expected critical path, longest first, so that Ninja versions without
 /// critical-path scheduling (before 1.12) start the long chains first; with
 /// `priority_ladder` and a history, a PriorityLadder ranks every step by its

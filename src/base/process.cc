@@ -36,18 +36,24 @@ void ForwardSignal(int signal) {
   if (child > 0) kill(child, signal);
 }
 
+/// Has SIGINT, SIGTERM and SIGHUP forwarded; `even_ignored`: also those
+/// this process inherited as ignored.
+void ForwardSignals(bool even_ignored) {
+  struct sigaction action {};
+  action.sa_handler = ForwardSignal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    sigaction(signal, nullptr, &current);
+    if (even_ignored || current.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+  }
+}
+
 /// A signal inherited as ignored (`nohup`, a background job of a script)
-/// stays ignored, as it does for nvcc.
+/// stays ignored, as it does for nvcc (unless TakeSignalsAsNinjaDoes ran).
 void InstallSignalForwarding() {
   static const bool installed = [] {
-    struct sigaction action {};
-    action.sa_handler = ForwardSignal;
-    sigemptyset(&action.sa_mask);
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction current {};
-      sigaction(signal, nullptr, &current);
-      if (current.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
-    }
+    ForwardSignals(/*even_ignored=*/false);
     return true;
   }();
   (void)installed;
@@ -99,10 +105,18 @@ std::string Resolve(const std::string& program, const std::map<std::string, std:
   return FindProgram(program, path != env_set.end() ? path->second : EnvironmentVariable("PATH"));
 }
 
+/// Why a child could not exec: errno, and whether it was its chdir (the
+/// parent's message then names the directory, which nvcc's own message
+/// would not).
+struct ChildFailure {
+  int error = 0;
+  bool in_cwd = false;
+};
+
 /// Reports errno to the parent and ends the child that could not exec.
-[[noreturn]] void ReportFailure(int report_fd) {
-  int error = errno;
-  ssize_t ignored = write(report_fd, &error, sizeof error);
+[[noreturn]] void ReportFailure(int report_fd, bool in_cwd = false) {
+  ChildFailure failure{errno, in_cwd};
+  ssize_t ignored = write(report_fd, &failure, sizeof failure);
   (void)ignored;
   _exit(127);
 }
@@ -136,9 +150,9 @@ class ChildTempDir {
   if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) fail();
   if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl
   if (spec.own_process_group && setpgid(0, 0) != 0) fail();
-  if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)) fail();
+  if (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(spec.merge_streams ? out_fd : err_fd, 2) < 0)) fail();
   if (spec.inherited_fd >= 0 && fcntl(spec.inherited_fd, F_SETFD, 0) != 0) fail();
-  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) fail();
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) ReportFailure(report_fd, /*in_cwd=*/true);
   execve(argv[0], argv, env);
   ReportFailure(report_fd);
 }
@@ -150,6 +164,8 @@ void DieWithParent() {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) raise(SIGTERM);
 }
+
+void TakeSignalsAsNinjaDoes() { ForwardSignals(/*even_ignored=*/true); }
 
 int ReceivedSignal() { return received_signal.load(); }
 
@@ -200,15 +216,16 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   running_child = pid;
   close(report[1]);
   report[1] = -1;
-  int child_error = 0;
+  ChildFailure failure;
   ssize_t reported;
-  while ((reported = read(report[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {
+  while ((reported = read(report[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
   }
   if (reported > 0) {
     waitpid(pid, nullptr, 0);
     running_child = 0;
     close_all();
-    throw std::runtime_error("cannot run " + spec.argv[0] + ": " + std::strerror(child_error));
+    std::string where = failure.in_cwd ? " in " + spec.cwd : "";
+    throw std::runtime_error("cannot run " + spec.argv[0] + where + ": " + std::strerror(failure.error));
   }
   close(report[0]);
   report[0] = -1;

@@ -15,6 +15,8 @@ struct ProcessSpec {
   std::string cwd;                             ///< empty: the current directory
   std::map<std::string, std::string> env_set;  ///< added to (or replacing in) the environment
   bool capture_output = false;                 ///< collect stdout and stderr instead of inheriting
+  /// With capture_output: stderr goes into stdout_text, in the order written.
+  bool merge_streams = false;
   /// Run in a process group of its own, so that the terminal's signals reach
   /// only this process, which forwards those it does not ignore (Ninja would
   /// otherwise stop on a hangup that `nohup` told FastCuda to ignore).
@@ -45,6 +47,12 @@ ProcessResult RunProcess(const ProcessSpec& spec);
 /// This process gets SIGTERM when its parent dies: a step whose Ninja was
 /// killed stops instead of writing its outputs later.
 void DieWithParent();
+
+/// Forwards SIGINT, SIGTERM and SIGHUP to the running child even where this
+/// process inherited them as ignored, as Ninja, which sets its own handlers,
+/// stops on them however it was started (a background job of a script).
+/// Only for what stands in for Ninja: the launcher keeps nvcc's behaviour.
+void TakeSignalsAsNinjaDoes();
 
 /// The last of SIGINT, SIGTERM and SIGHUP this process received and
 /// forwarded to a child, or 0.

@@ -5,6 +5,7 @@
 
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/make_flags.h"
 #include "src/base/process.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
@@ -75,8 +76,19 @@ int BuildMain(const std::vector<std::string>& args) {
       status != 0) {
     return status;
   }
+  // Under `make -k` the objects' own rules come after the graph (the
+  // module's Makefiles: launcher records) and report a TU whose steps
+  // failed, compiling it themselves as nvcc would (its record's landmarks
+  // say that the graph did not make its object): the graph builds every
+  // other TU and lets make go on to them.
+  const bool left_to_objects = options.launcher_records && MakeKeepsGoing(EnvironmentVariable("MAKEFLAGS"));
+  ninja.keep_going = left_to_objects;
   const int status = RunNinja(ninja).exit_code;
   RememberBuild(options.out_dir, fs);
+  if (status != 0 && left_to_objects && !ReceivedSignal()) {
+    Complain("some CUDA sub-steps failed; under make -k the rules of their objects report them");
+    return 0;
+  }
   return status;
 }
 

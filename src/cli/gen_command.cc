@@ -21,6 +21,7 @@
 #include "src/cli/gen_options.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
+#include "src/graph/step_graph.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/global_graph.h"
@@ -121,7 +122,7 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
   ParallelFor(plan.graphs.size(), threads, [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     // As the launcher compares it: without the depfile it writes itself.
-    TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}};
+    TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}, {}};
     FragmentOptions capturing;
     capturing.capture_dir = CaptureDir(graph.work_dir);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
@@ -133,6 +134,7 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
         record.depfiles.push_back(graph_step.kept_depfile);
       }
       if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
+      record.landmarks.push_back(ResolvePath(graph.cwd, Landmark(graph, step)));
     }
     if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);
   });
@@ -242,6 +244,9 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;
     manifest.not_by_default = part->not_by_default;
+    for (const CompileEntry& entry : database.entries) {
+      manifest.failure_notes.push_back({entry.output, entry.ninja_command, part->ninja_shows_exit_code});
+    }
   }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;

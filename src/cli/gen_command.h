@@ -56,6 +56,7 @@ struct ManifestPart {
   std::string ninja_log;                 ///< Ninja's log of that manifest (the history)
   bool has_defaults = false;             ///< the manifest names default targets
   std::set<std::string> not_by_default;  ///< objects (as it names them) that its defaults do not need
+  bool ninja_shows_exit_code = false;    ///< its Ninja prints `FAILED: [code=N]` (1.13 and later)
 };
 
 /// Plans `database` as GenerateForDatabase plans the one it reads; with a

@@ -1,4 +1,5 @@
 // `fastcuda NVCC ARGS...`: a drop-in nvcc whose sub-steps Ninja runs in parallel.
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -134,13 +135,20 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
     return false;
   }
+  // After a whole-call cache's hit the kept preprocess depfiles are an
+  // earlier miss's, or gone: the lookup's holds the headers. The steps but
+  // the lookup and the object's copy did not run: their files may be none.
+  const bool hit = !record->cache_result.empty() && ReadsCacheHit(fs, record->cache_result);
+  // A step of the TU failed or was stopped in the graph's last build (make
+  // -k goes on after it): the object, if any, is an older build's.
+  if (!hit && std::any_of(record->landmarks.begin(), record->landmarks.end(),
+                          [&](const std::string& landmark) { return !fs.IsFile(landmark); })) {
+    return false;
+  }
   std::optional<std::filesystem::file_time_type> object_time = fs.MTime(object);
   if (!object_time) return false;
   std::filesystem::file_time_type newest = *object_time;
   std::vector<Depfile> parts;
-  // After a whole-call cache's hit the kept preprocess depfiles are an
-  // earlier miss's, or gone: the lookup's holds the headers.
-  const bool hit = !record->cache_result.empty() && ReadsCacheHit(fs, record->cache_result);
   for (const std::string& path : hit ? std::vector<std::string>{record->cache_depfile} : record->depfiles) {
     std::optional<std::string> text = fs.Read(path);
     std::optional<std::filesystem::file_time_type> seen = fs.MTime(path);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -40,6 +41,10 @@ namespace {
 constexpr const char* kOwnDir = ".fastcuda";
 /// The option with which the manifest's regeneration edge calls back.
 constexpr const char* kRewriteFlag = "--fastcuda-rewrite";
+/// Set for the Ninja that a `fastcuda ninja` runs while it holds the lock of
+/// its directory: the regeneration edge, which calls back into `fastcuda
+/// ninja`, must not wait for the lock its own build holds.
+constexpr const char* kLockHeldVariable = "FASTCUDA_NINJA_LOCKED";
 
 /// The command line of `fastcuda ninja`: what it reads, and what goes to Ninja.
 struct NinjaArguments {
@@ -203,8 +208,9 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
   return objects;
 }
 
-/// Reads the manifest and writes its rewritten copy and the steps. Returns
-/// 2, writing nothing, for a manifest Ninja would refuse.
+/// Reads the manifest and writes its rewritten copy and the steps (the
+/// caller holds the directory's lock). Returns 2, writing nothing, for a
+/// manifest Ninja would refuse.
 int Rewrite(const NinjaArguments& arguments) {
   RealFileSystem disk;
   Manifest manifest;
@@ -237,11 +243,11 @@ int Rewrite(const NinjaArguments& arguments) {
   }
   const std::set<std::string> not_by_default = NotByDefault(manifest, cut.edges);
   GenOptions options = PartOptions(arguments);
-  DirectoryLock lock(options.out_dir, kGraphLockName);
   Generation generation;
   if (!database.entries.empty()) {
     ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
-                      !manifest.defaults.empty() || !defaults.empty(), not_by_default};
+                      !manifest.defaults.empty() || !defaults.empty(), not_by_default,
+                      NinjaMinorVersion(NinjaProgram()) >= 13};
     generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
                                     NvccDryrunRunner(), disk, part);
     std::cerr << generation.report;
@@ -389,6 +395,7 @@ NvccEdge NvccEdgeOf(const Manifest& manifest, const ManifestEdge& edge, const st
   entry->output = edge.outputs.front();
   entry->implicit_inputs = edge.implicit_inputs;
   entry->order_only_inputs = edge.order_only_inputs;
+  entry->ninja_command = command;
   entry->ninja_reads_depfile =
       deps == "gcc" && !EvaluateEdgeVariable(manifest, edge, "depfile", EdgePathQuoting::kVerbatim).empty();
   return {std::move(entry), ""};
@@ -416,6 +423,9 @@ std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
 }
 
 int NinjaMain(const std::vector<std::string>& args) {
+  // Ninja stops on Ctrl-C, kill -INT or a hangup even where its parent
+  // ignored them (a script's background job); so must what stands in for it.
+  TakeSignalsAsNinjaDoes();
   ProcessSpec ninja{{NinjaProgram()}, "", {}, false, /*own_process_group=*/true};
   // What reads no manifest goes to Ninja as it is (cpp_extension asks
   // `ninja --version` before it writes one).
@@ -432,12 +442,37 @@ int NinjaMain(const std::vector<std::string>& args) {
   // the build, runs `ninja -t cleandead`, which must see the steps' outputs
   // (Ninja would remove every file in its log that no edge names).
   const bool tool = std::find(args.begin(), args.end(), "-t") != args.end();
+  // One build at a time in a directory, from the rewrite to Ninja's last
+  // step: two would share the steps' intermediates and temporary
+  // directories (an IDE's background build beside a terminal's). The
+  // second waits, saying so. Ninja inherits the lock, and tells the
+  // regeneration edge that its build holds it.
+  std::optional<DirectoryLock> lock;
+  const bool out_dir_existed = std::filesystem::is_directory(out_dir);
+  auto lock_directory = [&] {
+    if (lock || EnvironmentVariable(kLockHeldVariable) == out_dir) return;
+    lock.emplace(out_dir, kGraphLockName, [&] {
+      Complain("another fastcuda ninja is running in " + arguments.dir + "; waiting for it to finish");
+    });
+    ninja.inherited_fd = lock->fd();
+    ninja.env_set[kLockHeldVariable] = out_dir;
+  };
+  if (!tool) lock_directory();
   if (arguments.rewrite_only ||
       ((!tool || !disk.IsFile(out_dir + "/build.ninja")) && RewriteNeeded(arguments))) {
-    if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) return status;
+    lock_directory();
+    if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) {
+      // A manifest Ninja would refuse leaves nothing written: not even the
+      // directory that the lock made.
+      if (status != 0 && !out_dir_existed) {
+        lock.reset();
+        std::error_code ignored;
+        std::filesystem::remove_all(out_dir, ignored);
+      }
+      return status;
+    }
   }
   if (!tool) {
-    DirectoryLock lock(out_dir, kGraphLockName);
     RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
     RereadChangedSources(out_dir, arguments.dir, disk);
     arguments.passed_on =

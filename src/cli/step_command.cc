@@ -136,8 +136,26 @@ void SplitByLoad(StepInvocation& options) {
 void ReportSignal(const StepInvocation& options, ProcessResult& result) {
   if (result.signal == 0) return;
   std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
-  if (options.capture.empty()) std::cerr << line << std::flush;
+  if (options.capture.empty() && options.failure_note.empty()) std::cerr << line << std::flush;
   else result.stderr_text += line;
+}
+
+/// True where the step holds the program's output back to print it after
+/// the run (StepInvocation::failure_note), both streams in one, in order.
+bool PrintsAfterRun(const StepInvocation& options) {
+  return !options.failure_note.empty() && options.capture.empty();
+}
+
+/// Prints what the program printed (PrintsAfterRun), after the lines Ninja
+/// prints for the user's edge where it failed: Ninja prints a step's output
+/// whole, after its own `FAILED:` lines for the step.
+void PrintAfterRun(const StepInvocation& options, const ProcessResult& result, const FileSystem& fs) {
+  std::string text = result.stdout_text + result.stderr_text;
+  if (result.exit_code != 0) {
+    std::optional<FailureNote> note = ParseFailureNote(fs.Read(options.failure_note).value_or(""));
+    if (note) text = FailedEdgeLines(*note, result.exit_code) + text;
+  }
+  std::cout << text << std::flush;
 }
 
 /// Runs the step's program, or the early host step it stands for.
@@ -332,7 +350,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   SplitByLoad(options);
   std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
-                   !options.capture.empty()};
+                   !options.capture.empty() || PrintsAfterRun(options)};
+  spec.merge_streams = PrintsAfterRun(options);
   if (std::string temp_dir = StepTempDir(options); !temp_dir.empty())
     spec.temp_dir = std::filesystem::absolute(temp_dir).string();  // the program may run elsewhere
   for (const auto& [name, value] : LauncherVariables(options.argv, inherited))
@@ -355,9 +374,13 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   SetOutputsAside(outputs, fs);
+  // A stamp is its step's Landmark: none while the program runs, nor after
+  // it fails (TuRecord::landmarks).
+  if (!options.stamp.empty()) fs.Remove(ResolvePath(options.cwd, options.stamp));
   const int64_t started = fs.ClockNow();  // what changes from now on, the program may not have read
   ProcessResult result = RunProgram(options, spec, runner);
   ReportSignal(options, result);
+  if (PrintsAfterRun(options)) PrintAfterRun(options, result, fs);
   if (!options.capture.empty()) {
     // A lookup that missed is no failure to replay; what ccache said is not nvcc's.
     CapturedOutput captured{result.stdout_text, result.stderr_text, result.exit_code};

@@ -16,15 +16,34 @@ namespace {
 
 using nlohmann::json;
 
-/// The words of an entry, from `arguments` or from `command`.
+/// The words of an entry, from `arguments` or from `command` (CheckShape
+/// found one of them, of its type).
 std::vector<std::string> Words(const json& entry) {
-  if (entry.contains("arguments") && entry["arguments"].is_array()) {
-    return entry["arguments"].get<std::vector<std::string>>();
+  if (entry.contains("arguments")) return entry["arguments"].get<std::vector<std::string>>();
+  return SplitShellWords(entry["command"].get<std::string>());
+}
+
+/// Throws unless `entry` is an entry as the format defines it: an object
+/// with `arguments` (an array of strings) or `command` (a string), and
+/// `directory`, `file` and `output` strings where present. A malformed entry
+/// is an error, never an entry left out: its TU would go unbuilt unnoticed.
+void CheckShape(const json& entry) {
+  if (!entry.is_object()) throw std::invalid_argument("is not a JSON object");
+  auto arguments = entry.find("arguments");
+  if (arguments != entry.end() &&
+      (!arguments->is_array() || !std::all_of(arguments->begin(), arguments->end(),
+                                              [](const json& word) { return word.is_string(); }))) {
+    throw std::invalid_argument("\"arguments\" is not an array of strings");
   }
-  if (entry.contains("command") && entry["command"].is_string()) {
-    return SplitShellWords(entry["command"].get<std::string>());
+  for (const char* name : {"command", "directory", "file", "output"}) {
+    auto field = entry.find(name);
+    if (field != entry.end() && !field->is_string()) {
+      throw std::invalid_argument("\"" + std::string(name) + "\" is not a string");
+    }
   }
-  return {};
+  if (arguments == entry.end() && !entry.contains("command")) {
+    throw std::invalid_argument("has neither \"arguments\" nor \"command\"");
+  }
 }
 
 std::string StringField(const json& entry, const char* name) {
@@ -80,8 +99,9 @@ CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& n
     const json& entry = document[index];
     std::vector<std::string> words;
     try {
-      if (entry.is_object()) words = Words(entry);
-    } catch (const std::exception& error) {  // arguments that are not strings, unbalanced quotes
+      CheckShape(entry);
+      words = Words(entry);
+    } catch (const std::exception& error) {  // a malformed entry, unbalanced quotes
       throw CompileDatabaseError(name + ": entry " + std::to_string(index) + ": " + error.what());
     }
     std::optional<CompileEntry> compile = NvccEntryOf(words);

@@ -30,17 +30,24 @@ struct CompileEntry {
   /// the nvcc depfile after the edge making the object and keeps its headers
   /// in its deps log (`ninja -t deps`) for that object.
   bool ninja_reads_depfile = false;
+  /// From a generator's manifest: the edge's command, as Ninja prints it
+  /// under `FAILED:`.
+  std::string ninja_command;
 };
 
 /// The nvcc calls of a database, and how many other entries it held.
 struct CompileDatabase {
   std::vector<CompileEntry> entries;
-  size_t skipped = 0;  ///< entries for other compilers, or without a command
+  size_t skipped = 0;  ///< entries for other compilers
 };
 
 /// Parses database text. `name` is used in error messages; relative
 /// `directory` fields are resolved against `base_dir` (the database's own
-/// directory). Throws CompileDatabaseError.
+/// directory). Throws CompileDatabaseError for text that is no JSON array,
+/// and, naming the entry, for a malformed one (not an object, `arguments` no
+/// array of strings, `command`, `directory`, `file` or `output` no string,
+/// neither `arguments` nor `command`) and an nvcc entry without a directory
+/// or an output.
 CompileDatabase ParseCompileDatabase(std::string_view text, const std::string& name,
                                      const std::string& base_dir);
 

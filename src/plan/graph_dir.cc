@@ -31,6 +31,7 @@ std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
 std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }
+std::string FailureNotePath(const std::string& work_dir) { return work_dir + "/failed-edge"; }
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
 std::string StepTempRoot(const std::string& dir) { return dir + "/tmp"; }

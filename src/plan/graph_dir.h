@@ -28,6 +28,8 @@ std::string TuRoot(const std::string& dir);             ///< `tu/`: one work dir
 std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
+/// `failed-edge`: the user's edge of a `fastcuda ninja` TU (FailureNote).
+std::string FailureNotePath(const std::string& work_dir);
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
 std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine

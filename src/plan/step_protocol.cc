@@ -1,6 +1,7 @@
 #include "src/plan/step_protocol.h"
 
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 
 #include "src/base/build_load.h"
@@ -19,6 +20,7 @@ constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
+constexpr std::string_view kFailureNote = "--failure-note";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
 constexpr std::string_view kNeverKeepIncbin = "--never-keep-incbin", kResponseKey = "--response-key";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
@@ -101,6 +103,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kStamp, stamp);
   if (fresh_outputs) words.emplace_back(kFreshOutputs);
   AddOption(words, kCapture, capture);
+  AddOption(words, kFailureNote, failure_note);
   if (keeps_tmpdir) words.emplace_back(kKeepTmpdir);
   if (split_share > 0) AddOption(words, kSplitAutoFlag, std::to_string(split_share));
   AddOption(words, kBlankDisabled, blank_disabled);
@@ -169,6 +172,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kStamp) call.stamp = value(flag);
     else if (flag == kFreshOutputs) call.fresh_outputs = true;
     else if (flag == kCapture) call.capture = value(flag);
+    else if (flag == kFailureNote) call.failure_note = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kReadsLog) call.reads_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
@@ -200,6 +204,29 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
   }
   if (call.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");
   return call;
+}
+
+std::string FormatFailureNote(const FailureNote& note) {
+  return std::string(note.exit_code_shown ? "code" : "plain") + "\n" + note.object + "\n" + note.command +
+         "\n";
+}
+
+std::optional<FailureNote> ParseFailureNote(const std::string& text) {
+  std::istringstream lines(text);
+  std::string kind;
+  FailureNote note;
+  if (!std::getline(lines, kind) || (kind != "code" && kind != "plain") ||
+      !std::getline(lines, note.object) || !std::getline(lines, note.command)) {
+    return std::nullopt;
+  }
+  note.exit_code_shown = kind == "code";
+  return note;
+}
+
+std::string FailedEdgeLines(const FailureNote& note, int exit_code) {
+  std::string failed =
+      note.exit_code_shown ? "FAILED: [code=" + std::to_string(exit_code) + "] " : "FAILED: ";
+  return "\x1B[31m" + failed + "\x1B[0m" + note.object + " \n" + note.command + "\n";
 }
 
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs) {

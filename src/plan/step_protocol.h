@@ -62,6 +62,11 @@ struct StepInvocation {
   bool fresh_outputs = false;
   std::string stamp;    ///< touched when the program succeeds; it is no output to keep
   std::string capture;  ///< save what the program printed (WriteCapture)
+  /// `fastcuda ninja`: a FailureNote file. The step prints what the program
+  /// printed after its run, and where it failed the lines Ninja prints for
+  /// the user's nvcc edge before that, so that `FAILED: OBJECT` and the
+  /// user's command head the errors as they do under plain ninja.
+  std::string failure_note;
   std::string rss_log;  ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   /// A step that reads the sources: append when it started (SourceReadLine)
   /// here on success, so that it reruns when a file it read changes later.
@@ -124,6 +129,26 @@ struct StepInvocation {
 /// outputs (no two steps of a build share one, and each run reuses its
 /// step's); "" without a `temp_root` or outputs, or where it `keeps_tmpdir`.
 std::string StepTempDir(const StepInvocation& step);
+
+/// The user's nvcc edge that a `fastcuda ninja` TU's steps stand for, as
+/// Ninja reports it failing: its object (as the manifest names it) and its
+/// command.
+struct FailureNote {
+  std::string object;
+  std::string command;
+  bool exit_code_shown = false;  ///< Ninja 1.13 and later: `FAILED: [code=N] OBJECT `
+};
+
+/// The file's text: a line each, `code` or `plain` first (Ninja's paths and
+/// commands hold no newline).
+std::string FormatFailureNote(const FailureNote& note);
+/// nullopt for text FormatFailureNote did not write.
+std::optional<FailureNote> ParseFailureNote(const std::string& text);
+
+/// What Ninja prints when the edge of `note` fails with `exit_code`: the
+/// `FAILED:` line (red where Ninja shows colour: it strips the escapes from
+/// a step's output where it does not) and the command.
+std::string FailedEdgeLines(const FailureNote& note, int exit_code);
 
 /// What a step printed and how it ended: saved by `fastcuda step --capture
 /// PREFIX`, replayed by the launcher in nvcc's order.

@@ -12,7 +12,8 @@ std::string FormatTuRecord(const TuRecord& record) {
                          {"depfiles", record.depfiles},
                          {"captures", record.captures},
                          {"cache_result", record.cache_result},
-                         {"cache_depfile", record.cache_depfile}};
+                         {"cache_depfile", record.cache_depfile},
+                         {"landmarks", record.landmarks}};
   return DumpJsonBytes(json, 1) + "\n";
 }
 
@@ -23,7 +24,8 @@ std::optional<TuRecord> ParseTuRecord(const std::string& text) {
                     json.at("depfiles").get<std::vector<std::string>>(),
                     json.at("captures").get<std::vector<std::string>>(),
                     // An earlier FastCuda's record has no lookup's files.
-                    json.value("cache_result", std::string()), json.value("cache_depfile", std::string())};
+                    json.value("cache_result", std::string()), json.value("cache_depfile", std::string()),
+                    json.value("landmarks", std::vector<std::string>())};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

@@ -19,6 +19,10 @@ struct TuRecord {
   /// which alone holds the headers after a hit (the preprocessing did not run).
   std::string cache_result;
   std::string cache_depfile;
+  /// Absolute: the first file each step leaves (Landmark). A step that
+  /// fails, or is stopped, leaves none, so that a TU whose last build did not
+  /// reach its object has one missing, though its old object is still there.
+  std::vector<std::string> landmarks;
 };
 
 /// The record as its file holds it: JSON.

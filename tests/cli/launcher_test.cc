@@ -15,7 +15,8 @@ namespace {
 const std::vector<std::string> kCommand = {"nvcc", "-c", "/src/a.cu", "-o", "obj/a.o"};
 
 /// A disk where the graph at /g built /b/obj/a.o from kCommand, its kept
-/// depfile written after the source and header it lists.
+/// depfile written after the source and header it lists, and the file each
+/// step leaves there.
 FakeFileSystem BuiltByGraph() {
   FakeFileSystem disk;
   disk.Write("/src/a.cu", "source");
@@ -23,7 +24,10 @@ FakeFileSystem BuiltByGraph() {
   disk.Write("/b/obj/a.o", "object");
   std::string work_dir = WorkDirFor(TuRoot("/g"), "/b/obj/a.o");
   disk.Write(work_dir + "/a.cpp4.ii.deps", "a.cpp4.ii: /src/a.cu /src/h.h\n");
-  disk.Write(TuRecordPath(work_dir), FormatTuRecord({"/b", kCommand, {work_dir + "/a.cpp4.ii.deps"}, {}}));
+  disk.Write(work_dir + "/a.cubin", "cubin");
+  TuRecord record{"/b", kCommand, {work_dir + "/a.cpp4.ii.deps"}, {}};
+  record.landmarks = {work_dir + "/a.cubin", "/b/obj/a.o"};
+  disk.Write(TuRecordPath(work_dir), FormatTuRecord(record));
   return disk;
 }
 
@@ -71,6 +75,11 @@ TEST_CASE("launcher on fakes: never the graph's object when it may be stale") {
   CHECK_FALSE(UseGraphResult(Call(), "/elsewhere", disk));     // another directory
   disk.Remove("/b/obj/a.o");
   CHECK_FALSE(UseGraphResult(Call(), "/b", disk));
+  // A step failed in the graph's last build (make -k went on): the object
+  // there is an older build's, its depfiles as new as the sources.
+  FakeFileSystem failed = BuiltByGraph();
+  failed.Remove(WorkDirFor(TuRoot("/g"), "/b/obj/a.o") + "/a.cubin");
+  CHECK_FALSE(UseGraphResult(Call(), "/b", failed));
 }
 
 TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfile alone says the headers") {
@@ -89,6 +98,7 @@ TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfi
                   {},
                   work_dir + "/cache-result",
                   work_dir + "/cache-object.deps"};
+  record.landmarks = {work_dir + "/a.cubin"};  // ptxas did not run: the cache gave the object
   disk.Write(TuRecordPath(work_dir), FormatTuRecord(record));
   CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));
   CHECK(disk.Read("/b/obj/a.o.d").value_or("") ==

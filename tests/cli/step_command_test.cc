@@ -1,10 +1,13 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <iostream>
+#include <sstream>
 
 #include "src/base/depfile.h"
 #include "src/cli/step_command.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/step_protocol.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -176,6 +179,26 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
   std::filesystem::remove(memory_log);
 }
 
+TEST_CASE("step on fakes: a stamp is gone while its program runs, and after it fails") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/s.stamp", ""}});
+  class CheckingStamp : public CommandRunner {
+   public:
+    explicit CheckingStamp(FakeFileSystem& disk) : disk_(disk) {}
+    ProcessResult Run(const ProcessSpec&) override {
+      stamp_while_running = disk_.IsFile("/w/s.stamp");
+      return {1};
+    }
+    bool stamp_while_running = true;
+
+   private:
+    FakeFileSystem& disk_;
+  } program(disk);
+  CHECK(RunStep(StepInvocation::Parse({"--cwd", "/w", "--stamp", "/w/s.stamp", "--", "ptxas", "a.ptx"}),
+                program, disk, {}) == 1);
+  CHECK_FALSE(program.stamp_while_running);
+  CHECK_FALSE(disk.IsFile("/w/s.stamp"));
+}
+
 TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its status") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});
   FakeProgram failing(disk, "half a ptx", 3);
@@ -186,6 +209,24 @@ TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its st
   REQUIRE(captured);
   CHECK(captured->exit_code == 3);
   CHECK(captured->stdout_text == "printed\n");
+}
+
+TEST_CASE(
+    "step on fakes: with a failure note the program's output, both streams in one, follows the user's edge") {
+  FakeFileSystem disk(
+      {{"/w/nvcc.env", "{}"}, {"/w/failed-edge", FormatFailureNote({"k.o", "nvcc -c k.cu -o k.o", false})}});
+  FakeProgram failing(disk, "half a ptx", 3);
+  std::ostringstream printed;
+  std::streambuf* stdout_buffer = std::cout.rdbuf(printed.rdbuf());
+  const int status = RunStep(CiccStep({"--failure-note", "/w/failed-edge"}), failing, disk, {});
+  FakeProgram working(disk, "ptx");
+  RunStep(CiccStep({"--failure-note", "/w/failed-edge"}), working, disk, {});
+  std::cout.rdbuf(stdout_buffer);
+  CHECK(status == 3);
+  REQUIRE(failing.ran.size() == 1);
+  CHECK(failing.ran[0].capture_output);
+  CHECK(failing.ran[0].merge_streams);
+  CHECK(printed.str() == "\x1B[31mFAILED: \x1B[0mk.o \nnvcc -c k.cu -o k.o\nprinted\nprinted\n");
 }
 
 TEST_CASE("step on fakes: the depfile is kept and made absolute; a stamp is touched") {

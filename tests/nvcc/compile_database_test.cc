@@ -10,12 +10,11 @@ TEST_CASE("command and arguments forms, relative directory, launcher prefix, oth
      "arguments": ["/usr/local/cuda/bin/nvcc", "-c", "/s/a.cu", "-o", "a.o"]},
     {"directory": "sub", "file": "b.cu",
      "command": "ccache nvcc -DX=\"a b\" -c b.cu -o obj/b.o"},
-    {"directory": "/b", "file": "c.cpp", "command": "g++ -I/opt/nvcc -c c.cpp -o c.o"},
-    {"directory": "/b", "file": "d.cu"}
+    {"directory": "/b", "file": "c.cpp", "command": "g++ -I/opt/nvcc -c c.cpp -o c.o"}
   ])",
                                             "db.json", "/base");
   REQUIRE(db.entries.size() == 2);
-  CHECK(db.skipped == 2);
+  CHECK(db.skipped == 1);
   CHECK(db.entries[0].directory == "/b");
   CHECK(db.entries[0].output == "a.o");
   CHECK(db.entries[0].nvcc.front() == "/usr/local/cuda/bin/nvcc");
@@ -45,11 +44,34 @@ TEST_CASE("malformed JSON names the file and the position") {
   CHECK_THROWS_AS(ParseCompileDatabase("", "x.json", "/"), CompileDatabaseError);
 }
 
-TEST_CASE("missing fields: no directory is an error, no command is skipped") {
+TEST_CASE("missing fields: no directory is an error") {
   CHECK_THROWS_AS(
       ParseCompileDatabase(R"([{"file": "a.cu", "command": "nvcc -c a.cu -o a.o"}])", "x.json", "/"),
       CompileDatabaseError);
-  CHECK(ParseCompileDatabase(R"([{"directory": "/", "file": "a.cu"}, 7])", "x.json", "/").skipped == 2);
+}
+
+TEST_CASE("a malformed entry is an error that names it, never an entry left out") {
+  auto message = [](const char* text) -> std::string {
+    try {
+      ParseCompileDatabase(text, "x.json", "/");
+    } catch (const CompileDatabaseError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  const std::string fine = R"({"directory": "/", "file": "a.cu", "command": "nvcc -c a.cu -o a.o"}, )";
+  CHECK(
+      message(("[" + fine + R"({"directory": "/", "file": "b.cu", "arguments": "nvcc -c b.cu"}])").c_str()) ==
+      "x.json: entry 1: \"arguments\" is not an array of strings");
+  CHECK(message(R"([{"directory": "/", "file": "a.cu", "command": 7}])") ==
+        "x.json: entry 0: \"command\" is not a string");
+  CHECK(message(R"([{"directory": "/", "file": "a.cu"}])") ==
+        "x.json: entry 0: has neither \"arguments\" nor \"command\"");
+  CHECK(message(("[" + fine + "7]").c_str()) == "x.json: entry 1: is not a JSON object");
+  CHECK(message(R"([{"directory": ["/"], "file": "a.cu", "command": "nvcc -c a.cu"}])") ==
+        "x.json: entry 0: \"directory\" is not a string");
+  CHECK(message(R"([{"directory": "/", "file": "a.cu", "output": 1, "command": "g++ -c a.cc"}])") ==
+        "x.json: entry 0: \"output\" is not a string");
 }
 
 TEST_CASE("no output and no -o: the object nvcc names after the source, else an error") {

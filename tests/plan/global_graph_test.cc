@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <utility>
 
 #include "ninja-gen/global_manifest.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/compile_database.h"
 #include "src/plan/global_graph.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/step_protocol.h"
 #include "src/plan/toolchain_programs.h"
 #include "tests/test_support.h"
 
@@ -51,6 +53,17 @@ GlobalManifestOptions ManifestOptions(const std::string& out_dir) {
   options.out_dir = out_dir;
   options.fastcuda = "/bin/fastcuda";
   return options;
+}
+
+/// The database planned as a part of a generator's manifest that Ninja runs
+/// in /build (`fastcuda ninja`), and the options to write it so.
+std::pair<GlobalPlan, GlobalManifestOptions> PartOfManifest() {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
+  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
+  options.part_of_manifest_in = "/build";
+  return {std::move(plan), std::move(options)};
 }
 
 }  // namespace
@@ -365,11 +378,7 @@ TEST_CASE("planning and writing on many threads give what one thread gives") {
 
 TEST_CASE(
     "the graph as a part of a generator's manifest: steps.ninja, paths as that manifest's Ninja names them") {
-  FakeDryrunRunner runner;
-  DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
-  options.part_of_manifest_in = "/build";
+  auto [plan, options] = PartOfManifest();
   options.manifest_has_defaults = true;
   options.priority_ladder = true;
   options.history = {{"obj/d.o", 90000}};
@@ -384,6 +393,26 @@ TEST_CASE(
   CHECK(files.at("/build/.fastcuda/priority/rung1").empty());  // the generation's, so that Ninja runs no rung
   options.manifest_has_defaults = false;  // Ninja builds every root, the rungs among them
   CHECK(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.ninja").find("\ndefault ") ==
+        std::string::npos);
+}
+
+TEST_CASE("as a part of a generator's manifest, each TU's steps name its edge there when they fail") {
+  auto [plan, options] = PartOfManifest();
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    options.failure_notes.push_back(
+        {"obj/" + std::to_string(i) + ".o", "nvcc -c " + std::to_string(i), true});
+  }
+  std::map<std::string, std::string> files = GlobalManifestFiles(plan.graphs, options);
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    std::optional<FailureNote> note = ParseFailureNote(files.at(FailureNotePath(plan.graphs[i].work_dir)));
+    REQUIRE(note);
+    CHECK(note->object == options.failure_notes[i].object);
+    CHECK(note->exit_code_shown);
+  }
+  CHECK(files.at("/build/.fastcuda/steps.ninja").find("--failure-note ${w}/failed-edge") !=
+        std::string::npos);
+  options.failure_notes.clear();  // fastcuda build's graph: its Ninja prints the steps' own lines
+  CHECK(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.ninja").find("--failure-note") ==
         std::string::npos);
 }
 
@@ -460,11 +489,7 @@ TEST_CASE(
 }
 
 TEST_CASE("steps.json marks the TUs that a generator's defaults do not need") {
-  FakeDryrunRunner runner;
-  DryrunCache cache;
-  GlobalPlan plan = PlanCompileDatabase(Database(), {"/build/.fastcuda", 2}, cache, runner, FakeFileSystem());
-  GlobalManifestOptions options = ManifestOptions("/build/.fastcuda");
-  options.part_of_manifest_in = "/build";
+  auto [plan, options] = PartOfManifest();
   options.not_by_default = {"obj/b.o"};
   std::vector<RecordedTu> tus =
       ParseStepsFile(GlobalManifestFiles(plan.graphs, options).at("/build/.fastcuda/steps.json"));

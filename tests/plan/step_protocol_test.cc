@@ -24,6 +24,7 @@ StepInvocation EveryField() {
   call.stamp = "/w/step3.stamp";
   call.fresh_outputs = true;
   call.capture = "/w/capture/step3-abc";
+  call.failure_note = "/w/failed-edge";
   call.rss_log = "/w/step-memory.tsv";
   call.temp_root = "/w/tmp";
   call.keeps_tmpdir = true;
@@ -57,6 +58,7 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.stamp == call.stamp);
   CHECK(back.fresh_outputs);
   CHECK(back.capture == call.capture);
+  CHECK(back.failure_note == call.failure_note);
   CHECK(back.rss_log == call.rss_log);
   CHECK(back.temp_root == call.temp_root);
   CHECK(back.keeps_tmpdir);
@@ -140,4 +142,21 @@ TEST_CASE("a step's captured output reads back as written; a step that did not r
   CHECK(back->stdout_text == "out\nput");
   CHECK(back->stderr_text == "a warning\n");
   CHECK(back->exit_code == 3);
+}
+
+TEST_CASE("a failure note reads back as written, and gives Ninja's FAILED lines for the user's edge") {
+  FailureNote note{"obj/k.cu.o", "/usr/local/cuda/bin/nvcc -c ../k.cu -o obj/k.cu.o", false};
+  std::optional<FailureNote> back = ParseFailureNote(FormatFailureNote(note));
+  REQUIRE(back);
+  CHECK(back->object == note.object);
+  CHECK(back->command == note.command);
+  CHECK_FALSE(back->exit_code_shown);
+  // As Ninja 1.11 and 1.12 print it (red where it shows colour, trailing space), then 1.13.
+  CHECK(FailedEdgeLines(note, 2) ==
+        "\x1B[31mFAILED: \x1B[0mobj/k.cu.o \n/usr/local/cuda/bin/nvcc -c ../k.cu -o obj/k.cu.o\n");
+  note.exit_code_shown = true;
+  CHECK(FailedEdgeLines(*ParseFailureNote(FormatFailureNote(note)), 2)
+            .starts_with("\x1B[31mFAILED: [code=2] \x1B[0mobj/k.cu.o \n"));
+  CHECK_FALSE(ParseFailureNote(""));
+  CHECK_FALSE(ParseFailureNote("code\nobj/k.cu.o\n"));
 }

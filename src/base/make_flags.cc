@@ -1,0 +1,12 @@
+#include "src/base/make_flags.h"
+
+#include <re2/re2.h>
+
+namespace fastcuda {
+
+bool MakeKeepsGoing(std::string_view makeflags) {
+  static const RE2 keep_going(R"re(-?[A-Za-z]*k[A-Za-z]*(?:\s.*)?)re", RE2::Latin1);
+  return RE2::FullMatch(re2::StringPiece(makeflags.data(), makeflags.size()), keep_going);
+}
+
+}  // namespace fastcuda
