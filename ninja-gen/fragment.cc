@@ -234,15 +234,19 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
 
 /// The `fastcuda step` command of a rule of `kind`: the options every step
 /// shares, then the edge's. `$env` is looked up when the command runs: an
-/// edge may bind another. The memory log is the file-level `$step_options`,
-/// the reads log `$read_options`.
+/// edge may bind another. The memory log is the file-level `$step_options`;
+/// the reads log the file-level `$read_options` of the steps that read the
+/// sources, and `$host_read_options` of a host compile, which only an edge
+/// that compiles the source itself binds (to `$read_options`).
 std::string StepRuleCommand(StepKind kind) {
   StepInvocation shared;
   shared.env_file = "$env";  // a Ninja variable, written as it is
   std::string command = "$fastcuda step";
   for (const std::string& word : shared.SharedWords()) command += " " + word;
-  return command + (ReadsSources(kind) ? " $step_options $read_options" : " $step_options") +
-         " $flags $out $argv";
+  command += " $step_options";
+  if (ReadsSources(kind)) command += " $read_options";
+  if (kind == StepKind::kHostCompile) command += " $host_read_options";
+  return command + " $flags $out $argv";
 }
 
 }  // namespace
@@ -340,6 +344,12 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     build.raw_variables = CommandVariables(graph, i, options, paths);
     if (!step.depfile.empty() && step.ninja_depfile.empty())
       build.variables.push_back({"depfile", step.depfile});
+    if (step.compiles_source && !step.depfile.empty() && step.ninja_depfile.empty()) {
+      // The headers it read go to Ninja's deps log, and its start to the
+      // reads log, as a preprocessing step's do (source_reads.h).
+      build.variables.push_back({"deps", "gcc"});
+      build.raw_variables.push_back({"host_read_options", "$read_options"});
+    }
     if (!step.ninja_depfile.empty()) {
       build.variables.push_back({"depfile", paths(step.ninja_depfile)});
       build.variables.push_back({"deps", "gcc"});

@@ -81,12 +81,15 @@ check "launcher: -dlink with -L. -ldev, the library rebuilt: fresh" device_libra
 
 # 5. A C++ source that nvcc hands to the host compiler whole (-x c++, or a
 # .cpp): the host compile reads its headers itself. Host code only: the
-# objects are byte-identical.
+# objects are byte-identical. The header is edited within the tick the
+# object was written in (its mtime is the object's, as on a busy machine):
+# an mtime that is not newer, but a change after the compile started.
 host_only_source() (  # launcher|graph, then -MD or nothing
   mkdir -p "host-only-$1${2:-}" && cd "host-only-$1${2:-}"
   printf '#include "v.h"\nint value() { return V; }\n' > k.cu && echo '#define V 1' > v.h
   local flags=(-x c++ ${2:+"$2"} -c k.cu)
-  compile_as "$1" "${flags[@]}" -o k.o && echo '#define V 2' > v.h && compile_as "$1" "${flags[@]}" -o k.o &&
+  compile_as "$1" "${flags[@]}" -o k.o && echo '#define V 2' > v.h && touch -r k.o v.h &&
+    compile_as "$1" "${flags[@]}" -o k.o &&
     "$NVCC" "${flags[@]}" -o reference.o && cmp -s k.o reference.o
 )
 check "launcher: a C++ source's header edited: fresh" host_only_source launcher
