@@ -419,31 +419,35 @@ class Walk:
         return sorted(p for p, texts in self.earlier.items()
                       if p in self.files and any(t != self.files[p] for t in texts))
 
-    def earlier_text(self):
+    def restore_earlier(self, mtime=None):
+        """Gives a file that had another text one of its earlier texts (with
+        `mtime`); its path, or None where none had."""
         paths = self.restorable()
         if not paths:
-            return self.comment()
+            return None
         path = self.rng.choice(paths)
-        self.write(path, self.rng.choice([t for t in self.earlier[path] if t != self.files[path]]))
+        self.write(path, self.rng.choice([t for t in self.earlier[path] if t != self.files[path]]), mtime=mtime)
+        return path
+
+    def earlier_text(self):
+        path = self.restore_earlier()
+        if path is None:
+            return self.comment()
         return f"{path}: an earlier text restored (mtime now)"
 
     def older_mtime(self):
-        paths = self.restorable()
-        if not paths:
+        path = self.restore_earlier(OLD_TIME)
+        if path is None:
             return self.comment()
-        path = self.rng.choice(paths)
-        self.write(path, self.rng.choice([t for t in self.earlier[path] if t != self.files[path]]), mtime=OLD_TIME)
         if self.mode == "launcher":
             return f"{path}: an earlier text restored with a 2020 mtime"
         self.remove_objects()
         return f"{path}: an earlier text restored with a 2020 mtime, the objects removed"
 
     def older_mtime_beside_host_edit(self):
-        paths = self.restorable()
-        if not paths:
+        path = self.restore_earlier(OLD_TIME)
+        if path is None:
             return self.comment()
-        path = self.rng.choice(paths)
-        self.write(path, self.rng.choice([t for t in self.earlier[path] if t != self.files[path]]), mtime=OLD_TIME)
         self.set_define("inc/host_only.h", "HOST_ONLY", self.new_value())
         return f"{path}: an earlier text restored with a 2020 mtime; host_only.h edited"
 
