@@ -426,7 +426,9 @@ int NinjaMain(const std::vector<std::string>& args) {
   // Ninja stops on Ctrl-C, kill -INT or a hangup even where its parent
   // ignored them (a script's background job); so must what stands in for it.
   TakeSignalsAsNinjaDoes();
-  ProcessSpec ninja{{NinjaProgram()}, "", {}, false, /*own_process_group=*/true};
+  ProcessSpec ninja;
+  ninja.argv = {NinjaProgram()};
+  ninja.own_process_group = true;
   // What reads no manifest goes to Ninja as it is (cpp_extension asks
   // `ninja --version` before it writes one).
   if (std::any_of(args.begin(), args.end(), [](const std::string& arg) {

@@ -9,7 +9,13 @@ namespace fastcuda {
 
 ProcessResult RunNinja(const NinjaRun& run) {
   const std::string ninja = NinjaProgram();
-  ProcessSpec spec{{ninja}, run.cwd, {}, run.capture, /*own_process_group=*/true, run.lock_fd};
+  // By name: a field added to ProcessSpec must not shift the others.
+  ProcessSpec spec;
+  spec.argv = {ninja};
+  spec.cwd = run.cwd;
+  spec.capture_output = run.capture;
+  spec.own_process_group = true;
+  spec.inherited_fd = run.lock_fd;
   if (run.dir.empty()) spec.argv.insert(spec.argv.end(), {"-f", run.manifest});
   else spec.argv.insert(spec.argv.end(), {"-C", run.dir});
   if (run.quiet) spec.argv.push_back("--quiet");

@@ -5,8 +5,9 @@ touches, a file restored to an earlier text, or to an older mtime with its
 objects removed or beside an edit of a host-only header, a header given a
 future mtime, an edit that breaks the build undone with its old mtime, a
 new header that shadows another, an include added and
-dropped, a changed define, ptxas option, response file, CPATH or
-NVCC_APPEND_FLAGS, a kept intermediate or an object deleted, plain `ninja`
+dropped, a changed define, ptxas option, response file, CPATH,
+NVCC_APPEND_FLAGS, PTXAS_FLAGS (a variable of nvcc.profile) or the host
+compiler behind -ccbin's symlink (g++ or clang++), a kept intermediate or an object deleted, plain `ninja`
 between `fastcuda ninja` runs, one object built alone as an IDE does). After
 every step FastCuda builds it (as a launcher, `fastcuda build --compdb`, the
 CMake module under Ninja, Ninja Multi-Config (Debug and Release in turn) or
@@ -184,6 +185,8 @@ class Walk:
         self.flags = dict(FIRST_FLAGS)
         self.cpath = "env1"
         self.appended = None
+        self.ptxas_flags = None  # PTXAS_FLAGS, which nvcc.profile appends to ptxas's options
+        self.host_compiler = shutil.which("g++")  # what cc/c++, which -ccbin names, links to
         self.early_host = False
         self.config = CONFIGS[0]
         self.reference_cache = {}
@@ -196,6 +199,8 @@ class Walk:
         self.env = dict(os.environ)
         if mode in CMAKE_MODES:
             self.configure()
+        else:
+            self.link_host_compiler()
 
     # -- the project ---------------------------------------------------
     def write(self, path, text, remember=True, mtime=None):
@@ -249,7 +254,8 @@ class Walk:
                 obj = os.path.join(entry["directory"], words[words.index("-o") + 1])
                 out.append((entry["directory"], words, obj))
             return sorted(out, key=lambda c: c[2])
-        flags = [self.nvcc] + nvcc_flags(self.flags) + ["-Iinc", "-Ifirst", "-Isecond", "--options-file", "o.rsp"]
+        flags = [self.nvcc] + nvcc_flags(self.flags) + ["-Iinc", "-Ifirst", "-Isecond", "--options-file", "o.rsp",
+                                                        "-ccbin", "cc/c++"]
         return [(self.proj, flags + ["-c", f"{tu}.cu", "-o", f"{tu}.o"], os.path.join(self.proj, f"{tu}.o"))
                 for tu in TUS]
 
@@ -261,6 +267,9 @@ class Walk:
             env.pop("NVCC_APPEND_FLAGS", None)
             if self.appended is not None:
                 env["NVCC_APPEND_FLAGS"] = f"-DAPPENDED={self.appended}"
+            env.pop("PTXAS_FLAGS", None)
+            if self.ptxas_flags is not None:
+                env["PTXAS_FLAGS"] = self.ptxas_flags
         return env
 
     def build_commands(self, only=None, plain_ninja=False):
@@ -321,7 +330,8 @@ class Walk:
         # earlier text can hold -lineinfo where the walk's flags do not.
         if "-lineinfo" in words:
             readable = [(path, text, os.stat(os.path.join(self.proj, path)).st_mtime_ns) for path, text in readable]
-        key = hashlib.sha256(json.dumps([words, self.cpath, self.appended, readable]).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([words, self.cpath, self.appended, self.ptxas_flags, self.host_compiler,
+                                         readable]).encode()).hexdigest()
         if key not in self.reference_cache:
             ref = os.path.join(self.refs, f"{key[:16]}.o")
             run(with_output(words, ref), directory, self.step_env())
@@ -384,7 +394,8 @@ class Walk:
                  self.lineinfo, self.relocatable, self.architectures, self.ptxas_option,
                  self.remove_object, self.toggle_early_host, self.nothing]
         if self.mode in ("launcher", "graph"):
-            edits += [self.response_file, self.switch_cpath, self.env_header, self.append_flags]
+            edits += [self.response_file, self.switch_cpath, self.env_header, self.append_flags,
+                      self.ptxas_flags_variable, self.switch_host_compiler]
         if self.mode != "launcher":
             edits.append(self.remove_intermediate)
         return edits
@@ -527,6 +538,26 @@ class Walk:
     def response_file(self):
         self.write("o.rsp", f"-DRSP={self.new_value()}\n")
         return "o.rsp: a new -DRSP"
+
+    def ptxas_flags_variable(self):
+        self.ptxas_flags = "-O1" if self.ptxas_flags is None else None
+        return "PTXAS_FLAGS " + ("unset" if self.ptxas_flags is None else self.ptxas_flags)
+
+    def switch_host_compiler(self):
+        clang = shutil.which("clang++")
+        if clang is None:
+            return self.nothing()
+        gcc = shutil.which("g++")
+        self.host_compiler = clang if self.host_compiler == gcc else gcc
+        self.link_host_compiler()
+        return f"cc/c++ now links to {self.host_compiler}"
+
+    def link_host_compiler(self):
+        link = os.path.join(self.proj, "cc", "c++")
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(self.host_compiler, link)
 
     def switch_cpath(self):
         self.cpath = "env2" if self.cpath == "env1" else "env1"
