@@ -119,6 +119,12 @@ std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text) {
   return records;
 }
 
+LatestNinjaLogRecords LatestRecordsOf(std::string_view text) {
+  LatestNinjaLogRecords latest;
+  for (NinjaLogRecord& record : ParseNinjaLogRecords(text)) latest[record.output] = std::move(record);
+  return latest;
+}
+
 int64_t NinjaTimeStamp(std::filesystem::file_time_type time) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::file_clock::to_sys(time).time_since_epoch())

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace fastcuda {
@@ -24,6 +25,11 @@ struct NinjaLogRecord {
 /// Every record of `.ninja_log` text (formats v5 to v7), in file order; lines
 /// of another shape are skipped.
 std::vector<NinjaLogRecord> ParseNinjaLogRecords(std::string_view text);
+
+/// The latest record of each output in a log's text, by output: the one
+/// Ninja goes by.
+using LatestNinjaLogRecords = std::unordered_map<std::string, NinjaLogRecord>;
+LatestNinjaLogRecords LatestRecordsOf(std::string_view text);
 
 /// A file's time as Ninja stamps its log records: nanoseconds since the Unix epoch.
 int64_t NinjaTimeStamp(std::filesystem::file_time_type time);

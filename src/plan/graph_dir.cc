@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -256,6 +257,10 @@ std::vector<KeptFiles> ParseKeptFiles(std::string_view text) {
     tus.push_back(std::move(tu));
   }
   return tus;
+}
+
+std::string NinjaDepsLogBeside(const std::string& log_path) {
+  return (std::filesystem::path(log_path).parent_path() / ".ninja_deps").string();
 }
 
 std::string GraphNinjaLogPath(const std::string& dir, const FileSystem& fs) {

@@ -93,6 +93,9 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text);
 /// one NinjaLogSourcePath names.
 std::string GraphNinjaLogPath(const std::string& dir, const FileSystem& fs);
 
+/// Ninja's deps log (`.ninja_deps`), which it keeps beside its log at `log_path`.
+std::string NinjaDepsLogBeside(const std::string& log_path);
+
 /// `nvcc.env`: the variables every step of a graph sets; and back.
 std::string EnvironmentFileText(const std::map<std::string, std::string>& environment);
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view text);

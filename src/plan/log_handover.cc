@@ -4,7 +4,6 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <unordered_map>
 
 namespace fastcuda {
 namespace {
@@ -18,22 +17,13 @@ std::string SharedObjectsPath(const std::string& out_dir) { return out_dir + "/s
 std::string HandoversPath(const std::string& out_dir) { return out_dir + "/log-handovers.json"; }
 
 /// The latest record of every output of a log.
-using LatestRecordMap = std::unordered_map<std::string, NinjaLogRecord>;
-
-/// The latest record of every output in `log`.
-LatestRecordMap LatestRecords(std::string_view log) {
-  LatestRecordMap latest;
-  for (NinjaLogRecord& record : ParseNinjaLogRecords(log)) latest[record.output] = std::move(record);
-  return latest;
-}
-
 bool SameRecord(const NinjaLogRecord& a, const NinjaLogRecord& b) {
   return a.start_ms == b.start_ms && a.end_ms == b.end_ms && a.mtime == b.mtime && a.output == b.output &&
          a.command_hash == b.command_hash;
 }
 
 /// The handovers whose `which` record is still the latest of its output.
-std::vector<Handover> WithLatest(const LatestRecordMap& latest, const std::vector<Handover>& handovers,
+std::vector<Handover> WithLatest(const LatestNinjaLogRecords& latest, const std::vector<Handover>& handovers,
                                  NinjaLogRecord Handover::*which) {
   std::vector<Handover> still;
   std::copy_if(handovers.begin(), handovers.end(), std::back_inserter(still), [&](const Handover& handover) {
@@ -75,7 +65,7 @@ bool MadeByStep(const SharedObject& object, const NinjaLogRecord& record, int ve
 }
 
 /// HandOver, for a log of `version` whose latest records are `latest`.
-std::vector<Handover> HandOverFrom(const LatestRecordMap& latest, int version,
+std::vector<Handover> HandOverFrom(const LatestNinjaLogRecords& latest, int version,
                                    const std::vector<SharedObject>& objects, const CurrentObjects& current,
                                    int64_t build_start) {
   std::vector<Handover> handovers;
@@ -104,17 +94,17 @@ SharedObject HashSharedObject(std::string output, std::string_view generator_com
 
 std::vector<Handover> HandOver(std::string_view log, const std::vector<SharedObject>& objects,
                                const CurrentObjects& current, int64_t build_start) {
-  return HandOverFrom(LatestRecords(log), NinjaLogVersion(log), objects, current, build_start);
+  return HandOverFrom(LatestRecordsOf(log), NinjaLogVersion(log), objects, current, build_start);
 }
 
 std::vector<Handover> TakeBack(std::string_view log, const std::vector<Handover>& handovers) {
-  return WithLatest(LatestRecords(log), handovers, &Handover::generator_record);
+  return WithLatest(LatestRecordsOf(log), handovers, &Handover::generator_record);
 }
 
 std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
                                        const std::vector<Handover>& handovers) {
   const int version = NinjaLogVersion(log);
-  LatestRecordMap latest = LatestRecords(log);
+  LatestNinjaLogRecords latest = LatestRecordsOf(log);
   std::vector<std::string> elsewhere;
   for (const SharedObject& object : objects) {
     auto record = latest.find(object.output);
@@ -184,7 +174,7 @@ std::vector<Handover> TakeBackLog(const std::string& out_dir, const std::string&
 }
 
 std::vector<Handover> Untouched(std::string_view log, const std::vector<Handover>& taken_back) {
-  return WithLatest(LatestRecords(log), taken_back, &Handover::step_record);
+  return WithLatest(LatestRecordsOf(log), taken_back, &Handover::step_record);
 }
 
 int64_t BuildStart(const std::string& out_dir, WritableFileSystem& fs) {
@@ -198,7 +188,7 @@ void HandOverLog(const std::string& out_dir, const std::string& log_path, const 
                  int64_t build_start, const std::vector<Handover>& taken_back, WritableFileSystem& fs) {
   std::optional<std::string> log = fs.Read(log_path);
   if (!log) return;
-  const LatestRecordMap latest = LatestRecords(*log);  // one parse of a log that may hold many builds
+  const LatestNinjaLogRecords latest = LatestRecordsOf(*log);  // one parse of a log that may hold many builds
   std::vector<Handover> handovers =
       HandOverFrom(latest, NinjaLogVersion(*log), LoadSharedObjects(out_dir, fs), built, build_start);
   std::set<std::string> built_now;

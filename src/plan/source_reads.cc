@@ -1,7 +1,6 @@
 #include "src/plan/source_reads.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <optional>
 
 #include "src/base/ninja_log.h"
@@ -16,17 +15,14 @@ constexpr uint64_t kNoCommandHash = 0;
 
 /// The log's latest record of each of `outputs`, with kNoCommandHash.
 std::string RecordsToRerun(std::string_view log, const std::vector<std::string>& outputs) {
-  std::map<std::string, NinjaLogRecord> latest;
-  for (const std::string& output : outputs) latest.emplace(output, NinjaLogRecord{});
-  for (NinjaLogRecord& record : ParseNinjaLogRecords(log)) {
-    if (auto it = latest.find(record.output); it != latest.end()) it->second = std::move(record);
-  }
+  const LatestNinjaLogRecords latest = LatestRecordsOf(log);
   std::string records;
-  for (auto& [output, record] : latest) {
-    // No record: Ninja reruns the edge anyway.
-    if (record.output.empty()) continue;
-    record.command_hash = kNoCommandHash;
-    records += FormatNinjaLogRecord(record);
+  for (const std::string& output : outputs) {
+    auto record = latest.find(output);
+    if (record == latest.end()) continue;  // no record: Ninja reruns the edge anyway
+    NinjaLogRecord rerun = record->second;
+    rerun.command_hash = kNoCommandHash;
+    records += FormatNinjaLogRecord(rerun);
   }
   return records;
 }
@@ -78,9 +74,8 @@ std::vector<std::string> RereadChangedSources(const std::string& dir, const std:
   const std::map<std::string, int64_t> started = ParseSourceReads(reads);
   CompactReadsLog(reads_path, reads, started, fs);
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  const std::string deps_path = (std::filesystem::path(log_path).parent_path() / ".ninja_deps").string();
-  std::vector<std::string> reread =
-      StepsToReread(ParseNinjaDepsLog(fs.Read(deps_path).value_or("")), started, ninja_dir, fs);
+  std::vector<std::string> reread = StepsToReread(
+      ParseNinjaDepsLog(fs.Read(NinjaDepsLogBeside(log_path)).value_or("")), started, ninja_dir, fs);
   if (reread.empty()) return {};
   const std::string log = fs.Read(log_path).value_or("");
   if (NinjaCommandHash(NinjaLogVersion(log), "")) {
