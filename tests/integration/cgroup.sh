@@ -24,40 +24,41 @@ cgroup_mount() {  # TYPE [CONTROLLER]: where the hierarchy of that type (and con
 }
 
 cgroup_make() {
-  local name=$1 bytes=$2 mount own parent
+  local name=$1 bytes=$2 mount own parent candidate
   mount=$(cgroup_mount cgroup memory)
   if [ -n "$mount" ]; then
-    own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
-    parent=$mount${own%/}
     CGROUP_VERSION=1
+    own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
   else
+    CGROUP_VERSION=2
     mount=$(cgroup_mount cgroup2)
     own=$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
-    parent=$mount${own%/}
-    CGROUP_VERSION=2
     if [ -z "$mount" ]; then
-      CGROUP_WHY="no memory cgroup hierarchy is mounted"
+      CGROUP_WHY="no cgroup hierarchy with a memory controller is mounted"
       return 1
     fi
-    # v2 creates a child's memory files only where its parent delegates the
-    # controller; a parent with processes of its own (but the root) cannot.
-    grep -qw memory "$parent/cgroup.subtree_control" 2> /dev/null ||
-      echo +memory > "$parent/cgroup.subtree_control" 2> /dev/null || {
-      CGROUP_WHY="cgroup v2: $parent does not delegate the memory controller (and cannot: it holds processes)"
-      return 1
-    }
   fi
+  # Below the process's own cgroup, else (as root) below the hierarchy's.
+  CGROUP_WHY="cgroup v$CGROUP_VERSION: no memory cgroup can be made in $mount${own%/} or $mount"
+  for candidate in "$mount${own%/}" "$mount"; do
+    # v2 gives a child memory files only where its parent delegates the
+    # controller, which a cgroup with processes of its own (but the root) cannot.
+    if [ "$CGROUP_VERSION" = 2 ] && ! grep -qw memory "$candidate/cgroup.subtree_control" 2> /dev/null &&
+      ! echo +memory 2> /dev/null > "$candidate/cgroup.subtree_control"; then
+      continue
+    fi
+    if mkdir "$candidate/$name" 2> /dev/null; then
+      parent=$candidate
+      break
+    fi
+  done
+  [ -n "${parent:-}" ] || return 1
   CGROUP_DIR=$parent/$name
-  if ! mkdir "$CGROUP_DIR" 2> /dev/null; then
-    CGROUP_WHY="cgroup v$CGROUP_VERSION: cannot make a cgroup in $parent"
-    CGROUP_DIR=""
-    return 1
-  fi
   # Removed however the script ends, before what it did on exit already.
-  local previous
+  local previous ours='cgroup_remove; eval "$CGROUP_PREVIOUS_EXIT"'
   eval "previous=($(trap -p EXIT))"
-  CGROUP_PREVIOUS_EXIT=${previous[2]:-}
-  trap 'cgroup_remove; eval "$CGROUP_PREVIOUS_EXIT"' EXIT
+  [ "${previous[2]:-}" = "$ours" ] || CGROUP_PREVIOUS_EXIT=${previous[2]:-}  # a second cgroup_make
+  trap "$ours" EXIT
   trap 'exit 130' INT TERM HUP
   cgroup_limit "$bytes" || {
     CGROUP_WHY="cgroup v$CGROUP_VERSION: cannot set a memory limit in $CGROUP_DIR"
