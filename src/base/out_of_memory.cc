@@ -2,12 +2,15 @@
 
 #include <re2/re2.h>
 
+#include <charconv>
 #include <csignal>
 
 #include "src/base/cgroup.h"
 
 namespace fastcuda {
 namespace {
+
+constexpr const char* kMachineOomKills = "/proc/vmstat";
 
 /// The first line of `output` that matches `pattern`, trimmed, or nullopt.
 std::optional<std::string> LineMatching(std::string_view output, const RE2& pattern) {
@@ -31,7 +34,7 @@ bool Grew(const OomKillCounts& before, const OomKillCounts& after) {
 }  // namespace
 
 std::vector<std::string> OomKillFiles(std::string_view own_cgroups, std::string_view mountinfo) {
-  std::vector<std::string> files = {"/proc/vmstat"};
+  std::vector<std::string> files = {kMachineOomKills};
   // The innermost cgroup of each hierarchy: v2 counts the kills of its
   // whole subtree there; v1 counts a kill in the victim's own cgroup only.
   bool v2 = false, v1 = false;
@@ -45,22 +48,40 @@ std::vector<std::string> OomKillFiles(std::string_view own_cgroups, std::string_
 }
 
 OomKillCounts OomKillCountsIn(const std::map<std::string, std::string>& files) {
-  static const RE2 count(R"re((?m)^oom_kill (\d+)$)re");
+  // A plain search: every step reads /proc/vmstat twice, where compiling a
+  // pattern would cost more than the rest of the reading.
+  constexpr std::string_view kKey = "oom_kill ";
   OomKillCounts counts;
   for (const auto& [path, text] : files) {
-    int64_t kills = 0;
-    if (RE2::PartialMatch(text, count, &kills)) counts[path] = kills;
+    for (size_t at = text.find(kKey); at != std::string::npos; at = text.find(kKey, at + 1)) {
+      if (at > 0 && text[at - 1] != '\n') continue;  // oom_group_kill, or inside a line
+      const char* digits = text.data() + at + kKey.size();
+      const char* end = text.data() + text.size();
+      int64_t kills = 0;
+      auto [rest, error] = std::from_chars(digits, end, kills);
+      if (error == std::errc() && rest != digits && (rest == end || *rest == '\n')) counts[path] = kills;
+      break;
+    }
   }
   return counts;
 }
 
 OomKillCounts ReadOomKillCounts(const FileSystem& fs) {
+  // The machine's count holds every kill, a cgroup's too: where it can be
+  // read, the cgroups' are not looked for (which costs a step more than
+  // the rest of its own work: parsing mountinfo).
+  const std::vector<std::string> machine = {kMachineOomKills};
   std::map<std::string, std::string> texts;
-  for (const std::string& path : OomKillFiles(fs.Read("/proc/self/cgroup").value_or(""),
-                                              fs.Read("/proc/self/mountinfo").value_or(""))) {
-    if (std::optional<std::string> text = fs.Read(path)) texts[path] = *text;
-  }
-  return OomKillCountsIn(texts);
+  auto read = [&](const std::vector<std::string>& paths) {
+    for (const std::string& path : paths) {
+      if (std::optional<std::string> text = fs.Read(path)) texts[path] = *text;
+    }
+    return OomKillCountsIn(texts);
+  };
+  OomKillCounts counts = read(machine);
+  if (!counts.empty()) return counts;
+  return read(
+      OomKillFiles(fs.Read("/proc/self/cgroup").value_or(""), fs.Read("/proc/self/mountinfo").value_or("")));
 }
 
 std::optional<std::string> OutOfMemoryReason(const ProcessResult& result, std::string_view output,

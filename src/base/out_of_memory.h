@@ -28,7 +28,8 @@ std::vector<std::string> OomKillFiles(std::string_view own_cgroups, std::string_
 /// The counts that `files` hold, by path; a file without one is left out.
 OomKillCounts OomKillCountsIn(const std::map<std::string, std::string>& files);
 
-/// Reads OomKillFiles and their counts through `fs`.
+/// Reads the counts of OomKillFiles through `fs`: the machine's alone
+/// where it has one.
 OomKillCounts ReadOomKillCounts(const FileSystem& fs);
 
 /// Why a run of a program ran out of memory, in words, or nullopt where it

@@ -80,10 +80,15 @@ TEST_CASE("out of memory: the counts of the machine and of the process's innermo
                        {"/proc/vmstat", "pgfault 1234\noom_kill 7\nunevictable_pgs_culled 0\n"},
                        {"/sys/fs/cgroup/memory/process_api/job/memory.oom_control",
                         "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n"}});
+  // The machine's count holds every kill; the cgroups' are read where it cannot be.
+  CHECK(ReadOomKillCounts(disk) == OomKillCounts{{"/proc/vmstat", 7}});
+  disk.Remove("/proc/vmstat");
   CHECK(ReadOomKillCounts(disk) ==
-        OomKillCounts{{"/proc/vmstat", 7}, {"/sys/fs/cgroup/memory/process_api/job/memory.oom_control", 2}});
+        OomKillCounts{{"/sys/fs/cgroup/memory/process_api/job/memory.oom_control", 2}});
   CHECK(OomKillCountsIn({{"/x/memory.events", "low 0\nhigh 0\nmax 5\noom 2\noom_kill 1\noom_group_kill 0\n"},
-                         {"/y/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n"}}) ==
-        OomKillCounts{{"/x/memory.events", 1}});
+                         {"/y/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n"},
+                         {"/z/memory.events", "oom_group_kill 3\noom_kill 4"},
+                         {"/w/memory.events", "oom_kill x\n"}}) ==
+        OomKillCounts{{"/x/memory.events", 1}, {"/z/memory.events", 4}});
   CHECK(ReadOomKillCounts(FakeFileSystem()).empty());
 }

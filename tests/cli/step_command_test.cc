@@ -492,7 +492,7 @@ class ShortOfMemory : public CommandRunner {
  public:
   ShortOfMemory(FakeFileSystem& disk, int failures, std::vector<std::string>& calls)
       : disk_(disk), failures_(failures), calls_(calls) {}
-  ProcessResult Run(const ProcessSpec& spec) override {
+  ProcessResult Run(const ProcessSpec&) override {
     calls_.push_back("run");
     if (runs_++ < failures_) return {1, 0, "cicc: out of memory\n", "", 2048};
     disk_.Write("/w/a.ptx", "ptx");
