@@ -124,4 +124,17 @@ ninja -C edit > edit2.log
 check "one arch edited: its image is compressed again" graph_ran edit "$mark" 'FATBINARY sm_90'
 check "one arch edited: the other's is not" bash -c "! grep -q 'FATBINARY sm_80' edit2.log"
 check "one arch edited: the object is nvcc's" fresh arch.o "${edit[@]}"
+
+# A one-image fatbin that is no fatbin: the stitch says so and runs fatbinary whole.
+image=$(find edit -name '*sm_90*.image.fatbin' -o -name 'arch.compute_90.cubin.image.fatbin' | head -1)
+printf 'not a fatbin' > "$image"
+ninja -C edit > corrupt.log 2>&1 || true
+check "a corrupt image fatbin: the stitch says why and runs fatbinary whole" \
+  grep -q "cannot join the images' fatbins (not a fatbin: 12 bytes, less than its header); running fatbinary whole" corrupt.log
+check "a corrupt image fatbin: the object is nvcc's" same_fatbin arch.o reference.o  # the edited source's
+
+# The launcher, early host on: the images compressed one by one, the object nvcc's.
+FASTCUDA_EARLY_HOST=on "$FASTCUDA" "$NVCC" ${cases[compress_size]} -c k.cu -o early.o
+check "launcher, early host: fatbinary ran per image" test -n "$(find .fastcuda/early.o -name '*.image.fatbin')"
+check "launcher, early host: the fatbin is nvcc's" same_fatbin early.o ref/compress_size.o
 finish
