@@ -15,20 +15,22 @@ namespace {
 /// integration test proves identical when split: the word, or its part up
 /// to and with `=`.
 bool ProvedOption(const std::string& word) {
-  static const RE2 proved(R"re(-64|-g|--device-c|-compress-all|-?-compress=false|)re"
+  static const RE2 proved(R"re(-64|-g|--device-c|-compress-all|-compress=false|)re"
                           R"re(--compress-mode=(?:default|none|speed|size|balance)|)re"
                           R"re(--cicc-cmdline=.*|--cmdline=.*|--ident=.*)re",
                           RE2::Latin1);
   return RE2::FullMatch(word, proved);
 }
 
-/// An image of the command: `--image3=kind=KIND,sm=NN,file=PATH`.
+/// An image of the command: `--image3=kind=KIND,sm=NN,file=PATH` (a
+/// path with a comma is no image: fatbinary would not read it so either).
 struct Image {
   std::string word;
   std::string arch;
   std::string file;
 };
 
+/// The image `word` names, if it is one of a kind the split is proved for.
 std::optional<Image> ImageOf(const std::string& word) {
   static const RE2 image(R"re(--image3=kind=(?:elf|ptx|nvvm),sm=(\d+),file=([^,]+))re", RE2::Latin1);
   Image found{word, "", ""};

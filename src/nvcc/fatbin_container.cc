@@ -14,10 +14,12 @@ uint64_t ReadLittleEndian(std::string_view bytes, size_t at, size_t width) {
   return value;
 }
 
+/// Appends `value` as `width` little-endian bytes.
 void AppendLittleEndian(std::string& out, uint64_t value, size_t width) {
   for (size_t i = 0; i < width; ++i) out += static_cast<char>(value >> (8 * i) & 0xff);
 }
 
+/// Where in the fatbin an error is, for its message.
 std::string At(size_t offset) { return " at byte " + std::to_string(offset); }
 
 }  // namespace

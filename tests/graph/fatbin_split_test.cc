@@ -50,16 +50,16 @@ TEST_CASE("a fatbinary of two architectures splits into one step per image and t
 }
 
 TEST_CASE("every option nvcc passes in the proved shapes splits; any other runs fatbinary whole") {
-  for (const char* proved :
-       {"--compress-mode=default", "--compress-mode=none", "--compress-mode=speed", "--compress-mode=balance",
-        "-compress-all", "--compress=false", "-compress=false", "--cmdline=--compile-only  ",
-        "--ident=/src/k.cu", "-g", "--device-c"}) {
+  for (const char* proved : {"--compress-mode=default", "--compress-mode=none", "--compress-mode=speed",
+                             "--compress-mode=balance", "-compress-all", "-compress=false",
+                             "--cmdline=--compile-only  ", "--ident=/src/k.cu", "-g", "--device-c"}) {
     CAPTURE(proved);
     CHECK(SplitFatbinary(Fatbinary({proved})).size() == 4);
   }
-  for (const char* other : {"--compress-mode=fast", "-compress=true", "--no-asm", "--create=/w/k.fatbin",
-                            "--embedded-fatbin=/w/other.fatbin.c", "--image2=kind=elf,file=/w/k.o",
-                            "--options-file=/w/more", "-32", "--compress-mode", "size"}) {
+  for (const char* other :
+       {"--compress-mode=fast", "-compress=true", "--compress=false", "--no-asm", "--create=/w/k.fatbin",
+        "--embedded-fatbin=/w/other.fatbin.c", "--image2=kind=elf,file=/w/k.o", "--options-file=/w/more",
+        "-32", "--compress-mode", "size"}) {
     CAPTURE(other);
     std::vector<GraphStep> steps = SplitFatbinary(Fatbinary({other}));
     REQUIRE(steps.size() == 1);

@@ -5,7 +5,8 @@
 # in the object must be nvcc's, byte for byte, across the matrix of shapes
 # the split accepts: each --compress-mode, no flag, -Xfatbin options nvcc
 # passes, PTX-only targets, code=[sm_X,compute_X], CMake's -real/-virtual
-# style, -rdc (__nv_relfatbin), -G, -lineinfo, LTO-IR; shapes outside it
+# style, -rdc (__nv_relfatbin), -G, -lineinfo, LTO-IR, another
+# --cicc-cmdline (-use_fast_math); shapes outside it
 # (one architecture, an -Xfatbin option not proved) run fatbinary whole, and
 # still give nvcc's bytes. An edit of one architecture's code recompresses
 # that architecture's image alone.
@@ -24,6 +25,7 @@ declare -A cases=(
   [no_flag]="${two[*]}"
   [compress_default]="${two[*]} --compress-mode=default"
   [compress_none]="${two[*]} --compress-mode=none"
+  [fast_math]="${two[*]} -use_fast_math"  # another --cicc-cmdline for fatbinary to record
   [compress_speed]="${two[*]} --compress-mode=speed"
   [compress_size]="${two[*]} --compress-mode=size"
   [compress_balance]="${two[*]} --compress-mode=balance"
