@@ -16,7 +16,10 @@
 # fatbinary steps (one per image) and stitch, from the graph's
 # step-memory.tsv, against fatbinary run whole on the same images.
 # Prints medians and the goals: tail <= 0.3 x nvcc's fatbinary phase,
-# edit loop <= 0.35 x threads0.
+# edit loop <= 0.35 x threads0. With CLEAN_TUS=N and FASTCUDA_BEFORE, then
+# a clean build of an N-TU mixed corpus (bench/compare_builds.sh, variant
+# graph, CUDAFLAGS=--compress-mode=size, the same architectures, REPEATS
+# times) with each fastcuda: the split's cost where every core is busy.
 # Usage: bench/fatbin_split.sh [ARCHS] [REPEATS]   (ARCHS: comma-separated, default 75,80,86,89,90)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 archs="${1:-75,80,86,89,90}"; repeats="${2:-3}"
@@ -109,3 +112,12 @@ echo "CPU: split $split_seconds s in $split_steps steps; whole fatbinary $(media
      "(wall $(median whole.times 1) s)"
 goal "fastcuda fatbin tail / nvcc's fatbinary phase" "$(ratio "$(median fastcuda.tail)" "$nvcc_fatbinary")" 0.3
 goal "fastcuda / threads0" "$(ratio "$(median fastcuda.times)" "$threads0")" 0.35
+
+if [ -n "${CLEAN_TUS:-}" ] && [ -n "${FASTCUDA_BEFORE:-}" ]; then
+  cuda_archs=$(sed "s/[0-9]\+/&-real/g; s/,/;/g" <<< "$archs")
+  for binary in "$FASTCUDA_BEFORE" "$FASTCUDA_BINARY"; do
+    echo "clean build, $CLEAN_TUS TUs, with $binary:"
+    CUDAFLAGS=--compress-mode=size FASTCUDA_BINARY=$binary VARIANTS="graph:$repeats" \
+      "$bench_dir/compare_builds.sh" "$CLEAN_TUS" "$cuda_archs" "$repeats" mixed | grep -E '^(variant|graph) '
+  done
+fi
