@@ -9,7 +9,10 @@
 # --cicc-cmdline (-use_fast_math); shapes outside it
 # (one architecture, an -Xfatbin option not proved) run fatbinary whole, and
 # still give nvcc's bytes. An edit of one architecture's code recompresses
-# that architecture's image alone.
+# that architecture's image alone; a one-image fatbin that is no fatbin
+# makes the stitch run fatbinary whole. (The launcher, early host and the
+# device launchers run the split in early_host.sh, flag_matrix.sh,
+# launchers.sh and reapi_steps.sh, whose TUs have two architectures.)
 #
 # usage: fatbin_split.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -134,9 +137,4 @@ ninja -C edit > corrupt.log 2>&1 || true
 check "a corrupt image fatbin: the stitch says why and runs fatbinary whole" \
   grep -q "cannot join the images' fatbins (not a fatbin: 12 bytes, less than its header); running fatbinary whole" corrupt.log
 check "a corrupt image fatbin: the object is nvcc's" same_fatbin arch.o reference.o  # the edited source's
-
-# The launcher, early host on: the images compressed one by one, the object nvcc's.
-FASTCUDA_EARLY_HOST=on "$FASTCUDA" "$NVCC" ${cases[compress_size]} -c k.cu -o early.o
-check "launcher, early host: fatbinary ran per image" test -n "$(find .fastcuda/early.o -name '*.image.fatbin')"
-check "launcher, early host: the fatbin is nvcc's" same_fatbin early.o ref/compress_size.o
 finish
