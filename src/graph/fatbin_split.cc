@@ -22,7 +22,8 @@ bool ProvedOption(const std::string& word) {
   return RE2::FullMatch(word, proved);
 }
 
-/// An image of the command: `--image3=kind=KIND,sm=NN,file=PATH` (a
+/// An image of the command: `--image3=kind=KIND,sm=NN,file=PATH`, NN with
+/// the `a` or `f` of arch-specific and family targets (a
 /// path with a comma is no image: fatbinary would not read it so either).
 struct Image {
   std::string word;
@@ -32,7 +33,7 @@ struct Image {
 
 /// The image `word` names, if it is one of a kind the split is proved for.
 std::optional<Image> ImageOf(const std::string& word) {
-  static const RE2 image(R"re(--image3=kind=(?:elf|ptx|nvvm),sm=(\d+),file=([^,]+))re", RE2::Latin1);
+  static const RE2 image(R"re(--image3=kind=(?:elf|ptx|nvvm),sm=(\d+[af]?),file=([^,]+))re", RE2::Latin1);
   Image found{word, "", ""};
   if (!RE2::FullMatch(word, image, &found.arch, &found.file)) return std::nullopt;
   return found;

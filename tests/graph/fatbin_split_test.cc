@@ -76,6 +76,13 @@ TEST_CASE("one architecture, an image named twice, or another program: fatbinary
   twice.argv[3] = "--image3=kind=elf,sm=80,file=/w/k.compute_90.ptx";
   twice.argv[4] = "--image3=kind=ptx,sm=90,file=/w/k.compute_90.ptx";
   CHECK(SplitFatbinary(twice).size() == 1);
+  GraphStep specific = Fatbinary();  // sm_90a: another architecture than sm_90
+  specific.argv[4] = "--image3=kind=elf,sm=90a,file=/w/k.compute_90a.sm_90a.cubin";
+  std::vector<GraphStep> split = SplitFatbinary(specific);
+  REQUIRE(split.size() == 4);
+  CHECK(split[1].arch == "sm_90a");
+  one.argv.push_back("--image3=kind=elf,sm=90a,file=/w/k.compute_90a.sm_90a.cubin");
+  CHECK(SplitFatbinary(one).size() == 3);
   GraphStep wrapped = Fatbinary();
   wrapped.argv.front() = "my-fatbinary";
   CHECK(SplitFatbinary(wrapped).size() == 1);

@@ -4,7 +4,8 @@
 # and stitches the entries behind one header (fatbin_split.h). The fatbin
 # in the object must be nvcc's, byte for byte, across the matrix of shapes
 # the split accepts: each --compress-mode, no flag, -Xfatbin options nvcc
-# passes, PTX-only targets, code=[sm_X,compute_X], CMake's -real/-virtual
+# passes, PTX-only targets, code=[sm_X,compute_X], arch-specific targets
+# (sm_90a), CMake's -real/-virtual
 # style, -rdc (__nv_relfatbin), -G, -lineinfo, LTO-IR, another
 # --cicc-cmdline (-use_fast_math); shapes outside it
 # (one architecture, an -Xfatbin option not proved) run fatbinary whole, and
@@ -35,6 +36,7 @@ declare -A cases=(
   [xfatbin_compress_all]="${two[*]} -Xfatbin=-compress-all"
   [no_compress]="${two[*]} --no-compress"
   [ptx_only]="-gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=compute_90"
+  [arch_specific]="-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=[sm_90a,compute_90a]"
   [real_virtual]="--generate-code=arch=compute_80,code=[sm_80] --generate-code=arch=compute_90,code=[compute_90]"
   [rdc]="${two[*]} -rdc=true --compress-mode=size"
   [G]="${two[*]} -G"
