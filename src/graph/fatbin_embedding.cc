@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <stdexcept>
 
 namespace fastcuda {
@@ -123,17 +122,21 @@ std::optional<std::string> WithFatbinData(std::string_view fatbin_c, std::string
   const size_t quads = bytes.size() / 8;
   std::string data;
   data.reserve(quads * 20 + quads / 4 * 12);
-  char value[24];
+  constexpr std::string_view kDigits = "0123456789abcdef";
+  char value[18] = {'0', 'x'};
   for (size_t line = 0; line < quads; line += 4) {
     // fatbinary joins a full line's values with ",", a shorter last line's with ", ".
     const size_t count = std::min<size_t>(4, quads - line);
     data += "\".quad ";
     for (size_t i = line; i < line + count; ++i) {
-      uint64_t quad = 0;
-      for (size_t byte = 8; byte-- > 0;) quad = quad << 8 | static_cast<unsigned char>(bytes[i * 8 + byte]);
-      std::snprintf(value, sizeof value, "0x%016llx", static_cast<unsigned long long>(quad));
+      // A little-endian quad, its most significant byte (the 8th) first.
+      for (size_t byte = 0; byte < 8; ++byte) {
+        unsigned char c = static_cast<unsigned char>(bytes[i * 8 + 7 - byte]);
+        value[2 + 2 * byte] = kDigits[c >> 4];
+        value[3 + 2 * byte] = kDigits[c & 15];
+      }
       if (i > line) data += count == 4 ? "," : ", ";
-      data += value;
+      data.append(value, sizeof value);
     }
     data += "\\n\"\n";
   }
