@@ -160,8 +160,9 @@ void PrintAfterRun(const StepInvocation& options, const ProcessResult& result, c
   std::cout << text << std::flush;
 }
 
-/// Runs the step's program, or the early host step it stands for.
+/// Runs the step's program, or the early host step or fatbin stitch it stands for.
 ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec, CommandRunner& runner) {
+  if (!options.fatbin_images.empty()) return StitchFatbin(spec, options.fatbin_images, options.embedding);
   if (!options.embedding) return runner.Run(spec);
   const FatbinEmbedding& embedding = *options.embedding;
   if (embedding.early_object.empty()) return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout);

@@ -31,7 +31,8 @@ constexpr std::string_view kCacheLookup = "--cache-lookup", kSkipOnHit = "--skip
                            kCacheStoreDepfile = "--cache-store-depfile", kDyndep = "--dyndep",
                            kWaiter = "--waiter", kOnHit = "--on-hit", kOnMiss = "--on-miss";
 constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
-                           kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
+                           kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout",
+                           kFatbinImage = "--fatbin-image";
 
 /// Ends the options: the program's command follows.
 constexpr std::string_view kCommandFollows = "--";
@@ -130,6 +131,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   for (const std::string& word : cache.store) AddOption(words, kCacheStore, word);
   for (const std::string& depfile : cache.store_depfiles) AddOption(words, kCacheStoreDepfile, depfile);
   if (embedding) AddEmbedding(words, *embedding);
+  for (const std::string& image : fatbin_images) AddOption(words, kFatbinImage, image);
   return words;
 }
 
@@ -202,6 +204,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
     else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);
     else if (flag == kFatbinLayout) Embedding(call).layout = LayoutNamed(value(flag));
+    else if (flag == kFatbinImage) call.fatbin_images.push_back(value(flag));
     else throw std::invalid_argument("unknown step option " + std::string(flag));
   }
   if (call.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");

@@ -6,8 +6,9 @@
 # reaches the server over TCP through a veth pair. The bot runs each action in
 # a fresh directory, so every input and output of a step travels through the
 # CAS. Two TUs built for sm_80 and sm_90 through `fastcuda build --compdb`:
-#  cold        every device step (cicc, ptxas, fatbinary: the graph's edges)
-#              runs on the bot; objects equal nvcc's
+#  cold        every device step (cicc, ptxas, fatbinary of each image: the
+#              graph's edges; the stitch of the fatbin runs here) runs on the
+#              bot; objects equal nvcc's
 #  warm        after `ninja -t clean` each of them hits the action cache and
 #              none runs on the bot; objects equal nvcc's; `fastcuda report`
 #              counts the misses of the cold build and the hits of this one
@@ -188,8 +189,8 @@ launched_all() {  # every device edge's command goes through reapi_run.py
 cold() {
   build cold.log "$remote" && same_as_nvcc && launched_all || return 1
   [ "$(ran_since 0)" = "$(device_steps)" ] || { echo "  the bot ran:" $(ran_since 0) "; the graph has:" $(device_steps); return 1; }
-  [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 10 ] || { echo "  device steps:" $(device_steps); return 1; }
-  reported 0 4 0 4 0 2
+  [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 12 ] || { echo "  device steps:" $(device_steps); return 1; }
+  reported 0 4 0 4 0 4
 }
 reported() {  # CICC-HITS CICC-MISSES PTXAS-HITS PTXAS-MISSES FATBINARY-HITS FATBINARY-MISSES: fastcuda report's counts
   local wanted
@@ -198,16 +199,16 @@ reported() {  # CICC-HITS CICC-MISSES PTXAS-HITS PTXAS-MISSES FATBINARY-HITS FAT
     [ "$(sed -n '/^step cache, as the launchers said:$/,/^$/p' "$scratch/report.txt" | sed '1d;/^$/d')" = "$wanted" ] ||
     { echo "  fastcuda report says:"; sed -n '/^step cache/,/^$/p' "$scratch/report.txt"; return 1; }
 }
-check "cold: every device step (4 cicc, 4 ptxas, 2 fatbinary) runs on the bot and misses; objects equal nvcc's" cold
+check "cold: every device step (4 cicc, 4 ptxas, 4 fatbinary: one per image) runs on the bot and misses; objects equal nvcc's" cold
 
 warm() {
   local bot_mark client_mark
   bot_mark=$(lines "$scratch/bot.log") client_mark=$(lines "$scratch/client.log")
   ninja -C "$project/graph" -t clean > /dev/null && build warm.log "$remote" && same_as_nvcc || return 1
   [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  the bot ran:" $(ran_since "$bot_mark"); return 1; }
-  [ "$(tail -n +"$((client_mark + 1))" "$scratch/client.log" | grep -c '^cached=True ')" = 10 ] ||
+  [ "$(tail -n +"$((client_mark + 1))" "$scratch/client.log" | grep -c '^cached=True ')" = 12 ] ||
     { echo "  launcher calls:"; tail -n +"$((client_mark + 1))" "$scratch/client.log"; return 1; }
-  reported 4 0 4 0 2 0
+  reported 4 0 4 0 4 0
 }
 check "warm: after ninja -t clean every device step hits the action cache, none runs on the bot; objects equal nvcc's" warm
 
@@ -233,7 +234,8 @@ lost_bot() {
   [ ! -e "$project/obj/a.o" ] || same_object "$project/obj/a.o" "$scratch/ref/a.o" || { echo "  a stale a.o is left"; return 1; }
   bot_mark=$(lines "$scratch/bot.log")
   start_bot && build retry.log "$remote" && same_as_nvcc || { echo "  the build after a new bot started failed"; return 1; }
-  ran_on_new_bot "$bot_mark" a.compute_80.ptx a.compute_90.ptx a.compute_80.cubin a.compute_90.cubin a.fatbin.c
+  ran_on_new_bot "$bot_mark" a.compute_80.ptx a.compute_90.ptx a.compute_80.cubin a.compute_90.cubin \
+    a.compute_80.cubin.image.fatbin a.compute_90.cubin.image.fatbin
 }
 ran_on_new_bot() {  # MARK OUTPUT...: the bot ran a step writing each OUTPUT after its log had MARK lines
   # (at least once: a job the server gave the lost bot before it was found
@@ -273,7 +275,8 @@ lost_mid_step() {
   [ "$status" = 0 ] || { echo "  the build failed ($status):"; tail -n 5 "$scratch/mid_step.log"; return 1; }
   [ $((SECONDS - start)) -le 60 ] || { echo "  the build took $((SECONDS - start)) s"; return 1; }
   echo "  (the build ended $((SECONDS - lost_at)) s after its bot was lost)"
-  same_as_nvcc && ran_on_new_bot "$bot_mark" a.compute_80.ptx a.compute_90.ptx a.compute_80.cubin a.compute_90.cubin a.fatbin.c
+  same_as_nvcc && ran_on_new_bot "$bot_mark" a.compute_80.ptx a.compute_90.ptx a.compute_80.cubin a.compute_90.cubin \
+    a.compute_80.cubin.image.fatbin a.compute_90.cubin.image.fatbin
 }
 check "lost mid-step: a bot killed while it holds a step loses it to a new bot; the build succeeds within 60 s, nvcc's objects" \
   lost_mid_step
