@@ -13,6 +13,13 @@ bool ReadsOnlyWorkFiles(StepKind kind) {
   return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
 }
 
+/// True if `step` is a cicc that writes LTO-IR (`-lto`): NVVM records the
+/// directory cicc runs in there, even without line information.
+bool WritesLtoIr(const GraphStep& step) {
+  return step.kind == StepKind::kCicc &&
+         std::find(step.argv.begin(), step.argv.end(), "-lto") != step.argv.end();
+}
+
 /// True if `path` is relative and has a directory: one the TU's directory
 /// would resolve.
 bool IsRelativeWithDir(const std::string& path) {
@@ -43,8 +50,9 @@ std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::str
 std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, const std::string& work_dir) {
   // Line information names the directory the tool runs in: cicc makes the
   // file names the preprocessor saw (relative ones too: `-Iinc`) absolute
-  // from it, and -G records it itself.
-  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty() || WritesLineInformation(step.argv))
+  // from it, and -G records it itself; so does LTO-IR.
+  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty() || WritesLineInformation(step.argv) ||
+      WritesLtoIr(step))
     return std::nullopt;
   auto in_work_dir = [&](const std::string& path) { return path.starts_with(work_dir + "/"); };
   if (!std::all_of(step.inputs.begin(), step.inputs.end(), in_work_dir) ||

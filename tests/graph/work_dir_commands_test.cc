@@ -80,6 +80,13 @@ TEST_CASE("steps that write line or debug information (-G) stay in the TU's dire
   CHECK_FALSE(CommandInWorkDir(cicc, kWorkDir));
 }
 
+TEST_CASE("cicc writing LTO-IR stays in the TU's directory, which the IR records") {
+  GraphStep cicc = FirstOf(RecordedGraph("multi_gencode"), StepKind::kCicc);
+  REQUIRE(CommandInWorkDir(cicc, kWorkDir));
+  cicc.argv.push_back("-lto");
+  CHECK_FALSE(CommandInWorkDir(cicc, kWorkDir));
+}
+
 TEST_CASE("ptxas writing the user's -cubin output stays in the TU's directory") {
   StepGraph graph = RecordedGraph("cubin");
   const GraphStep& ptxas = FirstOf(graph, StepKind::kPtxas);

@@ -79,7 +79,7 @@ split_happened() {  # NAME: the graph compressed the TU's images one by one
 ran_whole() { ! split_happened "$1"; }
 # NAME: fatbinary run whole on the graph's own images writes the `.fatbin.c`
 # the stitch wrote, and the fatbin in the object: the split's claim, also
-# where the images are not nvcc's (LTO-IR) or nvcc's are not reproducible (-G).
+# where nvcc's images are not reproducible (-G).
 stitch_is_whole_fatbinary() {
   local tu=$1 edge work argv word args=()
   edge=$(grep -A3 -E "^build [^:]*/$tu\.o-[0-9a-f]+/k\.fatbin\.c: FATBIN_STITCH" graph/build.ninja) || return 1
@@ -103,9 +103,7 @@ for name in $(printf '%s\n' "${!cases[@]}" | sort); do
     check "$name: fatbinary ran per image" split_happened "$name"
     check "$name: the stitch wrote what fatbinary run whole writes" stitch_is_whole_fatbinary "$name"
   fi
-  if [ "$name" = lto ]; then
-    continue  # FastCuda's LTO-IR is not nvcc's (nor was it before the split)
-  elif [ "$name" = G ] && ! same_fatbin ref/G.o ref2/G.o > /dev/null; then
+  if [ "$name" = G ] && ! same_fatbin ref/G.o ref2/G.o > /dev/null; then
     echo "note: nvcc's own -G fatbins differ from run to run here"
   else
     check "$name: the fatbin is nvcc's" same_fatbin "$name.o" "ref/$name.o"
