@@ -28,8 +28,8 @@
 #               none stale)
 #  ctrl-c       the build interrupted (SIGINT to its process group) while the
 #               bot holds a step: it stops within a bound, no device step of a
-#               left an output or a temporary; the next build (a working bot)
-#               gives nvcc's objects
+#               left an output or a temporary (the next case's build gives
+#               nvcc's objects)
 #  worker lost  a bot killed while it holds a step: the server takes it for lost
 #               after its keepalive (10 s), another bot runs the step, the build
 #               succeeds with nvcc's objects
@@ -88,7 +88,19 @@ archs=(-arch=sm_80)
   echo "]"
 } > "$project/compile_commands.json"
 reference() { for tu in "$@"; do "$NVCC" "${archs[@]}" -c "$project/$tu.cu" -o "$scratch/ref/$tu.o"; done; }
-reference a b &  # on the second core while the server starts
+# nvcc's objects for a.cu as the cases below edit it (FACTOR 3 to 6), on the
+# second core while the server starts
+references() {
+  local factor
+  reference a b
+  mkdir -p "$scratch/edits"
+  for factor in 3 4 5 6; do
+    kernel a "$factor" && mv "$project/a.cu" "$scratch/edits/a$factor.cu"
+    "$NVCC" "${archs[@]}" -c "$scratch/edits/a$factor.cu" -o "$scratch/edits/a$factor.o"
+  done
+  kernel a 2
+}
+references &
 references=$!
 same_as_nvcc() { same_object "$project/obj/a.o" "$scratch/ref/a.o" && same_object "$project/obj/b.o" "$scratch/ref/b.o"; }
 
@@ -199,7 +211,7 @@ holding_since() {  # MARK: a bot said it holds a lease after bot.out had MARK li
 }
 hold_next() {  # a new a.cu (nvcc's object for it made), a bot that holds the next step; sets out_mark
   stop_bot
-  kernel a "$1" && reference a && rm -f "$project/obj/a.o"
+  cp "$scratch/edits/a$1.cu" "$project/a.cu" && cp "$scratch/edits/a$1.o" "$scratch/ref/a.o" && rm -f "$project/obj/a.o"
   out_mark=$(lines "$scratch/bot.out")
   start_bot 1 --hold 600
 }
@@ -234,11 +246,10 @@ ctrl_c() {
   [ "$status" != 0 ] || { echo "  the build succeeded"; return 1; }
   echo "  (the build stopped $((SECONDS - start)) s after SIGINT)"
   sleep 1  # a proxy that would still write something has had the time to
-  started_outputs_absent ctrl_c.log || return 1
-  stop_bot && start_bot && build after_ctrl_c.log && same_as_nvcc
+  started_outputs_absent ctrl_c.log
 }
 gone() { local state; state=$(ps -o stat= -p "$1") || return 0; [[ $state == Z* ]]; }
-check "ctrl-c: the build stops at once, a's steps leave no output and no temporary; the next build gives nvcc's objects" ctrl_c
+check "ctrl-c: the build stops at once, a's steps leave no output and no temporary" ctrl_c
 
 worker_lost() {
   local start lost_at bot_mark build_pid status=0
