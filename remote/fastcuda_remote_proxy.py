@@ -51,6 +51,10 @@ class Failure(Exception):
     """The remote cannot run this step; the message names the endpoint."""
 
 
+class Unreachable(Failure):
+    """The server cannot be reached."""
+
+
 class CacheEntryBroken(Exception):
     """An action-cache entry whose outputs are gone or corrupt."""
 
@@ -187,7 +191,7 @@ class Client:
         try:
             grpc.channel_ready_future(self.channel).result(timeout=self.config.connect_timeout)
         except grpc.FutureTimeoutError:
-            raise Failure(f"cannot reach the server within {self.config.connect_timeout:g} s")
+            raise Unreachable(f"cannot reach the server within {self.config.connect_timeout:g} s")
         try:
             capabilities = re_grpc.CapabilitiesStub(self.channel).GetCapabilities(
                 re_pb2.GetCapabilitiesRequest(instance_name=self.config.instance), timeout=RPC_S,
@@ -523,27 +527,21 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             raise
         except (Failure, grpc.RpcError, OSError) as e:
             client.discard(step)
-            if isinstance(e, grpc.RpcError):
-                why = f"{e.code().name}: {e.details()}"
-                if e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-                    client.connected = False
-                    with self.state:
-                        quiet = time.monotonic() < client.down_until
-                        client.down_until = time.monotonic() + DOWN_S
-                        client.down_reason = why
-                    log(f"{client.config.endpoint}: {why} (the server is not tried for {DOWN_S} s)")
-                    return self.fallback_or_fail(why, quiet)
-            else:
-                why = str(e)
-                if why.startswith("cannot reach"):
-                    with self.state:
-                        quiet = time.monotonic() < client.down_until
-                        client.down_until = time.monotonic() + DOWN_S
-                        client.down_reason = why
-                    log(f"{client.config.endpoint}: {why}")
-                    return self.fallback_or_fail(why, quiet)
-            log(f"{client.config.endpoint}: {' '.join(step.argv[:1] + step.outputs[:1])}: {why}")
-            return self.fallback_or_fail(why, quiet=False)
+            rpc = isinstance(e, grpc.RpcError)
+            why = f"{e.code().name}: {e.details()}" if rpc else str(e)
+            if not isinstance(e, Unreachable) and not (
+                    rpc and e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)):
+                log(f"{client.config.endpoint}: {' '.join(step.argv[:1] + step.outputs[:1])}: {why}")
+                return self.fallback_or_fail(why, quiet=False)
+            # The server is away: the steps after this one do not wait for it,
+            # and only the first says so.
+            client.connected = False
+            with self.state:
+                quiet = time.monotonic() < client.down_until
+                client.down_until = time.monotonic() + DOWN_S
+                client.down_reason = why
+            log(f"{client.config.endpoint}: {why} (the server is not tried for {DOWN_S} s)")
+            return self.fallback_or_fail(why, quiet)
 
 
 def frame(data):

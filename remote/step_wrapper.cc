@@ -122,11 +122,14 @@ std::optional<std::string> ReceiveFrame(int fd) {
 }
 
 /// Names the proxy of this configuration: the endpoint, the proxy and every
-/// FASTCUDA_REMOTE* setting (FNV-1a).
+/// FASTCUDA_REMOTE* setting but the stats file, which this wrapper writes
+/// (FNV-1a).
 std::string ConfigKey(const std::string& remote, const std::string& proxy) {
   std::vector<std::string> settings = {remote, FASTCUDA_REMOTE_PYTHON, proxy};
   for (char** entry = environ; *entry; ++entry) {
-    if (strncmp(*entry, "FASTCUDA_REMOTE", 15) == 0) settings.push_back(*entry);
+    if (strncmp(*entry, "FASTCUDA_REMOTE", 15) == 0 && strncmp(*entry, "FASTCUDA_REMOTE_STATS=", 22) != 0) {
+      settings.push_back(*entry);
+    }
   }
   std::sort(settings.begin() + 3, settings.end());
   uint64_t hash = 0xcbf29ce484222325ull;

@@ -6,15 +6,18 @@
 #
 # Before sourcing, set: scratch (a directory the postgres user can reach), py
 # (a Python with buildgrid and psycopg2), pg_bin (PostgreSQL's bin directory);
-# optionally bots (how many namespaces, 1), threads (the server's, 10).
-# Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]],
+# optionally bots (how many namespaces, 1), threads (the server's, 10),
+# pool (its database connections, 5).
+# Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]]
+# (bot_cpus=LIST pins the bot with taskset; bot_key=SUFFIX keeps several
+# bots of namespace N apart),
 # stop_bot [N], stop_server, stop_build PID, cleanup (also on EXIT). The
 # server listens on 127.0.0.1:$port for the client and on $host_addr_N:$port
 # for bot N, which reaches it as http://$host_addr_N:$port; $closed is a
 # port where nothing listens. Every bot logs its actions to $scratch/bot.log
 # (`ran TOOL OUTPUTS...`) and what it says to $scratch/bot.out.
 tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-bots=${bots:-1} threads=${threads:-10}
+bots=${bots:-1} threads=${threads:-10} pool=${pool:-5}
 
 free_port() {  # FROM: the first port from FROM on that nothing listens on
   local port=$1
@@ -93,7 +96,7 @@ start_server() {
   mkdir -p "$scratch/cas"
   awk -v channels="$channels" '$0 == "@BOT_CHANNELS@" { printf "%s", channels; next } { print }' "$tools/server.yml.in" |
     sed -e "s|@PORT@|$port|g" -e "s|@DATABASE@|$database|g" -e "s|@CAS@|$scratch/cas|g" \
-      -e "s|@THREADS@|$threads|g" > "$scratch/server.yml"
+      -e "s|@THREADS@|$threads|g" -e "s|@POOL@|$pool|g" > "$scratch/server.yml"
   [ -n "$pg_migrated" ] || "${bgd[@]}" migrate apply "$database" > "$scratch/migrate.log" 2>&1 || return 1
   pg_migrated=1
   "${bgd[@]}" server start "$scratch/server.yml" > "$scratch/server.log" 2>&1 &
@@ -112,9 +115,10 @@ start_bot() {  # [N [BOT OPTIONS...]]: a bot in namespace N (1), once it has a s
   local n=${1:-1} before
   shift || true
   before=$(sessions)
-  ip netns exec "$(netns "$n")" "$py" "$tools/bot.py" --remote "http://$(host_addr "$n"):$port" \
-    --log "$scratch/bot.log" --workdir "$scratch/bot$n" "$@" >> "$scratch/bot.out" 2>&1 &
-  bot_pids[$n]=$!
+  ip netns exec "$(netns "$n")" ${bot_cpus:+taskset -c "$bot_cpus"} "$py" "$tools/bot.py" \
+    --remote "http://$(host_addr "$n"):$port" --log "$scratch/bot.log" --workdir "$scratch/bot$n-${#bot_pids[@]}" \
+    "$@" >> "$scratch/bot.out" 2>&1 &
+  bot_pids[$n${bot_key:-}]=$!
   wait_for 30 sessions_over "$before"
 }
 stop_bot() {  # [N]: as if its machine were lost: it says nothing to the server
