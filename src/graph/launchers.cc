@@ -93,9 +93,13 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
   StepLaunchers launchers{words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}, {}};
   std::string remote = EnvironmentValue(environment, "FASTCUDA_REMOTE");
   if (launchers.device.empty() && !remote.empty() && !remote_client.empty()) {
-    launchers.device = {remote_client, "--remote", remote};
+    launchers.device = RemoteLauncher(remote_client, remote);
   }
   return launchers;
+}
+
+std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote) {
+  return {remote_client, "--remote", remote};
 }
 
 void AddLauncherVersion(std::map<std::string, std::string>& versions,

@@ -30,6 +30,10 @@ struct StepLaunchers {
 StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment,
                             const std::string& remote_client = "");
 
+/// The device launcher that runs steps on the REAPI endpoint `remote`
+/// (grpc://HOST:PORT) through FastCuda's client `remote_client`.
+std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
+
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;
 

@@ -11,8 +11,10 @@
 #  cold         every device edge's command is fastcuda-remote's; every device
 #               step runs on the bot and misses; objects equal nvcc's;
 #               `fastcuda report` counts the misses per step kind
-#  warm         after `ninja -t clean` every device step hits the action cache,
-#               none runs on the bot; objects equal nvcc's
+#  warm         after `ninja -t clean`, built with `--remote URL` (the CMake
+#               module's FASTCUDA_REMOTE) in place of the variable: every device
+#               step hits the action cache, none runs on the bot; objects equal
+#               nvcc's
 #  broken cache a's PTX corrupted in the CAS (digest mismatch) and b's cubin
 #               removed from it, both under action-cache entries: after `ninja
 #               -t clean` each is run again with the cache skipped (never
@@ -114,11 +116,12 @@ export XDG_RUNTIME_DIR=$scratch/run FASTCUDA_REMOTE_CONNECT_TIMEOUT=3 FASTCUDA_R
   FASTCUDA_REMOTE_IDLE=60 FASTCUDA_REMOTE_STATS=$scratch/stats
 mkdir -p "$XDG_RUNTIME_DIR" && touch "$scratch/stats"
 remote=grpc://127.0.0.1:$port
+build_args=()
 build() {  # LOG [VARIABLE=VALUE...]: builds project/graph with FASTCUDA_REMOTE=$remote and the variables
   local log=$1
   shift
-  env FASTCUDA_REMOTE="$remote" "$@" \
-    "$FASTCUDA" build --compdb "$project/compile_commands.json" --out "$project/graph" -j 2 > "$scratch/$log" 2>&1
+  env FASTCUDA_REMOTE="$remote" "$@" "$FASTCUDA" build --compdb "$project/compile_commands.json" \
+    --out "$project/graph" -j 2 "${build_args[@]}" > "$scratch/$log" 2>&1
 }
 device_steps() {  # the graph's device edges: "COUNT TOOL" lines
   awk '$1 == "build" && match($0, /: (CICC|PTXAS|FATBINARY) /) { print tolower(substr($0, RSTART + 2, RLENGTH - 3)) }' \
@@ -152,11 +155,15 @@ check "cold: every device step (2 cicc, 2 ptxas, 2 fatbinary) goes through fastc
 warm() {
   local bot_mark
   bot_mark=$(lines "$scratch/bot.log")
-  ninja -C "$project/graph" -t clean > /dev/null && build warm.log && same_as_nvcc || return 1
+  # `build --remote` as the CMake module's FASTCUDA_REMOTE passes it: the same steps
+  build_args=(--remote "$remote")
+  ninja -C "$project/graph" -t clean > /dev/null && build warm.log FASTCUDA_REMOTE= || { build_args=(); return 1; }
+  build_args=()
+  same_as_nvcc && launched_all || return 1
   [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  the bot ran:" $(ran_since "$bot_mark"); return 1; }
   reported 2 0 2 0 2 0
 }
-check "warm: after ninja -t clean every device step hits the action cache, none runs on the bot; objects equal nvcc's" warm
+check "warm: after ninja -t clean, with build --remote, every device step hits the action cache, none on the bot; nvcc's objects" warm
 
 cas_file() { local hash; hash=$(sha256sum "$1" | cut -d' ' -f1); echo "$scratch/cas/cas/objects/${hash:0:2}/${hash:2}"; }
 work_file() { find "$project/graph" -name "$1" -not -name '.*' | head -n 1; }
