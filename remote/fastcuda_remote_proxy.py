@@ -271,7 +271,8 @@ class Client:
             finally:
                 if f:
                     f.close()
-        self.rpc(step, self.bytestream.Write, chunks())
+        # A retry streams the blob again from its start.
+        self.rpc(step, lambda _, **kwargs: self.bytestream.Write(chunks(), **kwargs), None)
 
     # --- downloads ----------------------------------------------------------
     def read_small(self, step, digests):
