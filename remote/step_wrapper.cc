@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -178,9 +179,14 @@ void StartProxy(const std::string& path, const std::string& proxy, const std::st
 }
 
 /// A connection to this configuration's proxy, started where none runs
-/// (by one step, under a lock; the others wait for it), or -1.
+/// (by one step, under a lock; the others wait for it), or -1. A proxy that
+/// did not start is not tried again for a while (PATH.failed): the steps
+/// meanwhile fall back at once rather than each wait for it.
 int ProxyConnection(const std::string& remote, const std::string& proxy, std::string& path) {
-  std::string dir = Env("XDG_RUNTIME_DIR", "/tmp") + "/fastcuda-remote-" + std::to_string(getuid());
+  std::string base = Env("XDG_RUNTIME_DIR", "/tmp");
+  // A socket's path has room for 107 bytes: the name below takes 40.
+  if (base.size() > 60) base = "/tmp";
+  std::string dir = base + "/fastcuda-remote-" + std::to_string(getuid());
   mkdir(dir.c_str(), 0700);
   path = dir + "/" + ConfigKey(remote, proxy) + ".sock";
   int fd = Connect(path);
@@ -191,15 +197,19 @@ int ProxyConnection(const std::string& remote, const std::string& proxy, std::st
     return -1;
   }
   fd = Connect(path);
-  if (fd < 0) {
+  const std::string failed = path + ".failed";
+  struct stat last {};
+  bool failed_lately = stat(failed.c_str(), &last) == 0 && time(nullptr) - last.st_mtime < 30;
+  if (fd < 0 && !failed_lately) {
     unlink(path.c_str());
     StartProxy(path, proxy, remote);
     // It imports gRPC and REAPI's bindings: well under a second.
-    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (fd < 0 && !stopped && std::chrono::steady_clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       fd = Connect(path);
     }
+    if (fd < 0 && !stopped) close(open(failed.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   }
   close(lock);
   return fd;
