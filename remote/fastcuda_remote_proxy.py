@@ -191,7 +191,16 @@ class Client:
         try:
             grpc.channel_ready_future(self.channel).result(timeout=self.config.connect_timeout)
         except grpc.FutureTimeoutError:
-            raise Unreachable(f"cannot reach the server within {self.config.connect_timeout:g} s")
+            # The channel says not why (a refused connection, a TLS
+            # handshake that failed): one call does.
+            why = ""
+            try:
+                re_grpc.CapabilitiesStub(self.channel).GetCapabilities(
+                    re_pb2.GetCapabilitiesRequest(instance_name=self.config.instance), timeout=1,
+                    metadata=self.config.metadata)
+            except grpc.RpcError as e:
+                why = f" ({e.code().name}: {e.details()})"
+            raise Unreachable(f"cannot reach the server within {self.config.connect_timeout:g} s{why}")
         try:
             capabilities = re_grpc.CapabilitiesStub(self.channel).GetCapabilities(
                 re_pb2.GetCapabilitiesRequest(instance_name=self.config.instance), timeout=RPC_S,

@@ -15,6 +15,10 @@
 #               module's FASTCUDA_REMOTE) in place of the variable: every device
 #               step hits the action cache, none runs on the bot; objects equal
 #               nvcc's
+#  tls          the same after `ninja -t clean` through grpcs:// to the server's
+#               TLS port with FASTCUDA_REMOTE_TLS_CA naming its certificate:
+#               every step hits; without the CA (fallback off) the build fails
+#               with one line naming the endpoint, no object
 #  broken cache a's PTX corrupted in the CAS (digest mismatch) and b's cubin
 #               removed from it, both under action-cache entries: after `ninja
 #               -t clean` each is run again with the cache skipped (never
@@ -67,6 +71,10 @@ id postgres > /dev/null 2>&1 || skip "no postgres user"
 chmod 755 "$scratch"
 runuser -u postgres -- test -x "$scratch" || skip "the postgres user cannot reach $scratch"
 
+# A self-signed certificate for the server's TLS port
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+  -keyout "$scratch/tls.key" -out "$scratch/tls.crt" > /dev/null 2>&1 || skip "no openssl to make a certificate"
+tls_key=$scratch/tls.key tls_cert=$scratch/tls.crt
 source "$tools/fixture.sh"
 # Root in a container without CAP_NET_ADMIN cannot.
 ip netns add "$netns" 2> "$scratch/netns.log" || skip "cannot make a network namespace: $(head -n 1 "$scratch/netns.log")"
@@ -165,6 +173,21 @@ warm() {
 }
 check "warm: after ninja -t clean, with build --remote, every device step hits the action cache, none on the bot; nvcc's objects" warm
 
+tls() {
+  local plain=$remote
+  remote=grpcs://localhost:$tls_port
+  ninja -C "$project/graph" -t clean > /dev/null && build tls.log FASTCUDA_REMOTE_TLS_CA="$scratch/tls.crt" &&
+    same_as_nvcc && launched_all && reported 2 0 2 0 2 0 || { tail -n 5 "$scratch/tls.log"; remote=$plain; return 1; }
+  ninja -C "$project/graph" -t clean > /dev/null
+  ! build tls_unknown.log FASTCUDA_REMOTE_FALLBACK=off || { echo "  the build trusted an unknown certificate"; remote=$plain; return 1; }
+  remote=$plain
+  grep -q "^fastcuda-remote: grpcs://localhost:$tls_port: .*UNAVAILABLE: .*" "$scratch/tls_unknown.log" ||
+    { echo "  no client error:"; tail -n 5 "$scratch/tls_unknown.log"; return 1; }
+  [ ! -e "$project/obj/a.o" ] && [ ! -e "$project/obj/b.o" ] || { echo "  an object is left"; return 1; }
+  build tls_after.log && same_as_nvcc  # the objects back for the next case
+}
+check "tls: through grpcs:// with the server's certificate every step hits; without it the build fails naming it" tls
+
 cas_file() { local hash; hash=$(sha256sum "$1" | cut -d' ' -f1); echo "$scratch/cas/cas/objects/${hash:0:2}/${hash:2}"; }
 work_file() { find "$project/graph" -name "$1" -not -name '.*' | head -n 1; }
 broken_cache() {
@@ -196,7 +219,7 @@ down_at_start() {
     { remote=grpc://127.0.0.1:$port; echo "  the build succeeded with the fallback off"; return 1; }
   remote=grpc://127.0.0.1:$port
   [ $((SECONDS - start)) -le 30 ] || { echo "  the failing build took $((SECONDS - start)) s"; return 1; }
-  grep -q "^fastcuda-remote: $closed_remote: cannot reach the server within 3 s$" "$scratch/down_off.log" ||
+  grep -q "^fastcuda-remote: $closed_remote: cannot reach the server within 3 s (UNAVAILABLE: .*)$" "$scratch/down_off.log" ||
     { echo "  no client error:"; tail -n 5 "$scratch/down_off.log"; return 1; }
   [ ! -e "$project/obj/a.o" ] && [ ! -e "$project/obj/b.o" ] || { echo "  an object is left"; return 1; }
 }

@@ -7,7 +7,8 @@
 # Before sourcing, set: scratch (a directory the postgres user can reach), py
 # (a Python with buildgrid and psycopg2), pg_bin (PostgreSQL's bin directory);
 # optionally bots (how many namespaces, 1), threads (the server's, 10),
-# pool (its database connections, 5).
+# pool (its database connections, 5), tls_key and tls_cert (PEM files: the
+# server also listens over TLS on 127.0.0.1:$tls_port).
 # Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]]
 # (bot_cpus=LIST pins the bot with taskset; bot_key=SUFFIX keeps several
 # bots of namespace N apart),
@@ -38,6 +39,7 @@ listening() { (exec 3<> "/dev/tcp/127.0.0.1/$1"); }
 pg_port=$(free_port $((30000 + $$ % 10000)))
 port=$(free_port $((40000 + $$ % 10000)))
 closed=$(free_port $((50000 + $$ % 10000)))
+tls_port=$(free_port $((port + 1)))
 database=postgresql+psycopg2://bgd@127.0.0.1:$pg_port/bgd
 pg=$scratch/postgres server_pid='' pg_started=''
 declare -A bot_pids=()
@@ -90,6 +92,11 @@ start_network() {  # each bot's namespace, joined to the host by a veth pair ($n
 }
 start_server() {
   local n channels=''
+  if [ -n "${tls_cert:-}" ]; then
+    channels+="  - !channel  # the client's over TLS"$'\n'"    address: \"127.0.0.1:$tls_port\""$'\n'
+    channels+="    insecure-mode: false"$'\n'"    credentials:"$'\n'"      tls-server-key: $tls_key"$'\n'
+    channels+="      tls-server-cert: $tls_cert"$'\n'
+  fi
   for n in $(seq "$bots"); do
     channels+="  - !channel  # bot $n's, from its network namespace"$'\n'"    address: \"$(host_addr "$n"):$port\""$'\n'"    insecure-mode: true"$'\n'
   done
