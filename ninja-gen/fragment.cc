@@ -181,6 +181,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.cache = step.cache;
   if (call.cache_lookup && !step.cache.dyndep.empty()) call.waiters = LookupWaiters(graph, paths);
   if (step.kind == StepKind::kEmbedFatbin || !step.fatbin.fatbin_bytes.empty()) call.embedding = step.fatbin;
+  call.fatbin_images = step.fatbin_images;
   call.argv = step.argv;
   std::optional<std::vector<std::string>> in_work_dir = CommandInWorkDir(step, graph.work_dir);
   if (in_work_dir) {
@@ -283,6 +284,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   StepInvocation logging;
   logging.rss_log = shared.memory_log;
   logging.temp_root = shared.temp_root;
+  logging.lock_dir = shared.lock_dir;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   StepInvocation reading;
   reading.reads_log = shared.reads_log;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "src/base/file_system.h"
+#include "src/nvcc/fatbin_container.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -50,6 +51,43 @@ ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& byte
   ProcessSpec spec = fatbinary;
   spec.argv = std::move(argv);
   return RunProcess(spec);
+}
+
+ProcessResult StitchFatbin(const ProcessSpec& fatbinary, const std::vector<std::string>& images,
+                           const std::optional<FatbinEmbedding>& embedding) {
+  RealFileSystem fs;
+  std::string fatbin_c =
+      ResolvePath(fatbinary.cwd, FlagValues(fatbinary.argv, {"--embedded-fatbin"}).front());
+  ProcessSpec probe = fatbinary;
+  probe.argv = LayoutProbeCommand(fatbinary.argv);
+  ProcessResult result = RunProcess(probe);
+  if (result.exit_code != 0) return result;
+  std::string why;
+  try {
+    std::vector<std::string> parts;
+    for (const std::string& image : images) {
+      std::optional<std::string> part = fs.Read(ResolvePath(fatbinary.cwd, image));
+      if (!part) throw FatbinError("cannot read " + image);
+      parts.push_back(std::move(*part));
+    }
+    std::string bytes = JoinFatbins(parts);
+    std::string text = fs.Read(fatbin_c).value_or("");
+    if (embedding) {
+      std::string bytes_path = ResolvePath(fatbinary.cwd, embedding->fatbin_bytes);
+      WriteFileAtomically(bytes_path, bytes);
+      // The layout alone, where it is the one the placeholder expects (CreateFatbin).
+      if (EmbeddingAssembly(text, embedding->layout, bytes_path)) return result;
+    }
+    std::optional<std::string> whole = WithFatbinData(text, bytes);
+    if (!whole) throw FatbinError(fatbin_c + " is not laid out as expected");
+    WriteFileAtomically(fatbin_c, *whole);
+    return result;
+  } catch (const FatbinError& error) {
+    why = error.what();
+  }
+  std::cerr << "fastcuda: cannot join the images' fatbins (" << why << "); running fatbinary whole\n";
+  if (embedding) return CreateFatbin(fatbinary, embedding->fatbin_bytes, embedding->layout);
+  return RunProcess(fatbinary);
 }
 
 ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding) {

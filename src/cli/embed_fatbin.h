@@ -1,9 +1,12 @@
 // Runs FASTCUDA_EARLY_HOST's two steps at the end of a TU's device chain:
 // fatbinary writing the fatbin's bytes, and their embedding into the host
-// object that was compiled without them (see fatbin_embedding.h).
+// object that was compiled without them (see fatbin_embedding.h); and the
+// stitch of a split fatbinary (fatbin_split.h), which writes either.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "src/base/process.h"
 #include "src/graph/fatbin_embedding.h"
@@ -15,6 +18,16 @@ namespace fastcuda {
 /// `layout` the placeholder expects, only that layout to its `.fatbin.c`;
 /// otherwise nvcc's full `.fatbin.c` as well, for EmbedFatbin to compile.
 ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout);
+
+/// Writes what `fatbinary` (nvcc's whole command, run in its cwd) writes,
+/// from `images`, the fatbins its images were compressed into one by one:
+/// their entries joined behind one header (JoinFatbins), in the `.fatbin.c`
+/// that fatbinary writes without images (WithFatbinData); with `embedding`
+/// (early host), as CreateFatbin writes them. Where the fatbins or that
+/// `.fatbin.c` are not as expected, says why in one line and runs the
+/// whole command (CreateFatbin) instead: nvcc's bytes either way.
+ProcessResult StitchFatbin(const ProcessSpec& fatbinary, const std::vector<std::string>& images,
+                           const std::optional<FatbinEmbedding>& embedding);
 
 /// Writes the object `host_compile` (nvcc's host compile command, `-o` the
 /// final object, run in its cwd) would have written had the stub included

@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 namespace fastcuda {
@@ -57,6 +59,39 @@ std::optional<std::string> DirectiveOf(std::string_view literal) {
   return directive;
 }
 
+/// Where the `asm` statement holding a `.fatbin.c`'s bytes lies: it opens
+/// with `asm(` at a line's start and a few string literals naming the
+/// section and the label, then holds the bytes (tens of MB for big
+/// fatbins: found with find, not a pattern) and closes with the literal
+/// that switches back to `.text`.
+struct DataStatement {
+  size_t begin = 0;    ///< `asm(`
+  size_t data = 0;     ///< the first `.quad` line
+  size_t closing = 0;  ///< the closing literal
+  size_t end = 0;      ///< just after the statement
+};
+
+std::optional<DataStatement> FindDataStatement(std::string_view text) {
+  static const RE2 opening(R"re((?m)^(asm\(\n(?:"[^\n]*"\n){0,8}?"fatbinData:\\n"\n))re");
+  constexpr std::string_view kClosing = "\".text\\n\");\n";
+  re2::StringPiece input(text.data(), text.size());
+  re2::StringPiece head;
+  if (!RE2::PartialMatch(input, opening, &head)) return std::nullopt;
+  DataStatement statement;
+  statement.begin = head.data() - text.data();
+  statement.data = statement.begin + head.size();
+  statement.closing = text.find(kClosing, statement.data);
+  if (statement.closing == std::string_view::npos) return std::nullopt;
+  statement.end = statement.closing + kClosing.size();
+  return statement;
+}
+
+/// The array's size in the C part: `fatbinData[N]`.
+const RE2& ArraySize() {
+  static const RE2 array_size(R"re(fatbinData\[[0-9]+\])re");
+  return array_size;
+}
+
 }  // namespace
 
 std::string_view FatbinLayoutName(FatbinLayout layout) {
@@ -71,26 +106,43 @@ std::optional<FatbinLayout> ParseFatbinLayout(std::string_view name) {
 }
 
 std::optional<EmbeddedFatbin> SplitEmbeddedFatbin(std::string_view text) {
-  // The statement opens with `asm(` at a line's start and a few string
-  // literals naming the section and the label, then holds the bytes (tens
-  // of MB for big fatbins: found with find, not a pattern) and closes with
-  // the literal that switches back to `.text`.
-  static const RE2 opening(R"re((?m)^(asm\(\n(?:"[^\n]*"\n){0,8}?"fatbinData:\\n"\n))re");
-  static const RE2 array_size(R"re(fatbinData\[[0-9]+\])re");
-  constexpr std::string_view kClosing = "\".text\\n\");\n";
-  re2::StringPiece input(text.data(), text.size());
-  re2::StringPiece head;
-  if (!RE2::PartialMatch(input, opening, &head)) return std::nullopt;
-  size_t at = head.data() - text.data();
-  size_t closing = text.find(kClosing, at + head.size());
-  if (closing == std::string_view::npos) return std::nullopt;
-  size_t end = closing + kClosing.size();
+  std::optional<DataStatement> statement = FindDataStatement(text);
+  if (!statement) return std::nullopt;
   EmbeddedFatbin fatbin;
-  fatbin.data_asm = std::string(text.substr(at, end - at));
-  fatbin.c_part = std::string(text.substr(0, at)) + std::string(text.substr(end));
+  fatbin.data_asm = std::string(text.substr(statement->begin, statement->end - statement->begin));
+  fatbin.c_part = std::string(text.substr(0, statement->begin)) + std::string(text.substr(statement->end));
   if (fatbin.c_part.find("asm(") != std::string::npos) return std::nullopt;
-  RE2::GlobalReplace(&fatbin.c_part, array_size, "fatbinData[]");
+  RE2::GlobalReplace(&fatbin.c_part, ArraySize(), "fatbinData[]");
   return fatbin;
+}
+
+std::optional<std::string> WithFatbinData(std::string_view fatbin_c, std::string_view bytes) {
+  std::optional<DataStatement> statement = FindDataStatement(fatbin_c);
+  if (!statement || bytes.size() % 8 != 0 || !SplitEmbeddedFatbin(fatbin_c)) return std::nullopt;
+  const size_t quads = bytes.size() / 8;
+  std::string data;
+  data.reserve(quads * 20 + quads / 4 * 12);
+  constexpr std::string_view kDigits = "0123456789abcdef";
+  char value[18] = {'0', 'x'};
+  for (size_t line = 0; line < quads; line += 4) {
+    // fatbinary joins a full line's values with ",", a shorter last line's with ", ".
+    const size_t count = std::min<size_t>(4, quads - line);
+    data += "\".quad ";
+    for (size_t i = line; i < line + count; ++i) {
+      // A little-endian quad, its most significant byte (the 8th) first.
+      for (size_t byte = 0; byte < 8; ++byte) {
+        unsigned char c = static_cast<unsigned char>(bytes[i * 8 + 7 - byte]);
+        value[2 + 2 * byte] = kDigits[c >> 4];
+        value[3 + 2 * byte] = kDigits[c & 15];
+      }
+      if (i > line) data += count == 4 ? "," : ", ";
+      data.append(value, sizeof value);
+    }
+    data += "\\n\"\n";
+  }
+  std::string after(fatbin_c.substr(statement->closing));
+  RE2::GlobalReplace(&after, ArraySize(), "fatbinData[" + std::to_string(quads) + "]");
+  return std::string(fatbin_c.substr(0, statement->data)) + data + after;
 }
 
 std::string ExpectedFatbinCPart(FatbinLayout layout) {

@@ -39,6 +39,12 @@ struct EmbeddedFatbin {
 /// hold exactly one `asm` statement defining `fatbinData`.
 std::optional<EmbeddedFatbin> SplitEmbeddedFatbin(std::string_view text);
 
+/// `fatbin_c` (fatbinary's `--embedded-fatbin` output, e.g. an empty
+/// fatbin's) holding the fatbin `bytes` instead, written as fatbinary writes
+/// them: the same text fatbinary writes for those bytes. nullopt where
+/// SplitEmbeddedFatbin fails or `bytes` are not 8-byte units.
+std::optional<std::string> WithFatbinData(std::string_view fatbin_c, std::string_view bytes);
+
 /// The C part CUDA 13's fatbinary writes for `layout`, as
 /// SplitEmbeddedFatbin returns it.
 std::string ExpectedFatbinCPart(FatbinLayout layout);

@@ -10,6 +10,7 @@
 
 #include "src/base/stable_hash.h"
 #include "src/graph/early_host.h"
+#include "src/graph/fatbin_split.h"
 #include "src/nvcc/indirect_inputs.h"
 #include "src/nvcc/ptx_line_table.h"
 #include "src/nvcc/temp_files.h"
@@ -189,10 +190,12 @@ void GraphBuilder::Link(StepGraph& graph, size_t index) {
       }
     }
   }
-  if (step.kind == StepKind::kFatbinary) {
+  if (step.kind == StepKind::kFatbinStitch ||
+      (step.kind == StepKind::kFatbinary && !CompressesOneImage(step))) {
     // A step that writes nothing checks (ptxas on a PTX-only target): as in
     // nvcc, whose call fails when it does, the fatbin that embeds the PTX
     // waits for it. Nothing else depends on it, so it would not run at all.
+    // (One image's fatbin need not: the fatbin that joins them does.)
     for (size_t i = 0; i < index; ++i) {
       if (graph.steps[i].outputs.empty()) after.insert(i);
     }
@@ -282,11 +285,20 @@ StubInclude StubIncludeOf(const std::vector<std::string>& argv) {
 bool GraphBuilder::AddWithLauncher(StepGraph& graph, GraphStep step) {
   std::vector<std::string> launcher = LauncherFor(options_.launchers, step);
   if (step.kind == StepKind::kCudafe && !launcher.empty()) step.stub_include = StubIncludeOf(step.argv);
-  std::vector<GraphStep> steps;
-  if (early_host_) steps = early_host_->Rewrite(std::move(step));
-  else steps.push_back(std::move(step));
-  steps.front().argv.insert(steps.front().argv.begin(), launcher.begin(), launcher.end());
-  steps.front().launcher_words = launcher.size();
+  std::vector<GraphStep> rewritten;
+  if (early_host_) rewritten = early_host_->Rewrite(std::move(step));
+  else rewritten.push_back(std::move(step));
+  // The launcher runs the first step's program; of a split fatbinary, each
+  // image's (the stitch is FastCuda's own work).
+  std::vector<GraphStep> steps = SplitFatbinary(std::move(rewritten.front()));
+  const bool split = steps.size() > 1;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (split ? !CompressesOneImage(steps[i]) : i > 0) continue;
+    steps[i].argv.insert(steps[i].argv.begin(), launcher.begin(), launcher.end());
+    steps[i].launcher_words = launcher.size();
+  }
+  steps.insert(steps.end(), std::make_move_iterator(rewritten.begin() + 1),
+               std::make_move_iterator(rewritten.end()));
   for (GraphStep& each : steps) {
     if (!Add(graph, std::move(each))) return false;
   }

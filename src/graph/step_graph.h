@@ -57,10 +57,13 @@ struct GraphStep : Step {
   /// step` lists them in `depfile` (LineTablePath + ".d"), so that a touched
   /// source reruns it.
   std::string line_table_ptx;
-  std::string module_id;     ///< kModuleId: the id it writes
-  int split_share = 0;       ///< auto split-compile: the TU's arch chains, which start together
-  FatbinEmbedding fatbin;    ///< early host: the layout (kFatbinPlaceholder), the bytes too
-                             ///< (kFatbinary), all of it (kEmbedFatbin)
+  std::string module_id;   ///< kModuleId: the id it writes
+  int split_share = 0;     ///< auto split-compile: the TU's arch chains, which start together
+  FatbinEmbedding fatbin;  ///< early host: the layout (kFatbinPlaceholder), the bytes too
+                           ///< (kFatbinary), all of it (kEmbedFatbin)
+  /// kFatbinStitch: the fatbins of one image each that it joins, in the
+  /// order of fatbinary's images (SplitFatbinary).
+  std::vector<std::string> fatbin_images;
   std::string host_source;   ///< early host, kCudafe: the `.cudafe1.cpp` to blank device code in
   StubInclude stub_include;  ///< kCudafe through a cache: the stub name to restore after a hit
   /// HandDepfileToNinja: the user's depfile this step writes, on success,

@@ -77,6 +77,8 @@ std::string_view StepKindName(StepKind kind) {
       return "PTXAS";
     case StepKind::kFatbinary:
       return "FATBINARY";
+    case StepKind::kFatbinStitch:
+      return "FATBIN_STITCH";
     case StepKind::kNvlink:
       return "NVLINK";
     case StepKind::kHostCompile:

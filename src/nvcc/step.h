@@ -17,7 +17,8 @@ enum class StepKind {
   kCudafe,              ///< cudafe++: splits host code, writes `.cudafe1.cpp`
   kCicc,                ///< cicc: device code to `.ptx` (and the host stub)
   kPtxas,               ///< ptxas: `.ptx` to `.cubin`
-  kFatbinary,           ///< fatbinary: images to the embedded `.fatbin.c`
+  kFatbinary,           ///< fatbinary: images to the embedded `.fatbin.c` (or one image to its fatbin)
+  kFatbinStitch,        ///< FastCuda joining one-image fatbins into fatbinary's output (fatbin_split.h)
   kNvlink,              ///< nvlink: device link
   kHostCompile,         ///< host compiler -c: the object file
   kHostLink,            ///< host compiler linking an executable or library
@@ -32,13 +33,21 @@ enum class StepKind {
 
 /// Every kind a step of a graph can have: all but kRemove, as the graph drops
 /// `rm` steps (nvcc's temporaries are kept for the next build).
-inline constexpr StepKind kAllKinds[] = {StepKind::kHostPreprocess, StepKind::kDevicePreprocess,
-                                         StepKind::kCudafe,         StepKind::kCicc,
-                                         StepKind::kPtxas,          StepKind::kFatbinary,
-                                         StepKind::kNvlink,         StepKind::kHostCompile,
-                                         StepKind::kHostLink,       StepKind::kFilterDependencies,
-                                         StepKind::kModuleId,       StepKind::kFatbinPlaceholder,
-                                         StepKind::kEmbedFatbin,    StepKind::kCacheLookup,
+inline constexpr StepKind kAllKinds[] = {StepKind::kHostPreprocess,
+                                         StepKind::kDevicePreprocess,
+                                         StepKind::kCudafe,
+                                         StepKind::kCicc,
+                                         StepKind::kPtxas,
+                                         StepKind::kFatbinary,
+                                         StepKind::kFatbinStitch,
+                                         StepKind::kNvlink,
+                                         StepKind::kHostCompile,
+                                         StepKind::kHostLink,
+                                         StepKind::kFilterDependencies,
+                                         StepKind::kModuleId,
+                                         StepKind::kFatbinPlaceholder,
+                                         StepKind::kEmbedFatbin,
+                                         StepKind::kCacheLookup,
                                          StepKind::kUnknown};
 
 /// The short upper-case name used in Ninja rule names and descriptions.

@@ -15,7 +15,7 @@ namespace {
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
-constexpr std::string_view kReadsLog = "--reads-log";
+constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir";
 constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
@@ -31,7 +31,8 @@ constexpr std::string_view kCacheLookup = "--cache-lookup", kSkipOnHit = "--skip
                            kCacheStoreDepfile = "--cache-store-depfile", kDyndep = "--dyndep",
                            kWaiter = "--waiter", kOnHit = "--on-hit", kOnMiss = "--on-miss";
 constexpr std::string_view kEarlyObject = "--early-object", kEmbedFatbin = "--embed-fatbin",
-                           kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout";
+                           kFatbinBytes = "--fatbin-bytes", kFatbinLayout = "--fatbin-layout",
+                           kFatbinImage = "--fatbin-image";
 
 /// Ends the options: the program's command follows.
 constexpr std::string_view kCommandFollows = "--";
@@ -87,6 +88,7 @@ std::vector<std::string> StepInvocation::SharedWords() const {
   AddOption(words, kRssLog, rss_log);
   AddOption(words, kReadsLog, reads_log);
   AddOption(words, kTempRoot, temp_root);
+  AddOption(words, kLockDir, lock_dir);
   return words;
 }
 
@@ -129,6 +131,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   for (const std::string& word : cache.store) AddOption(words, kCacheStore, word);
   for (const std::string& depfile : cache.store_depfiles) AddOption(words, kCacheStoreDepfile, depfile);
   if (embedding) AddEmbedding(words, *embedding);
+  for (const std::string& image : fatbin_images) AddOption(words, kFatbinImage, image);
   return words;
 }
 
@@ -176,6 +179,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kReadsLog) call.reads_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
+    else if (flag == kLockDir) call.lock_dir = value(flag);
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);
@@ -200,6 +204,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kEmbedFatbin) Embedding(call).fatbin_c = value(flag);
     else if (flag == kFatbinBytes) Embedding(call).fatbin_bytes = value(flag);
     else if (flag == kFatbinLayout) Embedding(call).layout = LayoutNamed(value(flag));
+    else if (flag == kFatbinImage) call.fatbin_images.push_back(value(flag));
     else throw std::invalid_argument("unknown step option " + std::string(flag));
   }
   if (call.argv.empty()) throw std::invalid_argument("step needs -- COMMAND");

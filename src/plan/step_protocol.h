@@ -79,13 +79,20 @@ struct StepInvocation {
   /// outlives the step (sccache's server, distccd behind ssh): it keeps the
   /// TMPDIR the step inherited.
   bool keeps_tmpdir = false;
+  /// Non-empty: the directory of the graph's StepGate locks. The program
+  /// runs beside the other steps, and where it ran out of memory there,
+  /// once more alone.
+  std::string lock_dir;
   int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)
-  std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
-  bool never_keep_incbin = false;            ///< GraphStep::never_keep_incbin
-  std::string response_key;  ///< GraphStep::response_key: read by no one, it changes the command
-  StubInclude stub_include;  ///< cudafe++ through a cache: the stub name to restore
+  /// The program is fatbinary, whose output to join from these fatbins of
+  /// one image each (GraphStep::fatbin_images; StitchFatbin).
+  std::vector<std::string> fatbin_images;
+  std::string blank_disabled;      ///< an output whose `#if 0` blocks to blank (host_source.h)
+  bool never_keep_incbin = false;  ///< GraphStep::never_keep_incbin
+  std::string response_key;        ///< GraphStep::response_key: read by no one, it changes the command
+  StubInclude stub_include;        ///< cudafe++ through a cache: the stub name to restore
   /// On success, copy `ninja_depfile_from` (the TU's merged depfile; none:
   /// an empty one) to `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
   std::string ninja_depfile_from;

@@ -198,8 +198,10 @@ std::string BuildReport(const Timeline& timeline, unsigned jobs) {
   text += PlannedWith(timeline.planned);
   std::vector<std::pair<std::string, std::pair<int64_t, int>>> kinds(per_kind.begin(), per_kind.end());
   std::sort(kinds.begin(), kinds.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
+  int width = 10;  // the longest kind's name, where longer (FATBIN_STITCH)
+  for (const auto& [kind, usage] : kinds) width = std::max(width, static_cast<int>(kind.size()));
   for (const auto& [kind, usage] : kinds) {
-    std::snprintf(line, sizeof line, "  %-10s %10s %5.1f%%  %5d steps\n", kind.c_str(),
+    std::snprintf(line, sizeof line, "  %-*s %10s %5.1f%%  %5d steps\n", width, kind.c_str(),
                   Seconds(usage.first).c_str(), total ? 100.0 * usage.first / total : 0.0, usage.second);
     text += line;
   }

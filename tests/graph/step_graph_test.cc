@@ -34,6 +34,13 @@ std::vector<const GraphStep*> OfKind(const StepGraph& graph, StepKind kind) {
   return steps;
 }
 
+/// The step that writes fatbinary's `.fatbin.c`: the stitch of a split
+/// fatbinary (fatbin_split.h), else fatbinary itself.
+const GraphStep* FatbinWriter(const StepGraph& graph) {
+  std::vector<const GraphStep*> stitch = OfKind(graph, StepKind::kFatbinStitch);
+  return stitch.empty() ? OfKind(graph, StepKind::kFatbinary).front() : stitch.front();
+}
+
 size_t IndexOf(const StepGraph& graph, const GraphStep* step) { return step - graph.steps.data(); }
 
 bool Waits(const GraphStep& step, size_t index) {
@@ -55,7 +62,9 @@ TEST_CASE("three -gencode targets: one chain per arch, typed by program and suff
   CHECK(OfKind(graph, StepKind::kCudafe).size() == 1);
   CHECK(OfKind(graph, StepKind::kCicc).size() == 3);
   CHECK(OfKind(graph, StepKind::kPtxas).size() == 3);
-  CHECK(OfKind(graph, StepKind::kFatbinary).size() == 1);
+  // fatbinary, split: one per image (SASS of three archs, PTX of one), and the stitch.
+  CHECK(OfKind(graph, StepKind::kFatbinary).size() == 4);
+  CHECK(OfKind(graph, StepKind::kFatbinStitch).size() == 1);
   CHECK(OfKind(graph, StepKind::kHostCompile).size() == 1);
   CHECK(OfKind(graph, StepKind::kRemove).empty());
   std::vector<std::string> archs;
@@ -110,7 +119,7 @@ TEST_CASE("bare names stay bare basenames beside the generated .cudafe1.cpp") {
 TEST_CASE("the host compile waits for the stub.c and fatbin.c it #includes") {
   StepGraph graph = Graph("multi_gencode");
   const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
-  const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+  const GraphStep* fatbinary = FatbinWriter(graph);
   CHECK(Waits(*host, IndexOf(graph, fatbinary)));
   std::string stub = std::string(kWorkDir) + "/" +
                      FlagValues(OfKind(graph, StepKind::kCudafe).front()->argv, {"--stub_file_name"}).front();
@@ -133,16 +142,26 @@ TEST_CASE("cicc reads the module id from cudafe++ but not the future fatbin.c") 
   }
 }
 
-TEST_CASE("every ptxas waits for its own cicc, the fatbinary for every ptxas") {
+TEST_CASE(
+    "every ptxas waits for its own cicc, its image's fatbinary for it alone, the stitch for every image") {
   StepGraph graph = Graph("multi_gencode");
-  const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+  const GraphStep* stitch = OfKind(graph, StepKind::kFatbinStitch).front();
+  std::vector<const GraphStep*> images = OfKind(graph, StepKind::kFatbinary);
   for (const GraphStep* ptxas : OfKind(graph, StepKind::kPtxas)) {
     REQUIRE(ptxas->after.size() == 1);
     const GraphStep& cicc = graph.steps[ptxas->after[0]];
     CHECK(cicc.kind == StepKind::kCicc);
     CHECK(Contains(cicc.outputs, ptxas->inputs.front()));
     CHECK(ptxas->inputs.front().find(".ptx") != std::string::npos);
-    CHECK(Waits(*fatbinary, IndexOf(graph, ptxas)));
+    CHECK(std::count_if(images.begin(), images.end(), [&](const GraphStep* image) {
+            return image->after == std::vector<size_t>{IndexOf(graph, ptxas)};
+          }) == 1);
+  }
+  for (const GraphStep* image : images) {
+    REQUIRE(image->after.size() == 1);
+    CHECK(Waits(*stitch, IndexOf(graph, image)));
+    CHECK(Contains(stitch->fatbin_images, image->outputs.front()));
+    CHECK(image->outputs.front() == image->inputs.front() + ".image.fatbin");
   }
 }
 
@@ -153,7 +172,9 @@ TEST_CASE("a PTX-only target's ptxas check writes nothing, and the fatbinary wai
   const GraphStep* check = ptxas[0]->outputs.empty() ? ptxas[0] : ptxas[1];
   REQUIRE(check->outputs.empty());
   CHECK(check->arch == "compute_90");
-  CHECK(Waits(*OfKind(graph, StepKind::kFatbinary).front(), IndexOf(graph, check)));
+  CHECK(Waits(*FatbinWriter(graph), IndexOf(graph, check)));
+  for (const GraphStep* image : OfKind(graph, StepKind::kFatbinary))
+    CHECK_FALSE(Waits(*image, IndexOf(graph, check)));
 }
 
 TEST_CASE("preprocess steps report headers; -MD adds a depfile step after all of them") {
@@ -404,7 +425,7 @@ TEST_CASE("a device launcher runs every cicc, ptxas and fatbinary of every archi
     CHECK((step.argv.size() > 2 && step.argv[0] == "rexec" && step.argv[1] == "--") == device);
     launched += device;
   }
-  CHECK(launched == 7);
+  CHECK(launched == 10);  // the fatbinary of each of four images; the stitch is FastCuda's
 }
 
 TEST_CASE("sccache runs cudafe++ where it makes the module id, and the step restores the stub's name") {
@@ -509,7 +530,7 @@ TEST_CASE("FASTCUDA_EARLY_HOST=on: the host compile waits for cudafe++, not for 
     REQUIRE(embeds.size() == 1);
     const GraphStep* placeholder = placeholders.front();
     const GraphStep* embed = embeds.front();
-    const GraphStep* fatbinary = OfKind(graph, StepKind::kFatbinary).front();
+    const GraphStep* fatbinary = FatbinWriter(graph);
     const GraphStep* host = OfKind(graph, StepKind::kHostCompile).front();
     CHECK(placeholder->fatbin.layout ==
           (std::string(name) == "rdc" ? FatbinLayout::kRelocatable : FatbinLayout::kWhole));

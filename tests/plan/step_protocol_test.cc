@@ -31,6 +31,7 @@ StepInvocation EveryField() {
   call.split_share = 3;
   call.embedding =
       FatbinEmbedding{"/w/k.early.o", "/w/k.fatbin.c", "/w/k.fatbin", FatbinLayout::kRelocatable};
+  call.fatbin_images = {"/w/k.compute_80.cubin.image.fatbin", "/w/k.compute_90.ptx.image.fatbin"};
   call.blank_disabled = "/w/k.cudafe1.cpp";
   call.never_keep_incbin = true;
   call.response_key = "0123456789abcdef";
@@ -68,6 +69,7 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.embedding->fatbin_c == call.embedding->fatbin_c);
   CHECK(back.embedding->fatbin_bytes == call.embedding->fatbin_bytes);
   CHECK(back.embedding->layout == FatbinLayout::kRelocatable);
+  CHECK(back.fatbin_images == call.fatbin_images);
   CHECK(back.blank_disabled == call.blank_disabled);
   CHECK(back.never_keep_incbin);
   CHECK(back.response_key == call.response_key);

@@ -127,6 +127,12 @@ TEST_CASE("report: lower bound, time per kind, chains") {
         std::string::npos);
   CHECK(report.find("CICC           0.50 s  58.8%") != std::string::npos);
   CHECK(report.find("0.70 s  src/k.cu") != std::string::npos);
+  // A kind's name longer than the column widens it for every kind.
+  std::vector<RecordedTu> stitched = Tus();
+  stitched[0].steps[2].kind = "FATBIN_STITCH";
+  std::string wide = BuildReport(BuildTimeline(stitched, kLog, "", [](const std::string&) { return -1; }), 2);
+  CHECK(wide.find("  FATBIN_STITCH     0.10 s") != std::string::npos);
+  CHECK(wide.find("  CICC              0.50 s") != std::string::npos);
   CHECK(report.find("whole-call cache") == std::string::npos);  // none asked
   Timeline cached = Sample();
   cached.cache_lookups = 3;
