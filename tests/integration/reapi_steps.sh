@@ -71,10 +71,12 @@ id postgres > /dev/null 2>&1 || skip "no postgres user"
 chmod 755 "$scratch"
 runuser -u postgres -- test -x "$scratch" || skip "the postgres user cannot reach $scratch"
 
-# A self-signed certificate for the server's TLS port
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
-  -keyout "$scratch/tls.key" -out "$scratch/tls.crt" > /dev/null 2>&1 || skip "no openssl to make a certificate"
-tls_key=$scratch/tls.key tls_cert=$scratch/tls.crt
+# A self-signed certificate for the server's TLS port (the tls case only)
+tls_key='' tls_cert=''
+if openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+  -keyout "$scratch/tls.key" -out "$scratch/tls.crt" > /dev/null 2>&1; then
+  tls_key=$scratch/tls.key tls_cert=$scratch/tls.crt
+fi
 source "$tools/fixture.sh"
 # Root in a container without CAP_NET_ADMIN cannot.
 ip netns add "$netns" 2> "$scratch/netns.log" || skip "cannot make a network namespace: $(head -n 1 "$scratch/netns.log")"
@@ -186,7 +188,11 @@ tls() {
   [ ! -e "$project/obj/a.o" ] && [ ! -e "$project/obj/b.o" ] || { echo "  an object is left"; return 1; }
   build tls_after.log && same_as_nvcc  # the objects back for the next case
 }
-check "tls: through grpcs:// with the server's certificate every step hits; without it the build fails naming it" tls
+if [ -n "$tls_cert" ]; then
+  check "tls: through grpcs:// with the server's certificate every step hits; without it the build fails naming it" tls
+else
+  echo "SKIP tls: no openssl to make a certificate"
+fi
 
 cas_file() { local hash; hash=$(sha256sum "$1" | cut -d' ' -f1); echo "$scratch/cas/cas/objects/${hash:0:2}/${hash:2}"; }
 work_file() { find "$project/graph" -name "$1" -not -name '.*' | head -n 1; }
