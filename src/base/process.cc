@@ -315,4 +315,10 @@ std::map<std::string, std::string> CurrentEnvironment() {
 
 std::string SelfExecutable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
 
+std::string RemoteClientExecutable() {
+  std::filesystem::path client = std::filesystem::path(SelfExecutable()).parent_path() / "fastcuda-remote";
+  std::error_code error;
+  return std::filesystem::exists(client, error) ? client.string() : "";
+}
+
 }  // namespace fastcuda

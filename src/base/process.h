@@ -113,4 +113,9 @@ std::map<std::string, std::string> CurrentEnvironment();
 /// The absolute path of this executable.
 std::string SelfExecutable();
 
+/// FastCuda's remote-execution client, `fastcuda-remote` beside this
+/// executable (built and installed where its Python modules were found),
+/// or "" where this FastCuda has none.
+std::string RemoteClientExecutable();
+
 }  // namespace fastcuda

@@ -16,11 +16,22 @@ constexpr const char* kGenUsage =
     "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]\n"
     "                    [--launcher-builds] [--object-depfiles]\n"
     "                    [--launcher-for TEXT LAUNCHER]...\n"
-    "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER]\n"
+    "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER | --remote grpc://HOST:PORT]\n"
     "        [--module-id nvcc|own] [--split-compile off|auto|N] [--early-host on|off]\n"
     "        [--priority-ladder on|off|auto]\n"
-    "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER, $FASTCUDA_MODULE_ID,\n"
-    "         $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_EARLY_HOST, $FASTCUDA_PRIORITY_LADDER)";
+    "        (default: $FASTCUDA_HOST_LAUNCHER, $FASTCUDA_DEVICE_LAUNCHER or $FASTCUDA_REMOTE,\n"
+    "         $FASTCUDA_MODULE_ID, $FASTCUDA_SPLIT_COMPILE, $FASTCUDA_EARLY_HOST,\n"
+    "         $FASTCUDA_PRIORITY_LADDER)";
+
+/// FastCuda's remote-execution client, for --remote.
+std::string RemoteClient() {
+  std::string client = RemoteClientExecutable();
+  if (client.empty()) {
+    throw std::invalid_argument(
+        "--remote: this FastCuda was built without its remote client (fastcuda-remote)");
+  }
+  return client;
+}
 
 /// `path` made absolute and normal, as the generated files name it.
 std::string Absolute(const std::string& path) {
@@ -69,6 +80,7 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args) {
     else if (flag == "--object-depfiles") options.object_depfiles = true;
     else if (flag == "--host-launcher") options.launchers.host = SplitShellWords(value());
     else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
+    else if (flag == "--remote") options.launchers.device = RemoteLauncher(RemoteClient(), value());
     else if (flag == "--module-id") options.module_id = value();
     else if (flag == "--split-compile") options.split_compile = value();
     else if (flag == "--early-host") options.early_host = value();

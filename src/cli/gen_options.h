@@ -31,7 +31,8 @@ struct GenOptions {
   /// a TU's headers from there, even where the graph built its object before
   /// make's own rule would run.
   bool object_depfiles = false;
-  StepLaunchers launchers = LaunchersFrom(CurrentEnvironment());  ///< host and device launchers
+  StepLaunchers launchers =
+      LaunchersFrom(CurrentEnvironment(), RemoteClientExecutable());  ///< host and device launchers
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first
   std::vector<std::pair<std::string, std::string>> launchers_for;

@@ -183,7 +183,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
   const std::map<std::string, std::string> environment = CurrentEnvironment();
-  StepLaunchers launchers = LaunchersFrom(environment);
+  StepLaunchers launchers = LaunchersFrom(environment, RemoteClientExecutable());
   launchers.nvcc = call.launcher;
   AddLauncherVersions(launchers, ProgramVersion);
   NvccPlan plan = PlanNvccCall({args.front(), nvcc_args, cwd, environment}, LauncherWorkDir, launchers,

@@ -81,7 +81,8 @@ bool ReadsModuleId(const Step& step) {
 
 }  // namespace
 
-StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment) {
+StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment,
+                            const std::string& remote_client) {
   auto words = [&](const char* variable) {
     try {
       return SplitShellWords(EnvironmentValue(environment, variable));
@@ -89,7 +90,16 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
       throw ShellSyntaxError(std::string(variable) + ": " + error.what());
     }
   };
-  return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}, {}};
+  StepLaunchers launchers{words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}, {}};
+  std::string remote = EnvironmentValue(environment, "FASTCUDA_REMOTE");
+  if (launchers.device.empty() && !remote.empty() && !remote_client.empty()) {
+    launchers.device = RemoteLauncher(remote_client, remote);
+  }
+  return launchers;
+}
+
+std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote) {
+  return {remote_client, "--remote", remote};
 }
 
 void AddLauncherVersion(std::map<std::string, std::string>& versions,

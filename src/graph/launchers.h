@@ -22,8 +22,17 @@ struct StepLaunchers {
 };
 
 /// FASTCUDA_HOST_LAUNCHER and FASTCUDA_DEVICE_LAUNCHER of `environment`,
-/// split into shell words.
-StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment);
+/// split into shell words. Where FASTCUDA_REMOTE names a remote-execution
+/// endpoint and FASTCUDA_DEVICE_LAUNCHER is unset, the device launcher is
+/// `remote_client` (FastCuda's own client) with that endpoint: the endpoint
+/// is in the steps' commands, as any launcher is, so a graph generated for
+/// a remote keeps running its steps there whatever the build's environment.
+StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment,
+                            const std::string& remote_client = "");
+
+/// The device launcher that runs steps on the REAPI endpoint `remote`
+/// (grpc://HOST:PORT) through FastCuda's client `remote_client`.
+std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;

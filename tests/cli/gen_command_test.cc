@@ -183,3 +183,9 @@ TEST_CASE("a dry run's file is written where none is, or where it holds none of 
   CHECK(disk.Read("/g/absent") == "miss");
   CHECK(disk.Read("/g/ladder") == "some hit");
 }
+
+TEST_CASE("--remote needs FastCuda's remote client beside the binary; the unit tests have none") {
+  CHECK_THROWS_WITH_AS(ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--remote",
+                                        "grpc://10.0.0.1:8980"}),
+                       doctest::Contains("without its remote client"), std::invalid_argument);
+}

@@ -108,6 +108,18 @@ TEST_CASE("the launcher variables are read as shell words") {
                        ShellSyntaxError);
 }
 
+TEST_CASE("FASTCUDA_REMOTE makes FastCuda's remote client the device launcher, with its endpoint") {
+  std::map<std::string, std::string> environment = {{"FASTCUDA_REMOTE", "grpc://10.0.0.1:8980"}};
+  CHECK(LaunchersFrom(environment, "/opt/bin/fastcuda-remote").device ==
+        Words{"/opt/bin/fastcuda-remote", "--remote", "grpc://10.0.0.1:8980"});
+  CHECK(LaunchersFrom(environment, "/opt/bin/fastcuda-remote").host.empty());
+  // A launcher the user named wins; a FastCuda without the client has none.
+  environment["FASTCUDA_DEVICE_LAUNCHER"] = "rewrapper";
+  CHECK(LaunchersFrom(environment, "/opt/bin/fastcuda-remote").device == Words{"rewrapper"});
+  environment.erase("FASTCUDA_DEVICE_LAUNCHER");
+  CHECK(LaunchersFrom(environment, "").device.empty());
+}
+
 TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {
   std::vector<std::string> asked;
   VersionProbe probe = [&](const std::string& program) {

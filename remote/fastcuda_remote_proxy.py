@@ -1,0 +1,629 @@
+"""FastCuda's remote-execution client: the proxy that the step wrapper
+(fastcuda-remote, remote/step_wrapper.cc) talks to over a Unix socket.
+
+One proxy per user and configuration (the wrapper names its socket after
+every FASTCUDA_REMOTE* setting), started by the first step that needs it,
+gone after FASTCUDA_REMOTE_IDLE seconds (600) without a step. It keeps
+what a per-step process would redo for every step:
+
+* one gRPC channel to the REAPI v2 server;
+* the digests of the files it has read, by path, size, mtime and inode:
+  a file that many steps read is hashed once;
+* the digests it knows to be in the CAS (uploaded or found), so an input
+  that is already there is not asked for again.
+
+Per step: the action cache first (GetActionResult), then FindMissingBlobs,
+the missing blobs uploaded (small ones batched with BatchUpdateBlobs,
+large ones streamed with ByteStream), Execute, and the outputs downloaded
+under temporary names beside their final ones, each checked against its
+digest; the wrapper renames them into place. An action-cache entry whose
+outputs are gone from the CAS, or do not match their digests, is run
+again with the cache lookup skipped.
+
+The protocol's messages and stubs come from buildgrid-common's
+`buildgrid.common.protos` (PyPI), gRPC from grpcio.
+
+usage: fastcuda_remote_proxy.py SOCKET ENDPOINT (started by fastcuda-remote)
+"""
+import hashlib
+import os
+import random
+import socketserver
+import sys
+import threading
+import time
+import uuid
+
+import grpc
+from buildgrid.common.protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2
+from buildgrid.common.protos.build.bazel.remote.execution.v2 import remote_execution_pb2_grpc as re_grpc
+from buildgrid.common.protos.google.bytestream import bytestream_pb2, bytestream_pb2_grpc
+from buildgrid.common.protos.google.longrunning import operations_pb2, operations_pb2_grpc
+
+CHUNK = 1 << 20  # ByteStream chunk
+BATCH_LIMIT = 3 << 20  # under gRPC's default 4 MiB message, for servers that do not say
+RPC_S = 120  # any one CAS or action-cache call
+DOWN_S = 30  # after the server was found unreachable, steps do not try it for this long
+FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
+
+
+class Failure(Exception):
+    """The remote cannot run this step; the message names the endpoint."""
+
+
+class Unreachable(Failure):
+    """The server cannot be reached."""
+
+
+class CacheEntryBroken(Exception):
+    """An action-cache entry whose outputs are gone or corrupt."""
+
+
+class Cancelled(Exception):
+    """The step's wrapper went away (Ctrl-C)."""
+
+
+def environment_float(name, default):
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        sys.exit(f"fastcuda-remote: {name}={os.environ[name]!r} is not a number")
+
+
+class Config:
+    def __init__(self, endpoint):
+        self.endpoint = endpoint
+        scheme, _, address = endpoint.rpartition("://")
+        if scheme not in ("", "grpc", "grpcs", "http", "https"):
+            sys.exit(f"fastcuda-remote: {endpoint}: the endpoint must be grpc://HOST:PORT or grpcs://HOST:PORT")
+        self.address = address
+        self.tls = scheme in ("grpcs", "https")
+        self.instance = os.environ.get("FASTCUDA_REMOTE_INSTANCE", "")
+        self.timeout = environment_float("FASTCUDA_REMOTE_TIMEOUT", 600)
+        self.connect_timeout = environment_float("FASTCUDA_REMOTE_CONNECT_TIMEOUT", 5)
+        self.retries = int(environment_float("FASTCUDA_REMOTE_RETRIES", 3))
+        self.idle = environment_float("FASTCUDA_REMOTE_IDLE", 600)
+        self.fallback = os.environ.get("FASTCUDA_REMOTE_FALLBACK", "on") != "off"
+        self.metadata = []
+        for line in os.environ.get("FASTCUDA_REMOTE_HEADER", "").split("\n"):
+            if line.strip():
+                name, _, value = line.partition(":")
+                self.metadata.append((name.strip().lower(), value.strip()))
+        token_file = os.environ.get("FASTCUDA_REMOTE_TOKEN_FILE")
+        if token_file:
+            with open(token_file) as f:
+                self.metadata.append(("authorization", "Bearer " + f.read().strip()))
+        request_metadata = re_pb2.RequestMetadata(tool_details=re_pb2.ToolDetails(tool_name="fastcuda"),
+                                                  tool_invocation_id=str(uuid.uuid4()))
+        self.metadata.append(("build.bazel.remote.execution.v2.requestmetadata-bin",
+                              request_metadata.SerializeToString()))
+
+    def channel(self):
+        options = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
+        if not self.tls:
+            return grpc.insecure_channel(self.address, options=options)
+
+        def read(name):
+            path = os.environ.get(name)
+            if not path:
+                return None
+            with open(path, "rb") as f:
+                return f.read()
+        credentials = grpc.ssl_channel_credentials(read("FASTCUDA_REMOTE_TLS_CA"), read("FASTCUDA_REMOTE_TLS_KEY"),
+                                                   read("FASTCUDA_REMOTE_TLS_CERT"))
+        return grpc.secure_channel(self.address, credentials, options=options)
+
+
+class Step:
+    """One step's request from the wrapper, and what it has cost so far."""
+
+    def __init__(self, fields, connection):
+        self.cwd, inputs, outputs, self.path = (os.fsdecode(f) for f in fields[:4])
+        self.argv = [os.fsdecode(f) for f in fields[4:]]
+        self.inputs = [p for p in inputs.split("\n") if p]
+        self.outputs = [p for p in outputs.split("\n") if p]
+        self.connection = connection
+        self.call = None  # the gRPC call it waits on, cancelled when the wrapper goes
+        self.operation = None
+        self.cancelled = False
+        self.temporaries = []  # (temporary, final), absolute
+        self.remote_s = self.transfer_s = 0.0
+        self.sent = self.received = 0
+
+    def relative_paths(self):
+        return all(not os.path.isabs(p) and not os.path.normpath(p).startswith("..")
+                   for p in self.inputs + self.outputs)
+
+    def watch(self):
+        """Cancels the step when its wrapper closes the socket before the reply."""
+        try:
+            self.connection.recv(1)
+        except OSError:
+            pass
+        self.cancelled = True
+        call = self.call
+        if call is not None:
+            call.cancel()
+
+    def check(self):
+        if self.cancelled:
+            raise Cancelled()
+
+
+def digest_of(data):
+    return re_pb2.Digest(hash=hashlib.sha256(data).hexdigest(), size_bytes=len(data))
+
+
+class Client:
+    def __init__(self, config):
+        self.config = config
+        self.channel = config.channel()
+        self.cas = re_grpc.ContentAddressableStorageStub(self.channel)
+        self.action_cache = re_grpc.ActionCacheStub(self.channel)
+        self.execution = re_grpc.ExecutionStub(self.channel)
+        self.bytestream = bytestream_pb2_grpc.ByteStreamStub(self.channel)
+        self.operations = operations_pb2_grpc.OperationsStub(self.channel)
+        self.digests = {}  # absolute path: ((size, mtime_ns, inode), Digest)
+        self.present = set()  # hashes known to be in the CAS
+        self.lock = threading.Lock()
+        self.connected = False
+        self.down_until = 0.0
+        self.down_reason = ""
+        self.batch_limit = BATCH_LIMIT
+
+    # --- calls, retried on UNAVAILABLE with backoff -------------------------
+    def rpc(self, step, method, request, timeout=RPC_S):
+        for attempt in range(self.config.retries + 1):
+            step.check()
+            try:
+                return method(request, timeout=timeout, metadata=self.config.metadata)
+            except grpc.RpcError as e:
+                if e.code() == grpc.StatusCode.CANCELLED and step.cancelled:
+                    raise Cancelled()
+                if e.code() != grpc.StatusCode.UNAVAILABLE or attempt == self.config.retries:
+                    raise
+                time.sleep(0.25 * 2 ** attempt * (1 + random.random()))
+        raise AssertionError("unreachable")
+
+    def connect(self):
+        if self.connected:
+            return
+        try:
+            grpc.channel_ready_future(self.channel).result(timeout=self.config.connect_timeout)
+        except grpc.FutureTimeoutError:
+            # The channel says not why (a refused connection, a TLS
+            # handshake that failed): one call does.
+            why = ""
+            try:
+                re_grpc.CapabilitiesStub(self.channel).GetCapabilities(
+                    re_pb2.GetCapabilitiesRequest(instance_name=self.config.instance), timeout=1,
+                    metadata=self.config.metadata)
+            except grpc.RpcError as e:
+                why = f" ({e.code().name}: {e.details()})"
+            raise Unreachable(f"cannot reach the server within {self.config.connect_timeout:g} s{why}")
+        try:
+            capabilities = re_grpc.CapabilitiesStub(self.channel).GetCapabilities(
+                re_pb2.GetCapabilitiesRequest(instance_name=self.config.instance), timeout=RPC_S,
+                metadata=self.config.metadata)
+            limit = capabilities.cache_capabilities.max_batch_total_size_bytes
+            if limit:
+                self.batch_limit = min(BATCH_LIMIT, limit - (64 << 10))
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+        self.connected = True
+
+    # --- digests and uploads ------------------------------------------------
+    def file_digest(self, path):
+        st = os.stat(path)
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        known = self.digests.get(path)
+        if known and known[0] == key:
+            return known[1]
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(CHUNK), b""):
+                h.update(block)
+        digest = re_pb2.Digest(hash=h.hexdigest(), size_bytes=st.st_size)
+        self.digests[path] = (key, digest)
+        return digest
+
+    def upload(self, step, blobs):
+        """blobs: hash: (Digest, bytes or a path to read)."""
+        wanted = [d for d, _ in blobs.values() if d.hash not in self.present]
+        if not wanted:
+            return
+        started = time.monotonic()
+        missing = self.rpc(step, self.cas.FindMissingBlobs, re_pb2.FindMissingBlobsRequest(
+            instance_name=self.config.instance, blob_digests=wanted)).missing_blob_digests
+        batch, size = [], 0
+        for digest in missing:
+            source = blobs[digest.hash][1]
+            if digest.size_bytes > self.batch_limit:
+                self.write(step, digest, source)
+                continue
+            if size + digest.size_bytes > self.batch_limit:
+                self.update(step, batch)
+                batch, size = [], 0
+            data = source if isinstance(source, bytes) else open(source, "rb").read()
+            batch.append(re_pb2.BatchUpdateBlobsRequest.Request(digest=digest, data=data))
+            size += digest.size_bytes
+        self.update(step, batch)
+        step.sent += sum(d.size_bytes for d in missing)
+        step.transfer_s += time.monotonic() - started
+        self.present.update(d.hash for d in wanted)
+
+    def update(self, step, batch):
+        if not batch:
+            return
+        for r in self.rpc(step, self.cas.BatchUpdateBlobs, re_pb2.BatchUpdateBlobsRequest(
+                instance_name=self.config.instance, requests=batch)).responses:
+            if r.status.code != 0:
+                raise Failure(f"uploading {r.digest.hash}: {r.status.message}")
+
+    def write(self, step, digest, source):
+        name = "/".join(filter(None, [self.config.instance, "uploads", str(uuid.uuid4()), "blobs",
+                                      digest.hash, str(digest.size_bytes)]))
+
+        def chunks():
+            f = None if isinstance(source, bytes) else open(source, "rb")
+            try:
+                offset = 0
+                while True:
+                    data = source[offset:offset + CHUNK] if f is None else f.read(CHUNK)
+                    last = offset + len(data) >= digest.size_bytes
+                    yield bytestream_pb2.WriteRequest(resource_name=name, write_offset=offset, data=data,
+                                                      finish_write=last)
+                    offset += len(data)
+                    if last:
+                        return
+            finally:
+                if f:
+                    f.close()
+        # A retry streams the blob again from its start.
+        self.rpc(step, lambda _, **kwargs: self.bytestream.Write(chunks(), **kwargs), None)
+
+    # --- downloads ----------------------------------------------------------
+    def read_small(self, step, digests):
+        """hash: bytes, each checked against its digest."""
+        found = {}
+        wanted = [d for d in digests if d.size_bytes]
+        for d in digests:
+            if not d.size_bytes:
+                found[d.hash] = b""
+        for start in range(0, len(wanted), 1000):
+            part, size, group = wanted[start:start + 1000], 0, []
+            for d in part + [None]:
+                if d is not None and size + d.size_bytes <= self.batch_limit:
+                    group.append(d)
+                    size += d.size_bytes
+                    continue
+                if group:
+                    for r in self.rpc(step, self.cas.BatchReadBlobs, re_pb2.BatchReadBlobsRequest(
+                            instance_name=self.config.instance, digests=group)).responses:
+                        if r.status.code != 0:
+                            raise CacheEntryBroken(f"blob {r.digest.hash}/{r.digest.size_bytes}: "
+                                                   f"status {r.status.code} {r.status.message}")
+                        if hashlib.sha256(r.data).hexdigest() != r.digest.hash or len(r.data) != r.digest.size_bytes:
+                            raise CacheEntryBroken(f"blob {r.digest.hash}/{r.digest.size_bytes}: digest mismatch")
+                        found[r.digest.hash] = r.data
+                group, size = ([d], d.size_bytes) if d is not None else ([], 0)
+        return found
+
+    def read_to_file(self, step, digest, path):
+        name = "/".join(filter(None, [self.config.instance, "blobs", digest.hash, str(digest.size_bytes)]))
+        h, size = hashlib.sha256(), 0
+        try:
+            with open(path, "wb") as f:
+                step.call = self.bytestream.Read(bytestream_pb2.ReadRequest(resource_name=name), timeout=RPC_S,
+                                                 metadata=self.config.metadata)
+                for r in step.call:
+                    h.update(r.data)
+                    size += len(r.data)
+                    f.write(r.data)
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                raise CacheEntryBroken(f"blob {digest.hash}/{digest.size_bytes}: not found")
+            raise
+        finally:
+            step.call = None
+        if h.hexdigest() != digest.hash or size != digest.size_bytes:
+            raise CacheEntryBroken(f"blob {digest.hash}/{digest.size_bytes}: digest mismatch")
+
+    def write_outputs(self, step, result):
+        """Every output under a temporary name beside its final one."""
+        started = time.monotonic()
+        small = [f.digest for f in result.output_files if not f.contents and f.digest.size_bytes <= self.batch_limit]
+        small += [d for d in (result.stdout_digest, result.stderr_digest)
+                  if d.hash and d.size_bytes <= self.batch_limit]
+        data = self.read_small(step, small)
+        for n, f in enumerate(result.output_files):
+            final = os.path.join(step.cwd, f.path)
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            temporary = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.fastcuda-remote-{n}")
+            step.temporaries.append((temporary, final))
+            if f.contents or f.digest.hash in data:
+                content = f.contents or data[f.digest.hash]
+                if f.contents and digest_of(content).hash != f.digest.hash:
+                    raise CacheEntryBroken(f"inline output {f.path}: digest mismatch")
+                with open(temporary, "wb") as out:
+                    out.write(content)
+            else:
+                self.read_to_file(step, f.digest, temporary)
+            os.chmod(temporary, 0o755 if f.is_executable else 0o644)
+            step.received += f.digest.size_bytes
+        stdout = result.stdout_raw or (self.read_large(step, result.stdout_digest, data))
+        stderr = result.stderr_raw or (self.read_large(step, result.stderr_digest, data))
+        step.transfer_s += time.monotonic() - started
+        return stdout, stderr
+
+    def read_large(self, step, digest, data):
+        if not digest.hash:
+            return b""
+        if digest.hash in data:
+            return data[digest.hash]
+        name = "/".join(filter(None, [self.config.instance, "blobs", digest.hash, str(digest.size_bytes)]))
+        return b"".join(r.data for r in self.rpc(step, self.bytestream.Read,
+                                                  bytestream_pb2.ReadRequest(resource_name=name)))
+
+    def discard(self, step):
+        for temporary, _ in step.temporaries:
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
+        step.temporaries = []
+
+    # --- the action ---------------------------------------------------------
+    def action_of(self, step):
+        """The action's digest and every blob it needs in the CAS."""
+        blobs = {}
+
+        def add(data):
+            digest = digest_of(data)
+            blobs[digest.hash] = (digest, data)
+            return digest
+        tree = {}
+        for path in step.inputs:
+            *dirs, name = os.path.normpath(path).split(os.sep)
+            node = tree
+            for d in dirs:
+                node = node.setdefault(d, {})
+            full = os.path.join(step.cwd, path)
+            digest = self.file_digest(full)
+            blobs[digest.hash] = (digest, full)
+            node[name] = (digest, os.access(full, os.X_OK))
+
+        def put(node):
+            directory = re_pb2.Directory()
+            for name in sorted(node):
+                if isinstance(node[name], dict):
+                    directory.directories.add(name=name, digest=put(node[name]))
+                else:
+                    directory.files.add(name=name, digest=node[name][0], is_executable=node[name][1])
+            return add(directory.SerializeToString())
+        command = re_pb2.Command(arguments=step.argv, output_paths=sorted(step.outputs))
+        command.environment_variables.add(name="PATH", value=step.path)
+        action = re_pb2.Action(command_digest=add(command.SerializeToString()), input_root_digest=put(tree))
+        return add(action.SerializeToString()), blobs
+
+    def execute(self, step, action_digest, skip_cache):
+        request = re_pb2.ExecuteRequest(instance_name=self.config.instance, action_digest=action_digest,
+                                        skip_cache_lookup=skip_cache)
+        deadline = time.monotonic() + self.config.timeout
+        started = time.monotonic()
+        operation = None
+        lost = 0
+        try:
+            while operation is None or not operation.done:
+                step.check()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise grpc.FutureTimeoutError()
+                try:
+                    step.call = (self.execution.Execute(request, timeout=left, metadata=self.config.metadata)
+                                 if operation is None else
+                                 self.execution.WaitExecution(re_pb2.WaitExecutionRequest(name=operation.name),
+                                                              timeout=left, metadata=self.config.metadata))
+                    for operation in step.call:
+                        step.operation = operation.name
+                        if operation.done:
+                            break
+                except grpc.RpcError as e:
+                    if e.code() == grpc.StatusCode.CANCELLED and step.cancelled:
+                        raise Cancelled()
+                    if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                        raise grpc.FutureTimeoutError()
+                    if e.code() != grpc.StatusCode.UNAVAILABLE or lost == self.config.retries:
+                        raise
+                    time.sleep(0.25 * 2 ** lost * (1 + random.random()))  # the stream broke: wait on
+                    lost += 1
+                finally:
+                    step.call = None
+        except grpc.FutureTimeoutError:
+            self.cancel(step)
+            raise Failure(f"no result within FASTCUDA_REMOTE_TIMEOUT={self.config.timeout:g} s")
+        step.remote_s += time.monotonic() - started
+        if operation.HasField("error"):
+            raise Failure(f"the action failed: {operation.error.message}")
+        response = re_pb2.ExecuteResponse()
+        operation.response.Unpack(response)
+        return response
+
+    def cancel(self, step):
+        if step.operation:
+            try:
+                self.operations.CancelOperation(operations_pb2.CancelOperationRequest(name=step.operation),
+                                                timeout=5, metadata=self.config.metadata)
+            except grpc.RpcError:
+                pass
+
+    def run(self, step):
+        """(exit status, hit, stdout, stderr); the outputs written beside their places."""
+        self.connect()
+        action_digest, blobs = self.action_of(step)
+        try:
+            result = self.rpc(step, self.action_cache.GetActionResult, re_pb2.GetActionResultRequest(
+                instance_name=self.config.instance, action_digest=action_digest, inline_stdout=True,
+                inline_stderr=True))
+            if result.exit_code == 0:
+                try:
+                    stdout, stderr = self.write_outputs(step, result)
+                    return 0, True, stdout, stderr
+                except CacheEntryBroken as e:
+                    self.discard(step)
+                    log(f"{self.config.endpoint}: action cache entry {action_digest.hash}: {e}; running it again")
+                    return self.run_action(step, action_digest, blobs, skip_cache=True)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+        return self.run_action(step, action_digest, blobs, skip_cache=False)
+
+    def run_action(self, step, action_digest, blobs, skip_cache):
+        for attempt in (0, 1):
+            self.upload(step, blobs)
+            response = self.execute(step, action_digest, skip_cache)
+            if response.status.code == FAILED_PRECONDITION and attempt == 0:
+                # Inputs the server no longer has (evicted, or a restarted
+                # server): ask for every blob again.
+                self.present.difference_update(blobs)
+                continue
+            if response.status.code != 0:
+                raise Failure(f"the action failed: status {response.status.code}: {response.status.message}")
+            result = response.result
+            try:
+                stdout, stderr = (self.write_outputs(step, result) if result.exit_code == 0 else
+                                  (result.stdout_raw or self.read_large(step, result.stdout_digest, {}),
+                                   result.stderr_raw or self.read_large(step, result.stderr_digest, {})))
+            except CacheEntryBroken as e:
+                raise Failure(f"the result of action {action_digest.hash}: {e}")
+            return result.exit_code, response.cached_result, stdout, stderr
+        raise AssertionError("unreachable")
+
+
+def log(line):
+    print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
+
+
+class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    request_queue_size = 1024
+
+    def __init__(self, path, client):
+        self.client = client
+        self.last = time.monotonic()
+        self.busy = 0
+        self.state = threading.Lock()
+        super().__init__(path, Handler)
+
+    def fallback_or_fail(self, why, quiet):
+        """The wrapper's answer where the remote cannot run the step."""
+        config = self.client.config
+        message = f"fastcuda-remote: {config.endpoint}: {why}"
+        if not config.fallback:
+            return "fail", message
+        return "local", "" if quiet else message + "; running the step locally (FASTCUDA_REMOTE_FALLBACK=off fails instead)"
+
+    def answer(self, step):
+        client = self.client
+        if not step.relative_paths():  # a step that names files outside its directory
+            return ("local", "")
+        now = time.monotonic()
+        if now < client.down_until:
+            return self.fallback_or_fail(client.down_reason, quiet=True)
+        try:
+            status, hit, stdout, stderr = client.run(step)
+            return ("done", status, hit, stdout, stderr)
+        except Cancelled:
+            client.cancel(step)
+            raise
+        except (Failure, grpc.RpcError, OSError) as e:
+            client.discard(step)
+            rpc = isinstance(e, grpc.RpcError)
+            why = f"{e.code().name}: {e.details()}" if rpc else str(e)
+            if not isinstance(e, Unreachable) and not (
+                    rpc and e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)):
+                log(f"{client.config.endpoint}: {' '.join(step.argv[:1] + step.outputs[:1])}: {why}")
+                return self.fallback_or_fail(why, quiet=False)
+            # The server is away: the steps after this one do not wait for it,
+            # and only the first says so.
+            client.connected = False
+            with self.state:
+                quiet = time.monotonic() < client.down_until
+                client.down_until = time.monotonic() + DOWN_S
+                client.down_reason = why
+            log(f"{client.config.endpoint}: {why} (the server is not tried for {DOWN_S} s)")
+            return self.fallback_or_fail(why, quiet)
+
+
+def frame(data):
+    return len(data).to_bytes(8, "big") + data
+
+
+def receive_exactly(sock, size):
+    chunks = []
+    while size:
+        chunk = sock.recv(min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        server = self.server
+        with server.state:
+            server.busy += 1
+        try:
+            fields = receive_exactly(self.request, int.from_bytes(receive_exactly(self.request, 8), "big")).split(b"\0")
+            step = Step(fields, self.request)
+            threading.Thread(target=step.watch, daemon=True).start()
+            try:
+                answer = server.answer(step)
+            except Cancelled:
+                server.client.discard(step)
+                return
+            if answer[0] == "done":
+                _, status, hit, stdout, stderr = answer
+                header = ["done", str(status), "1" if hit else "0", "",
+                          "\n".join(f"{t}\t{f}" for t, f in step.temporaries),
+                          f"{step.remote_s:.4f}", f"{step.transfer_s:.4f}", str(step.sent), str(step.received)]
+            else:
+                header, stdout, stderr = [answer[0], "125", "0", answer[1], ""], b"", b""
+            try:
+                self.request.sendall(frame("\0".join(header).encode("utf-8", "surrogateescape")) +
+                                     frame(stdout) + frame(stderr))
+            except OSError:
+                server.client.discard(step)
+        except EOFError:
+            pass
+        finally:
+            with server.state:
+                server.busy -= 1
+                server.last = time.monotonic()
+
+
+def main():
+    path, endpoint = sys.argv[1], sys.argv[2]
+    server = Proxy(path, Client(Config(endpoint)))
+    os.chmod(path, 0o600)
+    log(f"serving {path} for {endpoint} as pid {os.getpid()}")
+
+    def idle_exit():
+        while True:
+            time.sleep(min(server.client.config.idle, 10))
+            with server.state:
+                idle = not server.busy and time.monotonic() - server.last > server.client.config.idle
+            if idle:
+                try:
+                    if os.stat(path).st_ino == inode:
+                        os.unlink(path)
+                finally:
+                    os._exit(0)
+    inode = os.stat(path).st_ino
+    threading.Thread(target=idle_exit, daemon=True).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+# Sourced by tests/integration/reapi_steps.sh and bench/remote_build.sh (a
+# test tool, not part of FastCuda): a BuildGrid 0.4 server of their own (its
+# scheduler in a private PostgreSQL cluster, its CAS on disk) and bots of
+# tests/tools/reapi/bot.py, each in a network namespace of its own, joined to
+# the host by a veth pair. Needs root; the caller checks that first.
+#
+# Before sourcing, set: scratch (a directory the postgres user can reach), py
+# (a Python with buildgrid and psycopg2), pg_bin (PostgreSQL's bin directory);
+# optionally bots (how many namespaces, 1), threads (the server's, 10),
+# pool (its database connections, 5), tls_key and tls_cert (PEM files: the
+# server also listens over TLS on 127.0.0.1:$tls_port).
+# Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]]
+# (bot_cpus=LIST pins the bot with taskset; bot_key=SUFFIX keeps several
+# bots of namespace N apart),
+# stop_bot [N], stop_server, stop_build PID, cleanup (also on EXIT). The
+# server listens on 127.0.0.1:$port for the client and on $host_addr_N:$port
+# for bot N, which reaches it as http://$host_addr_N:$port; $closed is a
+# port where nothing listens. Every bot logs its actions to $scratch/bot.log
+# (`ran TOOL OUTPUTS...`) and what it says to $scratch/bot.out.
+tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bots=${bots:-1} threads=${threads:-10} pool=${pool:-5}
+
+free_port() {  # FROM: the first port from FROM on that nothing listens on
+  local port=$1
+  while (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; do port=$((port + 1)); done
+  echo "$port"
+}
+wait_for() {  # SECONDS COMMAND...: true once COMMAND is, false after SECONDS
+  local end=$((SECONDS + $1))
+  shift
+  until "$@" 2> /dev/null; do
+    [ "$SECONDS" -lt "$end" ] || return 1
+    sleep 0.2
+  done
+}
+listening() { (exec 3<> "/dev/tcp/127.0.0.1/$1"); }
+# Names and addresses of this run's own (from $$), so that runs at once do
+# not clash: a /30 of 10.64.0.0/10 per process id and bot.
+pg_port=$(free_port $((30000 + $$ % 10000)))
+port=$(free_port $((40000 + $$ % 10000)))
+closed=$(free_port $((50000 + $$ % 10000)))
+tls_port=$(free_port $((port + 1)))
+database=postgresql+psycopg2://bgd@127.0.0.1:$pg_port/bgd
+pg=$scratch/postgres server_pid='' pg_started=''
+declare -A bot_pids=()
+netns() { echo "fastcuda-reapi-$$-$1"; }
+subnet() { echo "10.$((64 + $$ / 65536 % 64)).$(($$ / 256 % 256)).$(($$ % 16 * 16 + ($1 - 1) * 4))"; }
+host_addr() { local s; s=$(subnet "$1"); echo "${s%.*}.$((${s##*.} + 1))"; }
+bot_addr() { local s; s=$(subnet "$1"); echo "${s%.*}.$((${s##*.} + 2))"; }
+netns=$(netns 1)
+
+cleanup() {  # before finish, which removes the scratch directory the database runs in; again on EXIT
+  local pid n log
+  for n in "${!bot_pids[@]}"; do kill -KILL "${bot_pids[$n]}" 2> /dev/null && wait "${bot_pids[$n]}" 2> /dev/null || true; done
+  bot_pids=()
+  [ -z "$server_pid" ] || { kill "$server_pid" 2> /dev/null && wait "$server_pid" 2> /dev/null || true; }
+  server_pid=''
+  # The client's proxies that the caller's builds started (XDG_RUNTIME_DIR)
+  for log in "${XDG_RUNTIME_DIR:-/nonexistent}"/fastcuda-remote-*/*.log; do
+    [ -f "$log" ] || continue
+    for pid in $(sed -n 's/.* as pid \([0-9]*\)$/\1/p' "$log"); do kill "$pid" 2> /dev/null || true; done
+  done
+  [ -z "$pg_started" ] || runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -m fast -w stop > /dev/null 2>&1 || true
+  pg_started=''
+  for n in $(seq "$bots"); do
+    ip netns delete "$(netns "$n")" 2> /dev/null || true
+    ip link delete "fcrh$$-$n" 2> /dev/null || true
+  done
+}
+trap cleanup EXIT
+
+start_postgres() {
+  mkdir -p "$pg" && chown postgres: "$pg"
+  runuser -u postgres -- "$pg_bin/initdb" -D "$pg/data" -A trust -U bgd > "$scratch/initdb.log" 2>&1 &&
+    pg_started=1 && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -l "$pg/log" -w \
+      -o "-p $pg_port -k $pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start > /dev/null &&
+    runuser -u postgres -- "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U bgd bgd
+}
+# BuildGrid's bgd command, from $py (an array, not a function, so that $! is
+# the server's own process id and not a subshell's)
+bgd=("$py" -c 'import sys; from buildgrid.server.app import cli; sys.argv[0] = "bgd"; sys.exit(cli())')
+start_network() {  # each bot's namespace, joined to the host by a veth pair ($netns, the first, made by the caller)
+  local n ns
+  for n in $(seq "$bots"); do
+    ns=$(netns "$n")
+    [ "$n" = 1 ] || ip netns add "$ns" || return 1
+    ip link add "fcrh$$-$n" type veth peer name "fcrb$$-$n" netns "$ns" &&
+      ip addr add "$(host_addr "$n")/30" dev "fcrh$$-$n" && ip link set "fcrh$$-$n" up &&
+      ip -n "$ns" addr add "$(bot_addr "$n")/30" dev "fcrb$$-$n" && ip -n "$ns" link set "fcrb$$-$n" up &&
+      ip -n "$ns" link set lo up || return 1
+  done
+}
+start_server() {
+  local n channels=''
+  if [ -n "${tls_cert:-}" ]; then
+    channels+="  - !channel  # the client's over TLS"$'\n'"    address: \"127.0.0.1:$tls_port\""$'\n'
+    channels+="    insecure-mode: false"$'\n'"    credentials:"$'\n'"      tls-server-key: $tls_key"$'\n'
+    channels+="      tls-server-cert: $tls_cert"$'\n'
+  fi
+  for n in $(seq "$bots"); do
+    channels+="  - !channel  # bot $n's, from its network namespace"$'\n'"    address: \"$(host_addr "$n"):$port\""$'\n'"    insecure-mode: true"$'\n'
+  done
+  mkdir -p "$scratch/cas"
+  awk -v channels="$channels" '$0 == "@BOT_CHANNELS@" { printf "%s", channels; next } { print }' "$tools/server.yml.in" |
+    sed -e "s|@PORT@|$port|g" -e "s|@DATABASE@|$database|g" -e "s|@CAS@|$scratch/cas|g" \
+      -e "s|@THREADS@|$threads|g" -e "s|@POOL@|$pool|g" > "$scratch/server.yml"
+  [ -n "$pg_migrated" ] || "${bgd[@]}" migrate apply "$database" > "$scratch/migrate.log" 2>&1 || return 1
+  pg_migrated=1
+  "${bgd[@]}" server start "$scratch/server.yml" > "$scratch/server.log" 2>&1 &
+  server_pid=$!
+  wait_for 60 listening "$port"
+}
+pg_migrated=''
+stop_server() {  # as if its machine were lost
+  kill -KILL "$server_pid" && wait "$server_pid" 2> /dev/null || true
+  server_pid=''
+}
+touch "$scratch/bot.log" "$scratch/bot.out"
+sessions() { grep -c '^bot: session' "$scratch/bot.out" || true; }  # how many bots have said hello
+sessions_over() { [ "$(sessions)" -gt "$1" ]; }
+start_bot() {  # [N [BOT OPTIONS...]]: a bot in namespace N (1), once it has a session
+  local n=${1:-1} before
+  shift || true
+  before=$(sessions)
+  ip netns exec "$(netns "$n")" ${bot_cpus:+taskset -c "$bot_cpus"} "$py" "$tools/bot.py" \
+    --remote "http://$(host_addr "$n"):$port" --log "$scratch/bot.log" --workdir "$scratch/bot$n-${#bot_pids[@]}" \
+    "$@" >> "$scratch/bot.out" 2>&1 &
+  bot_pids[$n${bot_key:-}]=$!
+  wait_for 30 sessions_over "$before"
+}
+stop_bot() {  # [N]: as if its machine were lost: it says nothing to the server
+  local n=${1:-1}
+  [ -n "${bot_pids[$n]:-}" ] || return 0
+  kill -KILL "${bot_pids[$n]}" && wait "${bot_pids[$n]}" 2> /dev/null || true
+  unset "bot_pids[$n]"
+}
+stop_build() {  # PID: a build started in the background, and what it runs, stopped
+  pkill -TERM -P "$1" 2> /dev/null || true
+  kill "$1" 2> /dev/null || true
+  wait "$1" 2> /dev/null || true
+}
