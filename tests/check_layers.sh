@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layers of FastCuda's source, each including only the layers below it:
 #   src/cli -> ninja-gen, src/views -> src/plan -> src/graph -> src/nvcc -> src/base
+#   src/remote, the remote client's step wrapper (a program of its own), includes none
 # (ninja-gen renders and src/views reads what the plan made; neither
 # includes the other). Prints every #include that points up or across, and
 # fails if there is one; folder-level cycles are then impossible.
@@ -10,7 +11,7 @@ set -euo pipefail
 cd "$1"
 rank() {  # FOLDER: its layer's height; shared ranks may not include each other
   case "$1" in
-    src/base) echo 0 ;; src/nvcc) echo 1 ;; src/graph) echo 2 ;; src/plan) echo 3 ;;
+    src/base | src/remote) echo 0 ;; src/nvcc) echo 1 ;; src/graph) echo 2 ;; src/plan) echo 3 ;;
     ninja-gen | src/views) echo 4 ;; src/cli) echo 5 ;; *) echo "" ;;
   esac
 }

@@ -1,5 +1,5 @@
 """FastCuda's remote-execution client: the proxy that the step wrapper
-(fastcuda-remote, remote/step_wrapper.cc) talks to over a Unix socket.
+(fastcuda-remote, src/remote/step_wrapper.cc) talks to over a Unix socket.
 
 One proxy per user and configuration (the wrapper names its socket after
 every FASTCUDA_REMOTE* setting), started by the first step that needs it,
