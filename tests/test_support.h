@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +16,7 @@
 
 #include <re2/re2.h>
 
+#include "src/base/command_io.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/graph/step_graph.h"
@@ -113,6 +114,32 @@ class FakeFileSystem : public WritableFileSystem {
   std::filesystem::file_time_type clock_{};
 };
 
+/// Runs no program: remembers each it was asked to run and answers with
+/// `answer` (none: a success that printed nothing).
+class FakeCommandRunner : public CommandRunner {
+ public:
+  ProcessResult Run(const ProcessSpec& spec) override {
+    ran.push_back(spec);
+    return answer ? answer(spec) : ProcessResult{};
+  }
+  std::function<ProcessResult(const ProcessSpec&)> answer;
+  std::vector<ProcessSpec> ran;
+};
+
+/// A command's CommandIo on fakes: its processes to `runner`, its files on
+/// `fs`, the environment `environment` (which a test may change between
+/// calls).
+struct FakeIo {
+  explicit FakeIo(FakeFileSystem files = FakeFileSystem(), std::map<std::string, std::string> variables = {})
+      : fs(std::move(files)), environment(std::move(variables)) {}
+  FakeIo(const FakeIo&) = delete;
+  FakeIo& operator=(const FakeIo&) = delete;
+  FakeCommandRunner runner;
+  FakeFileSystem fs;
+  std::map<std::string, std::string> environment;
+  const CommandIo io{runner, fs, environment};
+};
+
 /// Writes the dryrun nvcc would for `nvcc -c SRC -o OUT [flags]`, with a
 /// fresh process id each time. With `quirky`, every transcript also holds a
 /// number that changes from call to call, which no substitution reproduces.
@@ -203,25 +230,6 @@ inline bool IsTopological(const StepGraph& graph) {
   }
   return true;
 }
-
-/// Sets an environment variable for a scope, and restores it after.
-class ScopedEnvironmentVariable {
- public:
-  ScopedEnvironmentVariable(const char* name, const std::string& value) : name_(name) {
-    if (const char* before = std::getenv(name)) before_ = before;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnvironmentVariable() {
-    if (before_) setenv(name_, before_->c_str(), 1);
-    else unsetenv(name_);
-  }
-  ScopedEnvironmentVariable(const ScopedEnvironmentVariable&) = delete;
-  ScopedEnvironmentVariable& operator=(const ScopedEnvironmentVariable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> before_;
-};
 
 /// True if `words` holds `word`.
 inline bool Contains(const std::vector<std::string>& words, const std::string& word) {

@@ -44,7 +44,8 @@ class WritableFileSystem : public FileSystem {
   /// Writes `content` whole, atomically (see WriteFileAtomically). Throws std::runtime_error.
   virtual void Write(const std::string& path, const std::string& content) = 0;
   /// Adds `content` at the end of a file that another program also appends
-  /// to (Ninja's log). Throws std::runtime_error.
+  /// to (Ninja's log, a log the steps of a build share), in one write that
+  /// no other appender's splits. Throws std::runtime_error.
   virtual void Append(const std::string& path, const std::string& content) = 0;
   /// Removes a file; false if there was none.
   virtual bool Remove(const std::string& path) = 0;
@@ -98,8 +99,5 @@ void WriteFileAtomically(const std::string& path, const std::string& content);
 /// Writes `content` unless the file already holds it, leaving its mtime
 /// untouched then, so Ninja sees no change.
 void WriteIfChanged(WritableFileSystem& fs, const std::string& path, const std::string& content);
-
-/// WriteIfChanged on the real disk.
-void WriteFileIfChanged(const std::string& path, const std::string& content);
 
 }  // namespace fastcuda

@@ -13,14 +13,14 @@ namespace {
 /// the peak memory the largest.
 class CommandChain {
  public:
-  explicit CommandChain(const ProcessSpec& base) : base_(base) {}
+  CommandChain(const ProcessSpec& base, CommandRunner& runner) : base_(base), runner_(runner) {}
 
   /// False once a command has failed; later ones are not run.
   bool Run(std::vector<std::string> argv) {
     if (result_.exit_code != 0) return false;
     ProcessSpec spec = base_;
     spec.argv = std::move(argv);
-    ProcessResult result = RunProcess(spec);
+    ProcessResult result = runner_.Run(spec);
     result.stdout_text = result_.stdout_text + result.stdout_text;
     result.stderr_text = result_.stderr_text + result.stderr_text;
     result.max_rss_kb = std::max(result.max_rss_kb, result_.max_rss_kb);
@@ -32,32 +32,35 @@ class CommandChain {
 
  private:
   ProcessSpec base_;
+  CommandRunner& runner_;
   ProcessResult result_;
 };
 
 }  // namespace
 
-ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout) {
+ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout,
+                           CommandRunner& runner, const FileSystem& fs) {
   std::vector<std::string> argv = BinaryFatbinCommand(fatbinary.argv, bytes_path);
   std::string fatbin_c = FlagValues(fatbinary.argv, {"--embedded-fatbin"}).front();
   ProcessSpec probe = fatbinary;
   probe.argv = LayoutProbeCommand(fatbinary.argv);
   probe.capture_output = true;  // what it says is no concern of the build's
-  bool expected = RunProcess(probe).exit_code == 0 &&
-                  EmbeddingAssembly(RealFileSystem().Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""),
-                                    layout, bytes_path);
+  bool expected =
+      runner.Run(probe).exit_code == 0 &&
+      EmbeddingAssembly(fs.Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""), layout, bytes_path);
   if (!expected) argv.push_back(std::string(kEmbeddedFatbinFlag) + fatbin_c);  // EmbedFatbin says why
   ProcessSpec spec = fatbinary;
   spec.argv = std::move(argv);
-  return RunProcess(spec);
+  return runner.Run(spec);
 }
 
-ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding) {
+ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding,
+                          CommandRunner& runner, WritableFileSystem& fs) {
   std::string fatbin_c = ResolvePath(host_compile.cwd, embedding.fatbin_c);
   std::optional<std::string> assembly =
-      EmbeddingAssembly(RealFileSystem().Read(fatbin_c).value_or(""), embedding.layout,
+      EmbeddingAssembly(fs.Read(fatbin_c).value_or(""), embedding.layout,
                         ResolvePath(host_compile.cwd, embedding.fatbin_bytes));
-  CommandChain chain(host_compile);
+  CommandChain chain(host_compile, runner);
   if (!assembly) {
     std::cerr << "fastcuda: " << fatbin_c << " is not laid out as FASTCUDA_EARLY_HOST expects; "
               << "compiling the host code again with it\n";
@@ -72,7 +75,7 @@ ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding
   const std::string& object = objects.front();
   std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.s");
   std::string data_object = embedding.early_object + ".data.o";
-  WriteFileAtomically(data_source, *assembly);
+  fs.Write(data_source, *assembly);
   std::vector<std::string> assemble = {compiler, "-c", "-x", "assembler", data_source, "-o", data_object};
   for (const std::string& word : host_compile.argv) {
     if (word == "-m64" || word == "-m32") assemble.push_back(word);  // the object's ELF class

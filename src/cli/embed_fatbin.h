@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "src/base/file_system.h"
 #include "src/base/process.h"
 #include "src/graph/fatbin_embedding.h"
 
@@ -14,7 +15,9 @@ namespace fastcuda {
 /// binary fatbin to `bytes_path` and, if LayoutProbeCommand shows the
 /// `layout` the placeholder expects, only that layout to its `.fatbin.c`;
 /// otherwise nvcc's full `.fatbin.c` as well, for EmbedFatbin to compile.
-ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout);
+/// Runs its programs through `runner`, reads the `.fatbin.c` through `fs`.
+ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout,
+                           CommandRunner& runner, const FileSystem& fs);
 
 /// Writes the object `host_compile` (nvcc's host compile command, `-o` the
 /// final object, run in its cwd) would have written had the stub included
@@ -23,7 +26,9 @@ ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& byte
 /// objcopy. If the `.fatbin.c` is not laid out as the placeholder expects
 /// (another CUDA version), says so in one line and runs `host_compile` with
 /// it (CreateFatbin wrote it in full) instead. Returns the first failing
-/// process's result, or the last's.
-ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding);
+/// process's result, or the last's. Runs its programs through `runner`,
+/// reads and writes through `fs`.
+ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding,
+                          CommandRunner& runner, WritableFileSystem& fs);
 
 }  // namespace fastcuda

@@ -8,11 +8,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "src/base/command_io.h"
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
 #include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/step.h"
@@ -37,8 +39,10 @@ bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSys
 /// build needs (not those built on request) and whose lookup (if any) did
 /// not hit.
 std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& ninja_log_path,
-                                  const FileSystem& fs) {
-  if (EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "off" || !fs.IsFile(NoHistoryPath(dir)) ||
+                                  const CommandIo& io) {
+  const FileSystem& fs = io.fs;
+  if (EnvironmentValue(io.environment, "FASTCUDA_FIRST_PHASE", "auto") == "off" ||
+      !fs.IsFile(NoHistoryPath(dir)) ||
       OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")),
                     fs.Read(ninja_log_path).value_or(""))) {
     return {};
@@ -49,7 +53,7 @@ std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& nin
   try {
     tus = ParseStepsFile(*steps);
   } catch (const std::runtime_error& unreadable) {  // torn, or an older FastCuda's, read before regenerating
-    ComplainIfVerbose(std::string("no first phase: ") + unreadable.what());
+    ComplainIfVerbose(io.environment, std::string("no first phase: ") + unreadable.what());
     return {};
   }
   const std::string ninja_dir = std::filesystem::path(ninja_log_path).parent_path().string();
@@ -62,10 +66,11 @@ std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& nin
 /// remembered times (`remembered`). Where some have, a phase would hold
 /// them all back for the few that have not (a file just added): those few
 /// are estimated as the mean remembered TU (MeanTuRecords).
-bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned jobs) {
+bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned jobs,
+                 const std::map<std::string, std::string>& environment) {
   if (remembered > 0) return false;
-  return EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "on" ? tus.size() >= 2
-                                                                     : FirstPhasePays(tus, jobs);
+  return EnvironmentValue(environment, "FASTCUDA_FIRST_PHASE", "auto") == "on" ? tus.size() >= 2
+                                                                               : FirstPhasePays(tus, jobs);
 }
 
 /// Runs the first phase on `tus` through `run_ninja`: each TU's
@@ -73,7 +78,7 @@ bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned
 /// has device code. `status` gets Ninja's where a signal stopped it, else 0.
 std::optional<std::vector<int64_t>> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs,
                                           const std::string& ninja_dir, const RunNinjaFor& run_ninja,
-                                          const FileSystem& fs, int& status) {
+                                          const CommandIo& io, int& status) {
   std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
   std::vector<std::string> targets;
   for (size_t t = 0; t < tus.size(); ++t) {
@@ -89,13 +94,13 @@ std::optional<std::vector<int64_t>> Weigh(const std::vector<RecordedTu>& tus, un
       status = ninja;
       return weights;
     }
-    ComplainIfVerbose("the first phase failed (" + std::to_string(ninja) +
-                      ") for some TUs: they get mean estimates");
+    ComplainIfVerbose(io.environment, "the first phase failed (" + std::to_string(ninja) +
+                                          ") for some TUs: they get mean estimates");
   }
   // Megabytes of preprocessed code each: read on every core, as the build waits.
   ParallelFor(tus.size(), jobs, [&](size_t t) {
     if (weighed[t].empty()) return;
-    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
+    if (std::optional<std::string> text = io.fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
       weights[t] = DeviceCodeWeight(*text);
     }
   });
@@ -169,11 +174,12 @@ void WriteHistoryMark(const std::string& dir, std::string_view log, std::string_
 
 /// Runs `work`, which keeps the step history: where it fails (an unwritable
 /// cache directory, a torn steps.json) that costs rankings, never the build.
-void KeepingTheBuild(const std::function<void()>& work) {
+void KeepingTheBuild(const std::map<std::string, std::string>& environment,
+                     const std::function<void()>& work) {
   try {
     work();
   } catch (const std::runtime_error& error) {
-    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
+    ComplainIfVerbose(environment, std::string("step times not remembered: ") + error.what());
   }
 }
 
@@ -201,11 +207,11 @@ int64_t Today() {
 
 /// Ninja's log at `log_path`; where there is none yet (no phase ran Ninja:
 /// every TU remembered), started as the Ninja that will run writes it.
-std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
-  std::string log = fs.Read(log_path).value_or("");
+std::string LogToAppendTo(const std::string& log_path, const CommandIo& io) {
+  std::string log = io.fs.Read(log_path).value_or("");
   if (log.empty()) {
-    log = NinjaLogHeader(NinjaMinorVersion(NinjaProgram()));
-    fs.Append(log_path, log);
+    log = NinjaLogHeader(NinjaMinorVersion(io.runner, NinjaProgram(io.environment)));
+    io.fs.Append(log_path, log);
   }
   return log;
 }
@@ -213,34 +219,37 @@ std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
 }  // namespace
 
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
-                  const std::function<int()>& regenerate, WritableFileSystem& fs) {
-  if (!jobs) jobs = MachineLimitsHere().cpus;
+                  const std::function<int()>& regenerate, const CommandIo& io) {
+  WritableFileSystem& fs = io.fs;
+  if (!jobs) jobs = MachineLimitsHere(fs).cpus;
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  std::vector<RecordedTu> tus = TusToRank(dir, log_path, fs);
+  std::vector<RecordedTu> tus = TusToRank(dir, log_path, io);
   if (tus.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
-  const std::string history_dir = StepHistoryDir();
+  const std::string history_dir = StepHistoryDir(io.environment);
   TusByHistory split = SplitByHistory(std::move(tus), history_dir, fs);
-  if (!history_dir.empty()) KeepingTheBuild([&] { ForgetOldStepTimes(history_dir, Today(), fs); });
-  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs);
+  if (!history_dir.empty())
+    KeepingTheBuild(io.environment, [&] { ForgetOldStepTimes(history_dir, Today(), fs); });
+  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs, io.environment);
   if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
   std::optional<std::vector<int64_t>> weights;
   if (weighs) {
     int stopped = 0;
-    weights = Weigh(split.unknown, jobs, ninja_dir, run_ninja, fs, stopped);
+    weights = Weigh(split.unknown, jobs, ninja_dir, run_ninja, io, stopped);
     if (stopped != 0) return stopped;
     if (!weights && split.known.empty()) return 0;  // no device code: nothing to rank
   }
-  const std::string log = LogToAppendTo(log_path, fs);
+  const std::string log = LogToAppendTo(log_path, io);
   if (NinjaLogVersion(log) == 0) return 0;  // not a log to write estimates into
   const std::vector<NinjaLogRecord> records = RecordsToAppend(split, weights, ParseNinjaLog(log));
   if (records.empty()) return 0;
   if (!split.known.empty()) {
-    ComplainIfVerbose(
-        "ranked by the step times of an earlier build elsewhere: " + std::to_string(split.known.size()) +
-        " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + history_dir + ")");
+    ComplainIfVerbose(io.environment, "ranked by the step times of an earlier build elsewhere: " +
+                                          std::to_string(split.known.size()) + " of " +
+                                          std::to_string(split.known.size() + split.unknown.size()) +
+                                          " TUs (" + history_dir + ")");
   }
   std::string peaks;
   for (const auto& [tu, times] : split.known) peaks += RememberedMemoryLines(times, tu);
@@ -257,8 +266,9 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   return status;
 }
 
-void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
-  const std::string history_dir = StepHistoryDir();
+void RememberBuild(const std::string& dir, const CommandIo& io) {
+  WritableFileSystem& fs = io.fs;
+  const std::string history_dir = StepHistoryDir(io.environment);
   if (history_dir.empty()) return;
   const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
   const HistoryMark mark = ReadHistoryMark(dir, fs);
@@ -269,7 +279,7 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
       MeasuredTimes(ParseNinjaLogRecords(TextSince(log, mark.log_end)), peaks.cache_outcomes);
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return;
-  KeepingTheBuild([&] {
+  KeepingTheBuild(io.environment, [&] {
     const int64_t today = Today();
     for (const RecordedTu& tu : ParseStepsFile(*steps)) {
       if (tu.source_path.empty() ||
@@ -287,9 +297,10 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
   });
 }
 
-void SkipRecordsOfNoBuild(const std::string& dir, WritableFileSystem& fs) {
-  if (StepHistoryDir().empty()) return;
-  KeepingTheBuild([&] {
+void SkipRecordsOfNoBuild(const std::string& dir, const CommandIo& io) {
+  WritableFileSystem& fs = io.fs;
+  if (StepHistoryDir(io.environment).empty()) return;
+  KeepingTheBuild(io.environment, [&] {
     WriteHistoryMark(dir, fs.Read(GraphNinjaLogPath(dir, fs)).value_or(""),
                      fs.Read(StepMemoryLogPath(dir)).value_or(""), fs);
   });

@@ -18,6 +18,7 @@
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
 #include "src/cli/first_phase.h"
@@ -147,14 +148,15 @@ void LinkSelfAsNinja(const std::string& out_dir) {
 
 /// What decides the rewrite besides the manifest's files: the arguments that
 /// shape it and the toolchain environment.
-std::string RewriteKey(const NinjaArguments& arguments, const GenOptions& options) {
-  return JoinShellWords({arguments.manifest, SelfExecutable()}) + "\n" +
-         GenerationKey(options, CurrentEnvironment());
+std::string RewriteKey(const NinjaArguments& arguments, const GenOptions& options,
+                       const std::map<std::string, std::string>& environment) {
+  return JoinShellWords({arguments.manifest, SelfExecutable()}) + "\n" + GenerationKey(options, environment);
 }
 
 /// The generation options of the steps: the defaults, in kOwnDir.
-GenOptions PartOptions(const NinjaArguments& arguments) {
-  GenOptions options;
+GenOptions PartOptions(const NinjaArguments& arguments,
+                       const std::map<std::string, std::string>& environment) {
+  GenOptions options = DefaultGenOptions(environment);
   options.out_dir = arguments.dir + "/" + kOwnDir;
   return options;
 }
@@ -180,7 +182,7 @@ std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size
 /// steps just written in `steps_manifest` (fastcuda ninja) write.
 std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::set<size_t>& cut_edges,
                                           const std::set<std::string>& not_by_default,
-                                          const NinjaArguments& arguments) {
+                                          const NinjaArguments& arguments, const FileSystem& fs) {
   std::vector<SharedObject> objects;
   if (cut_edges.empty()) return objects;
   std::map<std::string, size_t> first_reader;  // Ninja's `SOURCE^`: the first edge that reads SOURCE
@@ -190,8 +192,7 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
       for (const std::string& path : *paths) first_reader.emplace(path, i);
     }
   }
-  RealFileSystem disk;
-  Manifest steps = ReadManifest(DirectoryFileSystem(disk, arguments.dir), OwnPath("steps.ninja"));
+  Manifest steps = ReadManifest(DirectoryFileSystem(fs, arguments.dir), OwnPath("steps.ninja"));
   std::map<std::string, size_t> edge_of_output;
   for (size_t i = 0; i < steps.edges.size(); ++i) {
     for (const std::string& output : steps.edges[i].outputs) edge_of_output[output] = i;
@@ -211,8 +212,8 @@ std::vector<SharedObject> SharedObjectsOf(const Manifest& manifest, const std::s
 /// Reads the manifest and writes its rewritten copy and the steps (the
 /// caller holds the directory's lock). Returns 2, writing nothing, for a
 /// manifest Ninja would refuse.
-int Rewrite(const NinjaArguments& arguments) {
-  RealFileSystem disk;
+int Rewrite(const NinjaArguments& arguments, const CommandIo& io) {
+  WritableFileSystem& disk = io.fs;
   Manifest manifest;
   try {
     manifest = ReadManifest(DirectoryFileSystem(disk, arguments.dir), arguments.manifest);
@@ -228,7 +229,8 @@ int Rewrite(const NinjaArguments& arguments) {
       database.entries.push_back(std::move(*nvcc.entry));
       cut.edges.insert(i);
     } else if (!nvcc.why_kept.empty()) {
-      ComplainIfVerbose("nvcc runs whole for " + manifest.edges[i].outputs.front() + ": " + nvcc.why_kept);
+      ComplainIfVerbose(io.environment,
+                        "nvcc runs whole for " + manifest.edges[i].outputs.front() + ": " + nvcc.why_kept);
     }
   }
   // Without `default` statements Ninja builds every file that no edge
@@ -242,14 +244,14 @@ int Rewrite(const NinjaArguments& arguments) {
     defaults = RootTargets(manifest);
   }
   const std::set<std::string> not_by_default = NotByDefault(manifest, cut.edges);
-  GenOptions options = PartOptions(arguments);
+  GenOptions options = PartOptions(arguments, io.environment);
   Generation generation;
   if (!database.entries.empty()) {
     ManifestPart part{arguments.dir, NinjaLogOf(manifest, arguments.dir),
                       !manifest.defaults.empty() || !defaults.empty(), not_by_default,
-                      NinjaMinorVersion(NinjaProgram()) >= 13};
-    generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options),
-                                    NvccDryrunRunner(), disk, part);
+                      NinjaMinorVersion(io.runner, NinjaProgram(io.environment)) >= 13};
+    generation = GenerateForEntries(std::move(database), options, LoadGenerationContext(options, io),
+                                    NvccDryrunRunner(io.runner, io.environment), disk, part);
     std::cerr << generation.report;
   }
   cut.top = OwnPath("build.ninja");
@@ -281,9 +283,10 @@ int Rewrite(const NinjaArguments& arguments) {
     if (path == cut.top) disk.Write(ResolvePath(arguments.dir, path), text);
     else WriteIfChanged(disk, ResolvePath(arguments.dir, path), text);
   }
-  SaveSharedObjects(SharedObjectsOf(manifest, cut.edges, not_by_default, arguments), options.out_dir, disk);
+  SaveSharedObjects(SharedObjectsOf(manifest, cut.edges, not_by_default, arguments, disk), options.out_dir,
+                    disk);
   LinkSelfAsNinja(options.out_dir);
-  disk.Write(KeyPath(options.out_dir), RewriteKey(arguments, options));
+  disk.Write(KeyPath(options.out_dir), RewriteKey(arguments, options, io.environment));
   disk.Write(NinjaLogSourcePath(options.out_dir), NinjaLogOf(manifest, arguments.dir));
   return 0;
 }
@@ -291,12 +294,13 @@ int Rewrite(const NinjaArguments& arguments) {
 /// True when the rewrite is missing, was made with other arguments or
 /// toolchain, or lacks step times that Ninja's log now has. A changed file of
 /// the manifest is Ninja's to find, through the rewrite's own edge.
-bool RewriteNeeded(const NinjaArguments& arguments) {
-  GenOptions options = PartOptions(arguments);
-  RealFileSystem disk;
+bool RewriteNeeded(const NinjaArguments& arguments, const CommandIo& io) {
+  GenOptions options = PartOptions(arguments, io.environment);
+  const FileSystem& disk = io.fs;
   return !disk.IsFile(options.out_dir + "/build.ninja") ||
-         disk.Read(KeyPath(options.out_dir)) != RewriteKey(arguments, options) ||
-         !ChangedPrograms(disk.Read(ToolchainProgramsPath(options.out_dir)).value_or(""), NvccDryrunRunner())
+         disk.Read(KeyPath(options.out_dir)) != RewriteKey(arguments, options, io.environment) ||
+         !ChangedPrograms(disk.Read(ToolchainProgramsPath(options.out_dir)).value_or(""),
+                          NvccDryrunRunner(io.runner, io.environment))
               .empty() ||
          HistoryArrived(options.out_dir, GraphNinjaLogPath(options.out_dir, disk), disk);
 }
@@ -337,16 +341,17 @@ bool BuildsDefaults(const NinjaArguments& arguments) {
 /// make them now: every object its targets need (Ninja ran every step of
 /// them; a `SOURCE^` is its object by now, ObjectsForCarets). None for a dry
 /// run, or where Ninja cannot say what the targets need.
-CurrentObjects BuiltObjects(const NinjaArguments& arguments) {
+CurrentObjects BuiltObjects(const NinjaArguments& arguments, const CommandIo& io) {
   auto none = [](const SharedObject&) { return false; };
   if (DryRun(arguments)) return none;
   const std::vector<std::string> targets = TargetsOf(arguments.passed_on);
   if (targets.empty()) return [](const SharedObject& object) { return object.by_default; };
   std::string error;
-  std::optional<TargetNeeds> needs =
-      AskTargetNeeds(NinjaProgram(), arguments.dir, OwnPath("build.ninja"), targets, error);
+  std::optional<TargetNeeds> needs = AskTargetNeeds(NinjaProgram(io.environment), arguments.dir,
+                                                    OwnPath("build.ninja"), targets, io.runner, error);
   if (!needs) {
-    ComplainIfVerbose("plain ninja will rebuild the objects of " + targets.front() + ": " + error);
+    ComplainIfVerbose(io.environment,
+                      "plain ninja will rebuild the objects of " + targets.front() + ": " + error);
     return none;
   }
   return [paths = std::move(needs->paths), dir = arguments.dir](const SharedObject& object) {
@@ -422,12 +427,12 @@ std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
   return args;
 }
 
-int NinjaMain(const std::vector<std::string>& args) {
+int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
   // Ninja stops on Ctrl-C, kill -INT or a hangup even where its parent
   // ignored them (a script's background job); so must what stands in for it.
   TakeSignalsAsNinjaDoes();
   ProcessSpec ninja;
-  ninja.argv = {NinjaProgram()};
+  ninja.argv = {NinjaProgram(io.environment)};
   ninja.own_process_group = true;
   // What reads no manifest goes to Ninja as it is (cpp_extension asks
   // `ninja --version` before it writes one).
@@ -435,11 +440,11 @@ int NinjaMain(const std::vector<std::string>& args) {
         return arg == "--version" || arg == "-h" || arg == "--help";
       })) {
     ninja.argv.insert(ninja.argv.end(), args.begin(), args.end());
-    return RunProcess(ninja).exit_code;
+    return io.runner.Run(ninja).exit_code;
   }
   NinjaArguments arguments = ParseNinjaArguments(args);
-  const std::string out_dir = PartOptions(arguments).out_dir;
-  RealFileSystem disk;
+  const std::string out_dir = PartOptions(arguments, io.environment).out_dir;
+  WritableFileSystem& disk = io.fs;
   // A tool (`-t`) reads the manifest as it is: Meson's regeneration, inside
   // the build, runs `ninja -t cleandead`, which must see the steps' outputs
   // (Ninja would remove every file in its log that no edge names).
@@ -452,7 +457,7 @@ int NinjaMain(const std::vector<std::string>& args) {
   std::optional<DirectoryLock> lock;
   const bool out_dir_existed = std::filesystem::is_directory(out_dir);
   auto lock_directory = [&] {
-    if (lock || EnvironmentVariable(kLockHeldVariable) == out_dir) return;
+    if (lock || EnvironmentValue(io.environment, kLockHeldVariable) == out_dir) return;
     lock.emplace(out_dir, kGraphLockName, [&] {
       Complain("another fastcuda ninja is running in " + arguments.dir + "; waiting for it to finish");
     });
@@ -461,9 +466,9 @@ int NinjaMain(const std::vector<std::string>& args) {
   };
   if (!tool) lock_directory();
   if (arguments.rewrite_only ||
-      ((!tool || !disk.IsFile(out_dir + "/build.ninja")) && RewriteNeeded(arguments))) {
+      ((!tool || !disk.IsFile(out_dir + "/build.ninja")) && RewriteNeeded(arguments, io))) {
     lock_directory();
-    if (int status = Rewrite(arguments); status != 0 || arguments.rewrite_only) {
+    if (int status = Rewrite(arguments, io); status != 0 || arguments.rewrite_only) {
       // A manifest Ninja would refuse leaves nothing written: not even the
       // directory that the lock made.
       if (status != 0 && !out_dir_existed) {
@@ -485,36 +490,36 @@ int NinjaMain(const std::vector<std::string>& args) {
   ninja.argv.insert(ninja.argv.end(), {"-C", arguments.dir, "-f", OwnPath("build.ninja")});
   if (!tool && !CommandLineOf(arguments.passed_on).jobs_given) {
     // Ninja's own default counts the cores, not a container's CPU quota.
-    for (const std::string& argument : DefaultNinjaJobArgumentsHere()) ninja.argv.push_back(argument);
+    for (const std::string& argument : DefaultNinjaJobArgumentsHere(io)) ninja.argv.push_back(argument);
   }
   ninja.argv.insert(ninja.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
-  if (tool) return RunProcess(ninja).exit_code;
+  if (tool) return io.runner.Run(ninja).exit_code;
   if (BuildsDefaults(arguments)) {
     auto run_for = [&](const std::vector<std::string>& targets) {
       ProcessSpec phase = ninja;
       phase.argv.insert(phase.argv.end(), {"-k", "0"});  // the others' lookups and phase go on
       phase.argv.push_back("--");
       phase.argv.insert(phase.argv.end(), targets.begin(), targets.end());
-      return RunProcess(phase).exit_code;
+      return io.runner.Run(phase).exit_code;
     };
-    auto rewrite = [&] { return RewriteNeeded(arguments) ? Rewrite(arguments) : 0; };
-    if (int status = RunPassesBeforeBuild(out_dir, 0, run_for, rewrite, disk); status != 0) return status;
+    auto rewrite = [&] { return RewriteNeeded(arguments, io) ? Rewrite(arguments, io) : 0; };
+    if (int status = RunPassesBeforeBuild(out_dir, 0, run_for, rewrite, io); status != 0) return status;
   }
   StopIfInterrupted();  // stopped while it generated: no build
   // Plain ninja, run in between, must find fastcuda ninja's objects up to date.
   const std::string log = GraphNinjaLogPath(out_dir, disk);
   // The step history reads only what the steps wrote: the first phase's
   // records, then the build's, not the records handed over and taken back.
-  RememberBuild(out_dir, disk);
+  RememberBuild(out_dir, io);
   std::vector<Handover> taken_back = TakeBackLog(out_dir, log, disk);
-  SkipRecordsOfNoBuild(out_dir, disk);
+  SkipRecordsOfNoBuild(out_dir, io);
   const int64_t build_start = BuildStart(out_dir, disk);
-  int status = RunProcess(ninja).exit_code;
-  RememberBuild(out_dir, disk);
+  int status = io.runner.Run(ninja).exit_code;
+  RememberBuild(out_dir, io);
   // A failed or stopped build may leave an object half written with no record
   // of its step (a compiler killed): none is handed over, not even as it was.
-  if (status == 0) HandOverLog(out_dir, log, BuiltObjects(arguments), build_start, taken_back, disk);
-  SkipRecordsOfNoBuild(out_dir, disk);
+  if (status == 0) HandOverLog(out_dir, log, BuiltObjects(arguments, io), build_start, taken_back, disk);
+  SkipRecordsOfNoBuild(out_dir, io);
   return status;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ninja-gen/manifest.h"
+#include "src/base/command_io.h"
 #include "src/nvcc/compile_database.h"
 #include "src/plan/log_handover.h"
 
@@ -33,6 +34,6 @@ std::vector<std::string> ObjectsForCarets(std::vector<std::string> args,
                                           const std::vector<SharedObject>& objects, const std::string& dir);
 
 /// `fastcuda ninja [-C DIR] [-f FILE] [NINJA ARGS...]`.
-int NinjaMain(const std::vector<std::string>& args);
+int NinjaMain(const std::vector<std::string>& args, const CommandIo& io);
 
 }  // namespace fastcuda

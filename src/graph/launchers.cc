@@ -92,6 +92,10 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
   return {words("FASTCUDA_HOST_LAUNCHER"), words("FASTCUDA_DEVICE_LAUNCHER"), {}, {}};
 }
 
+VersionProbe VersionProbeOf(CommandRunner& runner) {
+  return [&runner](const std::string& program) { return ProgramVersion(runner, program); };
+}
+
 void AddLauncherVersion(std::map<std::string, std::string>& versions,
                         const std::vector<std::string>& launcher, const VersionProbe& version) {
   if (launcher.empty() || versions.count(launcher.front())) return;

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
-#include "src/base/process.h"
 #include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
 #include "src/nvcc/step.h"
 #include "src/plan/critical_path.h"
 
@@ -66,13 +66,13 @@ std::optional<SourceTimes> ParseAnySourceTimes(std::string_view text) {
 
 }  // namespace
 
-std::string StepHistoryDir() {
-  std::string dir = EnvironmentVariable("FASTCUDA_STEP_HISTORY");
+std::string StepHistoryDir(const std::map<std::string, std::string>& environment) {
+  std::string dir = EnvironmentValue(environment, "FASTCUDA_STEP_HISTORY");
   if (dir == "off") return "";
   if (!dir.empty()) return std::filesystem::path(dir).is_absolute() ? dir : "";
-  std::string cache = EnvironmentVariable("XDG_CACHE_HOME");
+  std::string cache = EnvironmentValue(environment, "XDG_CACHE_HOME");
   if (cache.empty()) {
-    const std::string home = EnvironmentVariable("HOME");
+    const std::string home = EnvironmentValue(environment, "HOME");
     if (home.empty()) return "";
     cache = home + "/.cache";
   }
