@@ -9,6 +9,7 @@
 
 #include "src/base/json_bytes.h"
 #include "src/base/parallel_for.h"
+#include "src/base/stable_hash.h"
 
 namespace fastcuda {
 namespace {
@@ -49,6 +50,29 @@ std::string StepHistoryMarkPath(const std::string& dir) { return dir + "/step-hi
 std::string RememberedMemoryPath(const std::string& dir) { return dir + "/remembered-memory.tsv"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
 std::string PlannedLimitsPath(const std::string& dir) { return dir + "/planned-limits.json"; }
+std::string FirstPhasePath(const std::string& dir) { return dir + "/first-phase"; }
+std::string SharedEnvFilePath(const std::string& dir, const std::string& environment_text) {
+  return dir + "/env/" + StableHashHex(environment_text, 16) + ".env";
+}
+std::string LadderDir(const std::string& dir) { return dir + "/priority"; }
+std::string RungPath(const std::string& ladder_dir, size_t k) {
+  return ladder_dir + "/rung" + std::to_string(k);
+}
+std::string LadderDyndepPath(const std::string& ladder_dir) { return ladder_dir + "/dyndep"; }
+std::string LadderDyndepPlanPath(const std::string& ladder_dir) { return ladder_dir + "/dyndep-plan.json"; }
+std::string AlwaysDirtyPath(const std::string& work_dir) { return work_dir + "/always-dirty"; }
+std::string ObjectMadeByPath(const std::string& work_dir) { return work_dir + "/object-made-by"; }
+std::string RewriteDir(const std::string& manifest_dir) { return manifest_dir + "/" + kRewriteDirName; }
+std::string RewriteKeyPath(const std::string& dir) { return dir + "/ninja-key"; }
+std::string SelfAsNinjaPath(const std::string& dir) { return dir + "/bin/ninja"; }
+std::string SharedObjectsPath(const std::string& dir) { return dir + "/shared-objects.json"; }
+std::string HandoversPath(const std::string& dir) { return dir + "/log-handovers.json"; }
+std::string BuildStartPath(const std::string& dir) { return dir + "/build-start"; }
+std::string SourceTimesPath(const std::string& history_dir, const std::string& source_path) {
+  return history_dir + "/" + std::filesystem::path(source_path).filename().string() + "-" +
+         StableHashHex(source_path, 16) + ".json";
+}
+std::string ForgottenOnPath(const std::string& history_dir) { return history_dir + "/forgotten-on"; }
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,

@@ -60,6 +60,44 @@ std::string LookupPassPath(const std::string& dir);
 /// `planned-limits.json`: the memory budget and job count the manifest was
 /// planned with, and where each came from (PlannedLimits).
 std::string PlannedLimitsPath(const std::string& dir);
+/// `first-phase`: where a first build's estimates and its build began (FirstPhase).
+std::string FirstPhasePath(const std::string& dir);
+/// `env/HASH.env`: the environment file (EnvironmentFileText) that graphs
+/// setting the same variables share, by its text.
+std::string SharedEnvFilePath(const std::string& dir, const std::string& environment_text);
+/// `priority/`: the priority ladder's files: its rungs (`rungK`, K from 1),
+/// its dyndep file and the plan that file is written from.
+std::string LadderDir(const std::string& dir);
+std::string RungPath(const std::string& ladder_dir, size_t k);
+std::string LadderDyndepPath(const std::string& ladder_dir);
+std::string LadderDyndepPlanPath(const std::string& ladder_dir);
+/// The work dir's phony target that is never up to date: an input of the
+/// steps that run in every build (nvcc run whole without a depfile,
+/// FragmentOptions::rerun_preprocessing).
+std::string AlwaysDirtyPath(const std::string& work_dir);
+/// `object-made-by`: what made the object of the work dir's TU last (StepInvocation::made_by).
+std::string ObjectMadeByPath(const std::string& work_dir);
+
+/// `fastcuda ninja`: the graph directory of a generator's manifest in
+/// `manifest_dir` is kRewriteDirName there, and holds these besides.
+inline constexpr const char* kRewriteDirName = ".fastcuda";
+std::string RewriteDir(const std::string& manifest_dir);
+/// `ninja-key`: what the rewrite was made with (arguments, toolchain).
+std::string RewriteKeyPath(const std::string& dir);
+/// `bin/ninja`: fastcuda linked as `ninja`, which the generator's tools run.
+std::string SelfAsNinjaPath(const std::string& dir);
+/// `shared-objects.json`: the objects both plain ninja and the rewrite write (SharedObject).
+std::string SharedObjectsPath(const std::string& dir);
+/// `log-handovers.json`: the records handed over to plain ninja's log (Handover).
+std::string HandoversPath(const std::string& dir);
+/// `build-start`: stamped as the rewrite's Ninja starts (BuildStart).
+std::string BuildStartPath(const std::string& dir);
+
+/// The step history's directory (StepHistoryDir) holds one file a source
+/// (SourceTimesPath: its name and a hash of its path) and `forgotten-on`,
+/// the day old files were last removed.
+std::string SourceTimesPath(const std::string& history_dir, const std::string& source_path);
+std::string ForgottenOnPath(const std::string& history_dir);
 
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {

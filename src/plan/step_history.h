@@ -37,9 +37,6 @@ struct SourceTimes {
   int64_t day = 0;
 };
 
-/// The file in `dir` that holds `source_path`'s SourceTimes.
-std::string SourceTimesPath(const std::string& dir, const std::string& source_path);
-
 /// The file's text, and back: nullopt for a damaged or foreign file, or one
 /// of another source (a hash collision), which only costs a first build its
 /// ranking.
