@@ -32,6 +32,14 @@ inline std::string TranscriptText(const std::string& name) {
   return text.str();
 }
 
+/// tests/transcripts/NAME.fatbin.c, as nvcc -keep left it (record.sh).
+inline std::string RecordedFatbin(const std::string& name) {
+  std::ifstream in(std::string(FASTCUDA_TRANSCRIPTS) + "/" + name + ".fatbin.c");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 /// A recorded transcript, parsed with an empty ambient environment.
 inline Transcript LoadTranscript(const std::string& name) {
   return ParseTranscript(TranscriptText(name), [](std::string_view) { return std::nullopt; });

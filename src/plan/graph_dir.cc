@@ -63,6 +63,7 @@ std::string LadderDyndepPlanPath(const std::string& ladder_dir) { return ladder_
 std::string AlwaysDirtyPath(const std::string& work_dir) { return work_dir + "/always-dirty"; }
 std::string ObjectMadeByPath(const std::string& work_dir) { return work_dir + "/object-made-by"; }
 std::string RewriteDir(const std::string& manifest_dir) { return manifest_dir + "/" + kRewriteDirName; }
+std::string InRewriteDir(const std::string& name) { return std::string(kRewriteDirName) + "/" + name; }
 std::string RewriteKeyPath(const std::string& dir) { return dir + "/ninja-key"; }
 std::string SelfAsNinjaPath(const std::string& dir) { return dir + "/bin/ninja"; }
 std::string SharedObjectsPath(const std::string& dir) { return dir + "/shared-objects.json"; }

@@ -82,6 +82,9 @@ std::string ObjectMadeByPath(const std::string& work_dir);
 /// `manifest_dir` is kRewriteDirName there, and holds these besides.
 inline constexpr const char* kRewriteDirName = ".fastcuda";
 std::string RewriteDir(const std::string& manifest_dir);
+/// The file `name` of the rewrite's directory as Ninja, running in the
+/// manifest's directory, names it.
+std::string InRewriteDir(const std::string& name);
 /// `ninja-key`: what the rewrite was made with (arguments, toolchain).
 std::string RewriteKeyPath(const std::string& dir);
 /// `bin/ninja`: fastcuda linked as `ninja`, which the generator's tools run.
