@@ -1,11 +1,7 @@
 #include "src/cli/first_phase.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <filesystem>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "src/base/command_io.h"
@@ -13,65 +9,14 @@
 #include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
-#include "src/base/stable_hash.h"
 #include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
-#include "src/graph/whole_call_cache.h"
-#include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
+#include "src/plan/first_phase_plan.h"
 #include "src/plan/step_history.h"
 
 namespace fastcuda {
 namespace {
-
-/// True when `tu`'s whole-call cache lookup has run and hit: the build
-/// runs none of its other steps. Its result is named as Ninja, running in
-/// `ninja_dir`, names it.
-bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSystem& fs) {
-  return !tu.steps.empty() && tu.steps.front().kind == StepKindName(StepKind::kCacheLookup) &&
-         ReadsCacheHit(fs, ResolvePath(ninja_dir, tu.steps.front().output));
-}
-
-/// The graph's TUs when a first build should be ranked: a graph generated
-/// without measured step times (NoHistoryPath; its caller regenerated first
-/// if the log grew since), whose log does not hold a first phase's estimates
-/// already, unless FASTCUDA_FIRST_PHASE says "off"; only the TUs that the
-/// build needs (not those built on request) and whose lookup (if any) did
-/// not hit.
-std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& ninja_log_path,
-                                  const CommandIo& io) {
-  const FileSystem& fs = io.fs;
-  if (EnvironmentValue(io.environment, "FASTCUDA_FIRST_PHASE", "auto") == "off" ||
-      !fs.IsFile(NoHistoryPath(dir)) ||
-      OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")),
-                    fs.Read(ninja_log_path).value_or(""))) {
-    return {};
-  }
-  std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
-  if (!steps) return {};
-  std::vector<RecordedTu> tus;
-  try {
-    tus = ParseStepsFile(*steps);
-  } catch (const std::runtime_error& unreadable) {  // torn, or an older FastCuda's, read before regenerating
-    ComplainIfVerbose(io.environment, std::string("no first phase: ") + unreadable.what());
-    return {};
-  }
-  const std::string ninja_dir = std::filesystem::path(ninja_log_path).parent_path().string();
-  std::erase_if(tus, [&](const RecordedTu& tu) { return tu.on_request || LookupHit(tu, ninja_dir, fs); });
-  return tus;
-}
-
-/// Whether the first phase weighs `tus`: where it pays (FirstPhasePays) or
-/// FASTCUDA_FIRST_PHASE says "on", and none of the graph's TUs has
-/// remembered times (`remembered`). Where some have, a phase would hold
-/// them all back for the few that have not (a file just added): those few
-/// are estimated as the mean remembered TU (MeanTuRecords).
-bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned jobs,
-                 const std::map<std::string, std::string>& environment) {
-  if (remembered > 0) return false;
-  return EnvironmentValue(environment, "FASTCUDA_FIRST_PHASE", "auto") == "on" ? tus.size() >= 2
-                                                                               : FirstPhasePays(tus, jobs);
-}
 
 /// Runs the first phase on `tus` through `run_ninja`: each TU's
 /// DeviceCodeWeight, -1 where it has none (a failed step); none where no TU
@@ -107,71 +52,6 @@ std::optional<std::vector<int64_t>> Weigh(const std::vector<RecordedTu>& tus, un
   return weights;
 }
 
-/// A first build's TUs: those whose steps the history remembers (with
-/// their times, and their RememberedRecords) and the others.
-struct TusByHistory {
-  std::vector<std::pair<RecordedTu, SourceTimes>> known;
-  std::vector<RecordedTu> unknown;
-  std::vector<NinjaLogRecord> remembered;
-};
-
-/// `tus` split by whether the history in `history_dir` remembers them.
-TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& history_dir,
-                            const WritableFileSystem& fs) {
-  TusByHistory split;
-  std::optional<std::vector<std::string>> files;  // listed once, for the first source not found by its path
-  for (RecordedTu& tu : tus) {
-    std::optional<SourceTimes> times;
-    if (!history_dir.empty() && !tu.source_path.empty()) {
-      times = ParseSourceTimes(fs.Read(SourceTimesPath(history_dir, tu.source_path)).value_or(""),
-                               tu.source_path);
-      if (!times) {
-        if (!files) files = fs.FilesIn(history_dir);
-        times = TimesOfMovedSource(tu.source_path, *files, fs);
-      }
-    }
-    if (!times || !Remembers(*times, tu)) {
-      split.unknown.push_back(std::move(tu));
-      continue;
-    }
-    std::vector<NinjaLogRecord> records = RememberedRecords(*times, tu);
-    split.remembered.insert(split.remembered.end(), records.begin(), records.end());
-    split.known.emplace_back(std::move(tu), std::move(*times));
-  }
-  return split;
-}
-
-/// Where a log that other programs append to ends: its size and a hash of
-/// its last bytes, to tell a log appended to since from one rewritten.
-std::string EndOf(std::string_view text) {
-  const size_t tail = std::min<size_t>(text.size(), 64);
-  return std::to_string(text.size()) + ":" + StableHashHex(text.substr(text.size() - tail), 16);
-}
-
-/// What was appended to `text` since it ended at `end` (EndOf): all of it
-/// where it was rewritten since (Ninja recompacts its log) or `end` is none.
-std::string_view TextSince(std::string_view text, const std::string& end) {
-  size_t size = 0;  // the digits before ':'; none: 0
-  std::from_chars(end.data(), end.data() + end.size(), size);
-  const bool appended = size > 0 && size <= text.size() && EndOf(text.substr(0, size)) == end;
-  return text.substr(appended ? size : 0);
-}
-
-/// The history's mark in the graph in `dir`: EndOf its Ninja log and of its
-/// step-memory.tsv.
-struct HistoryMark {
-  std::string log_end, memory_end;
-};
-HistoryMark ReadHistoryMark(const std::string& dir, const FileSystem& fs) {
-  HistoryMark mark;
-  std::istringstream(fs.Read(StepHistoryMarkPath(dir)).value_or("")) >> mark.log_end >> mark.memory_end;
-  return mark;
-}
-void WriteHistoryMark(const std::string& dir, std::string_view log, std::string_view memory,
-                      WritableFileSystem& fs) {
-  fs.Write(StepHistoryMarkPath(dir), EndOf(log) + " " + EndOf(memory) + "\n");
-}
-
 /// Runs `work`, which keeps the step history: where it fails (an unwritable
 /// cache directory, a torn steps.json) that costs rankings, never the build.
 void KeepingTheBuild(const std::map<std::string, std::string>& environment,
@@ -181,23 +61,6 @@ void KeepingTheBuild(const std::map<std::string, std::string>& environment,
   } catch (const std::runtime_error& error) {
     ComplainIfVerbose(environment, std::string("step times not remembered: ") + error.what());
   }
-}
-
-/// The records a first build of `split` appends to Ninja's log, whose
-/// records are `in_log`: the remembered times and, for the TUs not
-/// remembered, MeanTuRecords, or EstimateRecords by `weights` where none
-/// is; never one of a step this build directory ran already (a record
-/// without its command's hash would make Ninja run it again).
-std::vector<NinjaLogRecord> RecordsToAppend(const TusByHistory& split,
-                                            const std::optional<std::vector<int64_t>>& weights,
-                                            const StepDurations& in_log) {
-  std::vector<NinjaLogRecord> records = split.remembered;
-  std::vector<NinjaLogRecord> estimates =
-      split.known.empty() ? EstimateRecords(split.unknown, weights.value_or(std::vector<int64_t>{}), in_log)
-                          : MeanTuRecords(split.known, split.unknown);
-  records.insert(records.end(), estimates.begin(), estimates.end());
-  std::erase_if(records, [&](const NinjaLogRecord& record) { return in_log.contains(record.output); });
-  return records;
 }
 
 /// Days since the epoch, today.
@@ -223,14 +86,21 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   WritableFileSystem& fs = io.fs;
   if (!jobs) jobs = MachineLimitsHere(fs).cpus;
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  std::vector<RecordedTu> tus = TusToRank(dir, log_path, io);
+  const std::string mode = EnvironmentValue(io.environment, "FASTCUDA_FIRST_PHASE", "auto");
+  std::vector<RecordedTu> tus;
+  try {
+    tus = TusToRank(dir, log_path, mode, fs);
+  } catch (const std::runtime_error& unreadable) {  // torn, or an older FastCuda's, read before regenerating
+    ComplainIfVerbose(io.environment, std::string("no first phase: ") + unreadable.what());
+    return 0;
+  }
   if (tus.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
   const std::string history_dir = StepHistoryDir(io.environment);
   TusByHistory split = SplitByHistory(std::move(tus), history_dir, fs);
   if (!history_dir.empty())
     KeepingTheBuild(io.environment, [&] { ForgetOldStepTimes(history_dir, Today(), fs); });
-  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs, io.environment);
+  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs, mode);
   if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
@@ -272,7 +142,7 @@ void RememberBuild(const std::string& dir, const CommandIo& io) {
   if (history_dir.empty()) return;
   const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
   const HistoryMark mark = ReadHistoryMark(dir, fs);
-  if (log.empty() || EndOf(log) == mark.log_end) return;  // no build since the last time
+  if (log.empty() || LogEnd(log) == mark.log_end) return;  // no build since the last time
   const std::string memory = fs.Read(StepMemoryLogPath(dir)).value_or("");
   const StepMemoryRecords peaks = ParseStepMemoryRecords(TextSince(memory, mark.memory_end));
   const std::map<std::string, int64_t> measured =
