@@ -34,10 +34,6 @@ bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std:
 void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs,
                                  const std::vector<std::string>& made_elsewhere = {});
 
-/// The lock in a graph directory that `fastcuda build` and the launchers
-/// that build the graph take (exclusive to build, shared to read).
-inline constexpr const char* kGraphLockName = "build.lock";
-
 /// Generates with `options` (Generate) when NeedsGeneration says so; its
 /// status, or 0.
 int GenerateIfNeeded(const GenOptions& options, const CommandIo& io);

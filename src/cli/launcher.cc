@@ -42,13 +42,6 @@ namespace {
   ExecProcess(args);
 }
 
-/// The work directory of an object: beside it, so that it shares its fate
-/// (a `clean` of the build tree, a different build directory).
-std::string LauncherWorkDir(const std::string& absolute_output) {
-  std::filesystem::path output(absolute_output);
-  return (output.parent_path() / ".fastcuda" / output.filename()).string();
-}
-
 /// ReplayCaptures of the steps of a launcher's own graph.
 int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options, const FileSystem& fs) {
   std::vector<std::string> captures;
@@ -217,7 +210,7 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
   // write the object whole; Ninja holds the lock until its last step ends.
   std::optional<DirectoryLock> lock;
   try {
-    lock.emplace(graph.work_dir, "lock");
+    lock.emplace(graph.work_dir, kWorkDirLockName);
   } catch (const std::exception& unwritable) {  // nvcc fails there too, with the assembler's message
     run_nvcc_itself(std::string("no work directory: ") + unwritable.what());
   }

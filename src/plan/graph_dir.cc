@@ -30,6 +30,10 @@ std::string StepsManifestPath(const std::string& dir) { return dir + "/steps.nin
 std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
 std::string NinjaLogSourcePath(const std::string& dir) { return dir + "/ninja-log-path"; }
 std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
+std::string LauncherWorkDir(const std::string& absolute_output) {
+  std::filesystem::path output(absolute_output);
+  return (output.parent_path() / ".fastcuda" / output.filename()).string();
+}
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
 std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }

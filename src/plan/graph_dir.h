@@ -17,6 +17,14 @@
 
 namespace fastcuda {
 
+/// The lock in a graph directory that `fastcuda build`, `fastcuda ninja` and
+/// the launchers that build the graph take (exclusive to build, shared to
+/// read), by its name there (DirectoryLock).
+inline constexpr const char* kGraphLockName = "build.lock";
+/// The lock in a launcher's work dir (LauncherWorkDir): the calls for one
+/// object run one after another.
+inline constexpr const char* kWorkDirLockName = "lock";
+
 /// Where the files of a graph directory are.
 std::string GlobalManifestPath(const std::string& dir);  ///< `build.ninja`
 std::string StepsManifestPath(const std::string& dir);   ///< `steps.ninja`: for `fastcuda ninja`
@@ -24,7 +32,11 @@ std::string NinjaLogPath(const std::string& dir);        ///< Ninja's `.ninja_lo
 /// `ninja-log-path`: a graph that is a part of a generator's manifest names
 /// there the Ninja log its steps' times go to (the manifest's, not its own).
 std::string NinjaLogSourcePath(const std::string& dir);
-std::string TuRoot(const std::string& dir);             ///< `tu/`: one work dir per TU
+std::string TuRoot(const std::string& dir);  ///< `tu/`: one work dir per TU
+/// The launcher's own work dir of an object: `.fastcuda/OBJECT` beside it,
+/// so that it shares its fate (a `clean` of the build tree, a different
+/// build directory).
+std::string LauncherWorkDir(const std::string& absolute_output);
 std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
