@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copies this machine's ccache into DIR to be carried to a machine that has
-# none (the GPU machine: bench/device_batch.sh part S): DIR/ccache runs the
+# none (the 16-core GPU machine: whole_call_cache.sh there): DIR/ccache runs the
 # copy with the shared libraries that a plain Ubuntu lacks beside it
 # (hiredis; the C and C++ runtimes and zstd are everywhere).
 # Usage: bench/carry_ccache.sh DIR   e.g. bench/carry_ccache.sh build-device/tools

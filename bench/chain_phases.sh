@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the edit loop's critical path goes (issue 10): the device chains of
+# Where the edit loop's critical path goes: the device chains of
 # edit_loop.sh's heavy TU phase by phase, from nvcc's own time trace
 # (-fdevice-time-trace), for the last architecture alone and for all ARCHS at
 # once, without and with --split-compile N for each N in SPLITS (comma-

@@ -9,7 +9,7 @@
 # Prints medians of wall time, CPU time and peak system memory, ratios to the
 # best of plain and threads0, the schedule lower bound of the FastCuda
 # variants (from their own .ninja_log: the longest chain of any TU, or step
-# time / jobs) with issue 5's goals, and checks that their objects carry
+# time / jobs) against the project's targets, and checks that their objects carry
 # nvcc's device code. BENCH_EVENTS=1 adds each variant's instructions and
 # cycles (bench/lib.sh), which do not move with the machine's load as CPU
 # time does.
@@ -58,9 +58,9 @@ for variant in graph module module_blind module_fast module_warm module_known ni
   echo "$variant: schedule lower bound $bound s, the graph's own Ninja run $(median "$work/$variant.inner") s" \
        "(medians of its runs; the rest of the wall time is CMake's and the launchers' work around it)"
   goal "$variant wall / lower bound" "$(ratio "$wall" "$bound")" 1.10
-  [ "$variant" != module ] || goal "module, a first build: wall / lower bound (issue 21)" "$(ratio "$wall" "$bound")" 1.05
+  [ "$variant" != module ] || goal "module, a first build: wall / lower bound" "$(ratio "$wall" "$bound")" 1.05
   [ "$variant" != module_known ] ||
-    goal "module, a first build with remembered times: wall / lower bound (issue 21)" "$(ratio "$wall" "$bound")" 1.05
+    goal "module, a first build with remembered times: wall / lower bound" "$(ratio "$wall" "$bound")" 1.05
   [ -z "$best" ] || goal "$variant wall / best of plain, threads0" "$(ratio "$wall" "$best")" 0.75
 done
 if [ -s "$work/module_known.remembered" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Incremental builds of one corpus (issue 5 item 4), side by side as the
+# Incremental builds of one corpus, side by side as the
 # variants of bench/lib.sh (VARIANTS="NAME[:REPEATS] ...", default
 # "plain:1 threads0 module"), each built clean once first:
 #   noop    `cmake --build` with nothing to do (5 runs each)

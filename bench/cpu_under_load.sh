@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# What the same work costs in CPU time as the machine gets busier (issue 21
-# item 2): K copies of one nvcc compile of one heavy TU run at once, for each
+# What the same work costs in CPU time as the machine gets busier: K copies of one nvcc compile of one heavy TU run at once, for each
 # K; prints the wall time and the CPU time per copy, and that CPU time
 # against the first K's. A per-copy CPU time that grows with K is what any build that
 # keeps more cores busy pays (shared physical cores, lower clocks), not work

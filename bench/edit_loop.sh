@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The edit-compile loop on one heavy TU (issue 10): a TU with CUB instances
+# The edit-compile loop on one heavy TU: a TU with CUB instances
 # and three unrolled kernels (make_corpus.sh heavy; HEAVY_UNROLL, default 64)
 # and a small kernel whose constant each round changes (a device edit: every
 # sub-step reruns), built for ARCHS and rebuilt, in turn, by (VARIANTS, as in
@@ -16,7 +16,7 @@
 # Each graph is built once before the loop; it is regenerated (untimed, with
 # the last build's history) before each rebuild. Prints medians, the ratio to
 # threads0, each FastCuda rebuild's critical path (its longest chain of
-# sub-steps, from its .ninja_log) and issue 10's goals.
+# sub-steps, from its .ninja_log) and the project's targets for both.
 # Usage: bench/edit_loop.sh [ARCHS] [REPEATS]   (ARCHS: comma-separated, default 75,80,86,89,90)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 archs="${1:-75,80,86,89,90}"; repeats="${2:-3}"

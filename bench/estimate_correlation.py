@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How well what is known before a TU's heavy steps run ranks its work (issue 21 item 1).
+"""How well what is known before a TU's heavy steps run ranks its work.
 
 Reads a FastCuda graph directory after a build: steps.json (each TU's steps),
 the build's .ninja_log (each step's time) and the preprocessed files the first

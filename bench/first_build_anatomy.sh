@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Where a module build's wall time goes beyond the schedule's lower bound
-# (issue 21 item 1): each round builds the corpus through the module in a
+# Where a module build's wall time goes beyond the schedule's lower bound:
+# each round builds the corpus through the module in a
 # fresh build directory (a first build; VARIANT=module_warm: a clean rebuild
 # with step times) and splits its wall time, in ms, into
 #   before   CMake's Ninja's start until the object whose launcher runs the graph

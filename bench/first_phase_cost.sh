@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a first build's first phase costs (issue 21 item 1): one corpus built
+# What a first build's first phase costs: one corpus built
 # through the module in a fresh build directory with FASTCUDA_FIRST_PHASE=on,
 # then the phase read back from its graph: how long the weighing ran, how
 # busy the job slots were meanwhile (its steps' time over jobs x its wall),

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Generation speed of the global graph on a corpus of N TUs with the same
-# flags (issue 3): cold `fastcuda gen --compdb`, regeneration after one
+# flags: cold `fastcuda gen --compdb`, regeneration after one
 # entry's flags changed, and a no-op regeneration. With --noop, also builds
 # the corpus with CMake+Ninja and with `fastcuda build` and compares no-op
 # `ninja` times (medians of 5). With --module, the same through
-# cmake/FastCuda.cmake (issue 19): generation from the database and options
+# cmake/FastCuda.cmake: generation from the database and options
 # the module writes (CMake 4's absolute `output` included), the dryruns and
 # shapes the first build ran, and no-op `ninja` of the module's build against
 # the plain CMake build's (medians of 9).

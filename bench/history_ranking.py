@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Whether a longer history ranks a rebuild better (issue 21): each of several
+"""Whether a longer history ranks a rebuild better: each of several
 step tables (`fastcuda table` CSVs) of clean builds of one corpus is replayed
 (bench/simulate_schedule.py) under the priority ladder ranked by its own
 times, by one other build's (as a rebuild is ranked by the build before it),

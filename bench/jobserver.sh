@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The jobserver (issue 6 item 3): under a parent's limit of 4 jobs, FastCuda's
+# The jobserver: under a parent's limit of 4 jobs, FastCuda's
 # nested Ninja must run at most 4 steps at once. A clean build of a light
 # corpus of N TUs under each of two parents:
 #   make -j4   CMake's Unix Makefiles generator with the FastCuda module. GNU make

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory-aware scheduling (issue 6 item 2) on a heavy corpus (make_corpus.sh
+# Memory-aware scheduling on a heavy corpus (make_corpus.sh
 # MIX, default heavy: every TU has CUB instances and unrolled kernels), clean
 # builds at -j $(nproc):
 #   threads0          CMake + nvcc --threads 0 (every architecture of a TU at once)

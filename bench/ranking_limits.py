@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How close to its lower bound any Ninja ranking can bring a build (issue 21),
+"""How close to its lower bound any Ninja ranking can bring a build,
 replayed on step tables (`fastcuda table` CSVs) of clean builds of one corpus
 (bench/simulate_schedule.py's list scheduler, nvcc's module ids):
 

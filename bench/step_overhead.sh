@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Where a FastCuda clean build's CPU time goes beside the tools' own (issue
-# 21 item 2): one corpus built by plain CMake + nvcc (with nvcc's --time CSV
+# Where a FastCuda clean build's CPU time goes beside the tools' own: one corpus built by plain CMake + nvcc (with nvcc's --time CSV
 # of its phases) and by `fastcuda ninja` on the same CMake manifest, whose
 # steps record their program's CPU time (step-memory.tsv). Prints the CPU
 # of both builds, the steps' programs' CPU by kind beside nvcc's phase times

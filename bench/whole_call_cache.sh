@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# A cache as CMAKE_CUDA_COMPILER_LAUNCHER on one corpus (issue 23): plain
+# A cache as CMAKE_CUDA_COMPILER_LAUNCHER on one corpus: plain
 # CMake + nvcc against the FastCuda module, side by side, each with a cache of
 # its own. LAUNCHER=ccache (the default) is a whole-call cache, which the
-# module asks per TU first (part 0); LAUNCHER=sccache (0.10 or later) splits
+# module asks per TU first; LAUNCHER=sccache (0.10 or later) splits
 # plain nvcc's calls itself, per call, and caches the module's host
-# compiles, cudafe++, cicc and ptxas step by step (part 1). For each: a cold build
+# compiles, cudafe++, cicc and ptxas step by step. For each: a cold build
 # (empty cache), a clean rebuild (`ninja -t clean`, the graph's intermediates
 # too) with the cache it filled, and a host-only edit of one device-heavy TU;
 # with sccache, also a build in a second build directory of the same sources

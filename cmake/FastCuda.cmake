@@ -81,7 +81,9 @@ All but ``FASTCUDA_ENABLE`` and ``FASTCUDA_JOBS`` are advanced.
 
 .. variable:: FASTCUDA_JOBS
 
-  Parallel sub-steps of the graph; ``0`` (the default) means one per core.
+  Parallel sub-steps of the graph; ``0`` (the default) means the build's own
+  ``-j`` (``cmake --build -j 4``, ``ninja -j 4``, make's ``-j``), at most one
+  per CPU that the machine's limits leave (a container's quota, the affinity).
 
 .. variable:: FASTCUDA_MODULE_ID
 
@@ -132,7 +134,7 @@ cmake_policy(VERSION 3.20...3.25)
 
 option(FASTCUDA_ENABLE "Build CUDA sub-steps through FastCuda's global graph" ON)
 set(FASTCUDA_EXECUTABLE "" CACHE FILEPATH "The fastcuda tool (empty: find it)")
-set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: one per core)")
+set(FASTCUDA_JOBS 0 CACHE STRING "Parallel sub-steps of the FastCuda graph (0: the build's own -j)")
 set(FASTCUDA_MODULE_ID "" CACHE STRING "Module ids: nvcc or own (empty: the environment's)")
 set(FASTCUDA_SPLIT_COMPILE "" CACHE STRING "Threads for cicc and ptxas: off, auto or N (empty: the environment's)")
 set(FASTCUDA_EARLY_HOST "" CACHE STRING "Host compiles before the device code: on or off (empty: the environment's)")

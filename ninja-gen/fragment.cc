@@ -256,6 +256,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   StepInvocation logging;
   logging.rss_log = shared.memory_log;
   logging.temp_root = shared.temp_root;
+  logging.lock_dir = shared.lock_dir;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   StepInvocation reading;
   reading.reads_log = shared.reads_log;

@@ -18,9 +18,11 @@
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
+#include "src/base/out_of_memory.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
+#include "src/base/step_gate.h"
 #include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
 #include "src/cli/embed_fatbin.h"
@@ -130,21 +132,21 @@ void SplitByLoad(StepInvocation& options, const FileSystem& fs,
   }
 }
 
-/// Names the command a signal killed, with the step's own output: captured
-/// (the launcher prints it in nvcc's order) or on stderr (Ninja prints it
-/// under the failed edge). A crashing program often says nothing itself.
+/// Names the command a signal killed, after the step's own output (which
+/// the launcher prints in nvcc's order, and Ninja under the failed edge). A
+/// crashing program often says nothing itself.
 void ReportSignal(const StepInvocation& options, ProcessResult& result) {
   if (result.signal == 0) return;
-  std::string line = "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
-  if (options.capture.empty() && options.failure_note.empty()) std::cerr << line << std::flush;
-  else result.stderr_text += line;
+  result.stderr_text += "fastcuda: step " + DescribeEnd(result) + ": " + JoinShellWords(options.argv) + "\n";
 }
 
 /// True where the step holds the program's output back to print it after
-/// the run (StepInvocation::failure_note), both streams in one, in order.
-bool PrintsAfterRun(const StepInvocation& options) {
-  return !options.failure_note.empty() && options.capture.empty();
-}
+/// the run, both streams in one, in order: where the launcher does not
+/// replay it (StepInvocation::capture). Ninja shows a step's output only
+/// when it ends anyway; held back, it tells whether the program ran out of
+/// memory (RunBesideOrAlone), and (StepInvocation::failure_note) follows
+/// the lines of the user's failed edge.
+bool PrintsAfterRun(const StepInvocation& options) { return options.capture.empty(); }
 
 /// Prints what the program printed (PrintsAfterRun), after the lines Ninja
 /// prints for the user's edge where it failed: Ninja prints a step's output
@@ -166,6 +168,41 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
   if (embedding.early_object.empty())
     return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout, runner, fs);
   return EmbedFatbin(spec, embedding, runner, fs);
+}
+
+/// Runs the program beside the other steps of the graph (StepGate); where
+/// it ran out of memory there (OutOfMemoryReason), not a failure of the
+/// build: once the running steps have ended, it runs again alone, and the
+/// outcome of that run is the step's, headed by one line that says what
+/// happened. The peak the first run reached goes to the memory log (a lower
+/// bound, should the second run fail too), so that the next generation
+/// plans with it.
+ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<std::string>& outputs,
+                               const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
+                               LockFiles* locks) {
+  StepGate gate(locks);
+  const OomKillCounts before = ReadOomKillCounts(fs);
+  gate.EnterBeside();
+  ProcessResult beside = RunProgram(options, spec, runner, fs);
+  gate.Leave();
+  std::optional<std::string> reason =
+      OutOfMemoryReason(beside, beside.stdout_text + beside.stderr_text, before, ReadOomKillCounts(fs));
+  if (!reason) return beside;
+  if (!options.rss_log.empty() && !outputs.empty())
+    Append(options.rss_log, StepMemoryLine(outputs.front(), beside.max_rss_kb, beside.cpu_ms), fs);
+  StopIfInterrupted();  // stopped, not short of memory: no second run
+  gate.EnterAlone();
+  ProcessResult alone = RunProgram(options, spec, runner, fs);
+  gate.Leave();
+  std::string step = std::filesystem::path(options.argv.front()).filename().string();
+  if (!options.outputs.empty()) step += " (" + options.outputs.back() + ")";  // cicc's: the PTX
+  std::string line = "fastcuda: " + step + " ran out of memory beside other steps: " + *reason +
+                     "; ran it again alone, once they had ended: " +
+                     (alone.exit_code == 0 ? "it succeeded" : "it " + DescribeEnd(alone) + " there too") +
+                     "\n";
+  std::string& text = spec.merge_streams ? alone.stdout_text : alone.stderr_text;
+  text = line + text;
+  return alone;
 }
 
 /// Where the step's program runs, which its relative paths are relative to.
@@ -348,11 +385,11 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
-            const std::map<std::string, std::string>& inherited) {
+            const std::map<std::string, std::string>& inherited, LockFiles* locks) {
   SplitByLoad(options, fs, inherited);
   std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
-                   !options.capture.empty() || PrintsAfterRun(options)};
+                   /*capture_output=*/true};
   spec.merge_streams = PrintsAfterRun(options);
   if (std::string temp_dir = StepTempDir(options); !temp_dir.empty())
     spec.temp_dir = std::filesystem::absolute(temp_dir).string();  // the program may run elsewhere
@@ -380,7 +417,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   // it fails (TuRecord::landmarks).
   if (!options.stamp.empty()) fs.Remove(ResolvePath(options.cwd, options.stamp));
   const int64_t started = fs.ClockNow();  // what changes from now on, the program may not have read
-  ProcessResult result = RunProgram(options, spec, runner, fs);
+  ProcessResult result = RunBesideOrAlone(options, outputs, spec, runner, fs, locks);
   ReportSignal(options, result);
   if (PrintsAfterRun(options)) PrintAfterRun(options, result, fs);
   if (!options.capture.empty()) {
@@ -431,7 +468,10 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
 
 int StepMain(const std::vector<std::string>& args, const CommandIo& io) {
   DieWithParent();
-  return RunStep(StepInvocation::Parse(args), io.runner, io.fs, io.environment);
+  StepInvocation step = StepInvocation::Parse(args);
+  std::optional<DirectoryLockFiles> locks;
+  if (!step.lock_dir.empty()) locks.emplace(step.lock_dir);
+  return RunStep(std::move(step), io.runner, io.fs, io.environment, locks ? &*locks : nullptr);
 }
 
 int WriteTextMain(const std::vector<std::string>& args, const CommandIo& io) {

@@ -6,6 +6,7 @@
 
 #include "src/base/file_system.h"
 #include "src/base/process.h"
+#include "src/base/step_gate.h"
 #include "src/plan/step_protocol.h"
 
 namespace fastcuda {
@@ -14,8 +15,10 @@ namespace fastcuda {
 /// keeps an output that came out the same (with its old mtime, for
 /// restat), removes every output of a failed step, keeps and rewrites its
 /// depfile, touches its stamp. `inherited` is the environment the program
-/// inherits (LauncherVariables reads it). Returns the program's exit status.
+/// inherits (LauncherVariables reads it). `locks`: the graph's StepGate
+/// (StepInvocation::lock_dir), or nullptr. A program that ran out of memory
+/// beside other steps runs again alone. Returns the program's exit status.
 int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs,
-            const std::map<std::string, std::string>& inherited);
+            const std::map<std::string, std::string>& inherited, LockFiles* locks = nullptr);
 
 }  // namespace fastcuda

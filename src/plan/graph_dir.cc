@@ -41,6 +41,7 @@ std::string FailureNotePath(const std::string& work_dir) { return work_dir + "/f
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
 std::string StepTempRoot(const std::string& dir) { return dir + "/tmp"; }
+std::string StepLocksDir(const std::string& dir) { return dir + "/step-locks"; }
 std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
 std::string SourceReadsPath(const std::string& dir) { return dir + "/source-reads.tsv"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }

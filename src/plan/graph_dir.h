@@ -46,6 +46,7 @@ std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see S
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
 std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine
 std::string StepTempRoot(const std::string& dir);       ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
+std::string StepLocksDir(const std::string& dir);       ///< `step-locks/`: the steps' StepGate
 std::string KeptFilesPath(const std::string& dir);      ///< `kept-files`, see FormatKeptFiles
 std::string DryrunCachePath(const std::string& dir);    ///< dryrun texts by key
 std::string GenCommandPath(const std::string& dir);     ///< what `gen` planned with

@@ -79,6 +79,10 @@ struct StepInvocation {
   /// outlives the step (sccache's server, distccd behind ssh): it keeps the
   /// TMPDIR the step inherited.
   bool keeps_tmpdir = false;
+  /// Non-empty: the directory of the graph's StepGate locks. The program
+  /// runs beside the other steps, and where it ran out of memory there,
+  /// once more alone.
+  std::string lock_dir;
   int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)

@@ -67,6 +67,24 @@ TEST_CASE(
   CHECK(NinjaLogVersion("") == 0);
 }
 
+TEST_CASE("ninja log records: CRLF, a last line without newline, and torn lines") {
+  const std::string text =
+      "1\t3\t-5\ta.o\tff\r\n"
+      "1\t3\t5\n"           // torn by a crash mid-write
+      "1\tx\t5\tb.o\tff\n"  // not a number
+      "1\t3\t5\t\tff\n"     // no output
+      "1\t3\t5\tc.o\tzz\n"  // not a hash
+      "2\t4\t6\td.o\t1a";
+  std::vector<NinjaLogRecord> records = ParseNinjaLogRecords(text);
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].mtime == -5);
+  CHECK(records[0].output == "a.o");
+  CHECK(records[0].command_hash == 0xff);
+  CHECK(records[1].output == "d.o");
+  CHECK(records[1].command_hash == 0x1a);
+  CHECK(LatestRecordsOf(text + "\n9\t9\t9\ta.o\t2\n").at("a.o").start_ms == 9);
+}
+
 TEST_CASE("the log header of each Ninja version, read back") {
   CHECK(NinjaLogVersion(NinjaLogHeader(11)) == 5);
   CHECK(NinjaLogVersion(NinjaLogHeader(12)) == 6);

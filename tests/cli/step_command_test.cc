@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "src/base/depfile.h"
+#include "src/base/step_gate.h"
 #include "src/cli/step_command.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
@@ -478,4 +480,108 @@ TEST_CASE(
         "build k.o: dyndep | k.cpp cached.o\n"
         "build k.o.d: dyndep | a.ii.d\n");
   CHECK(disk.MTime("/w/dyndep") != written);
+}
+
+namespace {
+
+/// A program that says it ran out of memory on its first `failures` runs
+/// (exit 1), then writes its output as FakeProgram does; remembers, for
+/// each run, the lock calls made before it.
+class ShortOfMemory : public CommandRunner {
+ public:
+  ShortOfMemory(FakeFileSystem& disk, int failures, std::vector<std::string>& calls)
+      : disk_(disk), failures_(failures), calls_(calls) {}
+  ProcessResult Run(const ProcessSpec&) override {
+    calls_.push_back("run");
+    if (runs_++ < failures_) return {1, 0, "cicc: out of memory\n", "", 2048};
+    disk_.Write("/w/a.ptx", "ptx");
+    return {0, 0, "", "", 4096};
+  }
+
+ private:
+  FakeFileSystem& disk_;
+  int failures_;
+  int runs_ = 0;
+  std::vector<std::string>& calls_;
+};
+
+/// Records the lock calls of one step, which never wait.
+class RecordingLocks : public LockFiles {
+ public:
+  explicit RecordingLocks(std::vector<std::string>& calls) : calls_(calls) {}
+  bool Lock(const std::string& name, LockKind kind) override {
+    calls_.push_back((kind == LockKind::kShared ? "shared " : "exclusive ") + name);
+    return true;
+  }
+  void Unlock(const std::string& name) override { calls_.push_back("unlock " + name); }
+
+ private:
+  std::vector<std::string>& calls_;
+};
+
+/// Runs the cicc step of ShortOfMemory with `failures` through RecordingLocks;
+/// what it printed, its lock calls and runs, and the memory log.
+struct OutOfMemoryRun {
+  int status = 0;
+  std::string printed;
+  std::vector<std::string> calls;
+  std::string memory_log;
+};
+OutOfMemoryRun RunShortOfMemory(FakeFileSystem& disk, int failures) {
+  OutOfMemoryRun run;
+  const std::string memory_log = "/g/step-memory.tsv";  // appended to through the file system
+  ShortOfMemory program(disk, failures, run.calls);
+  RecordingLocks locks(run.calls);
+  std::ostringstream printed;
+  std::streambuf* stdout_buffer = std::cout.rdbuf(printed.rdbuf());
+  run.status =
+      RunStep(CiccStep({"--rss-log", memory_log, "--lock-dir", "/w/locks"}), program, disk, {}, &locks);
+  std::cout.rdbuf(stdout_buffer);
+  run.printed = printed.str();
+  run.memory_log = disk.Read(memory_log).value_or("");
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("step on fakes: a program that ran out of memory beside other steps runs again alone, once") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+  OutOfMemoryRun run = RunShortOfMemory(disk, 1);
+  CHECK(run.status == 0);
+  CHECK(disk.Read("/w/a.ptx") == "ptx");
+  CHECK(run.calls == std::vector<std::string>{"shared gate", "shared running", "unlock gate", "run",
+                                              "unlock running", "exclusive gate", "exclusive running", "run",
+                                              "unlock running", "unlock gate"});
+  CHECK(run.printed ==
+        "fastcuda: cicc (/w/a.ptx) ran out of memory beside other steps: it said \"cicc: out of memory\"; "
+        "ran it again alone, once they had ended: it succeeded\n");
+  // The next generation plans with the peak: the first run's (a lower bound), then the whole run's.
+  CHECK(ParseStepMemoryLog(run.memory_log) == StepMemory{{"/w/a.ptx", 4096}});
+  CHECK(run.memory_log.find("/w/a.ptx\t2048\t") == 0);
+}
+
+TEST_CASE("step on fakes: a program that runs out of memory alone too fails the step as it failed") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "old ptx"}});
+  OutOfMemoryRun run = RunShortOfMemory(disk, 2);
+  CHECK(run.status == 1);
+  CHECK(std::count(run.calls.begin(), run.calls.end(), "run") == 2);
+  CHECK_FALSE(disk.IsFile("/w/a.ptx"));
+  CHECK(run.printed ==
+        "fastcuda: cicc (/w/a.ptx) ran out of memory beside other steps: it said \"cicc: out of memory\"; "
+        "ran it again alone, once they had ended: it exited with status 1 there too\ncicc: out of memory\n");
+  CHECK(ParseStepMemoryLog(run.memory_log) == StepMemory{{"/w/a.ptx", 2048}});
+}
+
+TEST_CASE("step on fakes: a program that failed otherwise runs once") {
+  FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+  std::vector<std::string> calls;
+  FakeProgram failing(disk, "half a ptx", 2);
+  RecordingLocks locks(calls);
+  std::ostringstream printed;
+  std::streambuf* stdout_buffer = std::cout.rdbuf(printed.rdbuf());
+  CHECK(RunStep(CiccStep({"--lock-dir", "/w/locks"}), failing, disk, {}, &locks) == 2);
+  std::cout.rdbuf(stdout_buffer);
+  CHECK(failing.ran.size() == 1);
+  CHECK(printed.str() == "printed\n");
+  CHECK(calls == std::vector<std::string>{"shared gate", "shared running", "unlock gate", "unlock running"});
 }

@@ -356,7 +356,7 @@ build b.o: nvcc b.cu || generated.h
 default a.o
 NINJA
   export CCACHE_DIR=$scratch/ccache-not-by-default
-  # (A first phase weighs every TU of the graph, b.cu too: README, known limits.)
+  # (A first phase weighs every TU of the graph, b.cu too: docs/usage.md, known limits.)
   FASTCUDA_FIRST_PHASE=off "$FASTCUDA" ninja -C "$dir" > "$scratch/not-by-default.log" 2>&1 &&
     "$FASTCUDA" ninja -C "$dir" > "$scratch/not-by-default2.log" 2>&1 && same_object "$dir/a.o" "$scratch/ref/a.o" &&
     [ ! -e "$dir/generated.h" ] && [ -z "$(find "$dir/.fastcuda" -path '*b.o*' -name cache-result)" ] &&

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Never out of memory: memory-heavy TUs (make_corpus.sh MIX, default heavy:
+# CUB device-wide sort, reduce and scan, and unrolled kernels) for ARCHS,
+# CMake + Ninja at -j $jobs, clean first builds (no step history):
+#   free     no limit: plain nvcc, --threads 0, FastCuda (the module) with its
+#            defaults, and FastCuda with FASTCUDA_MEMORY_BUDGET = plain's peak,
+#            a first build and a clean rebuild that knows the steps' peaks;
+#            wall, CPU and peak memory (MemTotal - MemAvailable, lib.sh)
+#   limited  inside a memory cgroup of LIMIT_MIB (default 3/5 of plain's peak
+#            from `free`; no swap): plain nvcc and --threads 0 at -j $jobs,
+#            killed or not, and FastCuda with its defaults (its budget from
+#            the cgroup's limit): wall, the cgroup's peak (page cache
+#            included), out-of-memory kills, steps run again alone
+#   fit      in that cgroup, plain nvcc at -j N for N in PLAIN_JOBS (default
+#            "12 8 6 4 3 2 1"), largest first, until one finishes: the
+#            fastest plain build that fits
+#   all      the three in turn
+# Each part fits one 10-minute command on 16 cores at 16 TUs x 3 archs;
+# results accumulate in $FASTCUDA_BUILD_DIR/memory_limit.results ("KEY
+# VALUE" lines; `rm` it to start over), from which each part prints the
+# goals it can: FastCuda under the limit <= 0.9 x the fastest plain that
+# fits; with plain's peak as budget, within plain's peak and <= 0.9 x
+# --threads 0. The cgroup (v1 or v2, which it prints) is removed on exit.
+# Usage: bench/memory_limit.sh free|limited|fit|all N ARCHS [MIX]
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$FASTCUDA_SOURCE_DIR/tests/integration/cgroup.sh"
+part="$1"; count="$2"; archs="$3"; mix="${4:-heavy}"
+results="$FASTCUDA_BUILD_DIR/memory_limit.results"
+touch "$results"
+"$bench_dir/make_corpus.sh" "$work/corpus" "$count" "$archs" "$mix"
+unset FASTCUDA_MEMORY_BUDGET
+
+result() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' "$results"; }  # KEY: its latest value
+remember() { echo "$1 $2" >> "$results"; }
+echo "$(machine_info)"
+echo "corpus: $count TUs ($mix), CUDA_ARCHITECTURES=$archs, -j $jobs"
+
+run_free() {
+  local variant log
+  for variant in plain threads0 module; do
+    configure_variant "$variant"
+    log="$work/free.$variant"
+    timed "$log" build_variant "$variant"
+    remember "free.$variant.wall" "$(median "$log" 1)"
+    remember "free.$variant.peak_mib" "$(median "$log" 3)"
+  done
+  local budget="$(result free.plain.peak_mib)M"
+  configure_variant module
+  FASTCUDA_MEMORY_BUDGET=$budget timed "$work/free.budget" build_variant module
+  # A clean rebuild: the graph's memory log has every step's peak now.
+  run_quietly cmake --build "$work/module" --target clean
+  run_quietly ninja -C "$work/module/fastcuda" -t clean
+  FASTCUDA_MEMORY_BUDGET=$budget timed "$work/free.budget_known" build_variant module
+  for variant in budget budget_known; do
+    remember "free.$variant.wall" "$(median "$work/free.$variant" 1)"
+    remember "free.$variant.peak_mib" "$(median "$work/free.$variant" 3)"
+  done
+  summary_header "no limit" threads0
+  local threads0
+  threads0=$(result free.threads0.wall)
+  for variant in plain threads0 module budget budget_known; do
+    summary_row "$variant" "$work/free.$variant" "$threads0"
+  done
+  echo "budget, budget_known: FastCuda with FASTCUDA_MEMORY_BUDGET=$budget (plain's peak); budget_known a clean rebuild"
+}
+
+make_limited_cgroup() {
+  local limit_mib=${LIMIT_MIB:-}
+  if [ -z "$limit_mib" ]; then
+    local plain_peak
+    plain_peak=$(result free.plain.peak_mib)
+    [ -n "$plain_peak" ] || { echo "bench: no plain peak measured: run part free first, or set LIMIT_MIB" >&2; return 1; }
+    limit_mib=$(( plain_peak * 3 / 5 ))
+  fi
+  cgroup_make "fastcuda-bench-$$" $(( limit_mib << 20 )) || { echo "bench: $CGROUP_WHY" >&2; return 1; }
+  echo "cgroup v$CGROUP_VERSION: $CGROUP_DIR, memory limit $limit_mib MiB, no swap"
+  remember limit_mib "$limit_mib"
+}
+
+limited_build() {  # NAME VARIANT [JOBS]: builds VARIANT's fresh configuration in the cgroup; one
+  # line: finished or failed, wall, the cgroup's peak, out-of-memory kills, steps run again alone.
+  # True where it finished.
+  local name=$1 variant=$2 n=${3:-$jobs} kills start end outcome=finished
+  configure_variant "$variant"
+  kills=$(cgroup_oom_kills)
+  cgroup_reset_peak
+  start=$(date +%s%N)
+  cgroup_run cmake --build "$work/$variant" -j "$n" > "$work/limited.$name.log" 2>&1 || outcome=failed
+  end=$(date +%s%N)
+  local wall peak alone
+  wall=$(awk -v ns=$(( end - start )) 'BEGIN { printf "%.3f", ns / 1e9 }')
+  peak=$(( $(cgroup_peak_bytes || echo 0) >> 20 ))
+  alone=$(grep -c 'ran out of memory beside other steps' "$work/limited.$name.log" || true)
+  printf '%-20s %-9s %9s %9s %9s %9s\n' "$name" "$outcome" "$wall" "$peak" "$(( $(cgroup_oom_kills) - kills ))" "$alone"
+  remember "limited.$name.outcome" "$outcome"
+  [ "$outcome" = failed ] || remember "limited.$name.wall" "$wall"
+  [ "$outcome" = finished ]
+}
+
+limited_header() { printf '%-20s %-9s %9s %9s %9s %9s\n' "limit $1 MiB" outcome wall_s peak_MiB oom_kills alone; }
+
+run_limited() {
+  make_limited_cgroup
+  limited_header "$(result limit_mib)"
+  limited_build "plain_j$jobs" plain || true
+  limited_build "threads0_j$jobs" threads0 || true
+  limited_build "fastcuda" module || true
+  cgroup_remove
+}
+
+run_fit() {
+  make_limited_cgroup
+  limited_header "$(result limit_mib)"
+  local n
+  for n in ${PLAIN_JOBS:-12 8 6 4 3 2 1}; do
+    if limited_build "plain_j$n" plain "$n"; then
+      remember limited.fit_jobs "$n"
+      remember limited.fit_wall "$(result "limited.plain_j$n.wall")"
+      break
+    fi
+  done
+  cgroup_remove
+}
+
+case "$part" in
+  free) run_free ;;
+  limited) run_limited ;;
+  fit) run_fit ;;
+  all) run_free; run_limited; run_fit ;;
+  *) echo "usage: bench/memory_limit.sh free|limited|fit|all N ARCHS [MIX]" >&2; exit 2 ;;
+esac
+
+echo "results so far ($results):"
+fast_limited=$(result limited.fastcuda.wall)
+fit_wall=$(result limited.fit_wall)
+[ -z "$fit_wall" ] || echo "fastest plain that fits the limit: -j $(result limited.fit_jobs), $fit_wall s"
+echo "under the limit: plain -j $jobs $(result "limited.plain_j$jobs.outcome"), threads0 -j $jobs" \
+  "$(result "limited.threads0_j$jobs.outcome"), fastcuda $(result limited.fastcuda.outcome)"
+goal "FastCuda under the limit / fastest plain -j N that fits" "$(ratio "$fast_limited" "$fit_wall")" 0.90
+goal "FastCuda with plain's peak as budget, first build: peak / plain's peak" \
+  "$(ratio "$(result free.budget.peak_mib)" "$(result free.plain.peak_mib)")" 1.00
+goal "FastCuda with plain's peak as budget, first build: wall / --threads 0" \
+  "$(ratio "$(result free.budget.wall)" "$(result free.threads0.wall)")" 0.90
+goal "the same, rebuild that knows the peaks: peak / plain's peak" \
+  "$(ratio "$(result free.budget_known.peak_mib)" "$(result free.plain.peak_mib)")" 1.00
+goal "the same, rebuild that knows the peaks: wall / --threads 0" \
+  "$(ratio "$(result free.budget_known.wall)" "$(result free.threads0.wall)")" 0.90
