@@ -110,13 +110,16 @@ class FakeFileSystem : public WritableFileSystem {
     Changed(to);
     return true;
   }
+  void Symlink(const std::string& target, const std::string& path) override { links_[path] = target; }
   const std::map<std::string, std::string>& files() const { return files_; }
+  const std::map<std::string, std::string>& links() const { return links_; }  ///< their targets, by path
 
  private:
   std::filesystem::file_time_type Tick() { return clock_ += std::chrono::seconds(1); }
   /// Stamps a change of `path` (its ctime) a tick later than the last.
   std::filesystem::file_time_type Changed(const std::string& path) { return ctimes_[path] = Tick(); }
   std::map<std::string, std::string> files_;
+  std::map<std::string, std::string> links_;
   std::map<std::string, std::filesystem::file_time_type> mtimes_;
   std::map<std::string, std::filesystem::file_time_type> ctimes_;
   std::filesystem::file_time_type clock_{};

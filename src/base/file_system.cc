@@ -113,6 +113,14 @@ std::vector<std::string> RealFileSystem::FilesIn(const std::string& dir) const {
   return files;
 }
 
+void RealFileSystem::Symlink(const std::string& target, const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::read_symlink(path, error) == target) return;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::filesystem::remove(path, error);
+  std::filesystem::create_symlink(target, path);
+}
+
 std::string ResolvePath(const std::string& dir, const std::string& path) {
   if (dir.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(dir) / path).lexically_normal().string();

@@ -53,6 +53,9 @@ class WritableFileSystem : public FileSystem {
   virtual bool Rename(const std::string& from, const std::string& to) = 0;
   /// The regular files directly in `dir` (their paths), none if it is absent.
   virtual std::vector<std::string> FilesIn(const std::string& dir) const = 0;
+  /// Makes `path` a symbolic link to `target`, and its directory first,
+  /// unless it is that link already. Throws std::filesystem::filesystem_error.
+  virtual void Symlink(const std::string& target, const std::string& path) = 0;
 };
 
 /// The real disk.
@@ -71,6 +74,7 @@ class RealFileSystem : public WritableFileSystem {
   bool Remove(const std::string& path) override;
   bool Rename(const std::string& from, const std::string& to) override;
   std::vector<std::string> FilesIn(const std::string& dir) const override;
+  void Symlink(const std::string& target, const std::string& path) override;
 };
 
 /// Remembers the answers of another FileSystem's IsFile, for planning many

@@ -55,9 +55,7 @@ int GenerateForCall(const GenOptions& options, const CommandIo& io) {
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
   WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir,
-                    PlanLimits(EnvironmentValue(io.environment, "FASTCUDA_MEMORY_BUDGET"), options.jobs,
-                               MachineLimitsHere(io.fs)),
-                    io.fs);
+                    PlanLimits(io.environment, options.jobs, MachineLimitsHere(io.fs)), io.fs);
   return 0;
 }
 
@@ -207,8 +205,7 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
 Generation GenerateForEntries(CompileDatabase database, const GenOptions& options,
                               const GenerationContext& context, const DryrunRunner& runner,
                               const FileSystem& fs, const std::optional<ManifestPart>& part) {
-  const PlannedLimits limits = PlanLimits(EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"),
-                                          options.jobs, context.machine);
+  const PlannedLimits limits = PlanLimits(context.environment, options.jobs, context.machine);
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);

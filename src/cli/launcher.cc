@@ -218,10 +218,8 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
     disk.Remove(path);
   }
   try {
-    WriteCallManifest(
-        graph, options, pools, graph.work_dir,
-        PlanLimits(EnvironmentValue(environment, "FASTCUDA_MEMORY_BUDGET"), jobs, MachineLimitsHere(disk)),
-        disk);
+    WriteCallManifest(graph, options, pools, graph.work_dir,
+                      PlanLimits(environment, jobs, MachineLimitsHere(disk)), disk);
   } catch (const UnnameablePath& unnameable) {
     run_nvcc_itself(unnameable.what());
   }

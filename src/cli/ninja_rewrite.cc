@@ -56,16 +56,6 @@ std::string AppendedText(const Manifest& manifest, const NinjaArguments& argumen
   return text + regeneration.text();
 }
 
-/// Links SelfAsNinjaPath to this executable, anew if it names another.
-void LinkSelfAsNinja(const std::string& out_dir) {
-  std::error_code error;
-  const std::filesystem::path link = SelfAsNinjaPath(out_dir);
-  if (std::filesystem::read_symlink(link, error) == SelfExecutable()) return;
-  std::filesystem::create_directories(link.parent_path());
-  std::filesystem::remove(link, error);
-  std::filesystem::create_symlink(SelfExecutable(), link);
-}
-
 /// The first outputs of `edges` (indices into `manifest`'s) that what Ninja
 /// builds by default does not need.
 std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size_t>& edges) {
@@ -277,7 +267,7 @@ void WriteRewrite(const PlannedRewrite& rewrite, const std::string& out_dir, Wri
     else WriteIfChanged(fs, path, text);
   }
   SaveSharedObjects(rewrite.shared_objects, out_dir, fs);
-  LinkSelfAsNinja(out_dir);
+  fs.Symlink(SelfExecutable(), SelfAsNinjaPath(out_dir));
   fs.Write(RewriteKeyPath(out_dir), rewrite.key);
   fs.Write(NinjaLogSourcePath(out_dir), rewrite.ninja_log);
 }

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "ninja-gen/manifest_parser.h"
+#include "src/base/directory_file_system.h"
+#include "src/plan/graph_dir.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;
@@ -93,4 +95,25 @@ TEST_CASE("edges FastCuda leaves as the generator wrote them, and why") {
   // CMake's device link of a target with one CUDA object (CUDA_SEPARABLE_COMPILATION).
   CHECK(why("build cmake_device_link.o: dlink k.cu.o\n", "cmake_device_link.o") ==
         "a device link compiles no source");
+}
+
+TEST_CASE("on fakes: a rewrite is planned in memory, then written whole, fastcuda linked as ninja") {
+  fastcuda::testing::FakeIo fake(
+      FakeFileSystem({{"/m/build.ninja", "rule cc\n  command = cc -c $in -o $out\nbuild a.o: cc a.c\n"}}));
+  const NinjaArguments arguments = ParseNinjaArguments({"-C", "/m"});
+  const PlannedRewrite rewrite =
+      PlanRewrite(ReadManifest(DirectoryFileSystem(fake.fs, "/m"), "build.ninja"), arguments, fake.io);
+  CHECK(fake.fs.files().size() == 1);  // planning writes nothing
+  CHECK(rewrite.top == GlobalManifestPath(RewriteDir("/m")));
+  REQUIRE(rewrite.copies.contains(rewrite.top));
+  CHECK(rewrite.shared_objects.empty());  // no nvcc edge
+  WriteRewrite(rewrite, RewriteDir("/m"), fake.fs);
+  CHECK(fake.fs.Read(rewrite.top) == rewrite.copies.at(rewrite.top));
+  CHECK(fake.fs.Read(RewriteKeyPath(RewriteDir("/m"))) ==
+        RewriteKey(arguments, PartOptions(arguments, fake.environment), fake.environment));
+  CHECK(fake.fs.Read(NinjaLogSourcePath(RewriteDir("/m"))) == NinjaLogPath("/m"));
+  CHECK(fake.fs.links() ==
+        std::map<std::string, std::string>{{SelfAsNinjaPath(RewriteDir("/m")), SelfExecutable()}});
+  CHECK_FALSE(RewriteNeeded(arguments, fake.io));
+  CHECK(fake.runner.ran.empty());  // no nvcc edge: no dryrun, no Ninja asked its version
 }
