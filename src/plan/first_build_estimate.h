@@ -23,7 +23,7 @@ namespace fastcuda {
 /// preprocessor turns into `__attribute__((global))`) and the launches it
 /// holds (`<<<`): on the bench corpora kernel counts rank TUs by their
 /// measured chains better than sizes do (bench/RESULTS.md, "What ranks a
-/// first build's TUs before their heavy steps run").
+/// first build's TUs").
 int64_t DeviceCodeWeight(std::string_view preprocessed);
 
 /// Whether weighing pays for `tus` on `jobs` job slots: from two TUs to two
@@ -34,9 +34,8 @@ int64_t DeviceCodeWeight(std::string_view preprocessed);
 /// their kinds' DefaultDuration: there Ninja's own ranking still ends a long
 /// build with heavy TUs started late. Not for one architecture, however many
 /// TUs: default times cannot tell many light TUs from a long build. The
-/// measurements behind each bound are in bench/RESULTS.md, "First builds
-/// ranked by a first phase's estimates" and "A first phase for long builds
-/// of many TUs".
+/// measurements behind each bound are in bench/RESULTS.md, "The first phase
+/// against Ninja's ranking" and "Long builds of many TUs".
 bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs);
 /// Work a job slot, by DefaultDuration, from which a first build of more
 /// than two TUs a slot is long enough for its first phase to pay.
@@ -49,7 +48,7 @@ inline constexpr int64_t kLongFirstBuildMs = 30000;
 /// first device preprocessing; both hold the same kernels and launches. None
 /// for a TU without device code. (A phase of device preprocessing delayed
 /// the longest chain, which starts at the host preprocessing, by the whole
-/// phase: bench/RESULTS.md, "Where a first build's time goes (anatomy)".)
+/// phase: bench/RESULTS.md, "A first build taken apart".)
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu);
 
 /// Records of estimated times for the steps of `tus` that write a file and
