@@ -155,7 +155,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
   else if (FeedsLineTable(graph, index)) call.stamp = RanStampPath(graph, index);
   call.fresh_outputs = WritesOnlyFinalOutputs(graph, step);
-  if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
+  if (!options.capture_dir.empty()) call.capture = CapturePath(options.capture_dir, graph, index);
   call.failure_note = options.failure_note;
   call.keeps_tmpdir = step.launcher_words > 0;
   call.split_share = step.split_share;
@@ -350,13 +350,6 @@ std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const Fragmen
   std::vector<LookupWaiter> waiters = LookupWaiters(graph, PathMapper(graph, options));
   return LookupDyndep{ResolvePath(graph.cwd, lookup->cache.dyndep), LookupDyndepText(waiters, /*hit=*/false),
                       LookupDyndepText(waiters, /*hit=*/true)};
-}
-
-std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index) {
-  // The command's hash keeps output captured for another command from being
-  // replayed after the manifest changed.
-  return options.capture_dir + "/step" + std::to_string(step_index) + "-" +
-         StableHashHex(JoinShellWords(graph.steps[step_index].argv));
 }
 
 void WriteMemoryPools(NinjaWriter& writer, const MemoryPlan& memory) {

@@ -59,9 +59,6 @@ struct LookupDyndep {
 /// nullopt for a graph without a lookup.
 std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const FragmentOptions& options);
 
-/// The name under which a step's output is captured (launcher mode).
-std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index);
-
 /// A complete manifest for one graph: rules, edges, and its outputs as the
 /// default targets. `builddir` (may be empty) is where Ninja keeps its logs.
 std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& options,

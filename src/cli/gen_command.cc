@@ -122,8 +122,6 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
     const StepGraph& graph = plan.graphs[i];
     // As the launcher compares it: without the depfile it writes itself.
     TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}, {}};
-    FragmentOptions capturing;
-    capturing.capture_dir = CaptureDir(graph.work_dir);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
       const GraphStep& graph_step = graph.steps[step];
       if (graph_step.kind == StepKind::kCacheLookup) {
@@ -132,7 +130,8 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
       } else if (!graph_step.kept_depfile.empty()) {
         record.depfiles.push_back(graph_step.kept_depfile);
       }
-      if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
+      if (options.launcher_builds)
+        record.captures.push_back(CapturePath(CaptureDir(graph.work_dir), graph, step));
       record.landmarks.push_back(ResolvePath(graph.cwd, Landmark(graph, step)));
     }
     if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);

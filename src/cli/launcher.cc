@@ -45,7 +45,8 @@ namespace {
 /// ReplayCaptures of the steps of a launcher's own graph.
 int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options, const FileSystem& fs) {
   std::vector<std::string> captures;
-  for (size_t i = 0; i < graph.steps.size(); ++i) captures.push_back(CapturePath(options, graph, i));
+  for (size_t i = 0; i < graph.steps.size(); ++i)
+    captures.push_back(CapturePath(options.capture_dir, graph, i));
   return ReplayCaptures(captures, fs);
 }
 

@@ -9,6 +9,7 @@
 
 #include "src/base/json_bytes.h"
 #include "src/base/parallel_for.h"
+#include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 
 namespace fastcuda {
@@ -37,6 +38,10 @@ std::string LauncherWorkDir(const std::string& absolute_output) {
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
 std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }
+std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, size_t step_index) {
+  return capture_dir + "/step" + std::to_string(step_index) + "-" +
+         StableHashHex(JoinShellWords(graph.steps[step_index].argv));
+}
 std::string FailureNotePath(const std::string& work_dir) { return work_dir + "/failed-edge"; }
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }

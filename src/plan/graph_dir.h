@@ -40,6 +40,10 @@ std::string LauncherWorkDir(const std::string& absolute_output);
 std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
+/// The file in `capture_dir` (CaptureDir) that step `step_index` of `graph`
+/// saves its output in: named by a hash of its command too, so that output
+/// captured for another command is not replayed after the manifest changed.
+std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, size_t step_index);
 /// `failed-edge`: the user's edge of a `fastcuda ninja` TU (FailureNote).
 std::string FailureNotePath(const std::string& work_dir);
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText

@@ -194,15 +194,6 @@ TEST_CASE("pool depths: written as pools the rules use") {
         std::string::npos);
 }
 
-TEST_CASE("launcher mode captures each step's output under a command-specific name") {
-  StepGraph graph = GraphIn("single_arch", "/src");
-  FragmentOptions options{"/bin/fastcuda", "/b/env", "/src", "/b/cap"};
-  std::string first = CapturePath(options, graph, 0);
-  CHECK(first.rfind("/b/cap/step0-", 0) == 0);
-  graph.steps[0].argv.push_back("-DCHANGED");
-  CHECK(CapturePath(options, graph, 0) != first);
-}
-
 TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper picks the threads") {
   StepGraphOptions graph_options{"/src", "/b/w dir"};
   graph_options.modes = {ModuleIdMode::kOwn, {SplitCompile::Mode::kAuto, 0}};
