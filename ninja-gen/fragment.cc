@@ -13,16 +13,11 @@
 #include "src/base/text.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
+#include "src/plan/graph_dir.h"
 #include "src/plan/step_protocol.h"
 
 namespace fastcuda {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 std::string PoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
 
@@ -160,7 +155,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   if (step.outputs.empty()) call.stamp = StampPath(graph, index);
   else if (FeedsLineTable(graph, index)) call.stamp = RanStampPath(graph, index);
   call.fresh_outputs = WritesOnlyFinalOutputs(graph, step);
-  if (!options.capture_dir.empty()) call.capture = CapturePath(options, graph, index);
+  if (!options.capture_dir.empty()) call.capture = CapturePath(options.capture_dir, graph, index);
   call.failure_note = options.failure_note;
   call.keeps_tmpdir = step.launcher_words > 0;
   call.split_share = step.split_share;
@@ -175,7 +170,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.reads = step.inputs;
     if (!options.env_file.empty()) call.reads.push_back(options.env_file);
     call.made_by = step.ninja_depfile.empty() ? LineTablePath(graph.work_dir, step) + ".made-by"
-                                              : graph.work_dir + "/object-made-by";
+                                              : ObjectMadeByPath(graph.work_dir);
   }
   call.cache_lookup = step.kind == StepKind::kCacheLookup;
   call.cache = step.cache;
@@ -256,28 +251,6 @@ std::string NinjaPath(const StepGraph& graph, const std::string& ninja_cwd, cons
   return graph.cwd == ninja_cwd ? path : ResolvePath(graph.cwd, path);
 }
 
-PoolDepths ParsePoolDepths(const std::string& text) {
-  PoolDepths pools;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    start = end + 1;
-    if (item.empty()) continue;
-    size_t eq = item.find('=');
-    if (eq == std::string::npos) throw std::invalid_argument("pool depth needs KIND=N: " + item);
-    std::string name = Lower(item.substr(0, eq));
-    auto kind = std::find_if(std::begin(kAllKinds), std::end(kAllKinds),
-                             [&](StepKind k) { return Lower(StepKindName(k)) == name; });
-    if (kind == std::end(kAllKinds)) throw std::invalid_argument("unknown step kind: " + name);
-    int depth = std::stoi(item.substr(eq + 1));
-    if (depth < 1) throw std::invalid_argument("pool depth must be at least 1: " + item);
-    pools[*kind] = depth;
-  }
-  return pools;
-}
-
 void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const FragmentOptions& shared) {
   writer.Variable("fastcuda", QuoteShellWord(shared.fastcuda));
   writer.Variable("env", QuoteShellWord(shared.env_file));
@@ -336,7 +309,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       if (listed.insert(input).second) build.implicit_inputs.push_back(input);
     }
     build.order_only_inputs = graph.order_only_inputs;
-    if (RerunsAlways(step, options)) build.implicit_inputs.push_back(AlwaysDirtyPath(graph));
+    if (RerunsAlways(step, options)) build.implicit_inputs.push_back(AlwaysDirtyPath(graph.work_dir));
     for (size_t reader : SourceReadersBefore(graph, i))
       build.implicit_inputs.push_back(paths(RanStampPath(graph, reader)));
     build.variables.push_back({"desc", Description(graph, step)});
@@ -366,7 +339,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
   if (std::any_of(graph.steps.begin(), graph.steps.end(),
                   [&](const GraphStep& step) { return RerunsAlways(step, options); })) {
     NinjaBuild always_dirty;
-    always_dirty.outputs = {AlwaysDirtyPath(graph)};
+    always_dirty.outputs = {AlwaysDirtyPath(graph.work_dir)};
     always_dirty.rule = "phony";
     writer.Build(always_dirty);
   }
@@ -378,15 +351,6 @@ std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const Fragmen
   std::vector<LookupWaiter> waiters = LookupWaiters(graph, PathMapper(graph, options));
   return LookupDyndep{ResolvePath(graph.cwd, lookup->cache.dyndep), LookupDyndepText(waiters, /*hit=*/false),
                       LookupDyndepText(waiters, /*hit=*/true)};
-}
-
-std::string AlwaysDirtyPath(const StepGraph& graph) { return graph.work_dir + "/always-dirty"; }
-
-std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index) {
-  // The command's hash keeps output captured for another command from being
-  // replayed after the manifest changed.
-  return options.capture_dir + "/step" + std::to_string(step_index) + "-" +
-         StableHashHex(JoinShellWords(graph.steps[step_index].argv));
 }
 
 void WriteMemoryPools(NinjaWriter& writer, const MemoryPlan& memory) {

@@ -7,6 +7,7 @@
 #include "ninja-gen/ninja_writer.h"
 #include "src/graph/step_graph.h"
 #include "src/plan/memory_budget.h"
+#include "src/plan/pool_depths.h"
 
 namespace fastcuda {
 
@@ -32,17 +33,9 @@ struct FragmentOptions {
   const std::map<std::string, std::string>* memory_pools = nullptr;
 };
 
-/// Configured depth of the pool of each step kind; kinds not listed share
-/// Ninja's plain -j limit.
-using PoolDepths = std::map<StepKind, int>;
-
 /// A path of `graph`'s steps as Ninja, running in `ninja_cwd`, names it:
 /// relative paths belong to the steps' directory, which need not be Ninja's.
 std::string NinjaPath(const StepGraph& graph, const std::string& ninja_cwd, const std::string& path);
-
-/// Reads pool depths from text such as "cicc=4,ptxas=8" (kind names are the
-/// rule names, any case). Throws std::invalid_argument on bad text.
-PoolDepths ParsePoolDepths(const std::string& text);
 
 /// Writes the rules, pools and top-level variables that every edge uses,
 /// once per manifest: the tool, the environment file and the memory log of
@@ -65,13 +58,6 @@ struct LookupDyndep {
 };
 /// nullopt for a graph without a lookup.
 std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const FragmentOptions& options);
-
-/// A phony target that is never up to date: an input of the steps that run
-/// in every build (nvcc run whole without a depfile, FragmentOptions::rerun_preprocessing).
-std::string AlwaysDirtyPath(const StepGraph& graph);
-
-/// The name under which a step's output is captured (launcher mode).
-std::string CapturePath(const FragmentOptions& options, const StepGraph& graph, size_t step_index);
 
 /// A complete manifest for one graph: rules, edges, and its outputs as the
 /// default targets. `builddir` (may be empty) is where Ninja keeps its logs.

@@ -29,9 +29,6 @@ std::vector<size_t> ScheduleOrder(const std::vector<std::vector<int64_t>>& remai
   return order;
 }
 
-/// Where the priority ladder's files go.
-std::string LadderDir(const GlobalManifestOptions& options) { return options.out_dir + "/priority"; }
-
 /// Where the manifest's Ninja runs, which its paths are relative to.
 std::string NinjaCwd(const GlobalManifestOptions& options) {
   return options.part_of_manifest_in.empty() ? options.out_dir : options.part_of_manifest_in;
@@ -88,7 +85,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   std::map<std::string, size_t> users;  // env file -> graphs using it
   for (const StepGraph& graph : graphs) {
     std::string environment = EnvironmentFileText(graph.environment);
-    env_files.push_back(options.out_dir + "/env/" + StableHashHex(environment, 16) + ".env");
+    env_files.push_back(SharedEnvFilePath(options.out_dir, environment));
     files[env_files.back()] = environment;
     ++users[env_files.back()];
   }
@@ -166,7 +163,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
       if (!needed_by_default(graphs[g])) remaining[g].clear();
     }
     PriorityLadder ladder = PlanPriorityLadder(graphs, remaining, ninja_path);
-    WrittenLadder written = WritePriorityLadder(top, ladder, LadderDir(options));
+    WrittenLadder written = WritePriorityLadder(top, ladder, LadderDir(options.out_dir));
     rungs = written.targets;
     for (const std::string& rung : written.rung_files) files[rung] = "";
     if (!written.dyndep.empty()) {
@@ -201,9 +198,9 @@ std::map<std::string, DryRunFile> DryRunDyndepFiles(const std::vector<StepGraph>
       dyndeps[lookup->path] = {lookup->miss, {lookup->hit}};
     }
   }
-  auto plan = files.find(LadderDyndepPlanPath(LadderDir(options)));
+  auto plan = files.find(LadderDyndepPlanPath(LadderDir(options.out_dir)));
   if (plan != files.end()) {
-    dyndeps[LadderDyndepPath(LadderDir(options))] = {
+    dyndeps[LadderDyndepPath(LadderDir(options.out_dir))] = {
         LadderDyndepText(ParseLadderDyndepPlan(plan->second), [](const std::string&) { return false; }),
         {},
         /*keeps_any=*/true};

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +16,7 @@
 
 #include <re2/re2.h>
 
+#include "src/base/command_io.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/graph/step_graph.h"
@@ -26,6 +27,14 @@ namespace fastcuda::testing {
 /// The text of tests/transcripts/NAME.dryrun.
 inline std::string TranscriptText(const std::string& name) {
   std::ifstream in(std::string(FASTCUDA_TRANSCRIPTS) + "/" + name + ".dryrun");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// tests/transcripts/NAME.fatbin.c, as nvcc -keep left it (record.sh).
+inline std::string RecordedFatbin(const std::string& name) {
+  std::ifstream in(std::string(FASTCUDA_TRANSCRIPTS) + "/" + name + ".fatbin.c");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -101,16 +110,45 @@ class FakeFileSystem : public WritableFileSystem {
     Changed(to);
     return true;
   }
+  void Symlink(const std::string& target, const std::string& path) override { links_[path] = target; }
   const std::map<std::string, std::string>& files() const { return files_; }
+  const std::map<std::string, std::string>& links() const { return links_; }  ///< their targets, by path
 
  private:
   std::filesystem::file_time_type Tick() { return clock_ += std::chrono::seconds(1); }
   /// Stamps a change of `path` (its ctime) a tick later than the last.
   std::filesystem::file_time_type Changed(const std::string& path) { return ctimes_[path] = Tick(); }
   std::map<std::string, std::string> files_;
+  std::map<std::string, std::string> links_;
   std::map<std::string, std::filesystem::file_time_type> mtimes_;
   std::map<std::string, std::filesystem::file_time_type> ctimes_;
   std::filesystem::file_time_type clock_{};
+};
+
+/// Runs no program: remembers each it was asked to run and answers with
+/// `answer` (none: a success that printed nothing).
+class FakeCommandRunner : public CommandRunner {
+ public:
+  ProcessResult Run(const ProcessSpec& spec) override {
+    ran.push_back(spec);
+    return answer ? answer(spec) : ProcessResult{};
+  }
+  std::function<ProcessResult(const ProcessSpec&)> answer;
+  std::vector<ProcessSpec> ran;
+};
+
+/// A command's CommandIo on fakes: its processes to `runner`, its files on
+/// `fs`, the environment `environment` (which a test may change between
+/// calls).
+struct FakeIo {
+  explicit FakeIo(FakeFileSystem files = FakeFileSystem(), std::map<std::string, std::string> variables = {})
+      : fs(std::move(files)), environment(std::move(variables)) {}
+  FakeIo(const FakeIo&) = delete;
+  FakeIo& operator=(const FakeIo&) = delete;
+  FakeCommandRunner runner;
+  FakeFileSystem fs;
+  std::map<std::string, std::string> environment;
+  const CommandIo io{runner, fs, environment};
 };
 
 /// Writes the dryrun nvcc would for `nvcc -c SRC -o OUT [flags]`, with a
@@ -203,25 +241,6 @@ inline bool IsTopological(const StepGraph& graph) {
   }
   return true;
 }
-
-/// Sets an environment variable for a scope, and restores it after.
-class ScopedEnvironmentVariable {
- public:
-  ScopedEnvironmentVariable(const char* name, const std::string& value) : name_(name) {
-    if (const char* before = std::getenv(name)) before_ = before;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnvironmentVariable() {
-    if (before_) setenv(name_, before_->c_str(), 1);
-    else unsetenv(name_);
-  }
-  ScopedEnvironmentVariable(const ScopedEnvironmentVariable&) = delete;
-  ScopedEnvironmentVariable& operator=(const ScopedEnvironmentVariable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> before_;
-};
 
 /// True if `words` holds `word`.
 inline bool Contains(const std::vector<std::string>& words, const std::string& word) {

@@ -13,6 +13,7 @@
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
 namespace {
@@ -54,8 +55,7 @@ std::optional<ProcessInfo> ReadProcess(const FileSystem& disk, int pid) {
 /// /proc would read every process. A Ninja whose children cannot be listed
 /// (a kernel without /proc/PID/task/TID/children) counts as no Ninja, so
 /// that nothing splits rather than too much.
-std::vector<ProcessInfo> ReadBuildProcesses(int self) {
-  RealFileSystem disk;
+std::vector<ProcessInfo> ReadBuildProcesses(const FileSystem& disk, int self) {
   std::vector<ProcessInfo> processes;
   std::set<int> seen;
   std::string children;  // of every Ninja ancestor, separated by spaces
@@ -174,8 +174,8 @@ std::optional<ProcessInfo> EnclosingNinja(const std::vector<ProcessInfo>& proces
   return std::nullopt;
 }
 
-std::optional<EnclosingNinjaProcess> EnclosingNinjaHere() {
-  std::optional<ProcessInfo> ninja = EnclosingNinja(ReadBuildProcesses(getpid()), getpid());
+std::optional<EnclosingNinjaProcess> EnclosingNinjaHere(const FileSystem& fs) {
+  std::optional<ProcessInfo> ninja = EnclosingNinja(ReadBuildProcesses(fs, getpid()), getpid());
   if (!ninja) return std::nullopt;
   std::error_code error;
   std::filesystem::path cwd =
@@ -184,13 +184,13 @@ std::optional<EnclosingNinjaProcess> EnclosingNinjaHere() {
   return EnclosingNinjaProcess{*ninja, cwd.string()};
 }
 
-std::optional<int> EnclosingNinjaJobsHere() {
-  return EnclosingNinjaJobs(ReadBuildProcesses(getpid()), getpid());
+std::optional<int> EnclosingNinjaJobsHere(const FileSystem& fs) {
+  return EnclosingNinjaJobs(ReadBuildProcesses(fs, getpid()), getpid());
 }
 
-BuildLoad CurrentBuildLoad() {
-  return BuildLoadOf(ReadBuildProcesses(getpid()), getpid(), static_cast<int>(MachineLimitsHere().cpus),
-                     EnvironmentVariable("MAKEFLAGS"));
+BuildLoad CurrentBuildLoad(const FileSystem& fs, const std::map<std::string, std::string>& environment) {
+  return BuildLoadOf(ReadBuildProcesses(fs, getpid()), getpid(), static_cast<int>(MachineLimitsHere(fs).cpus),
+                     EnvironmentValue(environment, "MAKEFLAGS"));
 }
 
 }  // namespace fastcuda

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "src/base/file_system.h"
 
 namespace fastcuda {
 
@@ -58,19 +61,20 @@ std::optional<int> EnclosingNinjaJobs(const std::vector<ProcessInfo>& processes,
 /// unless a make is nearer (a Makefile build inside a Ninja job is make's).
 std::optional<ProcessInfo> EnclosingNinja(const std::vector<ProcessInfo>& processes, int self);
 
-/// EnclosingNinja of this process, from /proc, and the directory that Ninja
+/// EnclosingNinja of this process, from /proc (read through `fs`), and the directory that Ninja
 /// runs in (after its -C).
 struct EnclosingNinjaProcess {
   ProcessInfo process;
   std::string cwd;
 };
-std::optional<EnclosingNinjaProcess> EnclosingNinjaHere();
+std::optional<EnclosingNinjaProcess> EnclosingNinjaHere(const FileSystem& fs);
 
-/// EnclosingNinjaJobs of this process, from /proc.
-std::optional<int> EnclosingNinjaJobsHere();
+/// EnclosingNinjaJobs of this process, from /proc (read through `fs`).
+std::optional<int> EnclosingNinjaJobsHere(const FileSystem& fs);
 
-/// BuildLoadOf for this process: /proc, the CPUs its limits leave
-/// (MachineLimits: the affinity, a cgroup's CPU quota) and MAKEFLAGS.
-BuildLoad CurrentBuildLoad();
+/// BuildLoadOf for this process: /proc (read through `fs`), the CPUs its
+/// limits leave (MachineLimits: the affinity, a cgroup's CPU quota) and
+/// MAKEFLAGS of `environment`.
+BuildLoad CurrentBuildLoad(const FileSystem& fs, const std::map<std::string, std::string>& environment);
 
 }  // namespace fastcuda

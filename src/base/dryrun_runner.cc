@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
 namespace {
@@ -82,14 +83,14 @@ std::optional<std::string> NvccDryrunRunner::Dryrun(const std::vector<std::strin
   spec.temp_dir = DryrunTempDir();
   spec.argv.insert(spec.argv.end(), nvcc_and_args.begin() + 1, nvcc_and_args.end());
   StopIfInterrupted();
-  ProcessResult result = RunProcess(spec);
+  ProcessResult result = runner_.Run(spec);
   StopIfInterrupted();  // the dryrun failed because it was stopped: no fallback to nvcc
   if (result.exit_code != 0) return std::nullopt;
   return result.stderr_text + result.stdout_text;
 }
 
 ProgramIdentity NvccDryrunRunner::Identify(const std::string& program) const {
-  std::string path = FindProgram(program, EnvironmentVariable("PATH"));
+  std::string path = FindProgram(program, EnvironmentValue(environment_, "PATH"));
   std::error_code error;
   std::string real = std::filesystem::canonical(path, error).string();
   struct stat info {};

@@ -4,10 +4,13 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "src/base/process.h"
 
 namespace fastcuda {
 
@@ -34,12 +37,19 @@ class DryrunRunner {
 /// (`fastcuda-dryrun-PID-N`), or nullopt for any other name.
 std::optional<pid_t> DryrunDirOwner(std::string_view name);
 
-/// The real nvcc.
+/// The real nvcc, run through `runner`; programs are found on the PATH of
+/// `environment`.
 class NvccDryrunRunner : public DryrunRunner {
  public:
+  NvccDryrunRunner(CommandRunner& runner, const std::map<std::string, std::string>& environment)
+      : runner_(runner), environment_(environment) {}
   std::optional<std::string> Dryrun(const std::vector<std::string>& nvcc_and_args,
                                     const std::string& cwd) const override;
   ProgramIdentity Identify(const std::string& program) const override;
+
+ private:
+  CommandRunner& runner_;
+  const std::map<std::string, std::string>& environment_;
 };
 
 }  // namespace fastcuda

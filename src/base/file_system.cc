@@ -79,9 +79,16 @@ void RealFileSystem::Write(const std::string& path, const std::string& content) 
 }
 
 void RealFileSystem::Append(const std::string& path, const std::string& content) {
-  std::ofstream file(path, std::ios::binary | std::ios::app);
-  file << content;
-  if (!file.flush()) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
+  // One write to a descriptor opened to append: the lines of steps that
+  // append at once do not interleave.
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
+  const ssize_t written = write(fd, content.data(), content.size());
+  const int error = errno;
+  close(fd);
+  if (written != static_cast<ssize_t>(content.size())) {
+    throw std::runtime_error("cannot append to " + path + ": " + std::strerror(written < 0 ? error : ENOSPC));
+  }
 }
 
 bool RealFileSystem::Remove(const std::string& path) {
@@ -106,6 +113,14 @@ std::vector<std::string> RealFileSystem::FilesIn(const std::string& dir) const {
   return files;
 }
 
+void RealFileSystem::Symlink(const std::string& target, const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::read_symlink(path, error) == target) return;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::filesystem::remove(path, error);
+  std::filesystem::create_symlink(target, path);
+}
+
 std::string ResolvePath(const std::string& dir, const std::string& path) {
   if (dir.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(dir) / path).lexically_normal().string();
@@ -127,10 +142,6 @@ void WriteIfChanged(WritableFileSystem& fs, const std::string& path, const std::
   if (fs.Read(path) != content) fs.Write(path, content);
 }
 
-void WriteFileIfChanged(const std::string& path, const std::string& content) {
-  RealFileSystem fs;
-  WriteIfChanged(fs, path, content);
-}
 void WriteFileAtomically(const std::string& path, const std::string& content) {
   std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());

@@ -44,7 +44,8 @@ class WritableFileSystem : public FileSystem {
   /// Writes `content` whole, atomically (see WriteFileAtomically). Throws std::runtime_error.
   virtual void Write(const std::string& path, const std::string& content) = 0;
   /// Adds `content` at the end of a file that another program also appends
-  /// to (Ninja's log). Throws std::runtime_error.
+  /// to (Ninja's log, a log the steps of a build share), in one write that
+  /// no other appender's splits. Throws std::runtime_error.
   virtual void Append(const std::string& path, const std::string& content) = 0;
   /// Removes a file; false if there was none.
   virtual bool Remove(const std::string& path) = 0;
@@ -52,6 +53,9 @@ class WritableFileSystem : public FileSystem {
   virtual bool Rename(const std::string& from, const std::string& to) = 0;
   /// The regular files directly in `dir` (their paths), none if it is absent.
   virtual std::vector<std::string> FilesIn(const std::string& dir) const = 0;
+  /// Makes `path` a symbolic link to `target`, and its directory first,
+  /// unless it is that link already. Throws std::filesystem::filesystem_error.
+  virtual void Symlink(const std::string& target, const std::string& path) = 0;
 };
 
 /// The real disk.
@@ -70,6 +74,7 @@ class RealFileSystem : public WritableFileSystem {
   bool Remove(const std::string& path) override;
   bool Rename(const std::string& from, const std::string& to) override;
   std::vector<std::string> FilesIn(const std::string& dir) const override;
+  void Symlink(const std::string& target, const std::string& path) override;
 };
 
 /// Remembers the answers of another FileSystem's IsFile, for planning many
@@ -98,8 +103,5 @@ void WriteFileAtomically(const std::string& path, const std::string& content);
 /// Writes `content` unless the file already holds it, leaving its mtime
 /// untouched then, so Ninja sees no change.
 void WriteIfChanged(WritableFileSystem& fs, const std::string& path, const std::string& content);
-
-/// WriteIfChanged on the real disk.
-void WriteFileIfChanged(const std::string& path, const std::string& content);
 
 }  // namespace fastcuda

@@ -105,13 +105,12 @@ LimitFiles ReadLimitFiles(const FileSystem& fs, unsigned cores, unsigned affinit
   return files;
 }
 
-MachineLimits MachineLimitsHere() {
+MachineLimits MachineLimitsHere(const FileSystem& fs) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   // A machine of more CPUs than cpu_set_t holds fails this: unknown then.
   const int affinity = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
-  return LimitsOf(
-      ReadLimitFiles(RealFileSystem(), std::thread::hardware_concurrency(), static_cast<unsigned>(affinity)));
+  return LimitsOf(ReadLimitFiles(fs, std::thread::hardware_concurrency(), static_cast<unsigned>(affinity)));
 }
 
 }  // namespace fastcuda

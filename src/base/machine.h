@@ -43,7 +43,7 @@ MachineLimits LimitsOf(const LimitFiles& files);
 /// Reads the files of LimitFiles through `fs`.
 LimitFiles ReadLimitFiles(const FileSystem& fs, unsigned cores, unsigned affinity);
 
-/// LimitsOf this process on this machine.
-MachineLimits MachineLimitsHere();
+/// LimitsOf this process on this machine, its files read through `fs`.
+MachineLimits MachineLimitsHere(const FileSystem& fs);
 
 }  // namespace fastcuda

@@ -9,6 +9,7 @@
 #include "src/base/build_load.h"
 #include "src/base/machine.h"
 #include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
 
@@ -46,12 +47,14 @@ std::vector<std::string> NinjaJobArguments(const JobContext& context) {
   return {"-j", std::to_string(std::min(context.enclosing_ninja_jobs.value_or(cores), cores))};
 }
 
-std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja) {
-  JobContext context{requested, EnvironmentVariable("MAKEFLAGS"), 11, MachineLimitsHere().cpus};
+std::vector<std::string> NinjaJobArgumentsHere(const CommandIo& io, unsigned requested,
+                                               const std::string& ninja) {
+  JobContext context{requested, EnvironmentValue(io.environment, "MAKEFLAGS"), 11,
+                     MachineLimitsHere(io.fs).cpus};
   // Only a jobserver makes the version matter; do not spawn Ninja otherwise.
-  if (!context.makeflags.empty()) context.ninja_minor = NinjaMinorVersion(ninja);
+  if (!context.makeflags.empty()) context.ninja_minor = NinjaMinorVersion(io.runner, ninja);
   if (!requested && context.makeflags.empty()) {
-    if (std::optional<int> jobs = EnclosingNinjaJobsHere()) context.enclosing_ninja_jobs = *jobs;
+    if (std::optional<int> jobs = EnclosingNinjaJobsHere(io.fs)) context.enclosing_ninja_jobs = *jobs;
   }
   return NinjaJobArguments(context);
 }
@@ -61,24 +64,24 @@ std::vector<std::string> DefaultNinjaJobArguments(unsigned cpus, unsigned cores,
   return {"-j", std::to_string(cpus <= 1 ? 2 : cpus == 2 ? 3 : cpus + 2)};  // Ninja's GuessParallelism
 }
 
-std::vector<std::string> DefaultNinjaJobArgumentsHere() {
-  MachineLimits limits = MachineLimitsHere();
+std::vector<std::string> DefaultNinjaJobArgumentsHere(const CommandIo& io) {
+  MachineLimits limits = MachineLimitsHere(io.fs);
   return DefaultNinjaJobArguments(limits.cpus, std::thread::hardware_concurrency(),
-                                  EnvironmentVariable("MAKEFLAGS"));
+                                  EnvironmentValue(io.environment, "MAKEFLAGS"));
 }
 
-std::string NinjaProgram() {
-  std::string chosen = EnvironmentVariable("FASTCUDA_NINJA");
+std::string NinjaProgram(const std::map<std::string, std::string>& environment) {
+  std::string chosen = EnvironmentValue(environment, "FASTCUDA_NINJA");
   if (!chosen.empty()) return chosen;
   // `ninja` on PATH may be fastcuda itself, linked under that name for a
   // generator that runs `ninja` (PyTorch's cpp_extension): the real one is
   // the next on PATH.
-  return FindProgram("ninja", EnvironmentVariable("PATH"), SelfExecutable());
+  return FindProgram("ninja", EnvironmentValue(environment, "PATH"), SelfExecutable());
 }
 
-int NinjaMinorVersion(const std::string& ninja) {
+int NinjaMinorVersion(CommandRunner& runner, const std::string& ninja) {
   int minor = 11;  // no Ninja: the build reports it when it runs one
-  RE2::PartialMatch(ProgramVersion(ninja), R"re(^1\.(\d+))re", &minor);
+  RE2::PartialMatch(ProgramVersion(runner, ninja), R"re(^1\.(\d+))re", &minor);
   return minor;
 }
 

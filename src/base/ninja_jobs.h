@@ -1,10 +1,13 @@
 // How many jobs FastCuda's Ninja may run, inside or outside a jobserver.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "src/base/command_io.h"
 
 namespace fastcuda {
 
@@ -40,17 +43,19 @@ std::vector<std::string> NinjaJobArguments(const JobContext& context);
 std::vector<std::string> DefaultNinjaJobArguments(unsigned cpus, unsigned cores, std::string_view makeflags);
 
 /// DefaultNinjaJobArguments for this process.
-std::vector<std::string> DefaultNinjaJobArgumentsHere();
+std::vector<std::string> DefaultNinjaJobArgumentsHere(const CommandIo& io);
 
 /// The minor version of the Ninja at `ninja` (ProgramVersion), or 11.
-int NinjaMinorVersion(const std::string& ninja);
+int NinjaMinorVersion(CommandRunner& runner, const std::string& ninja);
 
 /// NinjaJobArguments for this process: its MAKEFLAGS, the Ninja `ninja`
 /// and the CPUs its limits leave (a container's CPU quota, the affinity).
-std::vector<std::string> NinjaJobArgumentsHere(unsigned requested, const std::string& ninja);
+std::vector<std::string> NinjaJobArgumentsHere(const CommandIo& io, unsigned requested,
+                                               const std::string& ninja);
 
-/// The Ninja to run: FASTCUDA_NINJA, else the first `ninja` on PATH that is
-/// not fastcuda itself (linked as `ninja`: see `fastcuda ninja`).
-std::string NinjaProgram();
+/// The Ninja to run: FASTCUDA_NINJA of `environment`, else the first
+/// `ninja` on its PATH that is not fastcuda itself (linked as `ninja`: see
+/// `fastcuda ninja`).
+std::string NinjaProgram(const std::map<std::string, std::string>& environment);
 
 }  // namespace fastcuda

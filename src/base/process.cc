@@ -102,7 +102,8 @@ void Drain(int out_fd, int err_fd, ProcessResult& result) {
 /// The spawned program's path: argv[0] searched on the PATH the child gets.
 std::string Resolve(const std::string& program, const std::map<std::string, std::string>& env_set) {
   auto path = env_set.find("PATH");
-  return FindProgram(program, path != env_set.end() ? path->second : EnvironmentVariable("PATH"));
+  const char* inherited = std::getenv("PATH");
+  return FindProgram(program, path != env_set.end() ? path->second : inherited ? inherited : "");
 }
 
 /// Why a child could not exec: errno, and whether it was its chdir (the
@@ -281,7 +282,7 @@ std::string FindProgram(const std::string& program, const std::string& search_pa
   return program;
 }
 
-std::string ProgramVersion(const std::string& program) {
+std::string ProgramVersion(CommandRunner& runner, const std::string& program) {
   static std::mutex mutex;
   static std::map<std::string, std::string> versions;
   std::lock_guard<std::mutex> lock(mutex);
@@ -290,16 +291,11 @@ std::string ProgramVersion(const std::string& program) {
   static const RE2 dotted(R"re((\d+(?:\.\d+)+))re");
   std::string version;
   try {
-    ProcessResult result = RunProcess({{program, "--version"}, "", {}, true});
+    ProcessResult result = runner.Run({{program, "--version"}, "", {}, true});
     RE2::PartialMatch(result.stdout_text + result.stderr_text, dotted, &version);
   } catch (const std::runtime_error&) {  // not installed: no version
   }
   return versions[program] = version;
-}
-
-std::string EnvironmentVariable(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : fallback;
 }
 
 std::map<std::string, std::string> CurrentEnvironment() {

@@ -100,14 +100,13 @@ std::string DescribeEnd(const ProcessResult& result);
 std::string FindProgram(const std::string& program, const std::string& search_path,
                         const std::string& other_than = "");
 
-/// The first dotted number `PROGRAM --version` prints ("1.13.2"), or "" if
-/// it cannot be run; asked once per program and process.
-std::string ProgramVersion(const std::string& program);
+/// The first dotted number `PROGRAM --version` prints ("1.13.2"), run
+/// through `runner`, or "" if it cannot be run; asked once per program and
+/// process, whichever runner asks again.
+std::string ProgramVersion(CommandRunner& runner, const std::string& program);
 
-/// The environment variable `name`, or `fallback` when it is unset or empty.
-std::string EnvironmentVariable(const char* name, const std::string& fallback = "");
-
-/// The environment of this process as a map.
+/// The environment of this process as a map: read once, at the CLI edge
+/// (CommandIo), and passed down.
 std::map<std::string, std::string> CurrentEnvironment();
 
 /// The absolute path of this executable.

@@ -10,4 +10,7 @@ namespace fastcuda {
 /// (what `to` puts in is not searched again); unchanged if `from` is empty.
 std::string ReplaceAll(std::string text, std::string_view from, std::string_view to);
 
+/// `text` in lower case (ASCII).
+std::string Lower(std::string_view text);
+
 }  // namespace fastcuda

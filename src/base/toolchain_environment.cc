@@ -42,9 +42,10 @@ std::map<std::string, std::string> ToolchainEnvironment(const std::map<std::stri
   return environment;
 }
 
-std::string EnvironmentValue(const std::map<std::string, std::string>& environment, const std::string& name) {
+std::string EnvironmentValue(const std::map<std::string, std::string>& environment, const std::string& name,
+                             const std::string& fallback) {
   auto found = environment.find(name);
-  return found == environment.end() ? "" : found->second;
+  return found == environment.end() || found->second.empty() ? fallback : found->second;
 }
 
 std::string EnvironmentKey(const std::map<std::string, std::string>& environment) {

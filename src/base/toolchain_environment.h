@@ -13,8 +13,10 @@ namespace fastcuda {
 /// they are part of every key that decides whether to plan anew.
 std::map<std::string, std::string> ToolchainEnvironment(const std::map<std::string, std::string>& ambient);
 
-/// The variable `name` of `environment`, or "" when it is unset.
-std::string EnvironmentValue(const std::map<std::string, std::string>& environment, const std::string& name);
+/// The variable `name` of `environment`, or `fallback` when it is unset or
+/// empty.
+std::string EnvironmentValue(const std::map<std::string, std::string>& environment, const std::string& name,
+                             const std::string& fallback = "");
 
 /// The variables as one text, for keys.
 std::string EnvironmentKey(const std::map<std::string, std::string>& environment);

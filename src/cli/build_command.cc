@@ -7,9 +7,11 @@
 #include "src/base/file_system.h"
 #include "src/base/make_flags.h"
 #include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
 #include "src/cli/first_phase.h"
+#include "src/cli/gen_command.h"
 #include "src/cli/gen_options.h"
 #include "src/cli/lookup_pass.h"
 #include "src/cli/run_ninja.h"
@@ -40,26 +42,26 @@ bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std:
          !ChangedPrograms(fs.Read(ToolchainProgramsPath(options.out_dir)).value_or(""), runner).empty();
 }
 
-int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& args,
-                     const WritableFileSystem& fs) {
-  return NeedsGeneration(options, CurrentEnvironment(), fs, NvccDryrunRunner()) ? GenMain(args) : 0;
+int GenerateIfNeeded(const GenOptions& options, const CommandIo& io) {
+  return NeedsGeneration(options, io.environment, io.fs, NvccDryrunRunner(io.runner, io.environment))
+             ? Generate(options, io)
+             : 0;
 }
 
-int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs) {
-  if (int status = GenerateIfNeeded(options, args, fs); status != 0) return status;
-  RemoveOrphanedIntermediates(options.out_dir, fs);
-  RereadChangedSources(options.out_dir, options.out_dir, fs);
+int PrepareGraph(const GenOptions& options, const CommandIo& io) {
+  if (int status = GenerateIfNeeded(options, io); status != 0) return status;
+  RemoveOrphanedIntermediates(options.out_dir, io.fs);
+  RereadChangedSources(options.out_dir, options.out_dir, io.fs);
   return 0;
 }
 
-int BuildMain(const std::vector<std::string>& args) {
-  GenOptions options = ParseGenOptions(args);
+int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
+  GenOptions options = ParseGenOptions(args, io.environment);
   if (options.compdb.empty()) throw std::invalid_argument("build needs --compdb FILE --out DIR");
   DirectoryLock lock(options.out_dir, kGraphLockName, [&] {
     Complain("another fastcuda build is running in " + options.out_dir + "; waiting for it to finish");
   });
-  RealFileSystem fs;
-  if (int status = PrepareGraph(options, args, fs); status != 0) return status;
+  if (int status = PrepareGraph(options, io); status != 0) return status;
   NinjaRun ninja;
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;
@@ -69,10 +71,10 @@ int BuildMain(const std::vector<std::string>& args) {
     phase.targets = targets;
     // One TU's failure is the build's to report: the others' lookups and phase go on.
     phase.keep_going = true;
-    return RunNinja(phase).exit_code;
+    return RunNinja(phase, io).exit_code;
   };
   if (int status = RunPassesBeforeBuild(
-          options.out_dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, args, fs); }, fs);
+          options.out_dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, io); }, io);
       status != 0) {
     return status;
   }
@@ -81,10 +83,11 @@ int BuildMain(const std::vector<std::string>& args) {
   // failed, compiling it themselves as nvcc would (its record's landmarks
   // say that the graph did not make its object): the graph builds every
   // other TU and lets make go on to them.
-  const bool left_to_objects = options.launcher_records && MakeKeepsGoing(EnvironmentVariable("MAKEFLAGS"));
+  const bool left_to_objects =
+      options.launcher_records && MakeKeepsGoing(EnvironmentValue(io.environment, "MAKEFLAGS"));
   ninja.keep_going = left_to_objects;
-  const int status = RunNinja(ninja).exit_code;
-  RememberBuild(options.out_dir, fs);
+  const int status = RunNinja(ninja, io).exit_code;
+  RememberBuild(options.out_dir, io);
   if (status != 0 && left_to_objects && !ReceivedSignal()) {
     Complain("some CUDA sub-steps failed; under make -k the rules of their objects report them");
     return 0;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/command_io.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/cli/gen_options.h"
@@ -33,18 +34,14 @@ bool NeedsGeneration(const GenOptions& options, const std::map<std::string, std:
 void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem& fs,
                                  const std::vector<std::string>& made_elsewhere = {});
 
-/// The lock in a graph directory that `fastcuda build` and the launchers
-/// that build the graph take (exclusive to build, shared to read).
-inline constexpr const char* kGraphLockName = "build.lock";
-
-/// Runs `gen` with `args` when NeedsGeneration says so; its status, or 0.
-int GenerateIfNeeded(const GenOptions& options, const std::vector<std::string>& args,
-                     const WritableFileSystem& fs);
+/// Generates with `options` (Generate) when NeedsGeneration says so; its
+/// status, or 0.
+int GenerateIfNeeded(const GenOptions& options, const CommandIo& io);
 
 /// What `fastcuda build ARGS` (parsed: `options`) does before it runs Ninja,
 /// under the graph's lock: generates when NeedsGeneration says so, removes
 /// orphaned intermediates and has the steps whose sources changed read them
 /// again (RereadChangedSources). Returns the generation's failure status, or 0.
-int PrepareGraph(const GenOptions& options, const std::vector<std::string>& args, WritableFileSystem& fs);
+int PrepareGraph(const GenOptions& options, const CommandIo& io);
 
 }  // namespace fastcuda

@@ -14,14 +14,14 @@ namespace {
 /// the peak memory the largest.
 class CommandChain {
  public:
-  explicit CommandChain(const ProcessSpec& base) : base_(base) {}
+  CommandChain(const ProcessSpec& base, CommandRunner& runner) : base_(base), runner_(runner) {}
 
   /// False once a command has failed; later ones are not run.
   bool Run(std::vector<std::string> argv) {
     if (result_.exit_code != 0) return false;
     ProcessSpec spec = base_;
     spec.argv = std::move(argv);
-    ProcessResult result = RunProcess(spec);
+    ProcessResult result = runner_.Run(spec);
     result.stdout_text = result_.stdout_text + result.stdout_text;
     result.stderr_text = result_.stderr_text + result.stderr_text;
     result.max_rss_kb = std::max(result.max_rss_kb, result_.max_rss_kb);
@@ -33,34 +33,36 @@ class CommandChain {
 
  private:
   ProcessSpec base_;
+  CommandRunner& runner_;
   ProcessResult result_;
 };
 
 }  // namespace
 
-ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout) {
+ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout,
+                           CommandRunner& runner, const FileSystem& fs) {
   std::vector<std::string> argv = BinaryFatbinCommand(fatbinary.argv, bytes_path);
   std::string fatbin_c = FlagValues(fatbinary.argv, {"--embedded-fatbin"}).front();
   ProcessSpec probe = fatbinary;
   probe.argv = LayoutProbeCommand(fatbinary.argv);
   probe.capture_output = true;  // what it says is no concern of the build's
-  bool expected = RunProcess(probe).exit_code == 0 &&
-                  EmbeddingAssembly(RealFileSystem().Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""),
-                                    layout, bytes_path);
+  bool expected =
+      runner.Run(probe).exit_code == 0 &&
+      EmbeddingAssembly(fs.Read(ResolvePath(fatbinary.cwd, fatbin_c)).value_or(""), layout, bytes_path);
   if (!expected) argv.push_back(std::string(kEmbeddedFatbinFlag) + fatbin_c);  // EmbedFatbin says why
   ProcessSpec spec = fatbinary;
   spec.argv = std::move(argv);
-  return RunProcess(spec);
+  return runner.Run(spec);
 }
 
 ProcessResult StitchFatbin(const ProcessSpec& fatbinary, const std::vector<std::string>& images,
-                           const std::optional<FatbinEmbedding>& embedding) {
-  RealFileSystem fs;
+                           const std::optional<FatbinEmbedding>& embedding, CommandRunner& runner,
+                           WritableFileSystem& fs) {
   std::string fatbin_c =
       ResolvePath(fatbinary.cwd, FlagValues(fatbinary.argv, {"--embedded-fatbin"}).front());
   ProcessSpec probe = fatbinary;
   probe.argv = LayoutProbeCommand(fatbinary.argv);
-  ProcessResult result = RunProcess(probe);
+  ProcessResult result = runner.Run(probe);
   if (result.exit_code != 0) return result;
   std::string why;
   try {
@@ -74,28 +76,29 @@ ProcessResult StitchFatbin(const ProcessSpec& fatbinary, const std::vector<std::
     std::string text = fs.Read(fatbin_c).value_or("");
     if (embedding) {
       std::string bytes_path = ResolvePath(fatbinary.cwd, embedding->fatbin_bytes);
-      WriteFileAtomically(bytes_path, bytes);
+      fs.Write(bytes_path, bytes);
       // The layout alone, where it is the one the placeholder expects (CreateFatbin).
       if (EmbeddingAssembly(text, embedding->layout, bytes_path)) return result;
     }
     std::optional<std::string> whole = WithFatbinData(text, bytes);
     if (!whole) throw FatbinError(fatbin_c + " is not laid out as expected");
-    WriteFileAtomically(fatbin_c, *whole);
+    fs.Write(fatbin_c, *whole);
     return result;
   } catch (const FatbinError& error) {
     why = error.what();
   }
   std::cerr << "fastcuda: cannot join the images' fatbins (" << why << "); running fatbinary whole\n";
-  if (embedding) return CreateFatbin(fatbinary, embedding->fatbin_bytes, embedding->layout);
-  return RunProcess(fatbinary);
+  if (embedding) return CreateFatbin(fatbinary, embedding->fatbin_bytes, embedding->layout, runner, fs);
+  return runner.Run(fatbinary);
 }
 
-ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding) {
+ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding,
+                          CommandRunner& runner, WritableFileSystem& fs) {
   std::string fatbin_c = ResolvePath(host_compile.cwd, embedding.fatbin_c);
   std::optional<std::string> assembly =
-      EmbeddingAssembly(RealFileSystem().Read(fatbin_c).value_or(""), embedding.layout,
+      EmbeddingAssembly(fs.Read(fatbin_c).value_or(""), embedding.layout,
                         ResolvePath(host_compile.cwd, embedding.fatbin_bytes));
-  CommandChain chain(host_compile);
+  CommandChain chain(host_compile, runner);
   if (!assembly) {
     std::cerr << "fastcuda: " << fatbin_c << " is not laid out as FASTCUDA_EARLY_HOST expects; "
               << "compiling the host code again with it\n";
@@ -110,7 +113,7 @@ ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding
   const std::string& object = objects.front();
   std::string data_source = ResolvePath(host_compile.cwd, embedding.early_object + ".data.s");
   std::string data_object = embedding.early_object + ".data.o";
-  WriteFileAtomically(data_source, *assembly);
+  fs.Write(data_source, *assembly);
   std::vector<std::string> assemble = {compiler, "-c", "-x", "assembler", data_source, "-o", data_object};
   for (const std::string& word : host_compile.argv) {
     if (word == "-m64" || word == "-m32") assemble.push_back(word);  // the object's ELF class

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/file_system.h"
 #include "src/base/process.h"
 #include "src/graph/fatbin_embedding.h"
 
@@ -17,7 +18,9 @@ namespace fastcuda {
 /// binary fatbin to `bytes_path` and, if LayoutProbeCommand shows the
 /// `layout` the placeholder expects, only that layout to its `.fatbin.c`;
 /// otherwise nvcc's full `.fatbin.c` as well, for EmbedFatbin to compile.
-ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout);
+/// Runs its programs through `runner`, reads the `.fatbin.c` through `fs`.
+ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& bytes_path, FatbinLayout layout,
+                           CommandRunner& runner, const FileSystem& fs);
 
 /// Writes what `fatbinary` (nvcc's whole command, run in its cwd) writes,
 /// from `images`, the fatbins its images were compressed into one by one:
@@ -25,9 +28,11 @@ ProcessResult CreateFatbin(const ProcessSpec& fatbinary, const std::string& byte
 /// that fatbinary writes without images (WithFatbinData); with `embedding`
 /// (early host), as CreateFatbin writes them. Where the fatbins or that
 /// `.fatbin.c` are not as expected, says why in one line and runs the
-/// whole command (CreateFatbin) instead: nvcc's bytes either way.
+/// whole command (CreateFatbin) instead: nvcc's bytes either way. Runs its
+/// programs through `runner`, reads and writes through `fs`.
 ProcessResult StitchFatbin(const ProcessSpec& fatbinary, const std::vector<std::string>& images,
-                           const std::optional<FatbinEmbedding>& embedding);
+                           const std::optional<FatbinEmbedding>& embedding, CommandRunner& runner,
+                           WritableFileSystem& fs);
 
 /// Writes the object `host_compile` (nvcc's host compile command, `-o` the
 /// final object, run in its cwd) would have written had the stub included
@@ -36,7 +41,9 @@ ProcessResult StitchFatbin(const ProcessSpec& fatbinary, const std::vector<std::
 /// objcopy. If the `.fatbin.c` is not laid out as the placeholder expects
 /// (another CUDA version), says so in one line and runs `host_compile` with
 /// it (CreateFatbin wrote it in full) instead. Returns the first failing
-/// process's result, or the last's.
-ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding);
+/// process's result, or the last's. Runs its programs through `runner`,
+/// reads and writes through `fs`.
+ProcessResult EmbedFatbin(const ProcessSpec& host_compile, const FatbinEmbedding& embedding,
+                          CommandRunner& runner, WritableFileSystem& fs);
 
 }  // namespace fastcuda

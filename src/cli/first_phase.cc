@@ -1,79 +1,29 @@
 #include "src/cli/first_phase.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <filesystem>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 
+#include "src/base/command_io.h"
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
 #include "src/base/process.h"
-#include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
-#include "src/graph/whole_call_cache.h"
-#include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
+#include "src/plan/first_phase_plan.h"
 #include "src/plan/step_history.h"
 
 namespace fastcuda {
 namespace {
-
-/// True when `tu`'s whole-call cache lookup has run and hit: the build
-/// runs none of its other steps. Its result is named as Ninja, running in
-/// `ninja_dir`, names it.
-bool LookupHit(const RecordedTu& tu, const std::string& ninja_dir, const FileSystem& fs) {
-  return !tu.steps.empty() && tu.steps.front().kind == StepKindName(StepKind::kCacheLookup) &&
-         ReadsCacheHit(fs, ResolvePath(ninja_dir, tu.steps.front().output));
-}
-
-/// The graph's TUs when a first build should be ranked: a graph generated
-/// without measured step times (NoHistoryPath; its caller regenerated first
-/// if the log grew since), whose log does not hold a first phase's estimates
-/// already, unless FASTCUDA_FIRST_PHASE says "off"; only the TUs that the
-/// build needs (not those built on request) and whose lookup (if any) did
-/// not hit.
-std::vector<RecordedTu> TusToRank(const std::string& dir, const std::string& ninja_log_path,
-                                  const FileSystem& fs) {
-  if (EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "off" || !fs.IsFile(NoHistoryPath(dir)) ||
-      OnlyEstimated(ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")),
-                    fs.Read(ninja_log_path).value_or(""))) {
-    return {};
-  }
-  std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
-  if (!steps) return {};
-  std::vector<RecordedTu> tus;
-  try {
-    tus = ParseStepsFile(*steps);
-  } catch (const std::runtime_error& unreadable) {  // torn, or an older FastCuda's, read before regenerating
-    ComplainIfVerbose(std::string("no first phase: ") + unreadable.what());
-    return {};
-  }
-  const std::string ninja_dir = std::filesystem::path(ninja_log_path).parent_path().string();
-  std::erase_if(tus, [&](const RecordedTu& tu) { return tu.on_request || LookupHit(tu, ninja_dir, fs); });
-  return tus;
-}
-
-/// Whether the first phase weighs `tus`: where it pays (FirstPhasePays) or
-/// FASTCUDA_FIRST_PHASE says "on", and none of the graph's TUs has
-/// remembered times (`remembered`). Where some have, a phase would hold
-/// them all back for the few that have not (a file just added): those few
-/// are estimated as the mean remembered TU (MeanTuRecords).
-bool PhaseWeighs(const std::vector<RecordedTu>& tus, size_t remembered, unsigned jobs) {
-  if (remembered > 0) return false;
-  return EnvironmentVariable("FASTCUDA_FIRST_PHASE", "auto") == "on" ? tus.size() >= 2
-                                                                     : FirstPhasePays(tus, jobs);
-}
 
 /// Runs the first phase on `tus` through `run_ninja`: each TU's
 /// DeviceCodeWeight, -1 where it has none (a failed step); none where no TU
 /// has device code. `status` gets Ninja's where a signal stopped it, else 0.
 std::optional<std::vector<int64_t>> Weigh(const std::vector<RecordedTu>& tus, unsigned jobs,
                                           const std::string& ninja_dir, const RunNinjaFor& run_ninja,
-                                          const FileSystem& fs, int& status) {
+                                          const CommandIo& io, int& status) {
   std::vector<std::string> weighed(tus.size());  // each TU's WeighedStepOf output; empty: none
   std::vector<std::string> targets;
   for (size_t t = 0; t < tus.size(); ++t) {
@@ -89,109 +39,28 @@ std::optional<std::vector<int64_t>> Weigh(const std::vector<RecordedTu>& tus, un
       status = ninja;
       return weights;
     }
-    ComplainIfVerbose("the first phase failed (" + std::to_string(ninja) +
-                      ") for some TUs: they get mean estimates");
+    ComplainIfVerbose(io.environment, "the first phase failed (" + std::to_string(ninja) +
+                                          ") for some TUs: they get mean estimates");
   }
   // Megabytes of preprocessed code each: read on every core, as the build waits.
   ParallelFor(tus.size(), jobs, [&](size_t t) {
     if (weighed[t].empty()) return;
-    if (std::optional<std::string> text = fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
+    if (std::optional<std::string> text = io.fs.Read(ResolvePath(ninja_dir, weighed[t]))) {
       weights[t] = DeviceCodeWeight(*text);
     }
   });
   return weights;
 }
 
-/// A first build's TUs: those whose steps the history remembers (with
-/// their times, and their RememberedRecords) and the others.
-struct TusByHistory {
-  std::vector<std::pair<RecordedTu, SourceTimes>> known;
-  std::vector<RecordedTu> unknown;
-  std::vector<NinjaLogRecord> remembered;
-};
-
-/// `tus` split by whether the history in `history_dir` remembers them.
-TusByHistory SplitByHistory(std::vector<RecordedTu> tus, const std::string& history_dir,
-                            const WritableFileSystem& fs) {
-  TusByHistory split;
-  std::optional<std::vector<std::string>> files;  // listed once, for the first source not found by its path
-  for (RecordedTu& tu : tus) {
-    std::optional<SourceTimes> times;
-    if (!history_dir.empty() && !tu.source_path.empty()) {
-      times = ParseSourceTimes(fs.Read(SourceTimesPath(history_dir, tu.source_path)).value_or(""),
-                               tu.source_path);
-      if (!times) {
-        if (!files) files = fs.FilesIn(history_dir);
-        times = TimesOfMovedSource(tu.source_path, *files, fs);
-      }
-    }
-    if (!times || !Remembers(*times, tu)) {
-      split.unknown.push_back(std::move(tu));
-      continue;
-    }
-    std::vector<NinjaLogRecord> records = RememberedRecords(*times, tu);
-    split.remembered.insert(split.remembered.end(), records.begin(), records.end());
-    split.known.emplace_back(std::move(tu), std::move(*times));
-  }
-  return split;
-}
-
-/// Where a log that other programs append to ends: its size and a hash of
-/// its last bytes, to tell a log appended to since from one rewritten.
-std::string EndOf(std::string_view text) {
-  const size_t tail = std::min<size_t>(text.size(), 64);
-  return std::to_string(text.size()) + ":" + StableHashHex(text.substr(text.size() - tail), 16);
-}
-
-/// What was appended to `text` since it ended at `end` (EndOf): all of it
-/// where it was rewritten since (Ninja recompacts its log) or `end` is none.
-std::string_view TextSince(std::string_view text, const std::string& end) {
-  size_t size = 0;  // the digits before ':'; none: 0
-  std::from_chars(end.data(), end.data() + end.size(), size);
-  const bool appended = size > 0 && size <= text.size() && EndOf(text.substr(0, size)) == end;
-  return text.substr(appended ? size : 0);
-}
-
-/// The history's mark in the graph in `dir`: EndOf its Ninja log and of its
-/// step-memory.tsv.
-struct HistoryMark {
-  std::string log_end, memory_end;
-};
-HistoryMark ReadHistoryMark(const std::string& dir, const FileSystem& fs) {
-  HistoryMark mark;
-  std::istringstream(fs.Read(StepHistoryMarkPath(dir)).value_or("")) >> mark.log_end >> mark.memory_end;
-  return mark;
-}
-void WriteHistoryMark(const std::string& dir, std::string_view log, std::string_view memory,
-                      WritableFileSystem& fs) {
-  fs.Write(StepHistoryMarkPath(dir), EndOf(log) + " " + EndOf(memory) + "\n");
-}
-
 /// Runs `work`, which keeps the step history: where it fails (an unwritable
 /// cache directory, a torn steps.json) that costs rankings, never the build.
-void KeepingTheBuild(const std::function<void()>& work) {
+void KeepingTheBuild(const std::map<std::string, std::string>& environment,
+                     const std::function<void()>& work) {
   try {
     work();
   } catch (const std::runtime_error& error) {
-    ComplainIfVerbose(std::string("step times not remembered: ") + error.what());
+    ComplainIfVerbose(environment, std::string("step times not remembered: ") + error.what());
   }
-}
-
-/// The records a first build of `split` appends to Ninja's log, whose
-/// records are `in_log`: the remembered times and, for the TUs not
-/// remembered, MeanTuRecords, or EstimateRecords by `weights` where none
-/// is; never one of a step this build directory ran already (a record
-/// without its command's hash would make Ninja run it again).
-std::vector<NinjaLogRecord> RecordsToAppend(const TusByHistory& split,
-                                            const std::optional<std::vector<int64_t>>& weights,
-                                            const StepDurations& in_log) {
-  std::vector<NinjaLogRecord> records = split.remembered;
-  std::vector<NinjaLogRecord> estimates =
-      split.known.empty() ? EstimateRecords(split.unknown, weights.value_or(std::vector<int64_t>{}), in_log)
-                          : MeanTuRecords(split.known, split.unknown);
-  records.insert(records.end(), estimates.begin(), estimates.end());
-  std::erase_if(records, [&](const NinjaLogRecord& record) { return in_log.contains(record.output); });
-  return records;
 }
 
 /// Days since the epoch, today.
@@ -201,11 +70,11 @@ int64_t Today() {
 
 /// Ninja's log at `log_path`; where there is none yet (no phase ran Ninja:
 /// every TU remembered), started as the Ninja that will run writes it.
-std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
-  std::string log = fs.Read(log_path).value_or("");
+std::string LogToAppendTo(const std::string& log_path, const CommandIo& io) {
+  std::string log = io.fs.Read(log_path).value_or("");
   if (log.empty()) {
-    log = NinjaLogHeader(NinjaMinorVersion(NinjaProgram()));
-    fs.Append(log_path, log);
+    log = NinjaLogHeader(NinjaMinorVersion(io.runner, NinjaProgram(io.environment)));
+    io.fs.Append(log_path, log);
   }
   return log;
 }
@@ -213,34 +82,44 @@ std::string LogToAppendTo(const std::string& log_path, WritableFileSystem& fs) {
 }  // namespace
 
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
-                  const std::function<int()>& regenerate, WritableFileSystem& fs) {
-  if (!jobs) jobs = MachineLimitsHere().cpus;
+                  const std::function<int()>& regenerate, const CommandIo& io) {
+  WritableFileSystem& fs = io.fs;
+  if (!jobs) jobs = MachineLimitsHere(fs).cpus;
   const std::string log_path = GraphNinjaLogPath(dir, fs);
-  std::vector<RecordedTu> tus = TusToRank(dir, log_path, fs);
+  const std::string mode = EnvironmentValue(io.environment, "FASTCUDA_FIRST_PHASE", "auto");
+  std::vector<RecordedTu> tus;
+  try {
+    tus = TusToRank(dir, log_path, mode, fs);
+  } catch (const std::runtime_error& unreadable) {  // torn, or an older FastCuda's, read before regenerating
+    ComplainIfVerbose(io.environment, std::string("no first phase: ") + unreadable.what());
+    return 0;
+  }
   if (tus.empty()) return 0;
   const auto start = std::chrono::steady_clock::now();
-  const std::string history_dir = StepHistoryDir();
+  const std::string history_dir = StepHistoryDir(io.environment);
   TusByHistory split = SplitByHistory(std::move(tus), history_dir, fs);
-  if (!history_dir.empty()) KeepingTheBuild([&] { ForgetOldStepTimes(history_dir, Today(), fs); });
-  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs);
+  if (!history_dir.empty())
+    KeepingTheBuild(io.environment, [&] { ForgetOldStepTimes(history_dir, Today(), fs); });
+  const bool weighs = PhaseWeighs(split.unknown, split.known.size(), jobs, mode);
   if (!weighs && split.known.empty()) return 0;
   // Outputs are named as Ninja names them, relative to where it runs.
   const std::string ninja_dir = std::filesystem::path(log_path).parent_path().string();
   std::optional<std::vector<int64_t>> weights;
   if (weighs) {
     int stopped = 0;
-    weights = Weigh(split.unknown, jobs, ninja_dir, run_ninja, fs, stopped);
+    weights = Weigh(split.unknown, jobs, ninja_dir, run_ninja, io, stopped);
     if (stopped != 0) return stopped;
     if (!weights && split.known.empty()) return 0;  // no device code: nothing to rank
   }
-  const std::string log = LogToAppendTo(log_path, fs);
+  const std::string log = LogToAppendTo(log_path, io);
   if (NinjaLogVersion(log) == 0) return 0;  // not a log to write estimates into
   const std::vector<NinjaLogRecord> records = RecordsToAppend(split, weights, ParseNinjaLog(log));
   if (records.empty()) return 0;
   if (!split.known.empty()) {
-    ComplainIfVerbose(
-        "ranked by the step times of an earlier build elsewhere: " + std::to_string(split.known.size()) +
-        " of " + std::to_string(split.known.size() + split.unknown.size()) + " TUs (" + history_dir + ")");
+    ComplainIfVerbose(io.environment, "ranked by the step times of an earlier build elsewhere: " +
+                                          std::to_string(split.known.size()) + " of " +
+                                          std::to_string(split.known.size() + split.unknown.size()) +
+                                          " TUs (" + history_dir + ")");
   }
   std::string peaks;
   for (const auto& [tu, times] : split.known) peaks += RememberedMemoryLines(times, tu);
@@ -257,19 +136,20 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
   return status;
 }
 
-void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
-  const std::string history_dir = StepHistoryDir();
+void RememberBuild(const std::string& dir, const CommandIo& io) {
+  WritableFileSystem& fs = io.fs;
+  const std::string history_dir = StepHistoryDir(io.environment);
   if (history_dir.empty()) return;
   const std::string log = fs.Read(GraphNinjaLogPath(dir, fs)).value_or("");
   const HistoryMark mark = ReadHistoryMark(dir, fs);
-  if (log.empty() || EndOf(log) == mark.log_end) return;  // no build since the last time
+  if (log.empty() || LogEnd(log) == mark.log_end) return;  // no build since the last time
   const std::string memory = fs.Read(StepMemoryLogPath(dir)).value_or("");
   const StepMemoryRecords peaks = ParseStepMemoryRecords(TextSince(memory, mark.memory_end));
   const std::map<std::string, int64_t> measured =
       MeasuredTimes(ParseNinjaLogRecords(TextSince(log, mark.log_end)), peaks.cache_outcomes);
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) return;
-  KeepingTheBuild([&] {
+  KeepingTheBuild(io.environment, [&] {
     const int64_t today = Today();
     for (const RecordedTu& tu : ParseStepsFile(*steps)) {
       if (tu.source_path.empty() ||
@@ -287,9 +167,10 @@ void RememberBuild(const std::string& dir, WritableFileSystem& fs) {
   });
 }
 
-void SkipRecordsOfNoBuild(const std::string& dir, WritableFileSystem& fs) {
-  if (StepHistoryDir().empty()) return;
-  KeepingTheBuild([&] {
+void SkipRecordsOfNoBuild(const std::string& dir, const CommandIo& io) {
+  WritableFileSystem& fs = io.fs;
+  if (StepHistoryDir(io.environment).empty()) return;
+  KeepingTheBuild(io.environment, [&] {
     WriteHistoryMark(dir, fs.Read(GraphNinjaLogPath(dir, fs)).value_or(""),
                      fs.Read(StepMemoryLogPath(dir)).value_or(""), fs);
   });

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "src/base/file_system.h"
+#include "src/base/command_io.h"
 
 namespace fastcuda {
 
@@ -31,7 +31,7 @@ using RunNinjaFor = std::function<int(const std::vector<std::string>& targets)>;
 /// wherever there are two TUs or more and none is remembered) or `off` (no
 /// ranking at all, remembered times neither).
 int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
-                  const std::function<int()>& regenerate, WritableFileSystem& fs);
+                  const std::function<int()>& regenerate, const CommandIo& io);
 
 /// After a build of the graph in `dir`: remembers the times and peaks of
 /// the steps that ran since the last time (Ninja's log and step-memory.tsv
@@ -39,11 +39,11 @@ int RunFirstPhase(const std::string& dir, unsigned jobs, const RunNinjaFor& run_
 /// (src/plan/step_history.h), rewriting the files of those steps' sources
 /// alone (a no-op build reads Ninja's log and the mark, an edit rewrites one
 /// TU's file). Steps that a cache gave are left out. Never throws.
-void RememberBuild(const std::string& dir, WritableFileSystem& fs);
+void RememberBuild(const std::string& dir, const CommandIo& io);
 
 /// Moves the mark past what the logs hold now: records that no build of
 /// the graph wrote (`fastcuda ninja` appends its handovers to the log) are
 /// not remembered.
-void SkipRecordsOfNoBuild(const std::string& dir, WritableFileSystem& fs);
+void SkipRecordsOfNoBuild(const std::string& dir, const CommandIo& io);
 
 }  // namespace fastcuda

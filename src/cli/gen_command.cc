@@ -34,15 +34,16 @@
 namespace fastcuda {
 namespace {
 
-int GenerateForCall(const GenOptions& options) {
+/// `gen -- NVCC ARGS...`: the manifest of one call.
+int GenerateForCall(const GenOptions& options, const CommandIo& io) {
   const std::string cwd = std::filesystem::current_path().string();
   std::vector<std::string> nvcc_args(options.nvcc_call.begin() + 1, options.nvcc_call.end());
   StepLaunchers launchers = options.launchers;
-  AddLauncherVersions(launchers, ProgramVersion);
+  AddLauncherVersions(launchers, VersionProbeOf(io.runner));
   NvccPlan plan = PlanNvccCall(
-      {options.nvcc_call.front(), nvcc_args, cwd, CurrentEnvironment()},
+      {options.nvcc_call.front(), nvcc_args, cwd, io.environment},
       [&](const std::string& output) { return WorkDirFor(TuRoot(options.out_dir), output); }, launchers,
-      CompileModesOf(options), NvccDryrunRunner(), RealFileSystem());
+      CompileModesOf(options), NvccDryrunRunner(io.runner, io.environment), io.fs);
   if (!plan.graph) {
     Complain("cannot split this nvcc call: " + plan.fallback_reason);
     return 2;
@@ -53,10 +54,8 @@ int GenerateForCall(const GenOptions& options) {
   fragment.fastcuda = SelfExecutable();
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
-  RealFileSystem fs;
-  WriteCallManifest(
-      graph, fragment, ParsePoolDepths(options.pools), options.out_dir,
-      PlanLimits(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), options.jobs, MachineLimitsHere()), fs);
+  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir,
+                    PlanLimits(io.environment, options.jobs, MachineLimitsHere(io.fs)), io.fs);
   return 0;
 }
 
@@ -123,8 +122,6 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
     const StepGraph& graph = plan.graphs[i];
     // As the launcher compares it: without the depfile it writes itself.
     TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}, {}};
-    FragmentOptions capturing;
-    capturing.capture_dir = CaptureDir(graph.work_dir);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
       const GraphStep& graph_step = graph.steps[step];
       if (graph_step.kind == StepKind::kCacheLookup) {
@@ -133,7 +130,8 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
       } else if (!graph_step.kept_depfile.empty()) {
         record.depfiles.push_back(graph_step.kept_depfile);
       }
-      if (options.launcher_builds) record.captures.push_back(CapturePath(capturing, graph, step));
+      if (options.launcher_builds)
+        record.captures.push_back(CapturePath(CaptureDir(graph.work_dir), graph, step));
       record.landmarks.push_back(ResolvePath(graph.cwd, Landmark(graph, step)));
     }
     if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);
@@ -158,9 +156,9 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
 
 /// --priority-ladder: "on", "off", or "auto": on where the Ninja that will
 /// run the graph ranks edges by their path (1.12 and later).
-bool PriorityLadderWanted(const GenOptions& options) {
+bool PriorityLadderWanted(const GenOptions& options, const CommandIo& io) {
   if (options.priority_ladder != "auto") return options.priority_ladder == "on";
-  return NinjaMinorVersion(NinjaProgram()) >= 12;
+  return NinjaMinorVersion(io.runner, NinjaProgram(io.environment)) >= 12;
 }
 
 DryrunCache LoadCache(const std::string& path, const FileSystem& fs) {
@@ -188,9 +186,9 @@ void MarkWhetherMeasured(std::string_view ninja_log, const std::vector<StepGraph
 
 }  // namespace
 
-GenerationContext LoadGenerationContext(const GenOptions& options) {
-  return {CurrentEnvironment(), SelfExecutable(), PriorityLadderWanted(options), MachineLimitsHere(),
-          ProgramVersion};
+GenerationContext LoadGenerationContext(const GenOptions& options, const CommandIo& io) {
+  return {io.environment, SelfExecutable(), PriorityLadderWanted(options, io), MachineLimitsHere(io.fs),
+          VersionProbeOf(io.runner)};
 }
 
 Generation GenerateForDatabase(const GenOptions& options, const GenerationContext& context,
@@ -206,8 +204,7 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
 Generation GenerateForEntries(CompileDatabase database, const GenOptions& options,
                               const GenerationContext& context, const DryrunRunner& runner,
                               const FileSystem& fs, const std::optional<ManifestPart>& part) {
-  const PlannedLimits limits = PlanLimits(EnvironmentValue(context.environment, "FASTCUDA_MEMORY_BUDGET"),
-                                          options.jobs, context.machine);
+  const PlannedLimits limits = PlanLimits(context.environment, options.jobs, context.machine);
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
@@ -295,20 +292,22 @@ void WriteGeneration(const Generation& generation, const std::string& out_dir, W
   for (const std::string& path : generation.removed) fs.Remove(path);
 }
 
-int GenMain(const std::vector<std::string>& args) {
-  GenOptions options = ParseGenOptions(args);
+int Generate(const GenOptions& options, const CommandIo& io) {
   try {
-    if (options.compdb.empty()) return GenerateForCall(options);
-    RealFileSystem fs;
-    Generation generation =
-        GenerateForDatabase(options, LoadGenerationContext(options), NvccDryrunRunner(), fs);
-    WriteGeneration(generation, options.out_dir, fs);
+    if (options.compdb.empty()) return GenerateForCall(options, io);
+    Generation generation = GenerateForDatabase(options, LoadGenerationContext(options, io),
+                                                NvccDryrunRunner(io.runner, io.environment), io.fs);
+    WriteGeneration(generation, options.out_dir, io.fs);
     std::cerr << generation.report;
     return 0;
   } catch (const CompileDatabaseError& error) {
     Complain(error.what());
     return 2;
   }
+}
+
+int GenMain(const std::vector<std::string>& args, const CommandIo& io) {
+  return Generate(ParseGenOptions(args, io.environment), io);
 }
 
 }  // namespace fastcuda

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ninja-gen/global_manifest.h"
+#include "src/base/command_io.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/base/machine.h"
@@ -41,8 +42,8 @@ struct Generation {
   std::vector<std::string> inputs;
 };
 
-/// The context of this process and machine.
-GenerationContext LoadGenerationContext(const GenOptions& options);
+/// The context of this process and machine, asked through `io`.
+GenerationContext LoadGenerationContext(const GenOptions& options, const CommandIo& io);
 
 /// Plans the database that `options` names, reading it, the dryrun cache,
 /// Ninja's log and the memory log through `fs`, and running dryruns through
@@ -67,5 +68,10 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
 
 /// Writes a generation through `fs`.
 void WriteGeneration(const Generation& generation, const std::string& out_dir, WritableFileSystem& fs);
+
+/// What `fastcuda gen` does with its parsed `options`: plans the nvcc call
+/// or the database and writes the manifests, through `io`. Its status: 2
+/// where the database cannot be planned (said on stderr), else 0.
+int Generate(const GenOptions& options, const CommandIo& io);
 
 }  // namespace fastcuda

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "src/base/ninja_jobs.h"
+#include "src/base/process.h"
 #include "src/base/shell_words.h"
 #include "src/base/toolchain_environment.h"
 
@@ -56,8 +57,19 @@ GenOptions Checked(GenOptions options) {
 
 }  // namespace
 
-GenOptions ParseGenOptions(const std::vector<std::string>& args) {
+GenOptions DefaultGenOptions(const std::map<std::string, std::string>& environment) {
   GenOptions options;
+  options.launchers = LaunchersFrom(environment, RemoteClientExecutable());
+  options.module_id = EnvironmentValue(environment, "FASTCUDA_MODULE_ID");
+  options.split_compile = EnvironmentValue(environment, "FASTCUDA_SPLIT_COMPILE");
+  options.early_host = EnvironmentValue(environment, "FASTCUDA_EARLY_HOST");
+  options.priority_ladder = EnvironmentValue(environment, "FASTCUDA_PRIORITY_LADDER", "auto");
+  return options;
+}
+
+GenOptions ParseGenOptions(const std::vector<std::string>& args,
+                           const std::map<std::string, std::string>& environment) {
+  GenOptions options = DefaultGenOptions(environment);
   size_t i = 0;
   auto value = [&]() -> const std::string& {
     if (i + 1 >= args.size()) throw std::invalid_argument(std::string(kGenUsage));

@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "src/base/process.h"
 #include "src/graph/compile_modes.h"
 #include "src/graph/launchers.h"
 
@@ -31,23 +30,28 @@ struct GenOptions {
   /// a TU's headers from there, even where the graph built its object before
   /// make's own rule would run.
   bool object_depfiles = false;
-  StepLaunchers launchers =
-      LaunchersFrom(CurrentEnvironment(), RemoteClientExecutable());  ///< host and device launchers
+  StepLaunchers launchers;  ///< host and device launchers
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first
   std::vector<std::pair<std::string, std::string>> launchers_for;
   /// Mode texts as given (parsed by CompileModesOf), written back by GenCommandLine.
-  std::string module_id = EnvironmentVariable("FASTCUDA_MODULE_ID");
-  std::string split_compile = EnvironmentVariable("FASTCUDA_SPLIT_COMPILE");
-  std::string early_host = EnvironmentVariable("FASTCUDA_EARLY_HOST");
-  std::string priority_ladder = EnvironmentVariable("FASTCUDA_PRIORITY_LADDER", "auto");
+  std::string module_id;
+  std::string split_compile;
+  std::string early_host;
+  std::string priority_ladder = "auto";
   std::vector<std::string> nvcc_call;  ///< after `--`
 };
 
-/// The arguments of `gen` or `build`, paths made absolute. Throws
-/// std::invalid_argument with the usage on a wrong or missing option, and
-/// on a mode text that CompileModesOf would reject (before any dryrun runs).
-GenOptions ParseGenOptions(const std::vector<std::string>& args);
+/// The options that no argument gives: the launchers and mode texts of
+/// `environment` (FASTCUDA_HOST_LAUNCHER, FASTCUDA_MODULE_ID, ...).
+GenOptions DefaultGenOptions(const std::map<std::string, std::string>& environment);
+
+/// The arguments of `gen` or `build` over DefaultGenOptions of
+/// `environment`, paths made absolute. Throws std::invalid_argument with the
+/// usage on a wrong or missing option, and on a mode text that
+/// CompileModesOf would reject (before any dryrun runs).
+GenOptions ParseGenOptions(const std::vector<std::string>& args,
+                           const std::map<std::string, std::string>& environment);
 
 /// The compile modes that the options' mode texts name.
 CompileModes CompileModesOf(const GenOptions& options);

@@ -33,17 +33,19 @@ std::string OuterBuildId(const EnclosingNinjaProcess& ninja) {
 /// The objects of the graph that the outer build needs; every object of the
 /// graph where Ninja cannot say.
 std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& ninja,
-                                                   const std::vector<GraphObject>& objects) {
+                                                   const std::vector<GraphObject>& objects,
+                                                   const CommandIo& io) {
   NinjaCommandLine line = ParseNinjaCommandLine(ninja.process.argv);
   // The outer Ninja's own binary: its manifest may need its version.
   std::string program = "/proc/" + std::to_string(ninja.process.pid) + "/exe";
   std::error_code unreadable;
   program = std::filesystem::read_symlink(program, unreadable).string();
-  if (unreadable) program = NinjaProgram();
+  if (unreadable) program = NinjaProgram(io.environment);
   std::string error;
-  std::optional<TargetNeeds> needs = AskTargetNeeds(program, ninja.cwd, line.manifest, line.targets, error);
+  std::optional<TargetNeeds> needs =
+      AskTargetNeeds(program, ninja.cwd, line.manifest, line.targets, io.runner, error);
   if (!needs) {
-    ComplainIfVerbose("building every TU of the graph: `ninja -t inputs` failed: " + error);
+    ComplainIfVerbose(io.environment, "building every TU of the graph: `ninja -t inputs` failed: " + error);
     std::vector<std::string> all;
     for (const GraphObject& tu : objects) all.push_back(tu.object);
     return all;
@@ -54,7 +56,7 @@ std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& 
 /// Runs the graph's Ninja for `targets` (none: the default, every object and
 /// the priority ladder), its output collected.
 ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>& targets, bool keep_going,
-                       int lock_fd) {
+                       int lock_fd, const CommandIo& io) {
   NinjaRun ninja;
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;
@@ -62,18 +64,18 @@ ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>
   ninja.lock_fd = lock_fd;
   ninja.keep_going = keep_going;
   ninja.targets = targets;
-  return RunNinja(ninja);
+  return RunNinja(ninja, io);
 }
 
 }  // namespace
 
-std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string& cwd) {
+std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string& cwd, const CommandIo& io) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
   if (outputs.empty()) return std::nullopt;
   const std::string object = ResolvePath(cwd, outputs.back());
   const std::string& dir = call.graph_dir;
-  RealFileSystem disk;
-  std::optional<EnclosingNinjaProcess> ninja = EnclosingNinjaHere();
+  WritableFileSystem& disk = io.fs;
+  std::optional<EnclosingNinjaProcess> ninja = EnclosingNinjaHere(disk);
   const std::string outer_build = ninja ? OuterBuildId(*ninja) : "";
   auto record_of_object = [&] {
     return ParseTuRecord(disk.Read(TuRecordPath(WorkDirFor(TuRoot(dir), object))).value_or(""));
@@ -104,15 +106,15 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
 
   std::optional<std::string> build_args = disk.Read(BuildArgsPath(dir));
   if (!build_args) {
-    ComplainIfVerbose("no " + BuildArgsPath(dir) + ": building the TU alone");
+    ComplainIfVerbose(io.environment, "no " + BuildArgsPath(dir) + ": building the TU alone");
     return std::nullopt;
   }
-  std::vector<std::string> args = SplitShellWords(*build_args);
-  GenOptions options = ParseGenOptions(args);
-  if (int status = PrepareGraph(options, args, disk); status != 0) return status;
+  GenOptions options = ParseGenOptions(SplitShellWords(*build_args), io.environment);
+  if (int status = PrepareGraph(options, io); status != 0) return status;
   std::optional<TuRecord> record = record_of_object();
   if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
-    ComplainIfVerbose("the graph does not build " + object + " with this command: building the TU alone");
+    ComplainIfVerbose(io.environment,
+                      "the graph does not build " + object + " with this command: building the TU alone");
     return std::nullopt;
   }
 
@@ -122,7 +124,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   const bool first_of_build = ninja && (!last || last->outer_build != outer_build);
   if (first_of_build) {
     std::vector<GraphObject> graph_objects = ParseGraphObjects(disk.Read(GraphObjectsPath(dir)).value_or(""));
-    objects = ObjectsTheOuterBuildNeeds(*ninja, graph_objects);
+    objects = ObjectsTheOuterBuildNeeds(*ninja, graph_objects, io);
     if (std::find(objects.begin(), objects.end(), object) == objects.end()) objects.push_back(object);
     std::sort(objects.begin(), objects.end());
     // All of them: the default target, whose priority ladder ranks the steps
@@ -131,23 +133,23 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
     const bool everything = objects.size() >= graph_objects.size();
     if (everything) {
       auto run_for = [&](const std::vector<std::string>& targets) {
-        return RunGraph(options, targets, /*keep_going=*/true, lock.fd()).exit_code;
+        return RunGraph(options, targets, /*keep_going=*/true, lock.fd(), io).exit_code;
       };
       if (int status = RunPassesBeforeBuild(
-              dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, args, disk); }, disk)) {
+              dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, io); }, io)) {
         return ReceivedSignal() ? ExitLikeNvccOn(ReceivedSignal()) : status;
       }
     }
-    result =
-        RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true, lock.fd());
+    result = RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true,
+                      lock.fd(), io);
     if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());
     disk.Write(LauncherBuildPath(dir), FormatLauncherBuild({outer_build, result.exit_code == 0, objects}));
-    RememberBuild(dir, disk);
+    RememberBuild(dir, io);
   }
   // A run for the whole build that failed somewhere may have stopped in the
   // middle of this TU: its own run says.
   if (!first_of_build || (result.exit_code != 0 && objects.size() > 1)) {
-    result = RunGraph(options, {object}, /*keep_going=*/false, lock.fd());
+    result = RunGraph(options, {object}, /*keep_going=*/false, lock.fd(), io);
   }
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
   if (result.exit_code != 0) {
@@ -157,7 +159,8 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
     return result.exit_code;
   }
   if (UseGraphResult(call, cwd, disk)) return succeeded(*record);
-  ComplainIfVerbose("a file of " + object + " changed while the graph built it: building the TU alone");
+  ComplainIfVerbose(io.environment,
+                    "a file of " + object + " changed while the graph built it: building the TU alone");
   return std::nullopt;
 }
 

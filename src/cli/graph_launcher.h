@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "src/base/command_io.h"
 #include "src/cli/launcher.h"
 
 namespace fastcuda {
@@ -21,6 +22,6 @@ namespace fastcuda {
 /// somewhere, builds its own TU's steps. Returns nullopt where the graph does
 /// not build the object (an entry nvcc runs whole, a command the database
 /// does not hold): the caller then builds the TU alone.
-std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string& cwd);
+std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string& cwd, const CommandIo& io);
 
 }  // namespace fastcuda

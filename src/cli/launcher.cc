@@ -7,12 +7,14 @@
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/ninja_writer.h"
+#include "src/base/command_io.h"
 #include "src/base/depfile.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/call_manifest.h"
 #include "src/cli/commands.h"
 #include "src/cli/graph_launcher.h"
@@ -34,22 +36,17 @@ namespace fastcuda {
 namespace {
 
 /// Runs nvcc itself, as the launcher does for modes it does not split.
-[[noreturn]] void RunNvccItself(const std::vector<std::string>& args, const std::string& why) {
-  ComplainIfVerbose("running nvcc itself: " + why);
+[[noreturn]] void RunNvccItself(const std::vector<std::string>& args, const std::string& why,
+                                const std::map<std::string, std::string>& environment) {
+  ComplainIfVerbose(environment, "running nvcc itself: " + why);
   ExecProcess(args);
-}
-
-/// The work directory of an object: beside it, so that it shares its fate
-/// (a `clean` of the build tree, a different build directory).
-std::string LauncherWorkDir(const std::string& absolute_output) {
-  std::filesystem::path output(absolute_output);
-  return (output.parent_path() / ".fastcuda" / output.filename()).string();
 }
 
 /// ReplayCaptures of the steps of a launcher's own graph.
 int ReplayStepOutput(const StepGraph& graph, const FragmentOptions& options, const FileSystem& fs) {
   std::vector<std::string> captures;
-  for (size_t i = 0; i < graph.steps.size(); ++i) captures.push_back(CapturePath(options, graph, i));
+  for (size_t i = 0; i < graph.steps.size(); ++i)
+    captures.push_back(CapturePath(options.capture_dir, graph, i));
   return ReplayCaptures(captures, fs);
 }
 
@@ -171,27 +168,27 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   return true;
 }
 
-int LauncherMain(const std::vector<std::string>& all_args) {
+int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) {
   const std::string cwd = std::filesystem::current_path().string();
   LauncherCall call = ParseLauncherCall(all_args);
-  RealFileSystem disk;
+  WritableFileSystem& disk = io.fs;
   if (call.builds_graph) {
-    if (std::optional<int> status = BuildThroughGraph(call, cwd)) return *status;
+    if (std::optional<int> status = BuildThroughGraph(call, cwd, io)) return *status;
   } else if (!call.graph_dir.empty() && UseGraphResult(call, cwd, disk)) {
     return 0;
   }
   const std::vector<std::string>& args = call.nvcc;
   const std::vector<std::string> nvcc_args(args.begin() + 1, args.end());
-  const std::map<std::string, std::string> environment = CurrentEnvironment();
+  const std::map<std::string, std::string>& environment = io.environment;
   StepLaunchers launchers = LaunchersFrom(environment, RemoteClientExecutable());
   launchers.nvcc = call.launcher;
-  AddLauncherVersions(launchers, ProgramVersion);
+  AddLauncherVersions(launchers, VersionProbeOf(io.runner));
   NvccPlan plan = PlanNvccCall({args.front(), nvcc_args, cwd, environment}, LauncherWorkDir, launchers,
-                               CompileModesFrom(environment), NvccDryrunRunner(), disk);
+                               CompileModesFrom(environment), NvccDryrunRunner(io.runner, environment), disk);
   auto run_nvcc_itself = [&](const std::string& why) {
     std::vector<std::string> whole = call.launcher;
     whole.insert(whole.end(), args.begin(), args.end());
-    RunNvccItself(whole, why);
+    RunNvccItself(whole, why, environment);
   };
   if (!plan.graph) run_nvcc_itself(plan.fallback_reason);
   AddWholeCallCache(*plan.graph, call.launcher, args);
@@ -208,13 +205,13 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   options.capture_dir = CaptureDir(graph.work_dir);
   options.rerun_preprocessing = true;
   std::string manifest = GlobalManifestPath(graph.work_dir);
-  unsigned jobs = ParseJobCount(EnvironmentVariable("FASTCUDA_JOBS", "0"), "FASTCUDA_JOBS");
-  PoolDepths pools = ParsePoolDepths(EnvironmentVariable("FASTCUDA_POOLS", ""));
+  unsigned jobs = ParseJobCount(EnvironmentValue(environment, "FASTCUDA_JOBS", "0"), "FASTCUDA_JOBS");
+  PoolDepths pools = ParsePoolDepths(EnvironmentValue(environment, "FASTCUDA_POOLS"));
   // Calls for one object run one after another, as each nvcc call would
   // write the object whole; Ninja holds the lock until its last step ends.
   std::optional<DirectoryLock> lock;
   try {
-    lock.emplace(graph.work_dir, "lock");
+    lock.emplace(graph.work_dir, kWorkDirLockName);
   } catch (const std::exception& unwritable) {  // nvcc fails there too, with the assembler's message
     run_nvcc_itself(std::string("no work directory: ") + unwritable.what());
   }
@@ -223,8 +220,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   }
   try {
     WriteCallManifest(graph, options, pools, graph.work_dir,
-                      PlanLimits(EnvironmentVariable("FASTCUDA_MEMORY_BUDGET"), jobs, MachineLimitsHere()),
-                      disk);
+                      PlanLimits(environment, jobs, MachineLimitsHere(disk)), disk);
   } catch (const UnnameablePath& unnameable) {
     run_nvcc_itself(unnameable.what());
   }
@@ -235,7 +231,7 @@ int LauncherMain(const std::vector<std::string>& all_args) {
   ninja.jobs = jobs;
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock->fd();
-  ProcessResult result = RunNinja(ninja);
+  ProcessResult result = RunNinja(ninja, io);
   int step_failure = ReplayStepOutput(graph, options, disk);
   if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph, disk);
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);

@@ -6,26 +6,26 @@
 
 namespace fastcuda {
 
-int RunLookupPass(const std::string& dir, const RunNinjaFor& run_ninja, const FileSystem& fs) {
-  const std::string target = fs.Read(LookupPassPath(dir)).value_or("");
+int RunLookupPass(const std::string& dir, const RunNinjaFor& run_ninja, const CommandIo& io) {
+  const std::string target = io.fs.Read(LookupPassPath(dir)).value_or("");
   if (target.empty()) return 0;
   if (int status = run_ninja({target}); status != 0) {
     if (ReceivedSignal()) return status;
-    ComplainIfVerbose("the lookup pass failed (" + std::to_string(status) + ")");
+    ComplainIfVerbose(io.environment, "the lookup pass failed (" + std::to_string(status) + ")");
   }
   return 0;
 }
 
 int RunPassesBeforeBuild(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
-                         const std::function<int()>& regenerate, WritableFileSystem& fs) {
-  if (int status = RunLookupPass(dir, run_ninja, fs); status != 0) return status;
+                         const std::function<int()>& regenerate, const CommandIo& io) {
+  if (int status = RunLookupPass(dir, run_ninja, io); status != 0) return status;
   bool regenerated = false;
   auto noting_regeneration = [&] {
     regenerated = true;
     return regenerate();
   };
-  if (int status = RunFirstPhase(dir, jobs, run_ninja, noting_regeneration, fs); status != 0) return status;
-  return regenerated ? RunLookupPass(dir, run_ninja, fs) : 0;
+  if (int status = RunFirstPhase(dir, jobs, run_ninja, noting_regeneration, io); status != 0) return status;
+  return regenerated ? RunLookupPass(dir, run_ninja, io) : 0;
 }
 
 }  // namespace fastcuda

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "src/base/file_system.h"
+#include "src/base/command_io.h"
 #include "src/cli/first_phase.h"
 
 namespace fastcuda {
@@ -19,7 +19,7 @@ namespace fastcuda {
 /// dyndep files made during the build would add them unranked. Returns
 /// Ninja's status when a signal stopped it, else 0 (the build that follows
 /// reports a failed lookup).
-int RunLookupPass(const std::string& dir, const RunNinjaFor& run_ninja, const FileSystem& fs);
+int RunLookupPass(const std::string& dir, const RunNinjaFor& run_ninja, const CommandIo& io);
 
 /// What runs before a build of every TU of the graph in `dir`: the lookup
 /// pass; the first phase (RunFirstPhase), which weighs only the TUs that
@@ -27,6 +27,6 @@ int RunLookupPass(const std::string& dir, const RunNinjaFor& run_ninja, const Fi
 /// graph (the ladder's dyndep plan changed with it). Returns the first
 /// failing status, or 0.
 int RunPassesBeforeBuild(const std::string& dir, unsigned jobs, const RunNinjaFor& run_ninja,
-                         const std::function<int()>& regenerate, WritableFileSystem& fs);
+                         const std::function<int()>& regenerate, const CommandIo& io);
 
 }  // namespace fastcuda

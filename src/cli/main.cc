@@ -1,10 +1,15 @@
-// fastcuda's command line: sub-commands, or the nvcc launcher.
+// fastcuda's command line: sub-commands, or the nvcc launcher. The edge:
+// the one place that makes the real runner and file system and reads the
+// environment (tests/check_io.sh).
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "fastcuda_commit.h"
+#include "src/base/command_io.h"
+#include "src/base/file_system.h"
 #include "src/base/process.h"
 #include "src/cli/commands.h"
 #include "src/cli/launcher.h"
@@ -26,15 +31,15 @@ enum class Audience {
 
 /// One sub-command, as in Ninja's `kTools[]`: a row of kSubCommands.
 struct SubCommand {
-  const char* name;                    ///< the first word of the command line
-  const char* synopsis;                ///< the arguments after it
-  const char* description;             ///< one line
-  int (*main)(const Arguments& args);  ///< gets the words after the name
+  const char* name;                                         ///< the first word of the command line
+  const char* synopsis;                                     ///< the arguments after it
+  const char* description;                                  ///< one line
+  int (*main)(const Arguments& args, const CommandIo& io);  ///< gets the words after the name
   Audience audience;
 };
 
 /// `fastcuda --version`: the version, and the commit it was built from.
-int VersionMain(const Arguments&) {
+int VersionMain(const Arguments&, const CommandIo&) {
   std::cout << "fastcuda " << FASTCUDA_VERSION << " (commit " << FASTCUDA_COMMIT << ")\n";
   return 0;
 }
@@ -49,13 +54,17 @@ constexpr SubCommand kSubCommands[] = {
      "ninja on a generator's build.ninja, each nvcc compile split into its sub-steps", NinjaMain,
      Audience::kPeople},
     {"trace", "[--svg] DIR [-o FILE]", "the last build: Chrome/Perfetto JSON, or an SVG timeline",
-     [](const Arguments& args) { return ViewMain("trace", args); }, Audience::kPeople},
+     [](const Arguments& args, const CommandIo& io) { return ViewMain("trace", args, io); },
+     Audience::kPeople},
     {"report", "DIR [-j N]", "why the build took as long as it did",
-     [](const Arguments& args) { return ViewMain("report", args); }, Audience::kPeople},
+     [](const Arguments& args, const CommandIo& io) { return ViewMain("report", args, io); },
+     Audience::kPeople},
     {"table", "DIR [-o FILE]", "CSV of step times, output sizes, peak memory",
-     [](const Arguments& args) { return ViewMain("table", args); }, Audience::kPeople},
+     [](const Arguments& args, const CommandIo& io) { return ViewMain("table", args, io); },
+     Audience::kPeople},
     {"graph", "DIR [-o FILE]", "DOT of the step graph",
-     [](const Arguments& args) { return ViewMain("graph", args); }, Audience::kPeople},
+     [](const Arguments& args, const CommandIo& io) { return ViewMain("graph", args, io); },
+     Audience::kPeople},
     {"--version", "", "the version and the commit it was built from", VersionMain, Audience::kPeople},
     {"step", "[OUTPUT...] [OPTION...] -- COMMAND", "run one sub-step inside a Ninja edge", StepMain,
      Audience::kNinjaEdges},
@@ -121,15 +130,15 @@ std::string Usage() {
 
 /// Runs the sub-command that the first word names; any other first word
 /// begins a compile for the launcher.
-int Dispatch(const Arguments& args) {
+int Dispatch(const Arguments& args, const CommandIo& io) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << Usage();
     return args.empty() ? 2 : 0;
   }
   for (const SubCommand& command : kSubCommands) {
-    if (args[0] == command.name) return command.main(Arguments(args.begin() + 1, args.end()));
+    if (args[0] == command.name) return command.main(Arguments(args.begin() + 1, args.end()), io);
   }
-  return LauncherMain(args);
+  return LauncherMain(args, io);
 }
 
 }  // namespace
@@ -139,12 +148,16 @@ int main(int argc, char** argv) {
   fastcuda::CloseInheritedDescriptor();
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
+    fastcuda::RealCommandRunner runner;
+    fastcuda::RealFileSystem fs;
+    const std::map<std::string, std::string> environment = fastcuda::CurrentEnvironment();
+    const fastcuda::CommandIo io{runner, fs, environment};
     // Linked as `ninja`, fastcuda is `fastcuda ninja` for generators that run
     // `ninja` from PATH (PyTorch's cpp_extension).
-    if (std::filesystem::path(argv[0]).filename() == "ninja") return fastcuda::NinjaMain(args);
+    if (std::filesystem::path(argv[0]).filename() == "ninja") return fastcuda::NinjaMain(args, io);
     // Run by ccache in place of nvcc, for a lookup or a store of a graph.
-    if (fastcuda::RunAsCachePrefix()) return fastcuda::CachePrefixMain(args);
-    return fastcuda::Dispatch(args);
+    if (fastcuda::RunAsCachePrefix(environment)) return fastcuda::CachePrefixMain(args, io);
+    return fastcuda::Dispatch(args, io);
   } catch (const fastcuda::Interrupted& stop) {
     return fastcuda::ExitLikeNvccOn(stop.signal);
   } catch (const std::exception& error) {

@@ -7,8 +7,8 @@
 
 namespace fastcuda {
 
-ProcessResult RunNinja(const NinjaRun& run) {
-  const std::string ninja = NinjaProgram();
+ProcessResult RunNinja(const NinjaRun& run, const CommandIo& io) {
+  const std::string ninja = NinjaProgram(io.environment);
   // By name: a field added to ProcessSpec must not shift the others.
   ProcessSpec spec;
   spec.argv = {ninja};
@@ -19,12 +19,13 @@ ProcessResult RunNinja(const NinjaRun& run) {
   if (run.dir.empty()) spec.argv.insert(spec.argv.end(), {"-f", run.manifest});
   else spec.argv.insert(spec.argv.end(), {"-C", run.dir});
   if (run.quiet) spec.argv.push_back("--quiet");
-  for (const std::string& argument : NinjaJobArgumentsHere(run.jobs, ninja)) spec.argv.push_back(argument);
+  for (const std::string& argument : NinjaJobArgumentsHere(io, run.jobs, ninja))
+    spec.argv.push_back(argument);
   if (run.keep_going) spec.argv.insert(spec.argv.end(), {"-k", "0"});
   if (!run.targets.empty()) spec.argv.push_back("--");
   spec.argv.insert(spec.argv.end(), run.targets.begin(), run.targets.end());
   StopIfInterrupted();  // stopped while it generated: no build
-  return RunProcess(spec);
+  return io.runner.Run(spec);
 }
 
 TargetNeeds NeedsOfTargets(const std::vector<std::string>& targets, const std::string& ninja_cwd,
@@ -44,14 +45,15 @@ TargetNeeds NeedsOfTargets(const std::vector<std::string>& targets, const std::s
 
 std::optional<TargetNeeds> AskTargetNeeds(const std::string& ninja, const std::string& cwd,
                                           const std::string& manifest,
-                                          const std::vector<std::string>& targets, std::string& error) {
+                                          const std::vector<std::string>& targets, CommandRunner& runner,
+                                          std::string& error) {
   ProcessSpec query;
   query.argv = {ninja, "-C", cwd, "-f", manifest, "-t", "inputs"};
   query.capture_output = true;
   // 1.12 and later quote paths for a shell unless told not to.
-  if (NinjaMinorVersion(ninja) >= 12) query.argv.push_back("--no-shell-escape");
+  if (NinjaMinorVersion(runner, ninja) >= 12) query.argv.push_back("--no-shell-escape");
   query.argv.insert(query.argv.end(), targets.begin(), targets.end());
-  ProcessResult inputs = RunProcess(query);
+  ProcessResult inputs = runner.Run(query);
   if (inputs.exit_code != 0) {
     error = inputs.stderr_text + inputs.stdout_text;
     return std::nullopt;

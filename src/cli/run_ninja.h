@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/command_io.h"
 #include "src/base/process.h"
 
 namespace fastcuda {
@@ -23,10 +24,10 @@ struct NinjaRun {
   std::vector<std::string> targets;  ///< empty: the manifest's defaults
 };
 
-/// Runs NinjaProgram() as `run` says, in a process group of its own (see
-/// ProcessSpec::own_process_group), with the job arguments of
-/// NinjaJobArgumentsHere, and waits for it.
-ProcessResult RunNinja(const NinjaRun& run);
+/// Runs NinjaProgram() as `run` says, through `io`'s runner, in a process
+/// group of its own (see ProcessSpec::own_process_group), with the job
+/// arguments of NinjaJobArgumentsHere, and waits for it.
+ProcessResult RunNinja(const NinjaRun& run, const CommandIo& io);
 
 /// What a build of some targets needs, from the targets and the output of
 /// `ninja -t inputs` for them (one path per line, as the manifest names
@@ -39,10 +40,11 @@ TargetNeeds NeedsOfTargets(const std::vector<std::string>& targets, const std::s
                            const std::string& inputs_output);
 
 /// What `targets` of `manifest` need, as `ninja` (a Ninja program) run in
-/// `cwd` says (`-t inputs`); nullopt, with Ninja's message in `error`, where
-/// it cannot say.
+/// `cwd` says (`-t inputs`, run through `runner`); nullopt, with Ninja's
+/// message in `error`, where it cannot say.
 std::optional<TargetNeeds> AskTargetNeeds(const std::string& ninja, const std::string& cwd,
                                           const std::string& manifest,
-                                          const std::vector<std::string>& targets, std::string& error);
+                                          const std::vector<std::string>& targets, CommandRunner& runner,
+                                          std::string& error);
 
 }  // namespace fastcuda

@@ -4,9 +4,6 @@
 // `fastcuda write-text`: writes a module id, and
 // `fastcuda write-fatbin-placeholder`: writes what the host stub includes
 // instead of the fatbin (FASTCUDA_EARLY_HOST).
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -15,6 +12,8 @@
 
 #include "ninja-gen/dyndep.h"
 #include "ninja-gen/priority_ladder.h"
+#include "src/base/build_load.h"
+#include "src/base/command_io.h"
 #include "src/base/depfile.h"
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
@@ -96,14 +95,13 @@ void FreshenOutputs(const StepInvocation& options, const std::vector<std::string
   for (const std::string& output : outputs) fs.Touch(output);
 }
 
-/// Appends `text` in a single write, so that concurrent steps' lines do not
-/// interleave.
-void Append(const std::string& path, const std::string& text) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;  // the history is a hint; a step does not fail for it
-  ssize_t ignored = write(fd, text.data(), text.size());
-  (void)ignored;
-  close(fd);
+/// Appends `text` in a single write (FileSystem::Append), so that
+/// concurrent steps' lines do not interleave.
+void Append(const std::string& path, const std::string& text, WritableFileSystem& fs) {
+  try {
+    fs.Append(path, text);
+  } catch (const std::runtime_error&) {  // the history is a hint; a step does not fail for it
+  }
 }
 
 /// Blanks the `#if 0` blocks of cudafe++'s host source, before restat
@@ -126,9 +124,11 @@ void RestoreStubNameIn(const std::string& cwd, const StubInclude& include, Writa
 
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the jobs
 /// the build runs when the step starts.
-void SplitByLoad(StepInvocation& options) {
+void SplitByLoad(StepInvocation& options, const FileSystem& fs,
+                 const std::map<std::string, std::string>& environment) {
   if (options.split_share > 0) {
-    options.argv = WithAutoSplit(std::move(options.argv), CurrentBuildLoad(), options.split_share);
+    options.argv =
+        WithAutoSplit(std::move(options.argv), CurrentBuildLoad(fs, environment), options.split_share);
   }
 }
 
@@ -161,12 +161,15 @@ void PrintAfterRun(const StepInvocation& options, const ProcessResult& result, c
 }
 
 /// Runs the step's program, or the early host step or fatbin stitch it stands for.
-ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec, CommandRunner& runner) {
-  if (!options.fatbin_images.empty()) return StitchFatbin(spec, options.fatbin_images, options.embedding);
+ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec, CommandRunner& runner,
+                         WritableFileSystem& fs) {
+  if (!options.fatbin_images.empty())
+    return StitchFatbin(spec, options.fatbin_images, options.embedding, runner, fs);
   if (!options.embedding) return runner.Run(spec);
   const FatbinEmbedding& embedding = *options.embedding;
-  if (embedding.early_object.empty()) return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout);
-  return EmbedFatbin(spec, embedding);
+  if (embedding.early_object.empty())
+    return CreateFatbin(spec, embedding.fatbin_bytes, embedding.layout, runner, fs);
+  return EmbedFatbin(spec, embedding, runner, fs);
 }
 
 /// Runs the program beside the other steps of the graph (StepGate); where
@@ -177,21 +180,21 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
 /// bound, should the second run fail too), so that the next generation
 /// plans with it.
 ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<std::string>& outputs,
-                               const ProcessSpec& spec, CommandRunner& runner, const FileSystem& fs,
+                               const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
                                LockFiles* locks) {
   StepGate gate(locks);
   const OomKillCounts before = ReadOomKillCounts(fs);
   gate.EnterBeside();
-  ProcessResult beside = RunProgram(options, spec, runner);
+  ProcessResult beside = RunProgram(options, spec, runner, fs);
   gate.Leave();
   std::optional<std::string> reason =
       OutOfMemoryReason(beside, beside.stdout_text + beside.stderr_text, before, ReadOomKillCounts(fs));
   if (!reason) return beside;
   if (!options.rss_log.empty() && !outputs.empty())
-    Append(options.rss_log, StepMemoryLine(outputs.front(), beside.max_rss_kb, beside.cpu_ms));
+    Append(options.rss_log, StepMemoryLine(outputs.front(), beside.max_rss_kb, beside.cpu_ms), fs);
   StopIfInterrupted();  // stopped, not short of memory: no second run
   gate.EnterAlone();
-  ProcessResult alone = RunProgram(options, spec, runner);
+  ProcessResult alone = RunProgram(options, spec, runner, fs);
   gate.Leave();
   std::string step = std::filesystem::path(options.argv.front()).filename().string();
   if (!options.outputs.empty()) step += " (" + options.outputs.back() + ")";  // cicc's: the PTX
@@ -385,7 +388,7 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
             const std::map<std::string, std::string>& inherited, LockFiles* locks) {
-  SplitByLoad(options);
+  SplitByLoad(options, fs, inherited);
   std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
                    /*capture_output=*/true};
@@ -442,7 +445,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   FreshenOutputs(options, outputs, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
-    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome));
+    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome),
+           fs);
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);
   if (!options.depfile_from.empty()) {
@@ -456,7 +460,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   if (options.absolute_depfile && !outputs.empty())
     MakeDepfileAbsolute(depfile, options.cwd, outputs.front(), fs);
   WriteNinjaDepfile(options, fs);
-  if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs);
+  if (!options.cache.store.empty()) StoreInWholeCallCache(options, spec, runner, fs, inherited);
   RecordMadeBy(options, outputs, line_table, fs);
   if (!options.reads_log.empty() && !options.outputs.empty())
     fs.Append(options.reads_log, SourceReadLine(started, options.outputs.front()));
@@ -464,17 +468,15 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   return 0;
 }
 
-int StepMain(const std::vector<std::string>& args) {
+int StepMain(const std::vector<std::string>& args, const CommandIo& io) {
   DieWithParent();
-  RealCommandRunner runner;
-  RealFileSystem fs;
   StepInvocation step = StepInvocation::Parse(args);
   std::optional<DirectoryLockFiles> locks;
   if (!step.lock_dir.empty()) locks.emplace(step.lock_dir);
-  return RunStep(std::move(step), runner, fs, CurrentEnvironment(), locks ? &*locks : nullptr);
+  return RunStep(std::move(step), io.runner, io.fs, io.environment, locks ? &*locks : nullptr);
 }
 
-int WriteTextMain(const std::vector<std::string>& args) {
+int WriteTextMain(const std::vector<std::string>& args, const CommandIo& io) {
   std::string cwd;
   size_t i = 0;
   if (args.size() >= 2 && args[0] == kCwdFlag) {
@@ -483,42 +485,41 @@ int WriteTextMain(const std::vector<std::string>& args) {
   }
   if (args.size() != i + 2) throw std::invalid_argument("write-text needs [--cwd DIR] TEXT FILE");
   // Unchanged text keeps its file's mtime, so Ninja (restat) skips its readers.
-  WriteFileIfChanged(ResolvePath(cwd, args[i + 1]), args[i]);
+  WriteIfChanged(io.fs, ResolvePath(cwd, args[i + 1]), args[i]);
   return 0;
 }
 
-int ToolchainStampMain(const std::vector<std::string>& args) {
+int ToolchainStampMain(const std::vector<std::string>& args, const CommandIo& io) {
   if (args.empty() || args.size() > 2) throw std::invalid_argument("toolchain-stamp needs FILE [RECORD]");
   std::string changed;
   if (args.size() == 2) {
-    RealFileSystem fs;
-    changed = ChangedPrograms(fs.Read(args[1]).value_or(""), NvccDryrunRunner());
+    changed = ChangedPrograms(io.fs.Read(args[1]).value_or(""), NvccDryrunRunner(io.runner, io.environment));
   }
-  WriteFileIfChanged(args[0], EnvironmentKey(ToolchainEnvironment(CurrentEnvironment())) + changed);
+  WriteIfChanged(io.fs, args[0], EnvironmentKey(ToolchainEnvironment(io.environment)) + changed);
   return 0;
 }
 
-int WriteFatbinPlaceholderMain(const std::vector<std::string>& args) {
+int WriteFatbinPlaceholderMain(const std::vector<std::string>& args, const CommandIo& io) {
   std::optional<FatbinLayout> layout;
   if (args.size() == 4 && args[0] == kCwdFlag) layout = ParseFatbinLayout(args[2]);
   if (!layout) throw std::invalid_argument("write-fatbin-placeholder needs --cwd DIR whole|relocatable FILE");
-  WriteFileIfChanged(ResolvePath(args[1], args[3]), FatbinPlaceholder(*layout));
+  WriteIfChanged(io.fs, ResolvePath(args[1], args[3]), FatbinPlaceholder(*layout));
   return 0;
 }
 
-int LadderDyndepMain(const std::vector<std::string>& args) {
+int LadderDyndepMain(const std::vector<std::string>& args, const CommandIo& io) {
   if (args.size() != 2) throw std::invalid_argument("ladder-dyndep needs PLAN FILE");
-  RealFileSystem fs;
+  WritableFileSystem& fs = io.fs;
   std::optional<std::string> plan = fs.Read(args[0]);
   if (!plan) throw std::runtime_error("cannot read " + args[0]);
   // Unchanged text keeps its mtime, so Ninja (restat) leaves the rungs be.
-  WriteFileIfChanged(args[1], LadderDyndepText(ParseLadderDyndepPlan(*plan), [&](const std::string& result) {
-                       return ReadsCacheHit(fs, result);
-                     }));
+  WriteIfChanged(fs, args[1], LadderDyndepText(ParseLadderDyndepPlan(*plan), [&](const std::string& result) {
+                   return ReadsCacheHit(fs, result);
+                 }));
   return 0;
 }
 
-int MergeDepfilesMain(const std::vector<std::string>& args) {
+int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io) {
   std::string cwd, target, output, cache_result;
   bool phony_targets = false;
   std::vector<std::string> parts, on_hit;
@@ -534,11 +535,10 @@ int MergeDepfilesMain(const std::vector<std::string>& args) {
   }
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
   // A whole-call cache's hit: the steps that wrote the other parts did not run.
-  if (!cache_result.empty() && ReadsCacheHit(RealFileSystem(), cache_result)) parts = on_hit;
+  if (!cache_result.empty() && ReadsCacheHit(io.fs, cache_result)) parts = on_hit;
   // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
-  WriteFileIfChanged(
-      ResolvePath(cwd, output),
-      FormatDepfile({{target}, DependenciesOfDepfiles(parts, "", RealFileSystem())}, phony_targets));
+  WriteIfChanged(io.fs, ResolvePath(cwd, output),
+                 FormatDepfile({{target}, DependenciesOfDepfiles(parts, "", io.fs)}, phony_targets));
   return 0;
 }
 

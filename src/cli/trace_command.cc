@@ -1,7 +1,6 @@
 // `fastcuda trace|report|table|graph DIR`: looking at the last build of a
 // graph directory (a `fastcuda gen`/`build` output, or a launcher work dir).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "src/base/file_system.h"
@@ -38,8 +37,7 @@ ViewOptions ParseViewOptions(const std::string& view, const std::vector<std::str
   return options;
 }
 
-Timeline LoadTimeline(const std::string& dir) {
-  RealFileSystem fs;
+Timeline LoadTimeline(const std::string& dir, const WritableFileSystem& fs) {
   std::optional<std::string> steps = fs.Read(StepsFilePath(dir));
   if (!steps) throw std::runtime_error(dir + " holds no steps.json: not a FastCuda graph directory");
   const std::string ninja_log = GraphNinjaLogPath(dir, fs);
@@ -49,9 +47,8 @@ Timeline LoadTimeline(const std::string& dir) {
   Timeline timeline = BuildTimeline(
       ParseStepsFile(*steps), fs.Read(ninja_log).value_or(""), fs.Read(StepMemoryLogPath(dir)).value_or(""),
       [&](const std::string& path) {
-        std::error_code error;
-        auto size = std::filesystem::file_size(ninja_dir / path, error);
-        return error ? int64_t{-1} : static_cast<int64_t>(size);
+        std::optional<uintmax_t> size = fs.Size((ninja_dir / path).string());
+        return size ? static_cast<int64_t>(*size) : int64_t{-1};
       },
       ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")));
   timeline.planned = ParsePlannedLimits(fs.Read(PlannedLimitsPath(dir)).value_or(""));
@@ -65,28 +62,28 @@ Timeline LoadTimeline(const std::string& dir) {
   return timeline;
 }
 
-void Emit(const ViewOptions& options, const std::string& text) {
+void Emit(const ViewOptions& options, const std::string& text, WritableFileSystem& fs) {
   if (options.output.empty()) {
     std::cout << text;
     return;
   }
-  WriteFileAtomically(options.output, text);
+  fs.Write(options.output, text);
 }
 
 }  // namespace
 
-int ViewMain(const std::string& view, const std::vector<std::string>& args) {
+int ViewMain(const std::string& view, const std::vector<std::string>& args, const CommandIo& io) {
   ViewOptions options = ParseViewOptions(view, args);
   if (view == "graph") {
-    std::optional<std::string> steps = RealFileSystem().Read(StepsFilePath(options.dir));
+    std::optional<std::string> steps = io.fs.Read(StepsFilePath(options.dir));
     if (!steps) throw std::runtime_error(options.dir + " holds no steps.json");
-    Emit(options, StepGraphDot(ParseStepsFile(*steps)));
+    Emit(options, StepGraphDot(ParseStepsFile(*steps)), io.fs);
     return 0;
   }
-  Timeline timeline = LoadTimeline(options.dir);
-  if (view == "trace") Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline));
-  else if (view == "report") Emit(options, BuildReport(timeline, options.jobs));
-  else Emit(options, StepTableCsv(timeline));
+  Timeline timeline = LoadTimeline(options.dir, io.fs);
+  if (view == "trace") Emit(options, options.svg ? TimelineSvg(timeline) : TraceJson(timeline), io.fs);
+  else if (view == "report") Emit(options, BuildReport(timeline, options.jobs), io.fs);
+  else Emit(options, StepTableCsv(timeline), io.fs);
   return 0;
 }
 

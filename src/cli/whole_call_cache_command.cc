@@ -2,6 +2,7 @@
 
 #include "src/base/depfile.h"
 #include "src/base/shell_words.h"
+#include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"
 #include "src/nvcc/step.h"
 
@@ -35,7 +36,7 @@ void AskWithoutCompiling(ProcessSpec& spec) {
 }
 
 void StoreInWholeCallCache(const StepInvocation& options, const ProcessSpec& step, CommandRunner& runner,
-                           WritableFileSystem& fs) {
+                           WritableFileSystem& fs, const std::map<std::string, std::string>& environment) {
   ProcessSpec store{options.cache.store, options.cwd, step.env_set, /*capture=*/true};
   store.env_set[kCompilerPrefix] = SelfExecutable();
   store.env_set.erase(kPreprocessorPrefix);
@@ -46,7 +47,8 @@ void StoreInWholeCallCache(const StepInvocation& options, const ProcessSpec& ste
   store.env_set[kProvideDepfile] = JoinShellWords(depfiles);
   ProcessResult result = runner.Run(store);
   if (result.exit_code != 0) {
-    ComplainIfVerbose("the cache did not store " + options.outputs.front() + ": " + result.stderr_text);
+    ComplainIfVerbose(environment,
+                      "the cache did not store " + options.outputs.front() + ": " + result.stderr_text);
   }
   for (const std::vector<std::string>& left :
        {OutputOf(options.cache.store), DepfileOf(options.cache.store)}) {
@@ -54,19 +56,21 @@ void StoreInWholeCallCache(const StepInvocation& options, const ProcessSpec& ste
   }
 }
 
-bool RunAsCachePrefix() { return !EnvironmentVariable(kPrefixRole).empty(); }
+bool RunAsCachePrefix(const std::map<std::string, std::string>& environment) {
+  return !EnvironmentValue(environment, kPrefixRole).empty();
+}
 
-int CachePrefixMain(const std::vector<std::string>& nvcc) {
-  const std::string object = EnvironmentVariable(kPrefixRole);
+int CachePrefixMain(const std::vector<std::string>& nvcc, const CommandIo& io) {
+  const std::string object = EnvironmentValue(io.environment, kPrefixRole);
   if (object == kMiss) return 1;
-  RealFileSystem fs;
+  WritableFileSystem& fs = io.fs;
   std::vector<std::string> output = OutputOf(nvcc), depfile_path = DepfileOf(nvcc);
   std::optional<std::string> bytes = fs.Read(object);
   if (output.empty() || !bytes) return 1;
   fs.Write(output.front(), *bytes);
   if (!depfile_path.empty()) {
     std::vector<std::string> headers =
-        DependenciesOfDepfiles(SplitShellWords(EnvironmentVariable(kProvideDepfile)), "", fs);
+        DependenciesOfDepfiles(SplitShellWords(EnvironmentValue(io.environment, kProvideDepfile)), "", fs);
     std::vector<std::string> target = FlagValues(nvcc, {"-MT"});
     fs.Write(depfile_path.front(),
              FormatDepfile({{target.empty() ? output.front() : target.front()}, headers}));

@@ -5,9 +5,11 @@
 // that missed) or hands over the object the steps made (a store).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "src/base/command_io.h"
 #include "src/base/file_system.h"
 #include "src/base/process.h"
 #include "src/plan/step_protocol.h"
@@ -20,16 +22,18 @@ void AskWithoutCompiling(ProcessSpec& spec);
 
 /// Stores the object the step made (its first output) and its depfile
 /// (`cache.store_depfile`) with the cache command `cache.store`; runs in the
-/// step's environment `step`. A store that fails only costs a later hit.
+/// step's environment `step`. A store that fails only costs a later hit
+/// (said under FASTCUDA_VERBOSE of `environment`).
 void StoreInWholeCallCache(const StepInvocation& options, const ProcessSpec& step, CommandRunner& runner,
-                           WritableFileSystem& fs);
+                           WritableFileSystem& fs, const std::map<std::string, std::string>& environment);
 
-/// True when fastcuda runs as the cache's prefix command.
-bool RunAsCachePrefix();
+/// True when fastcuda runs as the cache's prefix command (`environment`
+/// names the object it hands over).
+bool RunAsCachePrefix(const std::map<std::string, std::string>& environment);
 
 /// fastcuda as the cache's prefix command, given the compiler's command line
 /// (`nvcc ARGS`): exits 1 for a lookup, or writes the object and depfile
 /// the store hands over at nvcc's -o and -MF.
-int CachePrefixMain(const std::vector<std::string>& nvcc);
+int CachePrefixMain(const std::vector<std::string>& nvcc, const CommandIo& io);
 
 }  // namespace fastcuda

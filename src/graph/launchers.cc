@@ -102,6 +102,10 @@ std::vector<std::string> RemoteLauncher(const std::string& remote_client, const 
   return {remote_client, "--remote", remote};
 }
 
+VersionProbe VersionProbeOf(CommandRunner& runner) {
+  return [&runner](const std::string& program) { return ProgramVersion(runner, program); };
+}
+
 void AddLauncherVersion(std::map<std::string, std::string>& versions,
                         const std::vector<std::string>& launcher, const VersionProbe& version) {
   if (launcher.empty() || versions.count(launcher.front())) return;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/process.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -36,6 +37,9 @@ std::vector<std::string> RemoteLauncher(const std::string& remote_client, const 
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;
+
+/// ProgramVersion, its programs run through `runner`.
+VersionProbe VersionProbeOf(CommandRunner& runner);
 
 /// Adds to `versions` the version of `launcher`'s program, asked of
 /// `version`, when what LauncherFor gives it depends on one.

@@ -89,8 +89,6 @@ std::vector<NinjaLogRecord> EstimateRecords(const std::vector<RecordedTu>& tus,
   return records;
 }
 
-std::string FirstPhasePath(const std::string& dir) { return dir + "/first-phase"; }
-
 std::string FormatFirstPhase(const FirstPhase& phase) {
   return std::to_string(phase.estimates_begin) + " " + std::to_string(phase.build_begin) + " " +
          std::to_string(phase.build_start_ms) + "\n";

@@ -21,26 +21,21 @@ namespace fastcuda {
 /// How much device code a TU's preprocessed device source asks cicc and
 /// ptxas to compile: the kernels it declares (`__global__`, which the
 /// preprocessor turns into `__attribute__((global))`) and the launches it
-/// holds (`<<<`). On the bench corpora kernel counts rank TUs by their
-/// measured chains at 0.88-0.90, sizes at 0.75-0.80 (bench/RESULTS.md).
+/// holds (`<<<`): on the bench corpora kernel counts rank TUs by their
+/// measured chains better than sizes do (bench/RESULTS.md, "What ranks a
+/// first build's TUs").
 int64_t DeviceCodeWeight(std::string_view preprocessed);
 
-/// Whether weighing pays for `tus` on `jobs` job slots. Measured on 16
-/// cores: up to two TUs a slot, where a few heavy chains set the bound, the
-/// first phase took a 16-TU, 5-architecture first build from 1.31 to 1.12
-/// times the schedule's bound. Beyond, the build is bound by its total work,
-/// and the phase has a fixed cost (its last round's idle slots, the
-/// regeneration): it cost 40 TUs x 1 architecture (about 20 s) 1.5 s (1.07
-/// to 1.10), where each TU is one short chain. But where every TU runs
-/// several architectures' chains, Ninja's own ranking still ends a long
-/// build with heavy TUs started late: first builds of 48 TUs x 5
-/// architectures (60-83 s) were 0.93 times as long with the phase, on
-/// average over eight side-by-side pairs (two architectures: no gain).
-/// So: from two TUs to two a job slot, and beyond for TUs of two or more
+/// Whether weighing pays for `tus` on `jobs` job slots: from two TUs to two
+/// a job slot, where a few heavy chains set the bound; beyond, where the
+/// build is bound by its total work and the phase's fixed cost (its last
+/// round's idle slots, the regeneration) counts, only for TUs of two or more
 /// cicc each on average whose steps come to kLongFirstBuildMs a slot by
-/// their kinds' DefaultDuration (58 s for those 48 TUs). Not for one
-/// architecture, however many TUs: default times cannot tell 160 light TUs
-/// (10 s on 16 cores) from a long build.
+/// their kinds' DefaultDuration: there Ninja's own ranking still ends a long
+/// build with heavy TUs started late. Not for one architecture, however many
+/// TUs: default times cannot tell many light TUs from a long build. The
+/// measurements behind each bound are in bench/RESULTS.md, "The first phase
+/// against Ninja's ranking" and "Long builds of many TUs".
 bool FirstPhasePays(const std::vector<RecordedTu>& tus, unsigned jobs);
 /// Work a job slot, by DefaultDuration, from which a first build of more
 /// than two TUs a slot is long enough for its first phase to pay.
@@ -51,9 +46,9 @@ inline constexpr int64_t kLongFirstBuildMs = 30000;
 /// chain only by the wait for the other TUs' phase steps. Where cicc waits for
 /// cudafe++ (nvcc's module ids) that is the host preprocessing, else the
 /// first device preprocessing; both hold the same kernels and launches. None
-/// for a TU without device code. (Measured on 16 cores, 16 TUs x 5
-/// architectures: a phase of device preprocessing delayed the longest chain,
-/// which starts at the host preprocessing, by the whole phase, 0.8-1.0 s.)
+/// for a TU without device code. (A phase of device preprocessing delayed
+/// the longest chain, which starts at the host preprocessing, by the whole
+/// phase: bench/RESULTS.md, "A first build taken apart".)
 std::optional<size_t> WeighedStepOf(const RecordedTu& tu);
 
 /// Records of estimated times for the steps of `tus` that write a file and
@@ -75,7 +70,6 @@ struct FirstPhase {
   size_t build_begin = 0;
   int64_t build_start_ms = 0;
 };
-std::string FirstPhasePath(const std::string& dir);
 std::string FormatFirstPhase(const FirstPhase& phase);
 std::optional<FirstPhase> ParseFirstPhase(std::string_view text);
 

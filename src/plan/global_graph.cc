@@ -12,6 +12,7 @@
 #include "src/nvcc/host_compiler.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/transcript_template.h"
+#include "src/plan/graph_dir.h"
 #include "src/plan/nvcc_call.h"
 #include "src/plan/toolchain_programs.h"
 
@@ -208,7 +209,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   ParallelFor(entries.size(), options.jobs, [&](size_t i) {
     const PlannedEntry& planned = entries[i];
     std::string work_dir =
-        WorkDirFor(options.out_dir + "/tu", ResolvePath(planned.entry->directory, planned.entry->output));
+        WorkDirFor(TuRoot(options.out_dir), ResolvePath(planned.entry->directory, planned.entry->output));
     std::string why = planned.invocation.fallback_reason.value_or("");
     if (why.empty()) {
       const std::optional<Transcript>& base = templates.at(planned.shape);

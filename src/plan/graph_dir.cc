@@ -9,6 +9,8 @@
 
 #include "src/base/json_bytes.h"
 #include "src/base/parallel_for.h"
+#include "src/base/shell_words.h"
+#include "src/base/stable_hash.h"
 
 namespace fastcuda {
 namespace {
@@ -29,9 +31,17 @@ std::string StepsManifestPath(const std::string& dir) { return dir + "/steps.nin
 std::string NinjaLogPath(const std::string& dir) { return dir + "/.ninja_log"; }
 std::string NinjaLogSourcePath(const std::string& dir) { return dir + "/ninja-log-path"; }
 std::string TuRoot(const std::string& dir) { return dir + "/tu"; }
+std::string LauncherWorkDir(const std::string& absolute_output) {
+  std::filesystem::path output(absolute_output);
+  return (output.parent_path() / ".fastcuda" / output.filename()).string();
+}
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
 std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }
+std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, size_t step_index) {
+  return capture_dir + "/step" + std::to_string(step_index) + "-" +
+         StableHashHex(JoinShellWords(graph.steps[step_index].argv));
+}
 std::string FailureNotePath(const std::string& work_dir) { return work_dir + "/failed-edge"; }
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
@@ -50,6 +60,30 @@ std::string StepHistoryMarkPath(const std::string& dir) { return dir + "/step-hi
 std::string RememberedMemoryPath(const std::string& dir) { return dir + "/remembered-memory.tsv"; }
 std::string LookupPassPath(const std::string& dir) { return dir + "/lookup-pass"; }
 std::string PlannedLimitsPath(const std::string& dir) { return dir + "/planned-limits.json"; }
+std::string FirstPhasePath(const std::string& dir) { return dir + "/first-phase"; }
+std::string SharedEnvFilePath(const std::string& dir, const std::string& environment_text) {
+  return dir + "/env/" + StableHashHex(environment_text, 16) + ".env";
+}
+std::string LadderDir(const std::string& dir) { return dir + "/priority"; }
+std::string RungPath(const std::string& ladder_dir, size_t k) {
+  return ladder_dir + "/rung" + std::to_string(k);
+}
+std::string LadderDyndepPath(const std::string& ladder_dir) { return ladder_dir + "/dyndep"; }
+std::string LadderDyndepPlanPath(const std::string& ladder_dir) { return ladder_dir + "/dyndep-plan.json"; }
+std::string AlwaysDirtyPath(const std::string& work_dir) { return work_dir + "/always-dirty"; }
+std::string ObjectMadeByPath(const std::string& work_dir) { return work_dir + "/object-made-by"; }
+std::string RewriteDir(const std::string& manifest_dir) { return manifest_dir + "/" + kRewriteDirName; }
+std::string InRewriteDir(const std::string& name) { return std::string(kRewriteDirName) + "/" + name; }
+std::string RewriteKeyPath(const std::string& dir) { return dir + "/ninja-key"; }
+std::string SelfAsNinjaPath(const std::string& dir) { return dir + "/bin/ninja"; }
+std::string SharedObjectsPath(const std::string& dir) { return dir + "/shared-objects.json"; }
+std::string HandoversPath(const std::string& dir) { return dir + "/log-handovers.json"; }
+std::string BuildStartPath(const std::string& dir) { return dir + "/build-start"; }
+std::string SourceTimesPath(const std::string& history_dir, const std::string& source_path) {
+  return history_dir + "/" + std::filesystem::path(source_path).filename().string() + "-" +
+         StableHashHex(source_path, 16) + ".json";
+}
+std::string ForgottenOnPath(const std::string& history_dir) { return history_dir + "/forgotten-on"; }
 
 std::string StepsFileText(const std::vector<StepGraph>& graphs,
                           const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path,

@@ -17,6 +17,14 @@
 
 namespace fastcuda {
 
+/// The lock in a graph directory that `fastcuda build`, `fastcuda ninja` and
+/// the launchers that build the graph take (exclusive to build, shared to
+/// read), by its name there (DirectoryLock).
+inline constexpr const char* kGraphLockName = "build.lock";
+/// The lock in a launcher's work dir (LauncherWorkDir): the calls for one
+/// object run one after another.
+inline constexpr const char* kWorkDirLockName = "lock";
+
 /// Where the files of a graph directory are.
 std::string GlobalManifestPath(const std::string& dir);  ///< `build.ninja`
 std::string StepsManifestPath(const std::string& dir);   ///< `steps.ninja`: for `fastcuda ninja`
@@ -24,10 +32,18 @@ std::string NinjaLogPath(const std::string& dir);        ///< Ninja's `.ninja_lo
 /// `ninja-log-path`: a graph that is a part of a generator's manifest names
 /// there the Ninja log its steps' times go to (the manifest's, not its own).
 std::string NinjaLogSourcePath(const std::string& dir);
-std::string TuRoot(const std::string& dir);             ///< `tu/`: one work dir per TU
+std::string TuRoot(const std::string& dir);  ///< `tu/`: one work dir per TU
+/// The launcher's own work dir of an object: `.fastcuda/OBJECT` beside it,
+/// so that it shares its fate (a `clean` of the build tree, a different
+/// build directory).
+std::string LauncherWorkDir(const std::string& absolute_output);
 std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
 std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
+/// The file in `capture_dir` (CaptureDir) that step `step_index` of `graph`
+/// saves its output in: named by a hash of its command too, so that output
+/// captured for another command is not replayed after the manifest changed.
+std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, size_t step_index);
 /// `failed-edge`: the user's edge of a `fastcuda ninja` TU (FailureNote).
 std::string FailureNotePath(const std::string& work_dir);
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
@@ -61,6 +77,47 @@ std::string LookupPassPath(const std::string& dir);
 /// `planned-limits.json`: the memory budget and job count the manifest was
 /// planned with, and where each came from (PlannedLimits).
 std::string PlannedLimitsPath(const std::string& dir);
+/// `first-phase`: where a first build's estimates and its build began (FirstPhase).
+std::string FirstPhasePath(const std::string& dir);
+/// `env/HASH.env`: the environment file (EnvironmentFileText) that graphs
+/// setting the same variables share, by its text.
+std::string SharedEnvFilePath(const std::string& dir, const std::string& environment_text);
+/// `priority/`: the priority ladder's files: its rungs (`rungK`, K from 1),
+/// its dyndep file and the plan that file is written from.
+std::string LadderDir(const std::string& dir);
+std::string RungPath(const std::string& ladder_dir, size_t k);
+std::string LadderDyndepPath(const std::string& ladder_dir);
+std::string LadderDyndepPlanPath(const std::string& ladder_dir);
+/// The work dir's phony target that is never up to date: an input of the
+/// steps that run in every build (nvcc run whole without a depfile,
+/// FragmentOptions::rerun_preprocessing).
+std::string AlwaysDirtyPath(const std::string& work_dir);
+/// `object-made-by`: what made the object of the work dir's TU last (StepInvocation::made_by).
+std::string ObjectMadeByPath(const std::string& work_dir);
+
+/// `fastcuda ninja`: the graph directory of a generator's manifest in
+/// `manifest_dir` is kRewriteDirName there, and holds these besides.
+inline constexpr const char* kRewriteDirName = ".fastcuda";
+std::string RewriteDir(const std::string& manifest_dir);
+/// The file `name` of the rewrite's directory as Ninja, running in the
+/// manifest's directory, names it.
+std::string InRewriteDir(const std::string& name);
+/// `ninja-key`: what the rewrite was made with (arguments, toolchain).
+std::string RewriteKeyPath(const std::string& dir);
+/// `bin/ninja`: fastcuda linked as `ninja`, which the generator's tools run.
+std::string SelfAsNinjaPath(const std::string& dir);
+/// `shared-objects.json`: the objects both plain ninja and the rewrite write (SharedObject).
+std::string SharedObjectsPath(const std::string& dir);
+/// `log-handovers.json`: the records handed over to plain ninja's log (Handover).
+std::string HandoversPath(const std::string& dir);
+/// `build-start`: stamped as the rewrite's Ninja starts (BuildStart).
+std::string BuildStartPath(const std::string& dir);
+
+/// The step history's directory (StepHistoryDir) holds one file a source
+/// (SourceTimesPath: its name and a hash of its path) and `forgotten-on`,
+/// the day old files were last removed.
+std::string SourceTimesPath(const std::string& history_dir, const std::string& source_path);
+std::string ForgottenOnPath(const std::string& history_dir);
 
 /// A step as the generator recorded it in `steps.json`.
 struct RecordedStep {

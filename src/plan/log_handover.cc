@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "src/plan/graph_dir.h"
+
 namespace fastcuda {
 namespace {
 
@@ -12,9 +14,6 @@ using nlohmann::json;
 
 /// The log versions whose command hash FastCuda computes.
 constexpr int kLogVersions[] = {5, 6, 7};
-
-std::string SharedObjectsPath(const std::string& out_dir) { return out_dir + "/shared-objects.json"; }
-std::string HandoversPath(const std::string& out_dir) { return out_dir + "/log-handovers.json"; }
 
 /// The latest record of every output of a log.
 bool SameRecord(const NinjaLogRecord& a, const NinjaLogRecord& b) {
@@ -178,7 +177,7 @@ std::vector<Handover> Untouched(std::string_view log, const std::vector<Handover
 }
 
 int64_t BuildStart(const std::string& out_dir, WritableFileSystem& fs) {
-  const std::string stamp = out_dir + "/build-start";
+  const std::string stamp = BuildStartPath(out_dir);
   fs.Write(stamp, "");
   std::optional<std::filesystem::file_time_type> mtime = fs.MTime(stamp);
   return mtime ? NinjaTimeStamp(*mtime) : 0;

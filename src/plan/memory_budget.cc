@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "src/base/toolchain_environment.h"
+
 namespace fastcuda {
 namespace {
 
@@ -77,7 +79,9 @@ MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& hi
   return plan;
 }
 
-PlannedLimits PlanLimits(const std::string& configured, unsigned requested, const MachineLimits& machine) {
+PlannedLimits PlanLimits(const std::map<std::string, std::string>& environment, unsigned requested,
+                         const MachineLimits& machine) {
+  const std::string configured = EnvironmentValue(environment, "FASTCUDA_MEMORY_BUDGET");
   PlannedLimits limits;
   if (!configured.empty()) {
     std::optional<int64_t> kib = ParseMemorySize(configured);

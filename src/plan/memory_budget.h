@@ -37,11 +37,12 @@ MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& hi
                       const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
 
 /// The budget and job count to plan with, and where each came from: the
-/// budget `configured` (FASTCUDA_MEMORY_BUDGET) when set, else three
+/// budget FASTCUDA_MEMORY_BUDGET of `environment` when set, else three
 /// quarters of the memory the machine's tightest limit leaves (8 GiB where
 /// nothing says); the jobs `requested` (-j, FASTCUDA_JOBS) when not 0, else
 /// the CPUs its tightest limit leaves. Throws std::invalid_argument for a
 /// configured budget that is no size.
-PlannedLimits PlanLimits(const std::string& configured, unsigned requested, const MachineLimits& machine);
+PlannedLimits PlanLimits(const std::map<std::string, std::string>& environment, unsigned requested,
+                         const MachineLimits& machine);
 
 }  // namespace fastcuda

@@ -7,8 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/base/json_bytes.h"
-#include "src/base/process.h"
-#include "src/base/stable_hash.h"
+#include "src/base/toolchain_environment.h"
 #include "src/nvcc/step.h"
 #include "src/plan/critical_path.h"
 
@@ -27,8 +26,6 @@ std::optional<int64_t> RememberedOf(const std::map<std::string, int64_t>& values
   auto value = values.find(StepFileName(step));
   return value == values.end() ? std::nullopt : std::optional<int64_t>(value->second);
 }
-
-std::string ForgottenOnPath(const std::string& dir) { return dir + "/forgotten-on"; }
 
 /// The day a build last wrote the SourceTimes file `text`, whatever its source.
 std::optional<int64_t> DayWritten(std::string_view text) {
@@ -66,22 +63,17 @@ std::optional<SourceTimes> ParseAnySourceTimes(std::string_view text) {
 
 }  // namespace
 
-std::string StepHistoryDir() {
-  std::string dir = EnvironmentVariable("FASTCUDA_STEP_HISTORY");
+std::string StepHistoryDir(const std::map<std::string, std::string>& environment) {
+  std::string dir = EnvironmentValue(environment, "FASTCUDA_STEP_HISTORY");
   if (dir == "off") return "";
   if (!dir.empty()) return std::filesystem::path(dir).is_absolute() ? dir : "";
-  std::string cache = EnvironmentVariable("XDG_CACHE_HOME");
+  std::string cache = EnvironmentValue(environment, "XDG_CACHE_HOME");
   if (cache.empty()) {
-    const std::string home = EnvironmentVariable("HOME");
+    const std::string home = EnvironmentValue(environment, "HOME");
     if (home.empty()) return "";
     cache = home + "/.cache";
   }
   return cache + "/fastcuda/step-times";
-}
-
-std::string SourceTimesPath(const std::string& dir, const std::string& source_path) {
-  return dir + "/" + std::filesystem::path(source_path).filename().string() + "-" +
-         StableHashHex(source_path, 16) + ".json";
 }
 
 std::string FormatSourceTimes(const SourceTimes& times) {

@@ -22,8 +22,9 @@ namespace fastcuda {
 
 /// Where the history is: FASTCUDA_STEP_HISTORY (an absolute directory; `off`
 /// or a relative path: none, as launchers run in many directories), else
-/// `fastcuda/step-times` in $XDG_CACHE_HOME or ~/.cache; empty: none.
-std::string StepHistoryDir();
+/// `fastcuda/step-times` in $XDG_CACHE_HOME or ~/.cache, as `environment`
+/// says; empty: none.
+std::string StepHistoryDir(const std::map<std::string, std::string>& environment);
 
 /// The times (ms) and peak memory (KiB) of one source's steps, by the file
 /// name of each step's first output (FastCuda names it after the source and
@@ -35,9 +36,6 @@ struct SourceTimes {
   std::map<std::string, int64_t> peak_kib = {};
   int64_t day = 0;
 };
-
-/// The file in `dir` that holds `source_path`'s SourceTimes.
-std::string SourceTimesPath(const std::string& dir, const std::string& source_path);
 
 /// The file's text, and back: nullopt for a damaged or foreign file, or one
 /// of another source (a hash collision), which only costs a first build its

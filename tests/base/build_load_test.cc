@@ -5,6 +5,9 @@
 
 #include <thread>
 
+#include "src/base/file_system.h"
+#include "src/base/process.h"
+
 using namespace fastcuda;
 
 namespace {
@@ -102,7 +105,7 @@ TEST_CASE("a parent cycle from recycled pids ends the walk") {
 }
 
 TEST_CASE("this process's own load reads /proc") {
-  BuildLoad load = CurrentBuildLoad();
+  BuildLoad load = CurrentBuildLoad(RealFileSystem(), CurrentEnvironment());
   CHECK(load.slots >= 1);
   CHECK(load.slots <= static_cast<int>(std::thread::hardware_concurrency()));
   CHECK(load.running >= 1);

@@ -193,7 +193,7 @@ TEST_CASE("limits: read through the file system: the cgroups' files that exist")
 }
 
 TEST_CASE("limits: this process's, read from /proc and /sys") {
-  MachineLimits limits = MachineLimitsHere();
+  MachineLimits limits = MachineLimitsHere(RealFileSystem());
   CHECK(limits.cpus >= 1);
   CHECK(limits.cpus <= std::max(1u, std::thread::hardware_concurrency()));
   CHECK_FALSE(limits.cpu_source.empty());

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "src/base/process.h"
+#include "tests/test_support.h"
 
 using namespace fastcuda;
 
@@ -44,6 +45,19 @@ TEST_CASE("a child's TMPDIR: emptied of what a killed run left before it starts,
 }
 
 TEST_CASE("a program's version is the first dotted number it prints, or nothing") {
-  CHECK(ProgramVersion("/nonexistent/sccache") == "");
-  CHECK(ProgramVersion("ninja").find('.') != std::string::npos);  // "1.11.1"
+  RealCommandRunner runner;
+  CHECK(ProgramVersion(runner, "/nonexistent/sccache") == "");
+  // By its path: the programs of tests on fakes are asked by name.
+  const std::string ninja = FindProgram("ninja", CurrentEnvironment()["PATH"]);
+  CHECK(ProgramVersion(runner, ninja).find('.') != std::string::npos);  // "1.11.1"
+}
+
+TEST_CASE("on a fake runner: a program's version is asked once") {
+  fastcuda::testing::FakeCommandRunner runner;
+  runner.answer = [](const ProcessSpec&) { return ProcessResult{0, 0, "", "sccache 0.9.1-beta\n"}; };
+  CHECK(ProgramVersion(runner, "/fake/sccache-version-test") == "0.9.1");
+  CHECK(ProgramVersion(runner, "/fake/sccache-version-test") == "0.9.1");
+  REQUIRE(runner.ran.size() == 1);
+  CHECK(runner.ran[0].argv == std::vector<std::string>{"/fake/sccache-version-test", "--version"});
+  CHECK(runner.ran[0].capture_output);
 }

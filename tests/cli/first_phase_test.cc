@@ -8,6 +8,7 @@
 
 using namespace fastcuda;
 using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::FakeIo;
 
 namespace {
 
@@ -26,26 +27,27 @@ std::string TwoTus(const std::string& object_after) {
 
 /// How many times the first phase of a fresh graph in /g with `steps_json` runs Ninja.
 int NinjaRuns(const std::string& steps_json) {
-  FakeFileSystem fs({{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), steps_json}});
+  FakeIo fake(FakeFileSystem({{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), steps_json}}));
   int runs = 0;
   auto run_ninja = [&](const std::vector<std::string>&) {
     ++runs;
     return 0;
   };
   CHECK(RunFirstPhase(
-            "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
+            "/g", 2, run_ninja, [] { return 0; }, fake.io) == 0);
   return runs;
 }
 
 /// The targets of the first phase of the graph in /g that `fs` holds.
-std::vector<std::string> WeighedTargets(FakeFileSystem& fs) {
+std::vector<std::string> WeighedTargets(FakeFileSystem fs) {
+  FakeIo fake(std::move(fs));
   std::vector<std::string> weighed;
   auto run_ninja = [&](const std::vector<std::string>& targets) {
     weighed = targets;
     return 0;
   };
   CHECK(RunFirstPhase(
-            "/g", 2, run_ninja, [] { return 0; }, fs) == 0);
+            "/g", 2, run_ninja, [] { return 0; }, fake.io) == 0);
   return weighed;
 }
 
@@ -79,15 +81,17 @@ TEST_CASE("the first phase weighs only the TUs whose whole-call cache lookup did
 }
 
 TEST_CASE("a TU whose weighed step fails (its source not made yet) leaves the others' estimates") {
-  FakeFileSystem fs(
-      {{NoHistoryPath("/g"), ""}, {StepsFilePath("/g"), TwoTus("0")}, {"/g/.ninja_log", "# ninja log v5\n"}});
+  FakeIo fake(FakeFileSystem({{NoHistoryPath("/g"), ""},
+                              {StepsFilePath("/g"), TwoTus("0")},
+                              {"/g/.ninja_log", "# ninja log v5\n"}}));
+  FakeFileSystem& fs = fake.fs;
   auto run_ninja = [&](const std::vector<std::string>&) {
     fs.Write("/g/a.ii", "__global__ void k();");
     return 1;  // b.ii's step failed
   };
   int regenerated = 0;
   CHECK(RunFirstPhase(
-            "/g", 2, run_ninja, [&] { return ++regenerated, 0; }, fs) == 0);
+            "/g", 2, run_ninja, [&] { return ++regenerated, 0; }, fake.io) == 0);
   CHECK(regenerated == 1);
   const std::string log = fs.Read("/g/.ninja_log").value_or("");
   CHECK(log.find("\ta.o\t") != std::string::npos);
@@ -107,7 +111,6 @@ TEST_CASE("the first phase leaves out the TUs built only on request (not by the 
 }
 
 TEST_CASE("step times remembered from another build directory rank a first build without a first phase") {
-  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
   // The graph of a.cu (and b.cu) built in DIR: its steps.json, with source paths.
   auto steps_in = [](const std::string& dir, bool with_b) {
     std::string text = R"({"tus": [)";
@@ -121,33 +124,35 @@ TEST_CASE("step times remembered from another build directory rank a first build
     return text + "]}";
   };
   const std::string first_build = "# ninja log v5\n0\t400\t5\t/old/a.ii\t1f\n400\t9400\t6\t/old/a.o\t2e\n";
-  FakeFileSystem fs({{StepsFilePath("/old"), steps_in("/old", false)},
-                     {"/old/.ninja_log", first_build},
-                     {StepMemoryLogPath("/old"), StepMemoryLine("/old/a.o", 3000000, 8000)}});
-  RememberBuild("/old", fs);
+  FakeIo fake(FakeFileSystem({{StepsFilePath("/old"), steps_in("/old", false)},
+                              {"/old/.ninja_log", first_build},
+                              {StepMemoryLogPath("/old"), StepMemoryLine("/old/a.o", 3000000, 8000)}}),
+              {{"FASTCUDA_STEP_HISTORY", "/cache"}});
+  FakeFileSystem& fs = fake.fs;
+  RememberBuild("/old", fake.io);
   const std::string a_times = SourceTimesPath("/cache", "/src/a.cu");
   CHECK(fs.Read(a_times).value_or("").find("\"a.o\":9000") != std::string::npos);
   // A no-op build finds the log as it was: nothing written.
   fs.Write(a_times, "kept");
-  RememberBuild("/old", fs);
+  RememberBuild("/old", fake.io);
   CHECK(fs.Read(a_times) == "kept");
   // An edit: only the records since then count (a.ii ran again; a.o did not).
   fs.Write(a_times, FormatSourceTimes({"/src/a.cu", {{"a.ii", 400}, {"a.o", 1}}, {{"a.o", 3000000}}, 1}));
   fs.Append("/old/.ninja_log", "0\t500\t7\t/old/a.ii\t1f\n");
-  RememberBuild("/old", fs);
+  RememberBuild("/old", fake.io);
   CHECK(ParseSourceTimes(fs.Read(a_times).value_or(""), "/src/a.cu")->ms ==
         std::map<std::string, int64_t>{{"a.ii", 500}, {"a.o", 1}});
   // Ninja rewrote its log (recompacted) to the same length: all of it is read again.
   const std::string recompacted = "# ninja log v5\n0\t500\t7\t/old/a.ii\t1f\n400\t9400\t6\t/old/a.o\t2e\n";
   const std::string log_now = fs.Read("/old/.ninja_log").value_or("");
   fs.Write("/old/.ninja_log", recompacted + std::string(log_now.size() - recompacted.size(), '\n'));
-  RememberBuild("/old", fs);
+  RememberBuild("/old", fake.io);
   CHECK(ParseSourceTimes(fs.Read(a_times).value_or(""), "/src/a.cu")->ms ==
         std::map<std::string, int64_t>{{"a.ii", 500}, {"a.o", 9000}});
   // Records that no build wrote (fastcuda ninja's handovers) are skipped.
   fs.Append("/old/.ninja_log", "0\t1\t8\t/old/a.o\t3d\n");
-  SkipRecordsOfNoBuild("/old", fs);
-  RememberBuild("/old", fs);
+  SkipRecordsOfNoBuild("/old", fake.io);
+  RememberBuild("/old", fake.io);
   CHECK(ParseSourceTimes(fs.Read(a_times).value_or(""), "/src/a.cu")->ms.at("a.o") == 9000);
 
   // A fresh graph of the same sources in /new: a.cu remembered, b.cu (a file
@@ -157,7 +162,7 @@ TEST_CASE("step times remembered from another build directory rank a first build
   int ninja_runs = 0, regenerated = 0;
   CHECK(RunFirstPhase(
             "/new", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; },
-            [&] { return ++regenerated, 0; }, fs) == 0);
+            [&] { return ++regenerated, 0; }, fake.io) == 0);
   CHECK(ninja_runs == 0);
   CHECK(regenerated == 1);
   const std::string log = fs.Read("/new/.ninja_log").value_or("");
@@ -171,47 +176,51 @@ TEST_CASE("step times remembered from another build directory rank a first build
         StepMemory{{"/new/a.o", 3000000}});
 
   // With FASTCUDA_STEP_HISTORY=off the same fresh graph runs its first phase.
-  fastcuda::testing::ScopedEnvironmentVariable off("FASTCUDA_STEP_HISTORY", "off");
+  fake.environment["FASTCUDA_STEP_HISTORY"] = "off";
   fs.Write("/new/.ninja_log", "# ninja log v5\n");
   fs.Remove(FirstPhasePath("/new"));
   CHECK(RunFirstPhase(
             "/new", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; }, [] { return 0; },
-            fs) == 0);
+            fake.io) == 0);
   CHECK(ninja_runs == 1);
 }
 
 TEST_CASE("a clone at another path is ranked by the times its sources left at the first path") {
-  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
-  FakeFileSystem fs({{NoHistoryPath("/g"), ""},
-                     {SourceTimesPath("/cache", "/clone1/src/a.cu"),
-                      FormatSourceTimes({"/clone1/src/a.cu", {{"a.ii", 300}, {"a.o", 7000}}, {}, 1})},
-                     {StepsFilePath("/g"),
-                      R"({"tus": [{"source": "a.cu", "source_path": "/clone2/src/a.cu", "steps": [)"
-                      R"({"kind": "CPP_DEVICE", "arch": "compute_80", "output": "/g/a.ii", "after": []},)"
-                      R"({"kind": "HOST_CC", "arch": "", "output": "/g/a.o", "after": [0]}]}]})"}});
+  FakeIo fake(
+      FakeFileSystem({{NoHistoryPath("/g"), ""},
+                      {SourceTimesPath("/cache", "/clone1/src/a.cu"),
+                       FormatSourceTimes({"/clone1/src/a.cu", {{"a.ii", 300}, {"a.o", 7000}}, {}, 1})},
+                      {StepsFilePath("/g"),
+                       R"({"tus": [{"source": "a.cu", "source_path": "/clone2/src/a.cu", "steps": [)"
+                       R"({"kind": "CPP_DEVICE", "arch": "compute_80", "output": "/g/a.ii", "after": []},)"
+                       R"({"kind": "HOST_CC", "arch": "", "output": "/g/a.o", "after": [0]}]}]})"}}),
+      {{"FASTCUDA_STEP_HISTORY", "/cache"}});
+  FakeFileSystem& fs = fake.fs;
   int ninja_runs = 0;
   CHECK(RunFirstPhase(
             "/g", 2, [&](const std::vector<std::string>&) { return ++ninja_runs, 0; }, [] { return 0; },
-            fs) == 0);
+            fake.io) == 0);
   CHECK(ninja_runs == 0);  // no first phase: the times are known
   CHECK(fs.Read("/g/.ninja_log").value_or("").find("0\t7000\t0\t/g/a.o\t0\n") != std::string::npos);
   CHECK_FALSE(fs.IsFile(SourceTimesPath("/cache", "/clone2/src/a.cu")));  // only a build writes its own
 }
 
 TEST_CASE("remembered times never replace a record of a step that this build directory ran") {
-  fastcuda::testing::ScopedEnvironmentVariable history("FASTCUDA_STEP_HISTORY", "/cache");
   // One TU whose graph never has step times of its own (nvcc run whole):
   // its object was built here, and the history remembers it too.
   const std::string steps = R"({"tus": [{"source": "k.cu", "source_path": "/src/k.cu", "steps": [)"
                             R"({"kind": "STEP", "arch": "", "output": "/g/k.a", "after": []}]}]})";
   const std::string log = "# ninja log v5\n0\t900\t5\t/g/k.a\t1f\n";
-  FakeFileSystem fs({{StepsFilePath("/g"), steps}, {"/g/.ninja_log", log}, {NoHistoryPath("/g"), "0"}});
-  RememberBuild("/g", fs);
+  FakeIo fake(
+      FakeFileSystem({{StepsFilePath("/g"), steps}, {"/g/.ninja_log", log}, {NoHistoryPath("/g"), "0"}}),
+      {{"FASTCUDA_STEP_HISTORY", "/cache"}});
+  FakeFileSystem& fs = fake.fs;
+  RememberBuild("/g", fake.io);
   REQUIRE(fs.IsFile(SourceTimesPath("/cache", "/src/k.cu")));
   int regenerated = 0;
   CHECK(RunFirstPhase(
             "/g", 2, [](const std::vector<std::string>&) { return 0; }, [&] { return ++regenerated, 0; },
-            fs) == 0);
+            fake.io) == 0);
   CHECK(regenerated == 0);
   CHECK(fs.Read("/g/.ninja_log") == log);  // else Ninja would find k.a's command changed, and rerun it
 }

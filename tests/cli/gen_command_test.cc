@@ -22,7 +22,7 @@ const char* kDatabase = R"([
 ])";
 
 GenOptions Options() {
-  return ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "2"});
+  return ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "-j", "2"}, {});
 }
 
 GenerationContext Context(std::map<std::string, std::string> environment = {}) {
@@ -77,7 +77,7 @@ TEST_CASE(
     "gen on fakes: for a launcher that builds the graph, steps save their output and the TUs are listed") {
   FakeFileSystem disk({{"/build/db.json", kDatabase}});
   GenOptions options =
-      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--launcher-builds"});
+      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--launcher-builds"}, {});
   CHECK(options.launcher_records);
   WriteGeneration(GenerateForDatabase(options, Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
   std::vector<GraphObject> objects = ParseGraphObjects(disk.Read(GraphObjectsPath("/build/fc")).value_or(""));
@@ -94,7 +94,7 @@ TEST_CASE(
     CHECK(manifest.find("/capture/" + capture.substr(capture.rfind('/') + 1)) != std::string::npos);
   }
   std::vector<std::string> regenerate = GenCommandLine(options);  // fastcuda gen ...
-  CHECK(GenCommandLine(ParseGenOptions({regenerate.begin() + 2, regenerate.end()})) == regenerate);
+  CHECK(GenCommandLine(ParseGenOptions({regenerate.begin() + 2, regenerate.end()}, {})) == regenerate);
 
   // Without it (the Makefile generator's custom target), steps print as they run.
   WriteGeneration(GenerateForDatabase(Options(), Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
@@ -148,7 +148,7 @@ TEST_CASE(
     {"directory": "/build", "file": "/src/a.cu", "command": "ccache nvcc -c /src/a.cu -o obj/a.o"},
     {"directory": "/build", "file": "/src/b.cu", "command": "nvcc -c /src/b.cu -o obj/b.o"}])"}});
   GenOptions options =
-      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--launcher-builds"});
+      ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--launcher-builds"}, {});
   WriteGeneration(GenerateForDatabase(options, Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
   CHECK(disk.Read(LookupPassPath("/build/fc")) == "fastcuda_cache_lookups");
   const std::string work = WorkDirFor(TuRoot("/build/fc"), "/build/obj/a.o");
@@ -185,7 +185,8 @@ TEST_CASE("a dry run's file is written where none is, or where it holds none of 
 }
 
 TEST_CASE("--remote needs FastCuda's remote client beside the binary; the unit tests have none") {
-  CHECK_THROWS_WITH_AS(ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc", "--remote",
-                                        "grpc://10.0.0.1:8980"}),
-                       doctest::Contains("without its remote client"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      ParseGenOptions(
+          {"--compdb", "/build/db.json", "--out", "/build/fc", "--remote", "grpc://10.0.0.1:8980"}, {}),
+      doctest::Contains("without its remote client"), std::invalid_argument);
 }

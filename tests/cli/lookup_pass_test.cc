@@ -23,10 +23,11 @@ const char* kSteps = R"({"tus": [
 /// whose lookups find `outcome`; and whether they regenerated.
 std::vector<std::vector<std::string>> Passes(const std::string& outcome, const std::string& target,
                                              bool* regenerated) {
-  FakeFileSystem fs({{NoHistoryPath("/g"), ""},
-                     {StepsFilePath("/g"), kSteps},
-                     {LookupPassPath("/g"), target},
-                     {NinjaLogPath("/g"), "# ninja log v5\n"}});
+  fastcuda::testing::FakeIo fake(FakeFileSystem({{NoHistoryPath("/g"), ""},
+                                                 {StepsFilePath("/g"), kSteps},
+                                                 {LookupPassPath("/g"), target},
+                                                 {NinjaLogPath("/g"), "# ninja log v5\n"}}));
+  FakeFileSystem& fs = fake.fs;
   std::vector<std::vector<std::string>> runs;
   auto run_ninja = [&](const std::vector<std::string>& targets) {
     runs.push_back(targets);
@@ -43,7 +44,7 @@ std::vector<std::vector<std::string>> Passes(const std::string& outcome, const s
               *regenerated = true;
               return 0;
             },
-            fs) == 0);
+            fake.io) == 0);
   return runs;
 }
 

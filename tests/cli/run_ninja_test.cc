@@ -4,10 +4,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "src/base/file_system.h"
 #include "src/base/ninja_command_line.h"
 #include "src/cli/run_ninja.h"
+#include "tests/test_support.h"
 
 using namespace fastcuda;
 
@@ -37,13 +39,14 @@ TEST_CASE("Ninja runs holding the lock, in a process group of its own, its strea
   std::filesystem::permissions(ninja, std::filesystem::perms::owner_all);
   const int lock = open((dir / "lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   REQUIRE(lock >= 0);
-  setenv("FASTCUDA_NINJA", ninja.c_str(), 1);
+  RealCommandRunner runner;
+  RealFileSystem disk;
+  const std::map<std::string, std::string> environment = {{"FASTCUDA_NINJA", ninja}};
   NinjaRun run;
   run.dir = dir.string();
   run.capture = true;
   run.lock_fd = lock;
-  ProcessResult result = RunNinja(run);
-  unsetenv("FASTCUDA_NINJA");
+  ProcessResult result = RunNinja(run, {runner, disk, environment});
   close(lock);
   std::filesystem::remove_all(dir);
   CHECK(result.exit_code == 0);
@@ -51,4 +54,46 @@ TEST_CASE("Ninja runs holding the lock, in a process group of its own, its strea
   CHECK(result.stdout_text.find("own group") != std::string::npos);
   CHECK(result.stdout_text.find("on stderr") == std::string::npos);
   CHECK(result.stderr_text.find("on stderr") != std::string::npos);
+}
+
+TEST_CASE("on a fake runner: Ninja's command line, from the run and the environment") {
+  fastcuda::testing::FakeIo fake(fastcuda::testing::FakeFileSystem(),
+                                 {{"FASTCUDA_NINJA", "/opt/ninja"}, {"MAKEFLAGS", "-j3"}});
+  fake.runner.answer = [](const ProcessSpec& spec) {
+    return ProcessResult{spec.argv.back() == "--version" ? 0 : 5, 0, "1.11.1\n"};
+  };
+  NinjaRun run;
+  run.manifest = "/w/build.ninja";
+  run.cwd = "/w";
+  run.quiet = run.keep_going = true;
+  run.lock_fd = 7;
+  run.targets = {"a.o"};
+  CHECK(RunNinja(run, fake.io).exit_code == 5);
+  REQUIRE(!fake.runner.ran.empty());
+  const ProcessSpec& ninja = fake.runner.ran.back();
+  // An older Ninja under make: make's -j, as FastCuda limits itself to it.
+  CHECK(ninja.argv == std::vector<std::string>{"/opt/ninja", "-f", "/w/build.ninja", "--quiet", "-j", "3",
+                                               "-k", "0", "--", "a.o"});
+  CHECK(ninja.cwd == "/w");
+  CHECK(ninja.own_process_group);
+  CHECK(ninja.inherited_fd == 7);
+}
+
+TEST_CASE("on a fake runner: what targets need, as `ninja -t inputs` says; nothing where it fails") {
+  fastcuda::testing::FakeCommandRunner runner;
+  runner.answer = [](const ProcessSpec& spec) {
+    if (spec.argv.back() == "--version") return ProcessResult{0, 0, "1.12.1\n"};
+    return spec.argv.back() == "bad" ? ProcessResult{1, 0, "", "unknown target 'bad'\n"}
+                                     : ProcessResult{0, 0, "a.cu\n"};
+  };
+  std::string error;
+  std::optional<TargetNeeds> needs =
+      AskTargetNeeds("/opt/ninja-1.12", "/w", "m.ninja", {"a.o"}, runner, error);
+  REQUIRE(needs);
+  CHECK(needs->paths == std::set<std::string>{"/w/a.cu", "/w/a.o"});
+  // 1.12 and later quote paths for a shell unless told not to.
+  CHECK(runner.ran.back().argv == std::vector<std::string>{"/opt/ninja-1.12", "-C", "/w", "-f", "m.ninja",
+                                                           "-t", "inputs", "--no-shell-escape", "a.o"});
+  CHECK_FALSE(AskTargetNeeds("/opt/ninja-1.12", "/w", "m.ninja", {"bad"}, runner, error));
+  CHECK(error == "unknown target 'bad'\n");
 }

@@ -162,10 +162,8 @@ class SayingLauncher : public FakeProgram {
 
 TEST_CASE("step on fakes: what a device launcher says of the cache goes to the memory log, its file goes") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
-  // The memory log is appended to on the real disk, in one write.
-  const std::string memory_log =
-      (std::filesystem::temp_directory_path() / "fastcuda-step-test-memory.tsv").string();
-  std::filesystem::remove(memory_log);
+  // Appended to through the file system, as every step of a build appends.
+  const std::string memory_log = "/g/step-memory.tsv";
   auto run = [&](const std::string& outcome) {
     SayingLauncher launcher(disk, outcome);
     StepInvocation step =
@@ -173,12 +171,13 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
                                "--input", "a.ii", "/w/a.ptx", "--", "remote", "cicc", "a.ii", "-o", "a.ptx"});
     CHECK(RunStep(step, launcher, disk, {}) == 0);
     CHECK_FALSE(disk.IsFile("/w/a.ptx.cache-result"));
-    return ParseStepMemoryRecords(RealFileSystem().Read(memory_log).value_or("")).cache_outcomes;
+    return ParseStepMemoryRecords(disk.Read(memory_log).value_or("")).cache_outcomes;
   };
   CHECK(run("hit\n") == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
   CHECK(run("miss") == std::map<std::string, std::string>{{"/w/a.ptx", "miss"}});
   CHECK(run("not sure").empty());
-  std::filesystem::remove(memory_log);
+  CHECK(fastcuda::testing::CountMatches(disk.Read(memory_log).value_or(""), "/w/a.ptx") ==
+        3);  // a line a run, appended
 }
 
 TEST_CASE("step on fakes: a stamp is gone while its program runs, and after it fails") {
@@ -530,9 +529,7 @@ struct OutOfMemoryRun {
 };
 OutOfMemoryRun RunShortOfMemory(FakeFileSystem& disk, int failures) {
   OutOfMemoryRun run;
-  const std::string memory_log =
-      (std::filesystem::temp_directory_path() / "fastcuda-step-test-oom-memory.tsv").string();
-  std::filesystem::remove(memory_log);
+  const std::string memory_log = "/g/step-memory.tsv";  // appended to through the file system
   ShortOfMemory program(disk, failures, run.calls);
   RecordingLocks locks(run.calls);
   std::ostringstream printed;
@@ -541,8 +538,7 @@ OutOfMemoryRun RunShortOfMemory(FakeFileSystem& disk, int failures) {
       RunStep(CiccStep({"--rss-log", memory_log, "--lock-dir", "/w/locks"}), program, disk, {}, &locks);
   std::cout.rdbuf(stdout_buffer);
   run.printed = printed.str();
-  run.memory_log = RealFileSystem().Read(memory_log).value_or("");
-  std::filesystem::remove(memory_log);
+  run.memory_log = disk.Read(memory_log).value_or("");
   return run;
 }
 

@@ -2,20 +2,14 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "tests/test_support.h"
 
 namespace fastcuda {
 namespace {
 
-/// tests/transcripts/NAME.fatbin.c, as nvcc -keep left it (record.sh).
-std::string RecordedFatbin(const std::string& name) {
-  std::ifstream in(std::string(FASTCUDA_TRANSCRIPTS) + "/" + name + ".fatbin.c");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::RecordedFatbin;
 
 TEST_CASE("CUDA 13's fatbin.c splits into its data and the C the placeholder expects") {
   for (FatbinLayout layout : {FatbinLayout::kWhole, FatbinLayout::kRelocatable}) {

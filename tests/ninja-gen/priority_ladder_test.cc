@@ -6,6 +6,7 @@
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/priority_ladder.h"
 #include "src/graph/whole_call_cache.h"
+#include "src/plan/critical_path.h"
 #include "tests/test_support.h"
 
 using namespace fastcuda;

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "src/plan/graph_dir.h"
+#include "tests/test_support.h"
 
 using namespace fastcuda;
 
@@ -69,4 +70,12 @@ TEST_CASE("the planned limits round-trip; an older directory's or a damaged file
   CHECK(read->jobs_source == limits.jobs_source);
   CHECK_FALSE(ParsePlannedLimits(""));
   CHECK_FALSE(ParsePlannedLimits(R"({"jobs": 4})"));
+}
+
+TEST_CASE("launcher mode captures each step's output under a command-specific name") {
+  StepGraph graph = fastcuda::testing::RecordedGraph("single_arch");
+  std::string first = CapturePath("/b/cap", graph, 0);
+  CHECK(first.rfind("/b/cap/step0-", 0) == 0);
+  graph.steps[0].argv.push_back("-DCHANGED");
+  CHECK(CapturePath("/b/cap", graph, 0) != first);
 }

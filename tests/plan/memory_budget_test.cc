@@ -66,24 +66,24 @@ TEST_CASE("history moves a step to the class of its measured peak") {
 
 TEST_CASE("the budget: the configured size, else three quarters of what the tightest limit leaves") {
   MachineLimits machine{4000, "MemAvailable in /proc/meminfo", 6, "the machine's cores"};
-  PlannedLimits configured = PlanLimits("48G", 0, machine);
+  PlannedLimits configured = PlanLimits({{"FASTCUDA_MEMORY_BUDGET", "48G"}}, 0, machine);
   CHECK(configured.memory_budget_kib == 48ll * 1024 * 1024);
   CHECK(configured.memory_source == "FASTCUDA_MEMORY_BUDGET");
-  PlannedLimits derived = PlanLimits("", 0, machine);
+  PlannedLimits derived = PlanLimits({}, 0, machine);
   CHECK(derived.memory_budget_kib == 3000);
   CHECK(derived.memory_source == "3/4 of MemAvailable in /proc/meminfo");
-  CHECK(PlanLimits("", 0, MachineLimits{}).memory_budget_kib == 8ll * 1024 * 1024);
+  CHECK(PlanLimits({}, 0, MachineLimits{}).memory_budget_kib == 8ll * 1024 * 1024);
   // A cgroup at its limit still gets pools (a budget of 0 would mean none).
-  CHECK(PlanLimits("", 0, MachineLimits{0, "/sys/fs/cgroup/memory.max less the cgroup's usage"})
+  CHECK(PlanLimits({}, 0, MachineLimits{0, "/sys/fs/cgroup/memory.max less the cgroup's usage"})
             .memory_budget_kib == 1);
-  CHECK_THROWS_WITH_AS(PlanLimits("lots", 0, machine), "FASTCUDA_MEMORY_BUDGET is not a size: lots",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(PlanLimits({{"FASTCUDA_MEMORY_BUDGET", "lots"}}, 0, machine),
+                       "FASTCUDA_MEMORY_BUDGET is not a size: lots", std::invalid_argument);
 }
 
 TEST_CASE("the jobs: those asked for, else the CPUs the tightest limit leaves") {
   MachineLimits machine{4000, "MemAvailable in /proc/meminfo", 2, "the quota in /sys/fs/cgroup/cpu.max"};
-  CHECK(PlanLimits("", 0, machine).jobs == 2);
-  CHECK(PlanLimits("", 0, machine).jobs_source == "the quota in /sys/fs/cgroup/cpu.max");
-  CHECK(PlanLimits("", 8, machine).jobs == 8);
-  CHECK(PlanLimits("", 8, machine).jobs_source == "asked for (-j or FASTCUDA_JOBS)");
+  CHECK(PlanLimits({}, 0, machine).jobs == 2);
+  CHECK(PlanLimits({}, 0, machine).jobs_source == "the quota in /sys/fs/cgroup/cpu.max");
+  CHECK(PlanLimits({}, 8, machine).jobs == 8);
+  CHECK(PlanLimits({}, 8, machine).jobs_source == "asked for (-j or FASTCUDA_JOBS)");
 }
