@@ -7,6 +7,7 @@
 #include "src/base/depfile.h"
 #include "src/cli/step_command.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/intermediate_stubs.h"
 #include "src/plan/step_protocol.h"
 #include "tests/test_support.h"
 
@@ -479,4 +480,83 @@ TEST_CASE(
         "build k.o: dyndep | k.cpp cached.o\n"
         "build k.o.d: dyndep | a.ii.d\n");
   CHECK(disk.MTime("/w/dyndep") != written);
+}
+
+namespace {
+
+/// Programs that write, to the file after `-o`, what `writes` holds for
+/// their name; remembers what ran.
+class FakePrograms : public CommandRunner {
+ public:
+  explicit FakePrograms(FakeFileSystem& disk) : disk_(disk) {}
+  ProcessResult Run(const ProcessSpec& spec) override {
+    ran.push_back(spec.argv.front());
+    for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+      if (spec.argv[i] == "-o")
+        disk_.Write(ResolvePath(spec.cwd, spec.argv[i + 1]), writes[spec.argv.front()]);
+    }
+    return {0, 0, "", "", 1};
+  }
+  std::map<std::string, std::string> writes;
+  std::vector<std::string> ran;
+
+ private:
+  FakeFileSystem& disk_;
+};
+
+StepInvocation Preprocess() {
+  return StepInvocation::Parse(
+      {"--cwd", "/w", "--recipe-for", "k.ii", "k.ii", "--", "gcc", "-E", "k.cu", "-o", "k.ii"});
+}
+
+StepInvocation ReadPreprocessed() {
+  return StepInvocation::Parse(
+      {"--cwd", "/w", "--stub-input", "k.ii", "k.ptx", "--", "cicc", "k.ii", "-o", "k.ptx"});
+}
+
+}  // namespace
+
+TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its producer's recipe") {
+  FakeFileSystem disk;
+  FakePrograms programs(disk);
+  programs.writes = {{"gcc", "preprocessed v1"}, {"cicc", "ptx v1"}};
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  auto body_mtime = disk.MTime("/w/k.ii");
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  CHECK(ParseStub(disk.Read("/w/k.ii").value_or("")));
+  CHECK(disk.MTime("/w/k.ii") == body_mtime);
+
+  // The producer again: the same body keeps the stub and its mtime; another is written whole.
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  CHECK(ParseStub(disk.Read("/w/k.ii").value_or("")));
+  CHECK(disk.MTime("/w/k.ii") == body_mtime);
+
+  // The reader again (its flags changed): the producer runs first, the body
+  // keeps its stub's mtime, and is a stub again after.
+  programs.ran.clear();
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  CHECK(programs.ran == std::vector<std::string>{"gcc", "cicc"});
+  CHECK(disk.Read("/w/k.ii") == StubText("preprocessed v1"));
+  CHECK(disk.MTime("/w/k.ii") == body_mtime);
+
+  // Kept whole where the build's environment asks.
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {{"FASTCUDA_KEEP_INTERMEDIATES", "1"}}) == 0);
+  CHECK(disk.Read("/w/k.ii") == "preprocessed v1");
+
+  programs.writes["gcc"] = "preprocessed v2";
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  CHECK(disk.Read("/w/k.ii") == "preprocessed v2");
+  CHECK(disk.MTime("/w/k.ii") != body_mtime);
+}
+
+TEST_CASE("step on fakes: a regenerated body other than its stub goes after its reader ran") {
+  FakeFileSystem disk;
+  FakePrograms programs(disk);
+  programs.writes = {{"gcc", "__TIME__ 10:00"}, {"cicc", "ptx"}};
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  programs.writes["gcc"] = "__TIME__ 10:01";
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  CHECK_FALSE(disk.IsFile("/w/k.ii"));  // the producer's edge runs again next build
+  CHECK(disk.IsFile("/w/k.ptx"));
 }

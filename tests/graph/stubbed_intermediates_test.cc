@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include "src/graph/kept_intermediates.h"
+#include "src/graph/stubbed_intermediates.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+using fastcuda::testing::RecordedGraph;
+
+namespace {
+
+/// The file name's end of each stubbed intermediate, with its producer's
+/// and reader's kinds.
+std::vector<std::string> Described(const StepGraph& graph) {
+  std::vector<std::string> described;
+  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
+    std::string path = stubbed.path.substr(stubbed.path.rfind('.'));
+    described.push_back(std::string(StepKindName(graph.steps[stubbed.producer].kind)) + " " + path + " " +
+                        std::string(StepKindName(graph.steps[stubbed.consumer].kind)));
+  }
+  return described;
+}
+
+}  // namespace
+
+TEST_CASE("the preprocessed files and cudafe++'s host source are stubbed, each read by one step") {
+  StepGraph graph = RecordedGraph("single_arch");
+  CHECK(Described(graph) ==
+        std::vector<std::string>{"CPP_HOST .ii CUDAFE", "CUDAFE .cpp HOST_CC", "CPP_DEVICE .ii CICC"});
+  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph))
+    CHECK(stubbed.producer < stubbed.consumer);
+}
+
+TEST_CASE("every architecture's preprocessed file is stubbed for its own cicc") {
+  StepGraph graph = RecordedGraph("multi_gencode");
+  size_t device = 0;
+  for (const std::string& described : Described(graph)) device += described == "CPP_DEVICE .ii CICC";
+  CHECK(device > 1);
+}
+
+TEST_CASE("a file that two steps read stays whole") {
+  StepGraph graph = RecordedGraph("single_arch");
+  std::vector<StubbedIntermediate> before = StubbedIntermediates(graph);
+  REQUIRE(!before.empty());
+  GraphStep second_reader = graph.steps[before.back().consumer];
+  graph.steps.push_back(second_reader);
+  CHECK(StubbedIntermediates(graph).size() == before.size() - 1);
+}
+
+TEST_CASE("a stubbed intermediate's recipe is kept, and goes, with the intermediates") {
+  StepGraph graph = RecordedGraph("single_arch");
+  KeptFiles kept = KeptFilesOf(graph);
+  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
+    std::string recipe = RecipePath(ResolvePath(graph.cwd, stubbed.path));
+    CHECK(std::find(kept.intermediates.begin(), kept.intermediates.end(), recipe) !=
+          kept.intermediates.end());
+  }
+}
