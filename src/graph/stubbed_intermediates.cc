@@ -16,6 +16,15 @@ bool ReadsBigText(StepKind kind) {
   return kind == StepKind::kCudafe || kind == StepKind::kCicc || kind == StepKind::kHostCompile;
 }
 
+/// True where `step` reads `path`: an input, or a file its command names
+/// that Ninja need not wait for (the early host object's embedding, which
+/// may compile the host source again).
+bool Reads(const GraphStep& step, const std::string& path) {
+  if (std::find(step.inputs.begin(), step.inputs.end(), path) != step.inputs.end()) return true;
+  return std::any_of(step.argv.begin(), step.argv.end(),
+                     [&](const std::string& word) { return word == path || word.ends_with("=" + path); });
+}
+
 }  // namespace
 
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
@@ -28,8 +37,7 @@ std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
     if (std::find(finals.begin(), finals.end(), path) != finals.end()) continue;
     std::vector<size_t> readers;
     for (size_t j = 0; j < graph.steps.size(); ++j) {
-      const std::vector<std::string>& inputs = graph.steps[j].inputs;
-      if (std::find(inputs.begin(), inputs.end(), path) != inputs.end()) readers.push_back(j);
+      if (j != i && Reads(graph.steps[j], path)) readers.push_back(j);
     }
     if (readers.size() == 1 && ReadsBigText(graph.steps[readers.front()].kind))
       stubbed.push_back({i, readers.front(), path});

@@ -5,6 +5,8 @@
 #include "tests/test_support.h"
 
 using namespace fastcuda;
+using fastcuda::testing::FakeFileSystem;
+using fastcuda::testing::LoadTranscript;
 using fastcuda::testing::RecordedGraph;
 
 namespace {
@@ -31,6 +33,13 @@ TEST_CASE("the preprocessed files and cudafe++'s host source are stubbed, each r
     CHECK(stubbed.producer < stubbed.consumer);
 }
 
+TEST_CASE("with the user's depfile too") {
+  DepfileRequest depfile;
+  StepGraph graph =
+      BuildStepGraph(LoadTranscript("depfile"), {"/src", "/b/w", depfile, true}, FakeFileSystem());
+  CHECK(Described(graph).size() == 3);
+}
+
 TEST_CASE("every architecture's preprocessed file is stubbed for its own cicc") {
   StepGraph graph = RecordedGraph("multi_gencode");
   size_t device = 0;
@@ -55,4 +64,16 @@ TEST_CASE("a stubbed intermediate's recipe is kept, and goes, with the intermedi
     CHECK(std::find(kept.intermediates.begin(), kept.intermediates.end(), recipe) !=
           kept.intermediates.end());
   }
+}
+
+TEST_CASE("a file that a step's command names beside its inputs stays whole") {
+  StepGraph graph = RecordedGraph("single_arch");
+  std::vector<StubbedIntermediate> before = StubbedIntermediates(graph);
+  REQUIRE(!before.empty());
+  GraphStep embedding = graph.steps[before.back().consumer];
+  embedding.kind = StepKind::kEmbedFatbin;
+  embedding.inputs.clear();
+  embedding.argv = {"gcc", "-c", before.back().path, "-o", "k.o"};
+  graph.steps.push_back(embedding);
+  CHECK(StubbedIntermediates(graph).size() == before.size() - 1);
 }
