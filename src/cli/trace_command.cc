@@ -11,6 +11,7 @@
 #include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/intermediate_stubs.h"
 #include "src/views/build_views.h"
 
 namespace fastcuda {
@@ -49,9 +50,8 @@ Timeline LoadTimeline(const std::string& dir) {
   Timeline timeline = BuildTimeline(
       ParseStepsFile(*steps), fs.Read(ninja_log).value_or(""), fs.Read(StepMemoryLogPath(dir)).value_or(""),
       [&](const std::string& path) {
-        std::error_code error;
-        auto size = std::filesystem::file_size(ninja_dir / path, error);
-        return error ? int64_t{-1} : static_cast<int64_t>(size);
+        std::optional<uintmax_t> size = BodySize(fs, (ninja_dir / path).string());
+        return size ? static_cast<int64_t>(*size) : int64_t{-1};
       },
       ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")));
   timeline.planned = ParsePlannedLimits(fs.Read(PlannedLimitsPath(dir)).value_or(""));

@@ -15,6 +15,9 @@ namespace {
 /// starts so (theirs start with a line marker).
 constexpr std::string_view kStubHeader = "// fastcuda intermediate stub 1";
 
+/// No stub is longer: a longer file is a body, which need not be read.
+constexpr uintmax_t kLongestStub = 4096;
+
 std::string BodyHash(const std::string& body) { return StableHashHex(body, 16); }
 
 }  // namespace
@@ -27,7 +30,7 @@ std::string StubText(const std::string& body) {
 }
 
 std::optional<IntermediateStub> ParseStub(const std::string& text) {
-  if (!text.starts_with(kStubHeader) || text.size() > 4096) return std::nullopt;
+  if (!text.starts_with(kStubHeader) || text.size() > kLongestStub) return std::nullopt;
   std::istringstream lines(text);
   std::string header, hash_word, size_word;
   IntermediateStub stub;
@@ -35,6 +38,13 @@ std::optional<IntermediateStub> ParseStub(const std::string& text) {
   if (!(lines >> hash_word >> stub.hash >> size_word >> stub.size)) return std::nullopt;
   if (hash_word != "hash" || size_word != "size" || stub.hash.size() != 16) return std::nullopt;
   return stub;
+}
+
+std::optional<uintmax_t> BodySize(const WritableFileSystem& fs, const std::string& path) {
+  std::optional<uintmax_t> size = fs.Size(path);
+  if (!size || *size > kLongestStub) return size;
+  std::optional<IntermediateStub> stub = ParseStub(fs.Read(path).value_or(""));
+  return stub ? stub->size : *size;
 }
 
 bool SameBody(const std::string& previous, const std::string& now) {

@@ -38,6 +38,10 @@ std::string StubText(const std::string& body);
 /// The stub that `text` is, or nullopt for a body (no stub).
 std::optional<IntermediateStub> ParseStub(const std::string& text);
 
+/// The size of the body that `path` holds or, a stub, stands for; nullopt
+/// where there is no such file. What a step wrote, for the views.
+std::optional<uintmax_t> BodySize(const WritableFileSystem& fs, const std::string& path);
+
 /// True where `previous` (a body or a stub) stands for the body `now`.
 bool SameBody(const std::string& previous, const std::string& now);
 

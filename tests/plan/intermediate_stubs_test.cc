@@ -122,3 +122,10 @@ TEST_CASE("a producer that fails while regenerating fails its reader; a stub wit
                   std::runtime_error);
   CHECK_FALSE(disk.IsFile("/w/k.ii"));
 }
+
+TEST_CASE("a stub's size for the views is its body's") {
+  FakeFileSystem disk({{"/w/k.ii", StubText(kBody)}, {"/w/k.ptx", "ptx"}});
+  CHECK(BodySize(disk, "/w/k.ii") == kBody.size());
+  CHECK(BodySize(disk, "/w/k.ptx") == 3u);
+  CHECK_FALSE(BodySize(disk, "/w/none"));
+}
