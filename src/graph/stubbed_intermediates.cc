@@ -5,10 +5,13 @@
 namespace fastcuda {
 namespace {
 
-/// Steps whose first output is big text that one step reads once.
+/// Steps whose first output is big text that one step reads once, and that
+/// a cheap run writes again: preprocessing, cudafe++, and fatbinary's
+/// `.fatbin.c`, which holds the device code as text, several times the
+/// cubins' size.
 bool WritesBigText(StepKind kind) {
   return kind == StepKind::kHostPreprocess || kind == StepKind::kDevicePreprocess ||
-         kind == StepKind::kCudafe;
+         kind == StepKind::kCudafe || kind == StepKind::kFatbinary;
 }
 
 /// Steps that `fastcuda step` runs, which can regenerate what they read.

@@ -7,9 +7,9 @@
 // its new body with the stub (SameBody): the same body keeps the stub and its
 // mtime, so that restat skips the reader as it would for equal bytes. A
 // reader that must run again while its input is a stub (its own flags
-// changed, its output was removed) first runs the producer's recorded
-// command (RecipePath) again, as the producer's step would, so that it
-// reads what nvcc would produce now from the current sources.
+// changed, its output was removed) first runs the producer's command, which
+// the stub records, again, as the producer's step would, so that it reads
+// what nvcc would produce now from the current sources.
 #pragma once
 
 #include <functional>
@@ -30,10 +30,16 @@ inline constexpr std::string_view kKeepIntermediatesVariable = "FASTCUDA_KEEP_IN
 struct IntermediateStub {
   std::string hash;  ///< StableHashHex of the body, 16 digits
   uintmax_t size = 0;
+  /// The producer's command (StepInvocation::Words, shell words) that
+  /// writes the body again.
+  std::string recipe;
 };
 
-/// The stub of `body`: a few lines that say what the file is.
-std::string StubText(const std::string& body);
+/// The stub of `body`, which `recipe` writes.
+IntermediateStub StubOf(const std::string& body, const std::string& recipe);
+
+/// A stub's text: a few lines that say what the file is, then the recipe.
+std::string FormatStub(const IntermediateStub& stub);
 
 /// The stub that `text` is, or nullopt for a body (no stub).
 std::optional<IntermediateStub> ParseStub(const std::string& text);
@@ -58,21 +64,24 @@ struct Regenerated {
 /// Before `consumer` runs its program: every stubbed input
 /// (StepInvocation::stubbed_inputs) that is a stub gets its body back, from
 /// its producer's recipe run through `run` with restores_body set. Throws
-/// std::runtime_error where the recipe is gone (the stub goes too, so that
-/// the next build runs the producer).
+/// std::runtime_error where the stub has no recipe (it goes, so that the
+/// next build runs the producer).
 Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const ProducerRunner& run,
                                     WritableFileSystem& fs);
 
 /// After `consumer` succeeded: each stubbed input becomes a stub with the
-/// body's mtime, but for one in `changed`, which goes: a body that differs
+/// body's mtime and the recipe beside it (which goes), but for one in
+/// `changed`, which goes: a body that differs
 /// from what the producer's step last wrote means a change that Ninja did
 /// not see, and the producer's step must run again (its depfile, its other
 /// outputs). `keep_whole`: kKeepIntermediatesVariable is set; bodies stay.
 void StubConsumedInputs(const StepInvocation& consumer, const Regenerated& regenerated, bool keep_whole,
                         WritableFileSystem& fs);
 
-/// After a producer succeeded: records its command beside each output that
-/// its reader stubs (StepInvocation::recipe_outputs).
+/// After a producer succeeded: records its command for each output that
+/// its reader stubs (StepInvocation::recipe_outputs): beside a body
+/// (RecipePath), which its reader then folds into the stub; in a stub that
+/// the body came out the same as (its mtime kept).
 void WriteRecipes(const StepInvocation& producer, WritableFileSystem& fs);
 
 }  // namespace fastcuda

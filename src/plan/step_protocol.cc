@@ -237,8 +237,9 @@ std::string FailedEdgeLines(const FailureNote& note, int exit_code) {
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs) {
   fs.Write(StdoutPath(prefix), output.stdout_text);
   fs.Write(StderrPath(prefix), output.stderr_text);
-  // Last: its presence tells ReadCapture that the step ran.
-  fs.Write(ExitCodePath(prefix), std::to_string(output.exit_code) + "\n");
+  // Last: its presence tells ReadCapture that the step ran. Empty for a
+  // success, as the streams mostly are: an empty file takes no disk block.
+  fs.Write(ExitCodePath(prefix), output.exit_code == 0 ? "" : std::to_string(output.exit_code) + "\n");
 }
 
 std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs) {

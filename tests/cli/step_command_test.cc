@@ -504,6 +504,11 @@ class FakePrograms : public CommandRunner {
   FakeFileSystem& disk_;
 };
 
+/// Preprocessed text `version`, longer than its stub.
+std::string Preprocessed(const std::string& version) {
+  return "preprocessed " + version + std::string(4000, '\n');
+}
+
 StepInvocation Preprocess() {
   return StepInvocation::Parse(
       {"--cwd", "/w", "--recipe-for", "k.ii", "k.ii", "--", "gcc", "-E", "k.cu", "-o", "k.ii"});
@@ -519,7 +524,7 @@ StepInvocation ReadPreprocessed() {
 TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its producer's recipe") {
   FakeFileSystem disk;
   FakePrograms programs(disk);
-  programs.writes = {{"gcc", "preprocessed v1"}, {"cicc", "ptx v1"}};
+  programs.writes = {{"gcc", Preprocessed("v1")}, {"cicc", "ptx v1"}};
   REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
   auto body_mtime = disk.MTime("/w/k.ii");
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
@@ -536,26 +541,27 @@ TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its pr
   programs.ran.clear();
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
   CHECK(programs.ran == std::vector<std::string>{"gcc", "cicc"});
-  CHECK(disk.Read("/w/k.ii") == StubText("preprocessed v1"));
+  CHECK(disk.Read("/w/k.ii") ==
+        FormatStub(StubOf(Preprocessed("v1"), JoinShellWords(Preprocess().Words()) + "\n")));
   CHECK(disk.MTime("/w/k.ii") == body_mtime);
 
   // Kept whole where the build's environment asks.
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {{"FASTCUDA_KEEP_INTERMEDIATES", "1"}}) == 0);
-  CHECK(disk.Read("/w/k.ii") == "preprocessed v1");
+  CHECK(disk.Read("/w/k.ii") == Preprocessed("v1"));
 
-  programs.writes["gcc"] = "preprocessed v2";
+  programs.writes["gcc"] = Preprocessed("v2");
   REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
-  CHECK(disk.Read("/w/k.ii") == "preprocessed v2");
+  CHECK(disk.Read("/w/k.ii") == Preprocessed("v2"));
   CHECK(disk.MTime("/w/k.ii") != body_mtime);
 }
 
 TEST_CASE("step on fakes: a regenerated body other than its stub goes after its reader ran") {
   FakeFileSystem disk;
   FakePrograms programs(disk);
-  programs.writes = {{"gcc", "__TIME__ 10:00"}, {"cicc", "ptx"}};
+  programs.writes = {{"gcc", Preprocessed("__TIME__ 10:00")}, {"cicc", "ptx"}};
   REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
-  programs.writes["gcc"] = "__TIME__ 10:01";
+  programs.writes["gcc"] = Preprocessed("__TIME__ 10:01");
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
   CHECK_FALSE(disk.IsFile("/w/k.ii"));  // the producer's edge runs again next build
   CHECK(disk.IsFile("/w/k.ptx"));

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The big intermediates (preprocessed text, cudafe++'s host source) kept as
-# stubs once the one step that reads them has run, against real nvcc. A
-# reader that must run again gets its input regenerated from the producer's
-# recorded command, so its object is still nvcc's:
-#  after a build, the three big files are stubs and the graph is small; a
+# The big intermediates (preprocessed text, cudafe++'s host source, the
+# .fatbin.c) kept as stubs once the one step that reads them has run, against
+# real nvcc. A reader that must run again gets its input regenerated from the
+# producer's command, which the stub records, so its object is still nvcc's:
+#  after a build, the four big files are stubs and the graph is small; a
 #  no-op runs nothing; a source edit rebuilds nvcc's object; a flag that
 #  reaches cicc alone reruns cicc from a regenerated `.cpp1.ii`, a host flag
 #  the host compile from a regenerated `.cudafe1.cpp` (through cudafe++ from
@@ -33,13 +33,14 @@ noop() { ninja -C graph -n | grep -q 'no work to do'; }
 is_stub() { head -1 "$1" | grep -q '^// fastcuda intermediate stub'; }
 all_stubs() {
   work=$(dirname "$(find graph -name k.cpp4.ii)")
-  is_stub "$work/k.cpp4.ii" && is_stub "$work/k.cpp1.ii" && is_stub "$work/k.cudafe1.cpp"
+  is_stub "$work/k.cpp4.ii" && is_stub "$work/k.cpp1.ii" && is_stub "$work/k.cudafe1.cpp" &&
+    is_stub "$work/k.fatbin.c" && [ -z "$(find "$work" -name "*.recipe")" ]
 }
 small_graph() { [ "$(du -sk graph | cut -f1)" -lt 200 ]; }
 
 generate "${args[@]}"
 build first
-check "after a build the big intermediates are stubs" all_stubs
+check "after a build the big intermediates are stubs, their recipes inside" all_stubs
 check "after a build the graph is small (under 200 KB)" small_graph
 check "a no-op runs nothing" noop
 
