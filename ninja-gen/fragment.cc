@@ -173,6 +173,10 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     if (stubbed.consumer == index) call.stubbed_inputs.push_back(stubbed.path);
     if (stubbed.producer == index) call.recipe_outputs.push_back(stubbed.path);
   }
+  call.regenerated_inputs = InputsThatMayBeStubs(graph, index);
+  for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
+    if (unread.producer == index) call.stubbed_outputs.push_back(unread.path);
+  }
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
   // A host compile of the source itself reads headers that no `reads` names.

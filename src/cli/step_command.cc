@@ -72,8 +72,19 @@ void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem
   for (const std::string& output : outputs) fs.Rename(output, PreviousPath(output));
 }
 
+/// True for an output that this step's graph keeps as a stub.
+bool Stubbed(const StepInvocation& options, const std::string& output) {
+  for (const std::vector<std::string>* list : {&options.recipe_outputs, &options.stubbed_outputs}) {
+    for (const std::string& path : *list) {
+      if (ResolvePath(options.cwd, path) == output) return true;
+    }
+  }
+  return false;
+}
+
 /// After a successful step: where an output came out the same as before
-/// (or as its stub says, SameBody), puts the old file back, so Ninja
+/// (or as its stub says, SameBody, where the graph keeps it as a stub:
+/// another configuration's stub must not stay where a step reads the body), puts the old file back, so Ninja
 /// (restat = 1) skips what depends on it; but for one that assembles other
 /// files where the step `never_keep_incbin`. A body regenerated for its
 /// reader (`restores_body`) stays whole, with its stub's mtime.
@@ -84,7 +95,8 @@ void KeepUnchangedOutputs(const StepInvocation& options, const std::vector<std::
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
     std::optional<std::string> now = fs.Read(output);
-    bool keep = now && SameBody(*before, *now) && !(options.never_keep_incbin && AssemblesOtherFiles(*now));
+    bool same = now && (before == now || (Stubbed(options, output) && SameBody(*before, *now)));
+    bool keep = same && !(options.never_keep_incbin && AssemblesOtherFiles(*now));
     std::optional<std::filesystem::file_time_type> mtime = fs.MTime(previous);
     if (keep && options.restores_body && *before != *now && mtime) fs.SetMTime(output, *mtime);
     else if (keep) {
@@ -425,6 +437,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   FreshenOutputs(options, outputs, fs);
   WriteRecipes(options, fs);
   StubConsumedInputs(options, regenerated, keep_whole, fs);
+  StubUnreadOutputs(options, keep_whole, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
     Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome));

@@ -28,6 +28,21 @@ bool Reads(const GraphStep& step, const std::string& path) {
                      [&](const std::string& word) { return word == path || word.ends_with("=" + path); });
 }
 
+/// True for a file nvcc was asked to write.
+bool IsFinal(const StepGraph& graph, const std::string& path) {
+  const std::vector<std::string>& finals = graph.final_outputs;
+  return std::find(finals.begin(), finals.end(), path) != finals.end();
+}
+
+/// The steps but `writer` that read `path`.
+std::vector<size_t> ReadersOf(const StepGraph& graph, size_t writer, const std::string& path) {
+  std::vector<size_t> readers;
+  for (size_t j = 0; j < graph.steps.size(); ++j) {
+    if (j != writer && Reads(graph.steps[j], path)) readers.push_back(j);
+  }
+  return readers;
+}
+
 }  // namespace
 
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
@@ -36,16 +51,38 @@ std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
     const GraphStep& producer = graph.steps[i];
     if (!WritesBigText(producer.kind) || producer.outputs.empty()) continue;
     const std::string& path = producer.outputs.front();
-    const std::vector<std::string>& finals = graph.final_outputs;
-    if (std::find(finals.begin(), finals.end(), path) != finals.end()) continue;
-    std::vector<size_t> readers;
-    for (size_t j = 0; j < graph.steps.size(); ++j) {
-      if (j != i && Reads(graph.steps[j], path)) readers.push_back(j);
-    }
+    if (IsFinal(graph, path)) continue;
+    std::vector<size_t> readers = ReadersOf(graph, i, path);
     if (readers.size() == 1 && ReadsBigText(graph.steps[readers.front()].kind))
       stubbed.push_back({i, readers.front(), path});
   }
   return stubbed;
+}
+
+std::vector<std::string> InputsThatMayBeStubs(const StepGraph& graph, size_t index) {
+  std::vector<std::string> inputs;
+  const std::vector<StubbedIntermediate> stubbed = StubbedIntermediates(graph);
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    const GraphStep& producer = graph.steps[i];
+    if (i == index || !WritesBigText(producer.kind) || producer.outputs.empty()) continue;
+    const std::string& path = producer.outputs.front();
+    bool stubs_it = std::any_of(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
+      return one.path == path && one.consumer == index;
+    });
+    if (!stubs_it && !IsFinal(graph, path) && Reads(graph.steps[index], path)) inputs.push_back(path);
+  }
+  return inputs;
+}
+
+std::vector<UnreadIntermediate> UnreadIntermediates(const StepGraph& graph) {
+  std::vector<UnreadIntermediate> unread;
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    if (graph.steps[i].kind != StepKind::kCicc) continue;
+    for (const std::string& path : graph.steps[i].outputs) {
+      if (!IsFinal(graph, path) && ReadersOf(graph, i, path).empty()) unread.push_back({i, path});
+    }
+  }
+  return unread;
 }
 
 std::string RecipePath(const std::string& intermediate) { return intermediate + ".recipe"; }

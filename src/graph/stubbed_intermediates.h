@@ -26,6 +26,23 @@ struct StubbedIntermediate {
 /// early host object), it stays whole.
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph);
 
+/// The files that StubbedIntermediates considers and step `index` reads
+/// without being their one reader (an early host object's steps): a build
+/// of another configuration may have left a stub there, which the step
+/// regenerates before it runs.
+std::vector<std::string> InputsThatMayBeStubs(const StepGraph& graph, size_t index);
+
+/// A file that a step writes and no step reads: its writer leaves a stub
+/// in its place (with no recipe) right after it ran.
+struct UnreadIntermediate {
+  size_t producer = 0;
+  std::string path;  ///< as the steps name it
+};
+
+/// What cicc writes that no step reads (the `.cudafe1.gpu`, megabytes for
+/// a TU that uses CUB) and nvcc was not asked for.
+std::vector<UnreadIntermediate> UnreadIntermediates(const StepGraph& graph);
+
 /// Where the producer of a stubbed intermediate records its own command
 /// while the file is whole: beside it, until the reader folds it into the
 /// stub.

@@ -47,6 +47,20 @@ void RewriteRecipe(const std::string& path, IntermediateStub stub, const std::st
   if (mtime) fs.SetMTime(path, *mtime);
 }
 
+/// Makes the body at `path` its stub, which names `recipe`, with the body's
+/// mtime; false where it stays whole (no body, a stub already, or one no
+/// longer than its stub).
+bool ReplaceByStub(const std::string& path, const std::string& recipe, WritableFileSystem& fs) {
+  std::optional<std::string> body = fs.Read(path);
+  std::optional<std::filesystem::file_time_type> mtime = fs.MTime(path);
+  if (!body || !mtime || ParseStub(*body)) return false;
+  std::string stub = FormatStub(StubOf(*body, recipe));
+  if (stub.size() >= body->size()) return false;  // a stub would save nothing
+  fs.Write(path, stub);
+  fs.SetMTime(path, *mtime);
+  return true;
+}
+
 }  // namespace
 
 IntermediateStub StubOf(const std::string& body, const std::string& recipe) {
@@ -87,7 +101,9 @@ bool SameBody(const std::string& previous, const std::string& now) {
 Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const ProducerRunner& run,
                                     WritableFileSystem& fs) {
   Regenerated regenerated;
-  for (const std::string& input : consumer.stubbed_inputs) {
+  std::vector<std::string> inputs = consumer.stubbed_inputs;
+  inputs.insert(inputs.end(), consumer.regenerated_inputs.begin(), consumer.regenerated_inputs.end());
+  for (const std::string& input : inputs) {
     std::string path = ResolvePath(consumer.cwd, input);
     std::optional<std::string> text = fs.Read(path);
     std::optional<IntermediateStub> stub = text ? ParseStub(*text) : std::nullopt;
@@ -113,26 +129,23 @@ Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const Produc
 
 void StubConsumedInputs(const StepInvocation& consumer, const Regenerated& regenerated, bool keep_whole,
                         WritableFileSystem& fs) {
+  for (const std::string& path : regenerated.changed) {
+    fs.Remove(path);
+    fs.Remove(RecipePath(path));
+  }
   for (const std::string& input : consumer.stubbed_inputs) {
     std::string path = ResolvePath(consumer.cwd, input);
     const std::vector<std::string>& changed = regenerated.changed;
-    if (std::find(changed.begin(), changed.end(), path) != changed.end()) {
-      fs.Remove(path);
-      fs.Remove(RecipePath(path));
-      continue;
-    }
-    if (keep_whole) continue;
-    std::optional<std::string> body = fs.Read(path);
-    std::optional<std::string> recipe = fs.Read(RecipePath(path));
-    std::optional<std::filesystem::file_time_type> mtime = fs.MTime(path);
+    if (keep_whole || std::find(changed.begin(), changed.end(), path) != changed.end()) continue;
     // Without its recipe a body could not come back: it stays whole.
-    if (!body || !recipe || recipe->empty() || !mtime || ParseStub(*body)) continue;
-    std::string stub = FormatStub(StubOf(*body, *recipe));
-    if (stub.size() >= body->size()) continue;  // a stub would save nothing
-    fs.Write(path, stub);
-    fs.SetMTime(path, *mtime);
-    fs.Remove(RecipePath(path));
+    std::optional<std::string> recipe = fs.Read(RecipePath(path));
+    if (recipe && !recipe->empty() && ReplaceByStub(path, *recipe, fs)) fs.Remove(RecipePath(path));
   }
+}
+
+void StubUnreadOutputs(const StepInvocation& step, bool keep_whole, WritableFileSystem& fs) {
+  if (keep_whole) return;
+  for (const std::string& output : step.stubbed_outputs) ReplaceByStub(ResolvePath(step.cwd, output), "", fs);
 }
 
 void WriteRecipes(const StepInvocation& producer, WritableFileSystem& fs) {

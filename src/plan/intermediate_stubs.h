@@ -78,6 +78,11 @@ Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const Produc
 void StubConsumedInputs(const StepInvocation& consumer, const Regenerated& regenerated, bool keep_whole,
                         WritableFileSystem& fs);
 
+/// After a step succeeded: the outputs that no step reads
+/// (StepInvocation::stubbed_outputs) become stubs, with their mtimes, unless
+/// `keep_whole`.
+void StubUnreadOutputs(const StepInvocation& step, bool keep_whole, WritableFileSystem& fs);
+
 /// After a producer succeeded: records its command for each output that
 /// its reader stubs (StepInvocation::recipe_outputs): beside a body
 /// (RecipePath), which its reader then folds into the stub; in a stub that

@@ -89,10 +89,15 @@ struct StepInvocation {
   /// Big intermediates that this step alone reads (StubbedIntermediates):
   /// regenerated first where they are stubs, stubbed after a success.
   std::vector<std::string> stubbed_inputs;
+  /// Inputs that may be stubs from another configuration's build
+  /// (InputsThatMayBeStubs): regenerated first where they are, never stubbed.
+  std::vector<std::string> regenerated_inputs;
   /// Outputs whose reader stubs them: the step records its command beside
   /// them (RecipePath), and an output that comes out as its stub says
   /// keeps the stub.
   std::vector<std::string> recipe_outputs;
+  /// Outputs that no step reads (UnreadIntermediates): stubbed after a success.
+  std::vector<std::string> stubbed_outputs;
   /// Set where a reader runs this step from its recipe to get a stubbed
   /// body back (never on a command line): a body that comes out as its
   /// stub says stays whole, with the stub's mtime.

@@ -566,3 +566,23 @@ TEST_CASE("step on fakes: a regenerated body other than its stub goes after its 
   CHECK_FALSE(disk.IsFile("/w/k.ii"));  // the producer's edge runs again next build
   CHECK(disk.IsFile("/w/k.ptx"));
 }
+
+TEST_CASE(
+    "step on fakes: an output no step reads becomes a stub; another configuration's stub does not stay") {
+  FakeFileSystem disk;
+  FakePrograms programs(disk);
+  programs.writes = {{"cicc", Preprocessed("device code")}};
+  auto cicc = [](const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"--cwd", "/w"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"k.gpu", "--", "cicc", "-o", "k.gpu"});
+    return StepInvocation::Parse(args);
+  };
+  REQUIRE(RunStep(cicc({"--stub-output", "k.gpu"}), programs, disk, {}) == 0);
+  CHECK(ParseStub(disk.Read("/w/k.gpu").value_or("")));
+  auto mtime = disk.MTime("/w/k.gpu");
+  REQUIRE(RunStep(cicc({"--stub-output", "k.gpu"}), programs, disk, {}) == 0);
+  CHECK(disk.MTime("/w/k.gpu") == mtime);  // the same body: the stub stays, restat as ever
+  REQUIRE(RunStep(cicc({}), programs, disk, {}) == 0);
+  CHECK(disk.Read("/w/k.gpu") == Preprocessed("device code"));  // a step reads it now
+}

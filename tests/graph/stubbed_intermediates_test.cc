@@ -81,3 +81,26 @@ TEST_CASE("a file that a step's command names beside its inputs stays whole") {
   graph.steps.push_back(embedding);
   CHECK(StubbedIntermediates(graph).size() == before.size() - 1);
 }
+
+TEST_CASE("what cicc writes and no step reads is stubbed by cicc itself") {
+  StepGraph graph = RecordedGraph("single_arch");
+  std::vector<std::string> unread;
+  for (const UnreadIntermediate& one : UnreadIntermediates(graph)) {
+    CHECK(graph.steps[one.producer].kind == StepKind::kCicc);
+    unread.push_back(one.path.substr(one.path.rfind('/') + 1));
+  }
+  CHECK(unread == std::vector<std::string>{"kernel.cudafe1.c", "kernel.cudafe1.gpu"});
+}
+
+TEST_CASE("a step that reads a stubbed file without being its one reader regenerates it, never stubs it") {
+  StepGraph graph = RecordedGraph("single_arch");
+  std::vector<StubbedIntermediate> before = StubbedIntermediates(graph);
+  auto cicc = std::find_if(before.begin(), before.end(), [&](const StubbedIntermediate& stubbed) {
+    return graph.steps[stubbed.consumer].kind == StepKind::kCicc;
+  });
+  REQUIRE(cicc != before.end());
+  CHECK(InputsThatMayBeStubs(graph, cicc->consumer).empty());
+  graph.steps.push_back(graph.steps[cicc->consumer]);
+  CHECK(InputsThatMayBeStubs(graph, cicc->consumer) == std::vector<std::string>{cicc->path});
+  CHECK(InputsThatMayBeStubs(graph, graph.steps.size() - 1) == std::vector<std::string>{cicc->path});
+}

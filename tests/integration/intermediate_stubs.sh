@@ -3,7 +3,8 @@
 # .fatbin.c) kept as stubs once the one step that reads them has run, against
 # real nvcc. A reader that must run again gets its input regenerated from the
 # producer's command, which the stub records, so its object is still nvcc's:
-#  after a build, the four big files are stubs and the graph is small; a
+#  after a build, the four big files and what cicc writes that no step
+#  reads (the .cudafe1.gpu) are stubs and the graph is small; a
 #  no-op runs nothing; a source edit rebuilds nvcc's object; a flag that
 #  reaches cicc alone reruns cicc from a regenerated `.cpp1.ii`, a host flag
 #  the host compile from a regenerated `.cudafe1.cpp` (through cudafe++ from
@@ -34,7 +35,7 @@ is_stub() { head -1 "$1" | grep -q '^// fastcuda intermediate stub'; }
 all_stubs() {
   work=$(dirname "$(find graph -name k.cpp4.ii)")
   is_stub "$work/k.cpp4.ii" && is_stub "$work/k.cpp1.ii" && is_stub "$work/k.cudafe1.cpp" &&
-    is_stub "$work/k.fatbin.c" && [ -z "$(find "$work" -name "*.recipe")" ]
+    is_stub "$work/k.fatbin.c" && is_stub "$work/k.cudafe1.gpu" && [ -z "$(find "$work" -name "*.recipe")" ]
 }
 small_graph() { [ "$(du -sk graph | cut -f1)" -lt 200 ]; }
 

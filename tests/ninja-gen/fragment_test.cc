@@ -131,6 +131,9 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
       if (stubbed.producer == i) expected.insert(expected.end(), {"--recipe-for", stubbed.path});
     }
+    for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
+      if (unread.producer == i) expected.insert(expected.end(), {"--stub-output", unread.path});
+    }
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());
@@ -272,7 +275,7 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
   CHECK(
       CountMatches(
           manifest,
-          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir --stub-input '\$\{w\}/kernel\.cpp1\.ii'\n)") ==
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir --stub-input '\$\{w\}/kernel\.cpp1\.ii' --stub-output '\$\{w\}/kernel\.cudafe1\.c' --stub-output '\$\{w\}/kernel\.cudafe1\.gpu'\n)") ==
       1);
   CHECK(CountMatches(manifest, R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir\n)") ==
         1);
