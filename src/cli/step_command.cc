@@ -447,9 +447,12 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(depfile, fs.Read(ResolvePath(options.cwd, options.depfile_from)).value_or(""));
   }
   if (!options.kept_depfile.empty()) {
-    // Unchanged, it keeps its mtime: a body regenerated for its reader
-    // leaves the user depfile's merge be.
-    WriteIfChanged(fs, ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
+    // New after each run of the step's own edge: the launcher takes a
+    // header newer than it for a change during the build. A body
+    // regenerated for its reader leaves it, and the user depfile's merge, be.
+    std::string kept = ResolvePath(options.cwd, options.kept_depfile), text = fs.Read(depfile).value_or("");
+    if (options.restores_body) WriteIfChanged(fs, kept, text);
+    else fs.Write(kept, text);
   }
   if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
   if (!options.line_table_ptx.empty()) WriteLineTableDepfile(options, line_table, fs);

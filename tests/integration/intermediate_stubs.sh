@@ -25,7 +25,7 @@ cat > k.cu <<'C'
 __global__ void scale(float *x) { x[threadIdx.x] *= SCALE; }
 void report(int n) { std::printf("host side %d\n", n); }
 C
-args=(-c k.cu -arch=sm_80)
+args=(-c k.cu -MD -arch=sm_80)
 generate() { "$FASTCUDA" gen --out graph -- "$NVCC" "$@" -o k.o; }
 build() { ninja -C graph > "$1.log"; }
 ran() { grep -q "] $2 " "$1.log"; }
@@ -52,7 +52,7 @@ check "a header edit reruns preprocessing and cicc" edit_reran
 check "after a header edit the object equals nvcc's" fresh k.o "${args[@]}"
 check "after a header edit the intermediates are stubs again" all_stubs
 
-args=(-c k.cu -arch=sm_80 -ftz=true)
+args=(-c k.cu -MD -arch=sm_80 -ftz=true)
 generate "${args[@]}"
 build device_flag
 device_flag_regenerates() { ran device_flag CICC && ! ran device_flag CPP_DEVICE; }
@@ -61,7 +61,7 @@ check "after a cicc-only flag the object equals nvcc's" fresh k.o "${args[@]}"
 check "after a cicc-only flag a no-op runs nothing" noop
 check "after a cicc-only flag the intermediates are stubs" all_stubs
 
-args=(-c k.cu -arch=sm_80 -ftz=true -Xcompiler -Wall)
+args=(-c k.cu -MD -arch=sm_80 -ftz=true -Xcompiler -Wall)
 generate "${args[@]}"
 build host_flag
 host_flag_regenerates() { ran host_flag HOST_CC && ! ran host_flag CUDAFE; }
