@@ -23,6 +23,16 @@ std::vector<std::string> Described(const StepGraph& graph) {
   return described;
 }
 
+/// The stubbed intermediate that cicc reads (the `.cpp1.ii`).
+StubbedIntermediate CiccsInput(const StepGraph& graph) {
+  std::vector<StubbedIntermediate> stubbed = StubbedIntermediates(graph);
+  auto cicc = std::find_if(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
+    return graph.steps[one.consumer].kind == StepKind::kCicc;
+  });
+  REQUIRE(cicc != stubbed.end());
+  return *cicc;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -50,14 +60,10 @@ TEST_CASE("every architecture's preprocessed file is stubbed for its own cicc") 
 
 TEST_CASE("a file that two steps read stays whole") {
   StepGraph graph = RecordedGraph("single_arch");
-  std::vector<StubbedIntermediate> before = StubbedIntermediates(graph);
-  auto cicc = std::find_if(before.begin(), before.end(), [&](const StubbedIntermediate& stubbed) {
-    return graph.steps[stubbed.consumer].kind == StepKind::kCicc;
-  });
-  REQUIRE(cicc != before.end());
-  GraphStep second_reader = graph.steps[cicc->consumer];  // reads the .cpp1.ii alone of them
-  graph.steps.push_back(second_reader);
-  CHECK(StubbedIntermediates(graph).size() == before.size() - 1);
+  const size_t before = StubbedIntermediates(graph).size();
+  StubbedIntermediate cicc = CiccsInput(graph);
+  graph.steps.push_back(graph.steps[cicc.consumer]);  // reads the .cpp1.ii alone of them
+  CHECK(StubbedIntermediates(graph).size() == before - 1);
 }
 
 TEST_CASE("a stubbed intermediate's recipe is kept, and goes, with the intermediates") {
@@ -94,13 +100,9 @@ TEST_CASE("what cicc writes and no step reads is stubbed by cicc itself") {
 
 TEST_CASE("a step that reads a stubbed file without being its one reader regenerates it, never stubs it") {
   StepGraph graph = RecordedGraph("single_arch");
-  std::vector<StubbedIntermediate> before = StubbedIntermediates(graph);
-  auto cicc = std::find_if(before.begin(), before.end(), [&](const StubbedIntermediate& stubbed) {
-    return graph.steps[stubbed.consumer].kind == StepKind::kCicc;
-  });
-  REQUIRE(cicc != before.end());
-  CHECK(InputsThatMayBeStubs(graph, cicc->consumer).empty());
-  graph.steps.push_back(graph.steps[cicc->consumer]);
-  CHECK(InputsThatMayBeStubs(graph, cicc->consumer) == std::vector<std::string>{cicc->path});
-  CHECK(InputsThatMayBeStubs(graph, graph.steps.size() - 1) == std::vector<std::string>{cicc->path});
+  StubbedIntermediate cicc = CiccsInput(graph);
+  CHECK(InputsThatMayBeStubs(graph, cicc.consumer).empty());
+  graph.steps.push_back(graph.steps[cicc.consumer]);
+  CHECK(InputsThatMayBeStubs(graph, cicc.consumer) == std::vector<std::string>{cicc.path});
+  CHECK(InputsThatMayBeStubs(graph, graph.steps.size() - 1) == std::vector<std::string>{cicc.path});
 }
