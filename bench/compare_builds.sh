@@ -12,7 +12,8 @@
 # time / jobs) against the project's targets, and checks that their objects carry
 # nvcc's device code. BENCH_EVENTS=1 adds each variant's instructions and
 # cycles (bench/lib.sh), which do not move with the machine's load as CPU
-# time does.
+# time does. Each variant's build directory is measured after its build
+# (du), beside plain's: FastCuda's graph and intermediates cost disk.
 # Usage: bench/compare_builds.sh N ARCHS [REPEATS] [MIX] [SEED]
 #   e.g. bench/compare_builds.sh 48 "75-real;80-real;86-real;89-real;90-real" 3 mixed
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -26,6 +27,7 @@ for round in $(seq "$rounds"); do
     configure_variant "$variant"
     warm_up_variant "$variant"
     timed "$work/$variant.times" build_variant "$variant"
+    build_dir_kib "$variant" >> "$work/$variant.disk"
     graph=$(graph_dir_of "$variant")
     if [ "$variant" = module_known ]; then  # ranked by remembered times: no first phase before them
       [ "$(cut -d' ' -f1 "$graph/first-phase")" -eq "$(head -1 "$graph/.ninja_log" | wc -c)" ] &&
@@ -47,6 +49,14 @@ if [ -n "$event_counter" ]; then
   echo "(counted events, medians; ratios over ${variants[0]}'s)"
   for variant in "${variants[@]}"; do events_row "$variant" "$work/$variant.times" "$work/${variants[0]}.times"; done
 fi
+echo "(build directory after a clean build, medians; goal: at most twice plain's)"
+for variant in "${variants[@]}"; do
+  kib=$(median "$work/$variant.disk")
+  plain_kib=$([ -s "$work/plain.disk" ] && median "$work/plain.disk" || echo 0)
+  printf '%-20s build dir %9.1f MiB  plain %9.1f MiB\n' "$variant" "$(ratio "$kib" 1024)" "$(ratio "$plain_kib" 1024)"
+  [ "$variant" = plain ] || [ "$plain_kib" = 0 ] ||
+    goal "$variant build dir / plain's" "$(ratio "$kib" "$plain_kib")" 2.00
+done
 for variant in "${variants[@]}"; do  # each run in round order: a round's runs ran side by side
   bounds=""
   [ ! -s "$work/$variant.bounds" ] || bounds=", bound $(paste -sd' ' "$work/$variant.bounds") s"

@@ -226,6 +226,10 @@ events_row() {  # LABEL LOG [BASE_LOG]: medians of a timed log's counted events 
     BEGIN { printf "%-20s task clock %.2f s, instructions %s G (%s), cycles %s G (%s); each run, instructions: %s\n",
             n, t / 1000, g(i), r(i, bi), g(c), r(c, bc), each }'
 }
+build_dir_kib() {  # NAME: the size of a variant's whole build directory (objects, graph, intermediates)
+  du -sk "$work/$1" | cut -f1
+}
+
 best_wall() {  # LOG...: the smallest median wall time of the logs that exist
   local log
   for log in "$@"; do if [ -f "$log" ]; then median "$log" 1; fi; done | sort -g | head -1

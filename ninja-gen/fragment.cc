@@ -11,6 +11,7 @@
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/base/text.h"
+#include "src/graph/stubbed_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
 #include "src/plan/graph_dir.h"
@@ -163,6 +164,14 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.never_keep_incbin = step.never_keep_incbin;
   call.response_key = step.response_key;
   call.stub_include = step.stub_include;
+  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
+    if (stubbed.consumer == index) call.stubbed_inputs.push_back(stubbed.path);
+    if (stubbed.producer == index) call.recipe_outputs.push_back(stubbed.path);
+  }
+  call.regenerated_inputs = InputsThatMayBeStubs(graph, index);
+  for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
+    if (unread.producer == index) call.stubbed_outputs.push_back(unread.path);
+  }
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
   // A host compile of the source itself reads headers that no `reads` names.

@@ -35,6 +35,7 @@
 #include "src/nvcc/indirect_inputs.h"
 #include "src/nvcc/ptx_line_table.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/intermediate_stubs.h"
 #include "src/plan/step_protocol.h"
 #include "src/plan/toolchain_programs.h"
 
@@ -72,18 +73,38 @@ void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem
   for (const std::string& output : outputs) fs.Rename(output, PreviousPath(output));
 }
 
-/// After a successful step: where an output came out the same as before,
-/// puts the old file back, so Ninja (restat = 1) skips what depends on it;
-/// but for one that assembles other files where the step `never_keep_incbin`.
+/// True for an output that this step's graph keeps as a stub.
+bool Stubbed(const StepInvocation& options, const std::string& output) {
+  for (const std::vector<std::string>* list : {&options.recipe_outputs, &options.stubbed_outputs}) {
+    for (const std::string& path : *list) {
+      if (ResolvePath(options.cwd, path) == output) return true;
+    }
+  }
+  return false;
+}
+
+/// After a successful step: where an output came out the same as before
+/// (or as its stub says, SameBody, where the graph keeps it as a stub:
+/// another configuration's stub must not stay where a step reads the body), puts the old file back, so Ninja
+/// (restat = 1) skips what depends on it; but for one that assembles other
+/// files where the step `never_keep_incbin`. A body regenerated for its
+/// reader (`restores_body`) stays whole, with its stub's mtime.
 void KeepUnchangedOutputs(const StepInvocation& options, const std::vector<std::string>& outputs,
                           WritableFileSystem& fs) {
   for (const std::string& output : outputs) {
     std::string previous = PreviousPath(output);
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
-    bool keep = before == fs.Read(output) && !(options.never_keep_incbin && AssemblesOtherFiles(*before));
-    if (keep) fs.Rename(previous, output);
-    else fs.Remove(previous);
+    std::optional<std::string> now = fs.Read(output);
+    bool same = now && (before == now || (Stubbed(options, output) && SameBody(*before, *now)));
+    bool keep = same && !(options.never_keep_incbin && AssemblesOtherFiles(*now));
+    std::optional<std::filesystem::file_time_type> mtime = fs.MTime(previous);
+    if (keep && options.restores_body && *before != *now && mtime) fs.SetMTime(output, *mtime);
+    else if (keep) {
+      fs.Rename(previous, output);
+      continue;
+    }
+    fs.Remove(previous);
   }
 }
 
@@ -120,6 +141,13 @@ void RestoreStubNameIn(const std::string& cwd, const StubInclude& include, Writa
   if (!text) return;
   if (std::optional<std::string> restored = RestoreStubName(*text, include.stub_name))
     fs.Write(path, *restored);
+}
+
+/// True where the build's environment asks to keep the intermediates whole
+/// (kKeepIntermediatesVariable).
+bool KeepsIntermediatesWhole(const std::map<std::string, std::string>& inherited) {
+  auto found = inherited.find(std::string(kKeepIntermediatesVariable));
+  return found != inherited.end() && !found->second.empty() && found->second != "0";
 }
 
 /// FASTCUDA_SPLIT_COMPILE=auto: threads for cicc or ptxas, from the jobs
@@ -414,6 +442,10 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     return 0;
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
+  const Regenerated regenerated = RegenerateStubbedInputs(
+      options, [&](const StepInvocation& producer) { return RunStep(producer, runner, fs, inherited); }, fs);
+  if (regenerated.exit_code != 0) return regenerated.exit_code;
+  const bool keep_whole = KeepsIntermediatesWhole(inherited);
   SetOutputsAside(outputs, fs);
   // A stamp is its step's Landmark: none while the program runs, nor after
   // it fails (TuRecord::landmarks).
@@ -436,6 +468,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
       fs.Remove(PreviousPath(output));
     }
     TakeCacheOutcome(cache_result, fs);
+    StubConsumedInputs(options, regenerated, /*keep_whole=*/true, fs);
     return result.exit_code;
   }
   if (!options.stub_include.host_source.empty()) RestoreStubNameIn(options.cwd, options.stub_include, fs);
@@ -443,6 +476,9 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(options, outputs, fs);
   FreshenOutputs(options, outputs, fs);
+  WriteRecipes(options, fs);
+  StubConsumedInputs(options, regenerated, keep_whole, fs);
+  StubUnreadOutputs(options, keep_whole, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
     Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome),
@@ -453,7 +489,12 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     fs.Write(depfile, fs.Read(ResolvePath(options.cwd, options.depfile_from)).value_or(""));
   }
   if (!options.kept_depfile.empty()) {
-    fs.Write(ResolvePath(options.cwd, options.kept_depfile), fs.Read(depfile).value_or(""));
+    // New after each run of the step's own edge: the launcher takes a
+    // header newer than it for a change during the build. A body
+    // regenerated for its reader leaves it, and the user depfile's merge, be.
+    std::string kept = ResolvePath(options.cwd, options.kept_depfile), text = fs.Read(depfile).value_or("");
+    if (options.restores_body) WriteIfChanged(fs, kept, text);
+    else fs.Write(kept, text);
   }
   if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
   if (!options.line_table_ptx.empty()) WriteLineTableDepfile(options, line_table, fs);

@@ -10,6 +10,7 @@
 #include "src/nvcc/step.h"
 #include "src/plan/first_build_estimate.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/intermediate_stubs.h"
 #include "src/views/build_views.h"
 
 namespace fastcuda {
@@ -47,7 +48,7 @@ Timeline LoadTimeline(const std::string& dir, const WritableFileSystem& fs) {
   Timeline timeline = BuildTimeline(
       ParseStepsFile(*steps), fs.Read(ninja_log).value_or(""), fs.Read(StepMemoryLogPath(dir)).value_or(""),
       [&](const std::string& path) {
-        std::optional<uintmax_t> size = fs.Size((ninja_dir / path).string());
+        std::optional<uintmax_t> size = BodySize(fs, (ninja_dir / path).string());
         return size ? static_cast<int64_t>(*size) : int64_t{-1};
       },
       ParseFirstPhase(fs.Read(FirstPhasePath(dir)).value_or("")));

@@ -24,6 +24,8 @@ constexpr std::string_view kFailureNote = "--failure-note";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
 constexpr std::string_view kNeverKeepIncbin = "--never-keep-incbin", kResponseKey = "--response-key";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
+constexpr std::string_view kStubInput = "--stub-input", kRecipeFor = "--recipe-for",
+                           kStubOutput = "--stub-output", kRegenerateInput = "--regenerate-input";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
 constexpr std::string_view kCacheLookup = "--cache-lookup", kSkipOnHit = "--skip-on-hit",
@@ -113,6 +115,10 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kResponseKey, response_key);
   AddOption(words, kStubHostSource, stub_include.host_source);
   AddOption(words, kStubName, stub_include.stub_name);
+  for (const std::string& input : stubbed_inputs) AddOption(words, kStubInput, input);
+  for (const std::string& input : regenerated_inputs) AddOption(words, kRegenerateInput, input);
+  for (const std::string& output : recipe_outputs) AddOption(words, kRecipeFor, output);
+  for (const std::string& output : stubbed_outputs) AddOption(words, kStubOutput, output);
   AddOption(words, kNinjaDepfileFrom, ninja_depfile_from);
   AddOption(words, kNinjaDepfile, ninja_depfile);
   for (const std::string& read : reads) AddOption(words, kReads, read);
@@ -187,6 +193,10 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kResponseKey) call.response_key = value(flag);
     else if (flag == kStubHostSource) call.stub_include.host_source = value(flag);
     else if (flag == kStubName) call.stub_include.stub_name = value(flag);
+    else if (flag == kStubInput) call.stubbed_inputs.push_back(value(flag));
+    else if (flag == kRegenerateInput) call.regenerated_inputs.push_back(value(flag));
+    else if (flag == kRecipeFor) call.recipe_outputs.push_back(value(flag));
+    else if (flag == kStubOutput) call.stubbed_outputs.push_back(value(flag));
     else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);
     else if (flag == kNinjaDepfile) call.ninja_depfile = value(flag);
     else if (flag == kReads) call.reads.push_back(value(flag));
@@ -237,8 +247,9 @@ std::string FailedEdgeLines(const FailureNote& note, int exit_code) {
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs) {
   fs.Write(StdoutPath(prefix), output.stdout_text);
   fs.Write(StderrPath(prefix), output.stderr_text);
-  // Last: its presence tells ReadCapture that the step ran.
-  fs.Write(ExitCodePath(prefix), std::to_string(output.exit_code) + "\n");
+  // Last: its presence tells ReadCapture that the step ran. Empty for a
+  // success, as the streams mostly are: an empty file takes no disk block.
+  fs.Write(ExitCodePath(prefix), output.exit_code == 0 ? "" : std::to_string(output.exit_code) + "\n");
 }
 
 std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs) {

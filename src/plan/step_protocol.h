@@ -89,10 +89,26 @@ struct StepInvocation {
   /// The program is fatbinary, whose output to join from these fatbins of
   /// one image each (GraphStep::fatbin_images; StitchFatbin).
   std::vector<std::string> fatbin_images;
-  std::string blank_disabled;      ///< an output whose `#if 0` blocks to blank (host_source.h)
-  bool never_keep_incbin = false;  ///< GraphStep::never_keep_incbin
-  std::string response_key;        ///< GraphStep::response_key: read by no one, it changes the command
-  StubInclude stub_include;        ///< cudafe++ through a cache: the stub name to restore
+  std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
+  bool never_keep_incbin = false;            ///< GraphStep::never_keep_incbin
+  std::string response_key;  ///< GraphStep::response_key: read by no one, it changes the command
+  StubInclude stub_include;  ///< cudafe++ through a cache: the stub name to restore
+  /// Big intermediates that this step alone reads (StubbedIntermediates):
+  /// regenerated first where they are stubs, stubbed after a success.
+  std::vector<std::string> stubbed_inputs;
+  /// Inputs that may be stubs from another configuration's build
+  /// (InputsThatMayBeStubs): regenerated first where they are, never stubbed.
+  std::vector<std::string> regenerated_inputs;
+  /// Outputs whose reader stubs them: the step records its command beside
+  /// them (RecipePath), and an output that comes out as its stub says
+  /// keeps the stub.
+  std::vector<std::string> recipe_outputs;
+  /// Outputs that no step reads (UnreadIntermediates): stubbed after a success.
+  std::vector<std::string> stubbed_outputs;
+  /// Set where a reader runs this step from its recipe to get a stubbed
+  /// body back (never on a command line): a body that comes out as its
+  /// stub says stays whole, with the stub's mtime.
+  bool restores_body = false;
   /// On success, copy `ninja_depfile_from` (the TU's merged depfile; none:
   /// an empty one) to `ninja_depfile`, which Ninja reads and removes (`deps = gcc`).
   std::string ninja_depfile_from;

@@ -9,6 +9,7 @@
 #include "src/base/step_gate.h"
 #include "src/cli/step_command.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/intermediate_stubs.h"
 #include "src/plan/step_protocol.h"
 #include "tests/test_support.h"
 
@@ -542,6 +543,41 @@ OutOfMemoryRun RunShortOfMemory(FakeFileSystem& disk, int failures) {
   return run;
 }
 
+/// Programs that write, to the file after `-o`, what `writes` holds for
+/// their name; remembers what ran.
+class FakePrograms : public CommandRunner {
+ public:
+  explicit FakePrograms(FakeFileSystem& disk) : disk_(disk) {}
+  ProcessResult Run(const ProcessSpec& spec) override {
+    ran.push_back(spec.argv.front());
+    for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+      if (spec.argv[i] == "-o")
+        disk_.Write(ResolvePath(spec.cwd, spec.argv[i + 1]), writes[spec.argv.front()]);
+    }
+    return {0, 0, "", "", 1};
+  }
+  std::map<std::string, std::string> writes;
+  std::vector<std::string> ran;
+
+ private:
+  FakeFileSystem& disk_;
+};
+
+/// Preprocessed text `version`, longer than its stub.
+std::string Preprocessed(const std::string& version) {
+  return "preprocessed " + version + std::string(4000, '\n');
+}
+
+StepInvocation Preprocess() {
+  return StepInvocation::Parse(
+      {"--cwd", "/w", "--recipe-for", "k.ii", "k.ii", "--", "gcc", "-E", "k.cu", "-o", "k.ii"});
+}
+
+StepInvocation ReadPreprocessed() {
+  return StepInvocation::Parse(
+      {"--cwd", "/w", "--stub-input", "k.ii", "k.ptx", "--", "cicc", "k.ii", "-o", "k.ptx"});
+}
+
 }  // namespace
 
 TEST_CASE("step on fakes: a program that ran out of memory beside other steps runs again alone, once") {
@@ -584,4 +620,68 @@ TEST_CASE("step on fakes: a program that failed otherwise runs once") {
   CHECK(failing.ran.size() == 1);
   CHECK(printed.str() == "printed\n");
   CHECK(calls == std::vector<std::string>{"shared gate", "shared running", "unlock gate", "unlock running"});
+TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its producer's recipe") {
+  FakeFileSystem disk;
+  FakePrograms programs(disk);
+  programs.writes = {{"gcc", Preprocessed("v1")}, {"cicc", "ptx v1"}};
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  auto body_mtime = disk.MTime("/w/k.ii");
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  CHECK(ParseStub(disk.Read("/w/k.ii").value_or("")));
+  CHECK(disk.MTime("/w/k.ii") == body_mtime);
+
+  // The producer again: the same body keeps the stub and its mtime; another is written whole.
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  CHECK(ParseStub(disk.Read("/w/k.ii").value_or("")));
+  CHECK(disk.MTime("/w/k.ii") == body_mtime);
+
+  // The reader again (its flags changed): the producer runs first, the body
+  // keeps its stub's mtime, and is a stub again after.
+  programs.ran.clear();
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  CHECK(programs.ran == std::vector<std::string>{"gcc", "cicc"});
+  CHECK(disk.Read("/w/k.ii") ==
+        FormatStub(StubOf(Preprocessed("v1"), JoinShellWords(Preprocess().Words()) + "\n")));
+  CHECK(disk.MTime("/w/k.ii") == body_mtime);
+
+  // Kept whole where the build's environment asks.
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {{"FASTCUDA_KEEP_INTERMEDIATES", "1"}}) == 0);
+  CHECK(disk.Read("/w/k.ii") == Preprocessed("v1"));
+
+  programs.writes["gcc"] = Preprocessed("v2");
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  CHECK(disk.Read("/w/k.ii") == Preprocessed("v2"));
+  CHECK(disk.MTime("/w/k.ii") != body_mtime);
+}
+
+TEST_CASE("step on fakes: a regenerated body other than its stub goes after its reader ran") {
+  FakeFileSystem disk;
+  FakePrograms programs(disk);
+  programs.writes = {{"gcc", Preprocessed("__TIME__ 10:00")}, {"cicc", "ptx"}};
+  REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  programs.writes["gcc"] = Preprocessed("__TIME__ 10:01");
+  REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
+  CHECK_FALSE(disk.IsFile("/w/k.ii"));  // the producer's edge runs again next build
+  CHECK(disk.IsFile("/w/k.ptx"));
+}
+
+TEST_CASE(
+    "step on fakes: an output no step reads becomes a stub; another configuration's stub does not stay") {
+  FakeFileSystem disk;
+  FakePrograms programs(disk);
+  programs.writes = {{"cicc", Preprocessed("device code")}};
+  auto cicc = [](const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"--cwd", "/w"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"k.gpu", "--", "cicc", "-o", "k.gpu"});
+    return StepInvocation::Parse(args);
+  };
+  REQUIRE(RunStep(cicc({"--stub-output", "k.gpu"}), programs, disk, {}) == 0);
+  CHECK(ParseStub(disk.Read("/w/k.gpu").value_or("")));
+  auto mtime = disk.MTime("/w/k.gpu");
+  REQUIRE(RunStep(cicc({"--stub-output", "k.gpu"}), programs, disk, {}) == 0);
+  CHECK(disk.MTime("/w/k.gpu") == mtime);  // the same body: the stub stays, restat as ever
+  REQUIRE(RunStep(cicc({}), programs, disk, {}) == 0);
+  CHECK(disk.Read("/w/k.gpu") == Preprocessed("device code"));  // a step reads it now
 }

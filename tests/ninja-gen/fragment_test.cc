@@ -6,6 +6,7 @@
 #include "ninja-gen/manifest_parser.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
+#include "src/graph/stubbed_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
 #include "src/plan/step_protocol.h"
@@ -124,6 +125,15 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     if (!step.depfile.empty()) expected.insert(expected.end(), {"--depfile", step.depfile});
     if (i + 1 == graph.steps.size()) expected.push_back("--fresh-outputs");  // the object's
     if (step.never_keep_incbin) expected.emplace_back("--never-keep-incbin");
+    for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
+      if (stubbed.consumer == i) expected.insert(expected.end(), {"--stub-input", stubbed.path});
+    }
+    for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
+      if (stubbed.producer == i) expected.insert(expected.end(), {"--recipe-for", stubbed.path});
+    }
+    for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
+      if (unread.producer == i) expected.insert(expected.end(), {"--stub-output", unread.path});
+    }
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());
@@ -251,7 +261,7 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
   CHECK(
       CountMatches(
           manifest,
-          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir\n)") ==
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir --stub-input '\$\{w\}/kernel\.cpp1\.ii' --stub-output '\$\{w\}/kernel\.cudafe1\.c' --stub-output '\$\{w\}/kernel\.cudafe1\.gpu'\n)") ==
       1);
   CHECK(CountMatches(manifest, R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir\n)") ==
         1);

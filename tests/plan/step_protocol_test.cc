@@ -144,6 +144,11 @@ TEST_CASE("a step's captured output reads back as written; a step that did not r
   CHECK(back->stdout_text == "out\nput");
   CHECK(back->stderr_text == "a warning\n");
   CHECK(back->exit_code == 3);
+  WriteCapture(prefix, {"", "", 0}, fs);
+  back = ReadCapture(prefix, fs);
+  REQUIRE(back);
+  CHECK(back->exit_code == 0);
+  CHECK(fs.Read(prefix + ".rc") == "");  // a success that printed nothing takes no disk block
 }
 
 TEST_CASE("a failure note reads back as written, and gives Ninja's FAILED lines for the user's edge") {
