@@ -89,10 +89,10 @@ struct StepInvocation {
   /// The program is fatbinary, whose output to join from these fatbins of
   /// one image each (GraphStep::fatbin_images; StitchFatbin).
   std::vector<std::string> fatbin_images;
-  std::string blank_disabled;                ///< an output whose `#if 0` blocks to blank (host_source.h)
-  bool never_keep_incbin = false;            ///< GraphStep::never_keep_incbin
-  std::string response_key;  ///< GraphStep::response_key: read by no one, it changes the command
-  StubInclude stub_include;  ///< cudafe++ through a cache: the stub name to restore
+  std::string blank_disabled;      ///< an output whose `#if 0` blocks to blank (host_source.h)
+  bool never_keep_incbin = false;  ///< GraphStep::never_keep_incbin
+  std::string response_key;        ///< GraphStep::response_key: read by no one, it changes the command
+  StubInclude stub_include;        ///< cudafe++ through a cache: the stub name to restore
   /// Big intermediates that this step alone reads (StubbedIntermediates):
   /// regenerated first where they are stubs, stubbed after a success.
   std::vector<std::string> stubbed_inputs;

@@ -620,6 +620,8 @@ TEST_CASE("step on fakes: a program that failed otherwise runs once") {
   CHECK(failing.ran.size() == 1);
   CHECK(printed.str() == "printed\n");
   CHECK(calls == std::vector<std::string>{"shared gate", "shared running", "unlock gate", "unlock running"});
+}
+
 TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its producer's recipe") {
   FakeFileSystem disk;
   FakePrograms programs(disk);
