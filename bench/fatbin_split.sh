@@ -86,7 +86,7 @@ split_cpu=$(awk -F'\t' '$1 ~ /(\.image\.fatbin|\.fatbin\.c)$/ { cpu[$1] = $3 }
                         END { for (o in cpu) { s += cpu[o]; n++ } printf "%.2f %d\n", s / 1000, n }' \
               g.fastcuda/step-memory.tsv)
 # The stitch's own command (its images, flags and program), writing the fatbin whole.
-stitch=$(grep -A3 -E '^build [^:]*/tu\.fatbin\.c: FATBIN_STITCH' g.fastcuda/build.ninja | sed -n 's/^  argv = -- //p')
+stitch=$(grep -m1 -A3 -E '^build [^:]*: FATBIN_STITCH' g.fastcuda/build.ninja | sed -n 's/^  argv = -- //p')
 eval "set -- ${stitch//'${w}'/$work_dir}"
 whole=()
 for word; do
