@@ -96,7 +96,7 @@ cache_names() {  # LIST-OPTION: the module's cache variables that cmake LIST-OPT
 }
 advanced_variables() {
   [ "$(cache_names -L)" = "FASTCUDA_ENABLE FASTCUDA_JOBS " ] &&
-    [ "$(cache_names -LA)" = "FASTCUDA_EARLY_HOST FASTCUDA_ENABLE FASTCUDA_EXECUTABLE FASTCUDA_JOBS FASTCUDA_MODULE_ID FASTCUDA_SPLIT_COMPILE " ]
+    [ "$(cache_names -LA)" = "FASTCUDA_EARLY_HOST FASTCUDA_ENABLE FASTCUDA_EXECUTABLE FASTCUDA_JOBS FASTCUDA_MODULE_ID FASTCUDA_REMOTE FASTCUDA_SPLIT_COMPILE " ]
 }
 check "cache: all but FASTCUDA_ENABLE and FASTCUDA_JOBS are advanced" advanced_variables
 old_cmake_refused() {  # a CMAKE_VERSION of 3.19 stands in for that CMake
