@@ -37,7 +37,7 @@ constexpr const char* kV1Unlimited = "9223372036854771712\n";
 /// The files recorded there: no memory limit at any level, no CPU quota.
 LimitFiles RecordedV1() {
   LimitFiles files{kMeminfo, kV1Cgroups, kV1Mountinfo, {}, 2, 2};
-  for (const std::string dir :
+  for (const std::string& dir :
        {std::string(kV1Own), std::string(kV1Parent), std::string("/sys/fs/cgroup/memory")}) {
     files.cgroup_files[dir + "/memory.limit_in_bytes"] = kV1Unlimited;
   }
