@@ -51,9 +51,11 @@ if [ ! -f "$remote_venv/installed" ]; then
 fi
 [ "$install_only" = 0 ] || exit 0
 # FastCuda's remote client, run by that environment's Python: configuring
-# writes bin/fastcuda-remote (reapi_steps skips without it).
+# adds bin/fastcuda-remote to the build, which must then be built (ctest
+# builds nothing; reapi_steps skips without it, `cmake --install` fails).
 if [ -f "$remote_venv/installed" ]; then
-  cmake -DFASTCUDA_REMOTE_PYTHON="$remote_venv/bin/python" "$build_dir" > "$remote_venv.configure.log" 2>&1 ||
+  { cmake -DFASTCUDA_REMOTE_PYTHON="$remote_venv/bin/python" "$build_dir" &&
+    cmake --build "$build_dir" --target fastcuda_remote; } > "$remote_venv.configure.log" 2>&1 ||
     { cat "$remote_venv.configure.log" >&2; exit 1; }
 fi
 
