@@ -215,6 +215,8 @@ ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<
   gate.EnterBeside();
   ProcessResult beside = RunProgram(options, spec, runner, fs);
   gate.Leave();
+  if (beside.exit_code == 0)
+    return beside;  // most steps: no second read of the counts, no copy of the output
   std::optional<std::string> reason =
       OutOfMemoryReason(beside, beside.stdout_text + beside.stderr_text, before, ReadOomKillCounts(fs));
   if (!reason) return beside;
