@@ -144,8 +144,7 @@ timed local pin "$all_cores" "$fastcuda" build --compdb "$scratch/local/compile_
 [ "$(nproc)" -lt 16 ] || taskset -cp "$local_cores" $$ > /dev/null
 bots=3 threads=200 pool=20
 source "$root/tests/tools/reapi/fixture.sh"
-export XDG_RUNTIME_DIR=$scratch/run
-mkdir -p "$XDG_RUNTIME_DIR"
+use_own_proxies
 trap 'cleanup; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
 ip netns add "$netns"
 start_network && start_postgres && start_server ||

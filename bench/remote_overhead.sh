@@ -26,8 +26,9 @@ trap 'cleanup; rm -rf "$scratch"' EXIT
 ip netns add "$netns"
 start_network && start_postgres && start_server && start_bot || { tail "$scratch"/*.log; exit 1; }
 
-export XDG_RUNTIME_DIR=$scratch/run FASTCUDA_REMOTE_STATS=$scratch/stats FASTCUDA_REMOTE=grpc://127.0.0.1:$port
-mkdir -p "$XDG_RUNTIME_DIR" "$scratch/work"
+use_own_proxies
+export FASTCUDA_REMOTE_STATS=$scratch/stats FASTCUDA_REMOTE=grpc://127.0.0.1:$port
+mkdir -p "$scratch/work"
 cd "$scratch/work"
 head -c $((4 << 20)) /dev/urandom > header.h
 run() {  # KIND: STEPS steps, each's outside wall time in ms to KIND.wall

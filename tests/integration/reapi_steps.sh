@@ -121,10 +121,10 @@ start_server || { tail -n 20 "$scratch/migrate.log" "$scratch/server.log"; exit 
 start_bot || { tail -n 20 "$scratch/bot.out"; exit 1; }
 wait "$references"
 
-# The client's proxies are the test's own: their sockets and logs here.
-export XDG_RUNTIME_DIR=$scratch/run FASTCUDA_REMOTE_CONNECT_TIMEOUT=3 FASTCUDA_REMOTE_RETRIES=2 FASTCUDA_REMOTE_TIMEOUT=60 \
+use_own_proxies
+export FASTCUDA_REMOTE_CONNECT_TIMEOUT=3 FASTCUDA_REMOTE_RETRIES=2 FASTCUDA_REMOTE_TIMEOUT=60 \
   FASTCUDA_REMOTE_IDLE=60 FASTCUDA_REMOTE_STATS=$scratch/stats
-mkdir -p "$XDG_RUNTIME_DIR" && touch "$scratch/stats"
+touch "$scratch/stats"
 remote=grpc://127.0.0.1:$port
 build_args=()
 build() {  # LOG [VARIABLE=VALUE...]: builds project/graph with FASTCUDA_REMOTE=$remote and the variables

@@ -12,7 +12,8 @@
 # Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]]
 # (bot_cpus=LIST pins the bot with taskset; bot_key=SUFFIX keeps several
 # bots of namespace N apart),
-# stop_bot [N], stop_server, stop_build PID, cleanup (also on EXIT). The
+# stop_bot [N], stop_server, stop_build PID, use_own_proxies, cleanup (also
+# on EXIT). The
 # server listens on 127.0.0.1:$port for the client and on $host_addr_N:$port
 # for bot N, which reaches it as http://$host_addr_N:$port; $closed is a
 # port where nothing listens. Every bot logs its actions to $scratch/bot.log
@@ -55,11 +56,14 @@ cleanup() {  # before finish, which removes the scratch directory the database r
   bot_pids=()
   [ -z "$server_pid" ] || { kill "$server_pid" 2> /dev/null && wait "$server_pid" 2> /dev/null || true; }
   server_pid=''
-  # The client's proxies that the caller's builds started (XDG_RUNTIME_DIR)
-  for log in "${XDG_RUNTIME_DIR:-/nonexistent}"/fastcuda-remote-*/*.log; do
+  # The client's proxies that the caller's builds started (use_own_proxies);
+  # their logs stay in the scratch directory
+  for log in "${proxies_dir:-/nonexistent}"/fastcuda-remote-*/*.log; do
     [ -f "$log" ] || continue
     for pid in $(sed -n 's/.* as pid \([0-9]*\)$/\1/p' "$log"); do kill "$pid" 2> /dev/null || true; done
   done
+  [ -z "${proxies_dir:-}" ] || { cp -r "$proxies_dir/." "$scratch/run/" 2> /dev/null; rm -rf "$proxies_dir"; }
+  proxies_dir=''
   [ -z "$pg_started" ] || runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -m fast -w stop > /dev/null 2>&1 || true
   pg_started=''
   for n in $(seq "$bots"); do
@@ -68,6 +72,16 @@ cleanup() {  # before finish, which removes the scratch directory the database r
   done
 }
 trap cleanup EXIT
+
+# The client's proxies of the caller's builds are its own: their sockets and
+# logs in a directory of this run's, exported as XDG_RUNTIME_DIR. Under /tmp,
+# not the scratch directory: a socket's path must stay short, and the client
+# falls back to /tmp (shared with every other build) past 60 bytes.
+use_own_proxies() {
+  proxies_dir=$(mktemp -d /tmp/fcr-run.XXXXXX)
+  mkdir -p "$scratch/run"
+  export XDG_RUNTIME_DIR=$proxies_dir
+}
 
 start_postgres() {
   mkdir -p "$pg" && chown postgres: "$pg"
