@@ -15,6 +15,8 @@
 #            "12 8 6 4 3 2 1"), largest first, until one finishes: the
 #            fastest plain build that fits
 #   all      the three in turn
+# FREE_VARIANTS and LIMITED_VARIANTS pick among the builds of a part
+# (default "plain threads0 module" and "plain threads0 fastcuda").
 # Each part fits one 10-minute command on 16 cores at 16 TUs x 3 archs;
 # results accumulate in $FASTCUDA_BUILD_DIR/memory_limit.results ("KEY
 # VALUE" lines; `rm` it to start over), from which each part prints the
@@ -37,7 +39,7 @@ echo "corpus: $count TUs ($mix), CUDA_ARCHITECTURES=$archs, -j $jobs"
 
 run_free() {
   local variant log
-  for variant in plain threads0 module; do
+  for variant in ${FREE_VARIANTS:-plain threads0 module}; do
     configure_variant "$variant"
     log="$work/free.$variant"
     timed "$log" build_variant "$variant"
@@ -102,9 +104,13 @@ limited_header() { printf '%-20s %-9s %9s %9s %9s %9s\n' "limit $1 MiB" outcome 
 run_limited() {
   make_limited_cgroup
   limited_header "$(result limit_mib)"
-  limited_build "plain_j$jobs" plain || true
-  limited_build "threads0_j$jobs" threads0 || true
-  limited_build "fastcuda" module || true
+  local variant
+  for variant in ${LIMITED_VARIANTS:-plain threads0 fastcuda}; do
+    case $variant in
+      fastcuda) limited_build fastcuda module || true ;;
+      *) limited_build "${variant}_j$jobs" "$variant" || true ;;
+    esac
+  done
   cgroup_remove
 }
 

@@ -6,7 +6,6 @@
 
 #include "ninja-gen/ninja_writer.h"
 #include "src/graph/step_graph.h"
-#include "src/plan/memory_budget.h"
 #include "src/plan/pool_depths.h"
 
 namespace fastcuda {
@@ -23,14 +22,12 @@ struct FragmentOptions {
   /// there (StepInvocation::reads_log).
   std::string reads_log;
   std::string temp_root;  ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
-  std::string lock_dir;   ///< non-empty: the steps' StepGate locks (StepInvocation::lock_dir)
+  std::string lock_dir;   ///< non-empty: the steps' StepGate and memory ledger (StepInvocation::lock_dir)
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their
   /// mtimes say).
   bool rerun_preprocessing = false;
-  /// Memory pools by first output (Ninja path); may be null.
-  const std::map<std::string, std::string>* memory_pools = nullptr;
 };
 
 /// A path of `graph`'s steps as Ninja, running in `ninja_cwd`, names it:
@@ -62,11 +59,7 @@ std::optional<LookupDyndep> LookupDyndepOf(const StepGraph& graph, const Fragmen
 /// A complete manifest for one graph: rules, edges, and its outputs as the
 /// default targets. `builddir` (may be empty) is where Ninja keeps its logs.
 std::string SingleGraphManifest(const StepGraph& graph, const FragmentOptions& options,
-                                const PoolDepths& pools, const std::string& builddir,
-                                const MemoryPlan& memory = {});
-
-/// Declares the memory plan's pools (once per manifest).
-void WriteMemoryPools(NinjaWriter& writer, const MemoryPlan& memory);
+                                const PoolDepths& pools, const std::string& builddir);
 
 /// The target a graph's user depfile names: -MT, else the first object.
 std::string DepfileTarget(const StepGraph& graph);

@@ -119,11 +119,6 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   top.Variable("ninja_required_version", "1.10");
   if (!part) WriteRegeneration(top, options);
   WriteStepRules(top, options.pools, shared);
-  MemoryPlan memory;
-  if (options.memory_budget_kib > 0) {
-    memory = PlanMemory(graphs, options.memory_history, options.memory_budget_kib, options.jobs, ninja_path);
-    WriteMemoryPools(top, memory);
-  }
   // Every step's remaining time, once: for the TU order and the ladder.
   std::vector<std::vector<int64_t>> remaining(graphs.size());
   ParallelFor(graphs.size(), options.jobs, [&](size_t i) {
@@ -139,7 +134,6 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     edges[i].Comment("steps of " + graph.source);
     FragmentOptions fragment = shared;
     fragment.env_file = env_files[order[i]];
-    fragment.memory_pools = &memory.pool_of_output;
     if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
     if (!options.failure_notes.empty()) fragment.failure_note = FailureNotePath(graph.work_dir);
     WriteStepEdges(edges[i], graph, fragment, shared.env_file);

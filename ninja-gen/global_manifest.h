@@ -10,7 +10,6 @@
 #include "ninja-gen/priority_ladder.h"
 #include "src/graph/step_graph.h"
 #include "src/plan/critical_path.h"
-#include "src/plan/memory_budget.h"
 #include "src/plan/step_protocol.h"
 
 namespace fastcuda {
@@ -22,12 +21,10 @@ struct GlobalManifestOptions {
   std::vector<std::string> regenerate_command;  ///< the `fastcuda gen` call that wrote this
   std::vector<std::string> regenerate_inputs;   ///< database, fastcuda, nvcc binaries
   PoolDepths pools;
-  StepDurations history;          ///< from the last build's .ninja_log
-  StepMemory memory_history;      ///< peak memory of steps in earlier builds
-  int64_t memory_budget_kib = 0;  ///< 0: no memory pools
-  unsigned jobs = 1;              ///< Ninja's job count (memory plan), threads writing edges
-  bool priority_ladder = false;   ///< rank steps by remaining time (Ninja 1.12+)
-  bool capture_output = false;    ///< steps save what they print in their TU's CaptureDir
+  StepDurations history;         ///< from the last build's .ninja_log
+  unsigned jobs = 1;             ///< Ninja's job count (memory plan), threads writing edges
+  bool priority_ladder = false;  ///< rank steps by remaining time (Ninja 1.12+)
+  bool capture_output = false;   ///< steps save what they print in their TU's CaptureDir
   /// Non-empty: the graph is part of a generator's manifest that Ninja runs
   /// in this directory (`fastcuda ninja`), which reads it as a subninja from
   /// StepsManifestPath: no regeneration edge and no `all` of its own.

@@ -15,15 +15,13 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };
-  StepMemory history = ReadPlannedPeaks(log_dir, fs);
-  MemoryPlan memory = PlanMemory({graph}, history, limits.memory_budget_kib, limits.jobs, ninja_path);
-  options.memory_pools = &memory.pool_of_output;
+  PlannedLimits planned = limits;
+  planned.peak_of_kind = PeaksByKind({graph}, ReadPlannedPeaks(log_dir, fs));
   WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));
   WriteIfChanged(fs, StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
-  WriteIfChanged(fs, PlannedLimitsPath(log_dir), FormatPlannedLimits(limits));
+  WriteIfChanged(fs, PlannedLimitsPath(log_dir), FormatPlannedLimits(planned));
   std::string builddir = options.ninja_cwd == log_dir ? "" : log_dir;
-  WriteIfChanged(fs, GlobalManifestPath(log_dir),
-                 SingleGraphManifest(graph, options, pools, builddir, memory));
+  WriteIfChanged(fs, GlobalManifestPath(log_dir), SingleGraphManifest(graph, options, pools, builddir));
 }
 
 }  // namespace fastcuda

@@ -204,7 +204,7 @@ Generation GenerateForDatabase(const GenOptions& options, const GenerationContex
 Generation GenerateForEntries(CompileDatabase database, const GenOptions& options,
                               const GenerationContext& context, const DryrunRunner& runner,
                               const FileSystem& fs, const std::optional<ManifestPart>& part) {
-  const PlannedLimits limits = PlanLimits(context.environment, options.jobs, context.machine);
+  PlannedLimits limits = PlanLimits(context.environment, options.jobs, context.machine);
   size_t excluded = LeaveOutExcluded(database, options);
   RequireDistinctOutputs(database);
   AddLaunchers(database, options);
@@ -236,7 +236,6 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.pools = ParsePoolDepths(options.pools);
   const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
-  manifest.memory_history = ReadPlannedPeaks(options.out_dir, fs);
   if (part) {
     manifest.part_of_manifest_in = part->dir;
     manifest.manifest_has_defaults = part->has_defaults;
@@ -247,7 +246,6 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;
-  manifest.memory_budget_kib = limits.memory_budget_kib;
   manifest.jobs = limits.jobs;
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
   generation.dry_run_files = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
@@ -261,6 +259,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
   generation.files[ToolchainProgramsPath(options.out_dir)] = FormatProgramRecord(plan.programs);
+  limits.peak_of_kind = PeaksByKind(plan.graphs, ReadPlannedPeaks(options.out_dir, fs));
   generation.files[PlannedLimitsPath(options.out_dir)] = FormatPlannedLimits(limits);
 
   generation.report = "fastcuda: " + std::to_string(database.entries.size()) + " CUDA TUs (" +

@@ -18,6 +18,7 @@
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
+#include "src/base/memory_admission.h"
 #include "src/base/out_of_memory.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
@@ -36,6 +37,7 @@
 #include "src/nvcc/ptx_line_table.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/intermediate_stubs.h"
+#include "src/plan/memory_budget.h"
 #include "src/plan/step_protocol.h"
 #include "src/plan/toolchain_programs.h"
 
@@ -200,7 +202,24 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
   return EmbedFatbin(spec, embedding, runner, fs);
 }
 
-/// Runs the program beside the other steps of the graph (StepGate); where
+/// What the step asks its graph's memory ledger for (MemoryAdmission), from
+/// the limits the graph was planned with; nullopt for a step that does not
+/// wait for a part of the budget: one that runs remotely, or in a graph
+/// planned without one.
+std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options, const FileSystem& fs) {
+  if (options.lock_dir.empty() || options.memory_kind.empty() || RunsRemotely(options.argv))
+    return std::nullopt;
+  std::optional<PlannedLimits> limits =
+      ParsePlannedLimits(fs.Read(PlannedLimitsPath(GraphDirOfStepLocks(options.lock_dir))).value_or(""));
+  if (!limits || limits->memory_budget_kib <= 0) return std::nullopt;
+  std::optional<StepKind> kind = StepKindNamed(options.memory_kind);
+  auto earlier = limits->peak_of_kind.find(options.memory_kind);
+  return MemoryRequest{options.memory_kind, earlier == limits->peak_of_kind.end() ? 0 : earlier->second,
+                       DefaultStepMemory(kind ? *kind : StepKind::kUnknown), limits->memory_budget_kib};
+}
+
+/// Runs the program once its part of the graph's memory budget is free
+/// (MemoryAdmission), beside the other steps of the graph (StepGate); where
 /// it ran out of memory there (OutOfMemoryReason), not a failure of the
 /// build: once the running steps have ended, it runs again alone, and the
 /// outcome of that run is the step's, headed by one line that says what
@@ -209,12 +228,18 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
 /// plans with it.
 ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<std::string>& outputs,
                                const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
-                               LockFiles* locks) {
+                               LockFiles* locks, const AdmissionHooks& hooks) {
+  std::optional<MemoryAdmission> admission;
+  if (std::optional<MemoryRequest> request = locks ? MemoryRequestOf(options, fs) : std::nullopt) {
+    admission.emplace(*locks, fs, options.lock_dir, hooks);
+    admission->Enter(*request);
+  }
   StepGate gate(locks);
   const OomKillCounts before = ReadOomKillCounts(fs);
   gate.EnterBeside();
   ProcessResult beside = RunProgram(options, spec, runner, fs);
   gate.Leave();
+  if (admission) admission->Leave(beside.max_rss_kb);
   if (beside.exit_code == 0)
     return beside;  // most steps: no second read of the counts, no copy of the output
   std::optional<std::string> reason =
@@ -417,7 +442,8 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
 }  // namespace
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
-            const std::map<std::string, std::string>& inherited, LockFiles* locks) {
+            const std::map<std::string, std::string>& inherited, LockFiles* locks,
+            const AdmissionHooks& hooks) {
   SplitByLoad(options, fs, inherited);
   std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
@@ -453,7 +479,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   // it fails (TuRecord::landmarks).
   if (!options.stamp.empty()) fs.Remove(ResolvePath(options.cwd, options.stamp));
   const int64_t started = fs.ClockNow();  // what changes from now on, the program may not have read
-  ProcessResult result = RunBesideOrAlone(options, outputs, spec, runner, fs, locks);
+  ProcessResult result = RunBesideOrAlone(options, outputs, spec, runner, fs, locks, hooks);
   ReportSignal(options, result);
   if (PrintsAfterRun(options)) PrintAfterRun(options, result, fs);
   if (!options.capture.empty()) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/base/file_system.h"
+#include "src/base/memory_admission.h"
 #include "src/base/process.h"
 #include "src/base/step_gate.h"
 #include "src/plan/step_protocol.h"
@@ -16,9 +17,12 @@ namespace fastcuda {
 /// restat), removes every output of a failed step, keeps and rewrites its
 /// depfile, touches its stamp. `inherited` is the environment the program
 /// inherits (LauncherVariables reads it). `locks`: the graph's StepGate
-/// (StepInvocation::lock_dir), or nullptr. A program that ran out of memory
-/// beside other steps runs again alone. Returns the program's exit status.
+/// and memory ledger (StepInvocation::lock_dir), or nullptr: the program
+/// waits for its part of the graph's memory budget (MemoryAdmission, with
+/// `hooks`), and where it ran out of memory beside other steps runs again
+/// alone. Returns the program's exit status.
 int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs,
-            const std::map<std::string, std::string>& inherited, LockFiles* locks = nullptr);
+            const std::map<std::string, std::string>& inherited, LockFiles* locks = nullptr,
+            const AdmissionHooks& hooks = ProcessAdmissionHooks());
 
 }  // namespace fastcuda

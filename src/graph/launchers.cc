@@ -102,6 +102,10 @@ std::vector<std::string> RemoteLauncher(const std::string& remote_client, const 
   return {remote_client, "--remote", remote};
 }
 
+bool RunsRemotely(const std::vector<std::string>& argv) {
+  return argv.size() > 2 && argv[1] == "--remote" && argv[0].ends_with("fastcuda-remote");
+}
+
 VersionProbe VersionProbeOf(CommandRunner& runner) {
   return [&runner](const std::string& program) { return ProgramVersion(runner, program); };
 }

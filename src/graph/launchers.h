@@ -34,6 +34,8 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
 /// The device launcher that runs steps on the REAPI endpoint `remote`
 /// (grpc://HOST:PORT) through FastCuda's client `remote_client`.
 std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
+/// True for a step's command that RemoteLauncher starts.
+bool RunsRemotely(const std::vector<std::string>& argv);
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;

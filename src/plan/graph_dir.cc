@@ -47,6 +47,9 @@ std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; 
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
 std::string StepTempRoot(const std::string& dir) { return dir + "/tmp"; }
 std::string StepLocksDir(const std::string& dir) { return dir + "/step-locks"; }
+std::string GraphDirOfStepLocks(const std::string& lock_dir) {
+  return lock_dir.substr(0, lock_dir.rfind("/step-locks"));
+}
 std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
 std::string SourceReadsPath(const std::string& dir) { return dir + "/source-reads.tsv"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
@@ -172,7 +175,8 @@ std::string FormatPlannedLimits(const PlannedLimits& limits) {
   return DumpJsonBytes(json{{"memory_budget_kib", limits.memory_budget_kib},
                             {"memory_source", limits.memory_source},
                             {"jobs", limits.jobs},
-                            {"jobs_source", limits.jobs_source}}) +
+                            {"jobs_source", limits.jobs_source},
+                            {"peak_of_kind", limits.peak_of_kind}}) +
          "\n";
 }
 
@@ -181,7 +185,8 @@ std::optional<PlannedLimits> ParsePlannedLimits(std::string_view text) {
     json limits = ParseJsonBytes(text);
     return PlannedLimits{limits.at("memory_budget_kib").get<int64_t>(),
                          limits.at("memory_source").get<std::string>(), limits.at("jobs").get<unsigned>(),
-                         limits.at("jobs_source").get<std::string>()};
+                         limits.at("jobs_source").get<std::string>(),
+                         limits.value("peak_of_kind", std::map<std::string, int64_t>{})};
   } catch (const std::exception&) {
     return std::nullopt;  // an older FastCuda's directory, or a damaged file: the report leaves it out
   }

@@ -50,10 +50,12 @@ std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see S
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
 std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine
 std::string StepTempRoot(const std::string& dir);       ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
-std::string StepLocksDir(const std::string& dir);       ///< `step-locks/`: the steps' StepGate
-std::string KeptFilesPath(const std::string& dir);      ///< `kept-files`, see FormatKeptFiles
-std::string DryrunCachePath(const std::string& dir);    ///< dryrun texts by key
-std::string GenCommandPath(const std::string& dir);     ///< what `gen` planned with
+std::string StepLocksDir(const std::string& dir);       ///< `step-locks/`: StepGate, MemoryAdmission
+/// The graph directory whose StepLocksDir is `lock_dir`.
+std::string GraphDirOfStepLocks(const std::string& lock_dir);
+std::string KeptFilesPath(const std::string& dir);    ///< `kept-files`, see FormatKeptFiles
+std::string DryrunCachePath(const std::string& dir);  ///< dryrun texts by key
+std::string GenCommandPath(const std::string& dir);   ///< what `gen` planned with
 /// `toolchain-programs.json`, see FormatProgramRecord.
 std::string ToolchainProgramsPath(const std::string& dir);
 std::string GraphObjectsPath(const std::string& dir);   ///< `objects.json`, see FormatGraphObjects
@@ -199,12 +201,15 @@ std::string SourceReadLine(int64_t started, const std::string& output);
 std::map<std::string, int64_t> ParseSourceReads(std::string_view text);
 
 /// The memory budget and job count a graph was planned with, and where
-/// each came from, as `fastcuda report` says it.
+/// each came from, as `fastcuda report` says it; what its steps wait for a
+/// part of the budget with (MemoryAdmission).
 struct PlannedLimits {
   int64_t memory_budget_kib = 0;
   std::string memory_source;  ///< e.g. "3/4 of MemAvailable in /proc/meminfo"
   unsigned jobs = 1;
   std::string jobs_source;  ///< e.g. "the quota in /sys/fs/cgroup/cpu.max"
+  /// The highest peak (KiB) of a step of each kind in earlier builds (PeaksByKind).
+  std::map<std::string, int64_t> peak_of_kind;
 };
 
 /// PlannedLimitsPath's text; and back (nullopt for one that is not).

@@ -3,26 +3,10 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <set>
 
 #include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
-namespace {
-
-constexpr int64_t kSmallestClassKib = 256 * 1024;
-
-/// The class of a step: the smallest power of two (KiB) from 256 MiB up
-/// that holds its peak memory.
-int64_t ClassOf(int64_t kib) {
-  int64_t bound = kSmallestClassKib;
-  while (bound < kib) bound *= 2;
-  return bound;
-}
-
-std::string PoolName(int64_t class_kib) { return "fastcuda_mem_" + std::to_string(class_kib / 1024) + "m"; }
-
-}  // namespace
 
 int64_t DefaultStepMemory(StepKind kind) {
   switch (kind) {
@@ -48,35 +32,18 @@ std::optional<int64_t> ParseMemorySize(std::string_view text) {
   return (number << shift) / 1024;
 }
 
-MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history, int64_t budget_kib,
-                      unsigned jobs,
-                      const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path) {
-  std::map<std::string, int64_t> class_of_output;
-  std::set<int64_t> classes;
+std::map<std::string, int64_t> PeaksByKind(const std::vector<StepGraph>& graphs, const StepMemory& history) {
+  std::map<std::string, int64_t> peaks;
   for (const StepGraph& graph : graphs) {
     for (const GraphStep& step : graph.steps) {
       if (step.outputs.empty()) continue;
-      std::string output = ninja_path(graph, step.outputs.front());
-      auto known = history.find(output);
-      int64_t kib = known != history.end() ? known->second : DefaultStepMemory(step.kind);
-      class_of_output[output] = ClassOf(kib);
-      classes.insert(ClassOf(kib));
+      auto known = history.find(ResolvePath(graph.cwd, step.outputs.front()));
+      if (known == history.end()) continue;
+      int64_t& peak = peaks[std::string(StepKindName(step.kind))];
+      peak = std::max(peak, known->second);
     }
   }
-  MemoryPlan plan;
-  if (classes.empty()) return plan;
-  int64_t share = budget_kib / static_cast<int64_t>(classes.size());
-  std::set<int64_t> pooled;
-  for (int64_t bound : classes) {
-    int64_t depth = std::max<int64_t>(1, share / bound);
-    if (depth >= static_cast<int64_t>(jobs)) continue;
-    plan.pool_depths[PoolName(bound)] = static_cast<int>(depth);
-    pooled.insert(bound);
-  }
-  for (const auto& [output, bound] : class_of_output) {
-    if (pooled.count(bound)) plan.pool_of_output[output] = PoolName(bound);
-  }
-  return plan;
+  return peaks;
 }
 
 PlannedLimits PlanLimits(const std::map<std::string, std::string>& environment, unsigned requested,

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,20 +20,11 @@ int64_t DefaultStepMemory(StepKind kind);
 /// Parses a budget such as "8G", "512M", "1048576K" or bytes; nullopt if malformed.
 std::optional<int64_t> ParseMemorySize(std::string_view text);
 
-/// Pools that keep the steps' summed peak memory under a budget.
-struct MemoryPlan {
-  std::map<std::string, int> pool_depths;             ///< pool name -> depth
-  std::map<std::string, std::string> pool_of_output;  ///< first output (Ninja path) -> pool
-};
-
-/// Sorts steps into classes by peak memory (powers of two from 256 MiB) and
-/// gives each class an equal share of the budget: a class whose share holds
-/// `jobs` of its steps needs no pool; otherwise its pool admits as many as
-/// the share holds (at least one). The classes together stay under the
-/// budget, and light steps are never held back by heavy ones.
-MemoryPlan PlanMemory(const std::vector<StepGraph>& graphs, const StepMemory& history, int64_t budget_kib,
-                      unsigned jobs,
-                      const std::function<std::string(const StepGraph&, const std::string&)>& ninja_path);
+/// The highest peak memory (KiB) that the steps of `graphs` of each kind
+/// (StepKindName) reached in earlier builds, as `history` holds it by
+/// first output (absolute): what a step of that kind is expected to reach
+/// (MemoryAdmission) before one has run in this build.
+std::map<std::string, int64_t> PeaksByKind(const std::vector<StepGraph>& graphs, const StepMemory& history);
 
 /// The budget and job count to plan with, and where each came from: the
 /// budget FASTCUDA_MEMORY_BUDGET of `environment` when set, else three

@@ -15,7 +15,7 @@ namespace {
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
-constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir";
+constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir", kMemoryKind = "--memory-kind";
 constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
@@ -91,6 +91,7 @@ std::vector<std::string> StepInvocation::SharedWords() const {
   AddOption(words, kReadsLog, reads_log);
   AddOption(words, kTempRoot, temp_root);
   AddOption(words, kLockDir, lock_dir);
+  AddOption(words, kMemoryKind, memory_kind);
   return words;
 }
 
@@ -186,6 +187,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kReadsLog) call.reads_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
     else if (flag == kLockDir) call.lock_dir = value(flag);
+    else if (flag == kMemoryKind) call.memory_kind = value(flag);
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);

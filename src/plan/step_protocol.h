@@ -83,6 +83,9 @@ struct StepInvocation {
   /// runs beside the other steps, and where it ran out of memory there,
   /// once more alone.
   std::string lock_dir;
+  /// With `lock_dir`: the kind of step (StepKindName) that the program
+  /// waits for its part of the graph's memory budget as (MemoryAdmission).
+  std::string memory_kind;
   int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)

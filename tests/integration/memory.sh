@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# Memory-aware scheduling against real nvcc: with no history and a tight
-# FASTCUDA_MEMORY_BUDGET, the heavy steps (cicc) of a three-architecture TU
-# never overlap; every step's peak memory is recorded; with that history the
-# next generation needs no pools, and changing pools rebuilds nothing; nor
-# does a fresh graph given those peaks as remembered ones.
+# Memory-aware scheduling against real nvcc: every step's program waits in
+# the graph's memory ledger until the running ones leave room in
+# FASTCUDA_MEMORY_BUDGET for the peak it is expected to reach. A device
+# launcher of the test's own logs when each cicc, ptxas and fatbinary runs
+# (and holds each for 0.4 s, so that programs allowed together do overlap).
+#   first build    no history, a 1 GiB budget: the three cicc programs (1 GiB
+#                  guessed each) never run at once; every step's peak is
+#                  recorded, and the ledger has learned each kind's
+#   learned        the next generation plans with those peaks (planned-
+#                  limits.json), and with them the same budget lets the cicc
+#                  programs overlap; a new budget reruns no step
+#   roomy          a 64 GiB budget: cicc programs overlap (the check can fail)
+#   tiny           a 1 KiB budget: no two programs run at once, each alone
+#   ended          an entry that a killed step left in the ledger (a process
+#                  that is gone) holds nothing back
+#   remembered     a fresh graph whose remembered-memory.tsv holds those peaks
+#                  plans with them as one with its own history does
 #
 # usage: memory.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -12,28 +24,63 @@ cd "$scratch"
 printf '__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n' > tu.cu
 args=(-c tu.cu -o tu.o -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86
       -gencode arch=compute_90,code=sm_90)
-FASTCUDA_MEMORY_BUDGET=1G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}"
-pools_first() { grep -q '^pool fastcuda_mem_1024m' graph/build.ninja && [ "$(grep -c 'pool = fastcuda_mem_1024m' graph/build.ninja)" -eq 3 ]; }
-check "no history, 1 GiB budget: the three cicc steps share a pool of depth 1" pools_first
-ninja -C graph -j 4 >/dev/null
-cicc_never_overlap() {
-  grep -v '^#' graph/.ninja_log | awk -F'\t' '$4 ~ /\.ptx$/ { print $1, $2 }' | sort -n |
-    awk 'NR > 1 && $1 < last_end { bad = 1 } { last_end = $2 } END { exit bad || NR != 3 }'
+cat > runs.sh <<'SCRIPT'
+#!/usr/bin/env bash
+# Logs the program's run: "START END NAME" (seconds), held 0.4 s longer.
+log=$(dirname "$0")/runs.log start=$(date +%s.%N)
+sleep 0.4
+"$@"
+status=$?
+echo "$start $(date +%s.%N) $(basename "$1")" >> "$log"
+exit $status
+SCRIPT
+chmod +x runs.sh
+export FASTCUDA_DEVICE_LAUNCHER=$scratch/runs.sh
+
+build() {  # BUDGET: a clean build of the graph with that budget
+  FASTCUDA_MEMORY_BUDGET=$1 "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}" &&
+    ninja -C graph -t clean > /dev/null && : > runs.log && ninja -C graph -j 4 > /dev/null
 }
-check "the cicc steps ran one at a time" cicc_never_overlap
+most_at_once() {  # PROGRAM-RE: the most programs matching it that ran at once
+  awk -v re="$1" '$3 ~ re { print $1, 1; print $2, -1 }' runs.log | sort -k1,1n -k2,2n |
+    awk '{ n += $2; if (n > most) most = n } END { print most + 0 }'
+}
+runs() { awk -v re="$1" '$3 ~ re' runs.log | wc -l; }
+
+build 1G
+check "first build, no history, a 1 GiB budget: the three cicc programs ran one at a time" \
+  test "$(runs '^cicc$')" = 3 -a "$(most_at_once '^cicc$')" = 1
 recorded() { [ "$(wc -l < graph/step-memory.tsv)" -ge 10 ] && awk -F'\t' '$2 <= 0 { exit 1 }' graph/step-memory.tsv; }
 check "every step's peak memory is recorded" recorded
-FASTCUDA_MEMORY_BUDGET=1G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}"
-no_pools_with_history() { ! grep -q '^pool ' graph/build.ninja; }
-check "with the measured history the same budget needs no pool" no_pools_with_history
-nothing_rebuilt() { ninja -C graph -n | grep -q 'no work to do'; }
-check "changing pools rebuilds nothing" nothing_rebuilt
+check "the ledger learned the peak of each kind of step, and holds no step" \
+  bash -c 'grep -q "^peak CICC [1-9]" graph/step-locks/memory-ledger && grep -q "^peak PTXAS [1-9]" graph/step-locks/memory-ledger &&
+           ! grep -q "^run\|^wait" graph/step-locks/memory-ledger'
+
+rm graph/step-locks/memory-ledger  # what the generation plans with, not what the ledger learned
+build 1G
+check "learned: the next generation plans with the recorded peaks" grep -q '"CICC":[1-9]' graph/planned-limits.json
+check "learned: with them the same budget lets cicc programs run together" test "$(most_at_once '^cicc$')" -ge 2
+FASTCUDA_MEMORY_BUDGET=2G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}"
+check "a new budget reruns no step" bash -c 'ninja -C graph -n | grep -q "no work to do"'
+
+build 64G
+check "roomy: a 64 GiB budget lets the cicc programs overlap" test "$(most_at_once '^cicc$')" -ge 2
+build 1K
+check "tiny: with a 1 KiB budget each program ran alone" test "$(most_at_once .)" = 1 -a "$(runs .)" -ge 7
+
+ended() {
+  printf 'next 5\nrun 999999 4 1073741824 0\n' > graph/step-locks/memory-ledger  # no such process
+  local start=$SECONDS
+  build 2G && [ $((SECONDS - start)) -lt 60 ] && [ "$(runs '^cicc$')" = 3 ]
+}
+check "ended: a killed step's entry in the ledger holds nothing back" ended
+
 remembered_peaks_plan() {  # a fresh graph whose remembered-memory.tsv holds those peaks (as a first build
-  # ranked by remembered step times writes it): the same budget needs no pool there either
+  # ranked by remembered step times writes it) plans with them as one with its own history
   mkdir -p graph2 && sed "s|$scratch/graph/|$scratch/graph2/|" graph/step-memory.tsv > graph2/remembered-memory.tsv &&
     FASTCUDA_MEMORY_BUDGET=1G "$FASTCUDA" gen --out graph2 -j 4 -- "$NVCC" "${args[@]}" &&
-    grep -q "$scratch/graph2/" graph2/remembered-memory.tsv && ! grep -q '^pool ' graph2/build.ninja
+    grep -q "$scratch/graph2/" graph2/remembered-memory.tsv && grep -q '"CICC":[1-9]' graph2/planned-limits.json
 }
-check "a fresh graph with remembered peaks plans as one with its own history" remembered_peaks_plan
+check "remembered: a fresh graph with remembered peaks plans as one with its own history" remembered_peaks_plan
 
 finish

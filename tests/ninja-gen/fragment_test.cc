@@ -117,8 +117,10 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
         RunProcess({{"ninja", "-f", manifest, "-t", "commands", "-s", step.outputs.front()}, work, {}, true});
     REQUIRE(commands.exit_code == 0);
     std::vector<std::string> words = SplitShellWords(commands.stdout_text);
-    std::vector<std::string> expected = {"/bin/fast cuda$",  "step",      "--env-file",
-                                         work + "/nvcc.env", "--rss-log", work + "/memory log"};
+    std::vector<std::string> expected = {"/bin/fast cuda$", "step",
+                                         "--env-file",      work + "/nvcc.env",
+                                         "--memory-kind",   std::string(StepKindName(step.kind)),
+                                         "--rss-log",       work + "/memory log"};
     // cicc, ptxas and fatbinary run in the work dir, which their commands then do not name.
     std::optional<std::vector<std::string>> in_work_dir = CommandInWorkDir(step, work);
     if (in_work_dir) expected.insert(expected.end(), {"--program-dir", work});
@@ -199,7 +201,8 @@ TEST_CASE("pool depths: written as pools the rules use") {
   CHECK(writer.text().find("fastcuda = /bin/fastcuda\nenv = /b/env\nstep_options = --temp-root /b/tmp\n") ==
         0);
   CHECK(writer.text().find("pool fastcuda_cicc\n  depth = 4\n") != std::string::npos);
-  CHECK(writer.text().find("rule CICC\n  command = $fastcuda step --env-file $env $step_options $flags $out "
+  CHECK(writer.text().find("rule CICC\n  command = $fastcuda step --env-file $env --memory-kind CICC "
+                           "$step_options $flags $out "
                            "$argv\n  description = $desc\n  restat = 1\n  pool = fastcuda_cicc\n") !=
         std::string::npos);
 }

@@ -21,8 +21,6 @@ StepGraph TwoKindsOfSteps(int count) {
   return graph;
 }
 
-std::string Same(const StepGraph&, const std::string& path) { return path; }
-
 }  // namespace
 
 TEST_CASE("the step memory log: the largest peak of an output wins; junk is skipped") {
@@ -40,28 +38,16 @@ TEST_CASE("memory sizes") {
   CHECK_FALSE(ParseMemorySize("lots"));
 }
 
-TEST_CASE("a budget that holds every job needs no pool") {
-  MemoryPlan plan = PlanMemory({TwoKindsOfSteps(4)}, {}, 64ll * 1024 * 1024, 16, Same);
-  CHECK(plan.pool_depths.empty());
-  CHECK(plan.pool_of_output.empty());
-}
-
-TEST_CASE("a tight budget limits the heavy class and leaves the light one free") {
-  // cicc (no history) is 1 GiB, preprocessing 256 MiB. Budget 6 GiB, 8 jobs:
-  // each class gets 3 GiB; 3 cicc fit, while 12 preprocess steps would.
-  MemoryPlan plan = PlanMemory({TwoKindsOfSteps(4)}, {}, 6ll * 1024 * 1024, 8, Same);
-  CHECK(plan.pool_depths == std::map<std::string, int>{{"fastcuda_mem_1024m", 3}});
-  CHECK(plan.pool_of_output.at("/w/0.ptx") == "fastcuda_mem_1024m");
-  CHECK_FALSE(plan.pool_of_output.count("/w/0.ii"));
-}
-
-TEST_CASE("history moves a step to the class of its measured peak") {
-  StepMemory history = {{"/w/0.ptx", 3 * 1024 * 1024}, {"/w/1.ptx", 100 * 1024}};
-  MemoryPlan plan = PlanMemory({TwoKindsOfSteps(2)}, history, 12ll * 1024 * 1024, 8, Same);
-  // Classes: 4 GiB (0.ptx), 256 MiB (1.ptx and the .ii): 6 GiB each.
-  CHECK(plan.pool_depths == std::map<std::string, int>{{"fastcuda_mem_4096m", 1}});
-  CHECK(plan.pool_of_output.at("/w/0.ptx") == "fastcuda_mem_4096m");
-  CHECK_FALSE(plan.pool_of_output.count("/w/1.ptx"));
+TEST_CASE("the peaks by kind: the highest of each kind's steps in the history, by absolute output") {
+  StepGraph graph = TwoKindsOfSteps(3);
+  graph.cwd = "/elsewhere";
+  graph.steps[2].outputs = {"1.ptx"};  // relative: resolved against the graph's cwd
+  StepMemory history = {{"/w/0.ptx", 300 * 1024},
+                        {"/elsewhere/1.ptx", 500 * 1024},
+                        {"/w/2.ptx", 400 * 1024},
+                        {"/w/other.ptx", 900 * 1024}};
+  CHECK(PeaksByKind({graph}, history) == std::map<std::string, int64_t>{{"CICC", 500 * 1024}});
+  CHECK(PeaksByKind({graph}, {}).empty());
 }
 
 TEST_CASE("the budget: the configured size, else three quarters of what the tightest limit leaves") {

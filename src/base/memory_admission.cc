@@ -1,0 +1,94 @@
+#include "src/base/memory_admission.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "src/base/memory_ledger.h"
+#include "src/base/process.h"
+
+namespace fastcuda {
+
+AdmissionHooks ProcessAdmissionHooks() {
+  AdmissionHooks hooks;
+  hooks.pid = [] { return static_cast<int64_t>(getpid()); };
+  hooks.alive = [](int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; };
+  hooks.now_ms = [] {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  };
+  hooks.sleep_ms = [](int64_t ms) {
+    timespec wait{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
+    nanosleep(&wait, nullptr);  // a signal ends it early
+    StopIfInterrupted();
+  };
+  return hooks;
+}
+
+MemoryAdmission::MemoryAdmission(LockFiles& locks, WritableFileSystem& fs, const std::string& lock_dir,
+                                 AdmissionHooks hooks)
+    : locks_(locks), fs_(fs), path_(lock_dir + "/" + kMemoryLedgerName), hooks_(std::move(hooks)) {}
+
+MemoryAdmission::~MemoryAdmission() {
+  try {
+    Leave(0);
+  } catch (...) {  // interrupted again: the next step drops the entry of this ended process
+  }
+}
+
+bool MemoryAdmission::Update(const std::function<bool(MemoryLedger&)>& change) {
+  if (!locks_.Lock(kMemoryLockName, LockKind::kExclusive)) return false;
+  try {
+    MemoryLedger ledger = ParseMemoryLedger(fs_.Read(path_).value_or(""));
+    if (change(ledger)) fs_.Write(path_, FormatMemoryLedger(ledger));
+  } catch (...) {
+    locks_.Unlock(kMemoryLockName);
+    throw;
+  }
+  locks_.Unlock(kMemoryLockName);
+  return true;
+}
+
+int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
+  kind_ = request.kind;
+  int64_t kib = request.guess;
+  const bool queued = Update([&](MemoryLedger& ledger) {
+    DropEnded(ledger, hooks_.alive);
+    kib = ExpectedPeak(ledger, request);
+    ticket_ = JoinQueue(ledger, hooks_.pid(), kib, hooks_.now_ms()).ticket;
+    return true;
+  });
+  if (!queued) return kib;  // a file system without locks: the step goes on without the ledger
+  // Short pauses first: a light step's turn often comes within milliseconds.
+  for (int64_t pause = 2;; pause = std::min<int64_t>(pause * 2, 50)) {
+    bool started = false;
+    Update([&](MemoryLedger& ledger) {
+      const size_t before = ledger.entries.size();
+      DropEnded(ledger, hooks_.alive);
+      auto own = std::find_if(ledger.entries.begin(), ledger.entries.end(),
+                              [&](const LedgerEntry& entry) { return entry.ticket == ticket_; });
+      // An entry lost with a damaged file: the step goes on rather than wait for nothing.
+      started = own == ledger.entries.end() || MayStart(ledger, ticket_, request.budget, hooks_.now_ms());
+      if (started && own != ledger.entries.end()) own->running = true;
+      return started || ledger.entries.size() != before;
+    });
+    if (started) return kib;
+    hooks_.sleep_ms(pause);
+  }
+}
+
+void MemoryAdmission::Leave(int64_t peak_kib) {
+  if (ticket_ == 0) return;
+  const int64_t ticket = ticket_;
+  ticket_ = 0;
+  Update([&](MemoryLedger& ledger) {
+    LeaveLedger(ledger, ticket, kind_, peak_kib);
+    return true;
+  });
+}
+
+}  // namespace fastcuda

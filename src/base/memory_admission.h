@@ -1,0 +1,63 @@
+// A step's way into its graph's memory budget: it waits in the memory
+// ledger (memory_ledger.h) until the running steps leave room for the peak
+// it is expected to reach, and on its way out records the peak it reached.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "src/base/file_system.h"
+#include "src/base/memory_ledger.h"
+#include "src/base/step_gate.h"
+
+namespace fastcuda {
+
+/// What an admission needs of the process and the clock, apart from files:
+/// fakes in tests.
+struct AdmissionHooks {
+  std::function<int64_t()> pid;           ///< this step's process id
+  std::function<bool(int64_t)> alive;     ///< whether a process still runs
+  std::function<int64_t()> now_ms;        ///< a clock all steps of the machine read alike
+  std::function<void(int64_t)> sleep_ms;  ///< waits so long, or throws Interrupted on a signal
+};
+
+/// The hooks of this process: getpid, kill(PID, 0), CLOCK_MONOTONIC and a
+/// sleep that a signal ends (StopIfInterrupted).
+AdmissionHooks ProcessAdmissionHooks();
+
+/// The ledger's file in a graph's lock directory, and its lock's name there.
+inline constexpr const char* kMemoryLedgerName = "memory-ledger";
+inline constexpr const char* kMemoryLockName = "memory";
+
+/// One step's admission. Leaves the ledger when it ends, whatever ends it.
+class MemoryAdmission {
+ public:
+  /// `lock_dir`: the graph's lock directory, whose `locks` and files through
+  /// `fs` hold the ledger.
+  MemoryAdmission(LockFiles& locks, WritableFileSystem& fs, const std::string& lock_dir,
+                  AdmissionHooks hooks);
+  ~MemoryAdmission();
+  MemoryAdmission(const MemoryAdmission&) = delete;
+  MemoryAdmission& operator=(const MemoryAdmission&) = delete;
+
+  /// Waits until the step may start (MayStart) with the peak it is
+  /// expected to reach (ExpectedPeak), which it returns.
+  int64_t Enter(const MemoryRequest& request);
+  /// The step's program has ended, having reached `peak_kib` (0: unknown).
+  void Leave(int64_t peak_kib);
+
+ private:
+  /// Runs `change` on the ledger under its lock, and writes it back where
+  /// `change` returns true. False where the lock cannot be taken.
+  bool Update(const std::function<bool(MemoryLedger&)>& change);
+
+  LockFiles& locks_;
+  WritableFileSystem& fs_;
+  std::string path_;
+  AdmissionHooks hooks_;
+  std::string kind_;
+  int64_t ticket_ = 0;  ///< 0: not in the ledger
+};
+
+}  // namespace fastcuda

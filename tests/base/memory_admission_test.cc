@@ -1,0 +1,94 @@
+#include <doctest/doctest.h>
+
+#include "src/base/memory_admission.h"
+#include "tests/test_support.h"
+
+using namespace fastcuda;
+
+namespace {
+
+constexpr int64_t kGiB = 1024 * 1024;
+const std::string kLedger = "/graph/step-locks/memory-ledger";
+
+/// Locks that one thread always gets; it counts them.
+class SingleHolderLocks : public LockFiles {
+ public:
+  bool Lock(const std::string&, LockKind) override { return ++held == 1; }
+  void Unlock(const std::string&) override { --held; }
+  int held = 0;
+};
+
+/// Hooks of a step with process id `pid`, whose pauses run `on_sleep`.
+AdmissionHooks HooksOf(int64_t pid, std::function<void()> on_sleep, const std::set<int64_t>& ended = {}) {
+  AdmissionHooks hooks;
+  hooks.pid = [pid] { return pid; };
+  hooks.alive = [ended](int64_t other) { return !ended.count(other); };
+  hooks.now_ms = [] { return int64_t{0}; };
+  hooks.sleep_ms = [on_sleep](int64_t) { on_sleep(); };
+  return hooks;
+}
+
+MemoryLedger LedgerIn(const testing::FakeFileSystem& fs) {
+  return ParseMemoryLedger(fs.Read(kLedger).value_or(""));
+}
+
+}  // namespace
+
+TEST_CASE("memory admission: a step that fits starts at once, and on its way out records its peak") {
+  testing::FakeFileSystem fs;
+  SingleHolderLocks locks;
+  MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(10, [] { FAIL("it waited"); }));
+  CHECK(admission.Enter({"CICC", 0, kGiB, 4 * kGiB}) == kGiB);
+  MemoryLedger ledger = LedgerIn(fs);
+  REQUIRE(ledger.entries.size() == 1);
+  CHECK(ledger.entries[0].running);
+  CHECK(ledger.entries[0].pid == 10);
+  admission.Leave(300 * 1024);
+  ledger = LedgerIn(fs);
+  CHECK(ledger.entries.empty());
+  CHECK(ledger.peak_of_kind.at("CICC") == 300 * 1024);
+  CHECK(locks.held == 0);
+}
+
+TEST_CASE(
+    "memory admission: a step waits until a running one leaves room, then expects what that one taught") {
+  testing::FakeFileSystem fs;
+  SingleHolderLocks locks;
+  MemoryAdmission first(locks, fs, "/graph/step-locks", HooksOf(10, [] {}));
+  first.Enter({"CICC", 0, 3 * kGiB, 4 * kGiB});
+  int pauses = 0;
+  MemoryAdmission second(locks, fs, "/graph/step-locks", HooksOf(11, [&] {
+                           if (++pauses == 3) first.Leave(kGiB);
+                         }));
+  // 3 GiB of 4 run: the second's 3 GiB must wait; its peak was set when it came.
+  CHECK(second.Enter({"CICC", 0, 3 * kGiB, 4 * kGiB}) == 3 * kGiB);
+  CHECK(pauses == 3);
+  MemoryAdmission third(locks, fs, "/graph/step-locks", HooksOf(12, [] {}));
+  CHECK(third.Enter({"CICC", 0, 3 * kGiB, 8 * kGiB}) == kGiB + kGiB / 4);
+}
+
+TEST_CASE("memory admission: the entry of a step whose process ended holds nothing back") {
+  testing::FakeFileSystem fs;
+  MemoryLedger left;
+  left.entries.push_back({99, left.next_ticket++, 4 * kGiB, true, 0});
+  fs.Write(kLedger, FormatMemoryLedger(left));
+  SingleHolderLocks locks;
+  MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(10, [] { FAIL("it waited"); }, {99}));
+  admission.Enter({"PTXAS", 0, kGiB, 4 * kGiB});
+  CHECK(LedgerIn(fs).entries.size() == 1);
+}
+
+TEST_CASE("memory admission: a step interrupted while it waits leaves the queue") {
+  testing::FakeFileSystem fs;
+  SingleHolderLocks locks;
+  MemoryAdmission running(locks, fs, "/graph/step-locks", HooksOf(10, [] {}));
+  running.Enter({"CICC", 0, 4 * kGiB, 4 * kGiB});
+  {
+    MemoryAdmission waiting(locks, fs, "/graph/step-locks",
+                            HooksOf(11, [] { throw std::runtime_error("interrupted"); }));
+    CHECK_THROWS(waiting.Enter({"CICC", 0, kGiB, 4 * kGiB}));
+    CHECK(LedgerIn(fs).entries.size() == 2);
+  }
+  CHECK(LedgerIn(fs).entries.size() == 1);
+  CHECK(locks.held == 0);
+}

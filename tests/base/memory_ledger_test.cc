@@ -1,0 +1,81 @@
+#include <doctest/doctest.h>
+
+#include "src/base/memory_ledger.h"
+
+using namespace fastcuda;
+
+namespace {
+
+constexpr int64_t kGiB = 1024 * 1024;
+
+/// A ledger with steps running and waiting, by ticket: `running` and
+/// `waiting` hold (KiB, since_ms) of each.
+MemoryLedger LedgerOf(const std::vector<int64_t>& running,
+                      const std::vector<std::pair<int64_t, int64_t>>& waiting) {
+  MemoryLedger ledger;
+  for (int64_t kib : running)
+    ledger.entries.push_back({100 + ledger.next_ticket, ledger.next_ticket++, kib, true, 0});
+  for (const auto& [kib, since] : waiting) JoinQueue(ledger, 100 + ledger.next_ticket, kib, since);
+  return ledger;
+}
+
+}  // namespace
+
+TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty ledger") {
+  MemoryLedger ledger = LedgerOf({kGiB}, {{2 * kGiB, 5}});
+  ledger.peak_of_kind["CICC"] = 700 * 1024;
+  const std::string text = FormatMemoryLedger(ledger);
+  CHECK(text == "next 3\npeak CICC 716800\nrun 101 1 1048576 0\nwait 102 2 2097152 5\n");
+  CHECK(FormatMemoryLedger(ParseMemoryLedger(text)) == text);
+  CHECK(ParseMemoryLedger("").entries.empty());
+  const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1\n");
+  CHECK(damaged.entries.empty());
+  CHECK(damaged.next_ticket == 1);
+}
+
+TEST_CASE("memory ledger: a step expects a quarter over its kind's highest peak, else its guess") {
+  MemoryLedger ledger;
+  MemoryRequest cicc{"CICC", 0, kGiB, 4 * kGiB};
+  CHECK(ExpectedPeak(ledger, cicc) == kGiB);
+  cicc.earlier_peak = 400 * 1024;  // an earlier build's
+  CHECK(ExpectedPeak(ledger, cicc) == 500 * 1024);
+  ledger.peak_of_kind["CICC"] = 800 * 1024;  // this build's, higher
+  CHECK(ExpectedPeak(ledger, cicc) == 1000 * 1024);
+  CHECK(ExpectedPeak(ledger, MemoryRequest{"PTXAS", 0, 512 * 1024, 4 * kGiB}) == 512 * 1024);
+}
+
+TEST_CASE("memory ledger: the first in the queue starts where the running steps leave room, or alone") {
+  CHECK(MayStart(LedgerOf({}, {{8 * kGiB, 0}}), 1, 4 * kGiB, 0));  // more than the budget: alone
+  CHECK(MayStart(LedgerOf({kGiB, kGiB}, {{2 * kGiB, 0}}), 3, 4 * kGiB, 0));
+  CHECK_FALSE(MayStart(LedgerOf({kGiB, kGiB}, {{3 * kGiB, 0}}), 3, 4 * kGiB, 0));
+}
+
+TEST_CASE("memory ledger: a later step waits behind the first, but a light one may pass it for a while") {
+  const int64_t budget = 4 * kGiB;
+  // Running 2 GiB; the first waits for 3 GiB: neither 1 GiB nor 256 MiB
+  // after it may start beside it, but the light 256 MiB (an eighth of the
+  // budget at most) may pass it while it has waited less than the window.
+  MemoryLedger ledger = LedgerOf({2 * kGiB}, {{3 * kGiB, 1000}, {kGiB, 1000}, {256 * 1024, 1000}});
+  CHECK_FALSE(MayStart(ledger, 2, budget, 1000));
+  CHECK_FALSE(MayStart(ledger, 3, budget, 1000));
+  CHECK(MayStart(ledger, 4, budget, 1000 + kPassingWindowMs - 1));
+  CHECK_FALSE(MayStart(ledger, 4, budget, 1000 + kPassingWindowMs));
+  // Where the first fits, so do the later ones that fit beside it.
+  MemoryLedger roomy = LedgerOf({kGiB}, {{kGiB, 0}, {kGiB, 0}, {2 * kGiB, 0}});
+  CHECK(MayStart(roomy, 2, budget, 0));
+  CHECK(MayStart(roomy, 3, budget, 0));
+  CHECK_FALSE(MayStart(roomy, 4, budget, 0));
+}
+
+TEST_CASE("memory ledger: ended processes leave; a step that leaves raises its kind's peak") {
+  MemoryLedger ledger = LedgerOf({kGiB, kGiB}, {{kGiB, 0}});
+  DropEnded(ledger, [](int64_t pid) { return pid != 101; });
+  REQUIRE(ledger.entries.size() == 2);
+  CHECK(ledger.entries.front().ticket == 2);
+  LeaveLedger(ledger, 2, "CICC", 600 * 1024);
+  LeaveLedger(ledger, 3, "CICC", 500 * 1024);
+  CHECK(ledger.entries.empty());
+  CHECK(ledger.peak_of_kind.at("CICC") == 600 * 1024);
+  LeaveLedger(ledger, 9, "PTXAS", 0);  // a peak not measured teaches nothing
+  CHECK_FALSE(ledger.peak_of_kind.count("PTXAS"));
+}
