@@ -6,13 +6,14 @@
 #   fastcuda first    `fastcuda build --compdb`, no history: per-kind guesses, default budget
 # then, with the per-step peak memory that build recorded as history, clean
 # rebuilds of the same graph (`ninja -t clean` keeps the logs), regenerated with
-#   budget off        FASTCUDA_MEMORY_BUDGET=1T: no pool holds anything back
+#   budget off        FASTCUDA_MEMORY_BUDGET=1T: no step waits for memory
 #   budget default    unset: three quarters of the memory available at generation
-#   budget jobs/2     a budget that lets the heaviest memory class run jobs/2 steps at
-#                     once: it binds (see the pools printed); also jobs/K for any K
+#   budget jobs/2     a budget that lets jobs/2 steps of the heaviest kind run at
+#                     once (each expected at its peak plus a quarter): it binds;
+#                     also jobs/K for any K
 # BUDGETS (environment) picks them, default "off default jobs/2". A budget
-# whose pools are those of one already measured is not rebuilt.
-# Prints medians of wall, CPU and peak system memory and the pools of each budget.
+# equal to one already measured is not rebuilt.
+# Prints medians of wall, CPU and peak system memory and each budget.
 # Usage: bench/memory_budget.sh N ARCHS [REPEATS] [MIX]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 count="$1"; archs="$2"; repeats="${3:-1}"; mix="${4:-heavy}"
@@ -21,16 +22,9 @@ graph="$work/graph/fastcuda"
 compdb="$work/graph/compile_commands.json"
 read -r -a budgets <<< "${BUDGETS:-off default jobs/2}"
 
-budget_for_depth() {  # DEPTH: KiB that give the heaviest class of the history a pool of DEPTH
-  # As the planner does: classes are powers of two from 256 MiB, each gets
-  # an equal share of the budget.
-  awk -F'\t' -v d="$1" '{ if ($2 > m[$1]) m[$1] = $2 }
-    END { for (o in m) { c = 262144; while (c < m[o]) c *= 2; if (!(c in k)) { k[c]; n++ }; if (c > top) top = c }
-          printf "%dK\n", n * top * d }' "$graph/step-memory.tsv"
-}
-pools() {  # the memory pools of the manifest, or "none"
-  awk '/^pool fastcuda_mem_/ { name = $2 } name && /depth/ { printf "%s=%s ", name, $3; name = ""; n++ }
-       END { if (!n) printf "none" }' "$graph/build.ninja"
+budget_for_depth() {  # DEPTH: KiB in which DEPTH steps at the history's highest peak fit, as
+  # the ledger expects them (a quarter over the peak)
+  awk -F'\t' -v d="$1" '$2 > top { top = $2 } END { printf "%dK\n", top * 5 / 4 * d }' "$graph/step-memory.tsv"
 }
 
 configure_variant graph
@@ -39,7 +33,7 @@ for _ in $(seq "$repeats"); do
   timed "$work/log.threads0" build_variant threads0
   rm -rf "$graph"
   timed "$work/log.first" build_variant graph
-  : > "$work/pools.seen"
+  : > "$work/budgets.seen"
   for setting in "${budgets[@]}"; do
     case "$setting" in
       off) budget=1T ;;
@@ -49,9 +43,8 @@ for _ in $(seq "$repeats"); do
     log="$work/log.budget.${setting/\//_}"
     echo "${budget:-unset}" > "$log.budget"
     run_quietly env ${budget:+FASTCUDA_MEMORY_BUDGET=$budget} "$FASTCUDA_BINARY" gen --compdb "$compdb" --out "$graph" -j "$jobs"
-    pools > "$log.pools"
-    if grep -qxF "$(cat "$log.pools")" "$work/pools.seen"; then continue; fi
-    cat "$log.pools" >> "$work/pools.seen"; echo >> "$work/pools.seen"
+    if grep -qxF "${budget:-unset}" "$work/budgets.seen"; then continue; fi
+    echo "${budget:-unset}" >> "$work/budgets.seen"
     run_quietly ninja -C "$graph" -t clean
     timed "$log" build_variant graph
   done
@@ -64,10 +57,10 @@ summary_row "threads0" "$work/log.threads0" "$threads0"
 summary_row "fastcuda first" "$work/log.first" "$threads0"
 for setting in "${budgets[@]}"; do
   log="$work/log.budget.${setting/\//_}"
-  if [ -f "$log" ]; then summary_row "budget $setting" "$log" "$threads0"; else echo "budget $setting: same pools as a budget above, not rebuilt"; fi
+  if [ -f "$log" ]; then summary_row "budget $setting" "$log" "$threads0"; else echo "budget $setting: the same as a budget above, not rebuilt"; fi
 done
 for setting in "${budgets[@]}"; do
   log="$work/log.budget.${setting/\//_}"
-  echo "budget $setting: FASTCUDA_MEMORY_BUDGET=$(cat "$log.budget"), pools: $(cat "$log.pools")"
+  echo "budget $setting: FASTCUDA_MEMORY_BUDGET=$(cat "$log.budget")"
 done
 echo "peak memory of the first FastCuda build / threads0: $(ratio "$(median "$work/log.first" 3)" "$(median "$work/log.threads0" 3)")"
