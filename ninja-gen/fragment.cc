@@ -15,6 +15,7 @@
 #include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
 #include "src/plan/graph_dir.h"
+#include "src/plan/memory_budget.h"
 #include "src/plan/step_protocol.h"
 
 namespace fastcuda {
@@ -193,6 +194,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.argv = std::move(*in_work_dir);
   }
   call.inputs = InputsForLauncher(step, graph.work_dir, in_work_dir.has_value());
+  call.memory_input = MemoryInputOf(step);
   return call;
 }
 

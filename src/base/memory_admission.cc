@@ -55,6 +55,7 @@ bool MemoryAdmission::Update(const std::function<bool(MemoryLedger&)>& change) {
 
 int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
   kind_ = request.kind;
+  input_ = request.input;
   int64_t kib = request.guess;
   const bool queued = Update([&](MemoryLedger& ledger) {
     DropEnded(ledger, hooks_.alive);
@@ -86,7 +87,7 @@ void MemoryAdmission::Leave(int64_t peak_kib) {
   const int64_t ticket = ticket_;
   ticket_ = 0;
   Update([&](MemoryLedger& ledger) {
-    LeaveLedger(ledger, ticket, kind_, peak_kib);
+    LeaveLedger(ledger, ticket, kind_, peak_kib, input_);
     return true;
   });
 }

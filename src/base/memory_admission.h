@@ -57,6 +57,7 @@ class MemoryAdmission {
   std::string path_;
   AdmissionHooks hooks_;
   std::string kind_;
+  int64_t input_ = 0;   ///< MemoryRequest::input
   int64_t ticket_ = 0;  ///< 0: not in the ledger
 };
 

@@ -1,6 +1,7 @@
 #include "src/base/memory_ledger.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace fastcuda {
@@ -17,8 +18,10 @@ MemoryLedger ParseMemoryLedger(std::string_view text) {
       words >> ledger.next_ticket;
     } else if (tag == "peak") {
       std::string kind;
-      int64_t kib = 0;
-      if (words >> kind >> kib) ledger.peak_of_kind[kind] = kib;
+      KindPeaks peaks;
+      if (words >> kind >> peaks.highest >> peaks.count >> peaks.sum_input >> peaks.sum_peak >>
+          peaks.sum_input_squared >> peaks.sum_input_peak)
+        ledger.peaks[kind] = peaks;
     } else if (tag == "run" || tag == "wait") {
       LedgerEntry entry;
       entry.running = tag == "run";
@@ -32,7 +35,10 @@ MemoryLedger ParseMemoryLedger(std::string_view text) {
 std::string FormatMemoryLedger(const MemoryLedger& ledger) {
   std::ostringstream text;
   text << "next " << ledger.next_ticket << "\n";
-  for (const auto& [kind, kib] : ledger.peak_of_kind) text << "peak " << kind << " " << kib << "\n";
+  for (const auto& [kind, peaks] : ledger.peaks) {
+    text << "peak " << kind << " " << peaks.highest << " " << peaks.count << " " << peaks.sum_input << " "
+         << peaks.sum_peak << " " << peaks.sum_input_squared << " " << peaks.sum_input_peak << "\n";
+  }
   for (const LedgerEntry& entry : ledger.entries) {
     text << (entry.running ? "run " : "wait ") << entry.pid << " " << entry.ticket << " " << entry.kib << " "
          << entry.since_ms << "\n";
@@ -40,11 +46,32 @@ std::string FormatMemoryLedger(const MemoryLedger& ledger) {
   return text.str();
 }
 
+namespace {
+
+/// Where the least-squares line of `peaks` puts a step of `input`, or
+/// nullopt without a rising line of three steps or more.
+std::optional<double> OnLine(const KindPeaks& peaks, int64_t input) {
+  if (peaks.count < 3 || input <= 0) return std::nullopt;
+  const double n = static_cast<double>(peaks.count), x = static_cast<double>(peaks.sum_input),
+               y = static_cast<double>(peaks.sum_peak);
+  const double spread = n * static_cast<double>(peaks.sum_input_squared) - x * x;
+  if (spread <= 0) return std::nullopt;
+  const double slope = (n * static_cast<double>(peaks.sum_input_peak) - x * y) / spread;
+  if (slope <= 0) return std::nullopt;
+  return (y - slope * x) / n + slope * static_cast<double>(input);
+}
+
+}  // namespace
+
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
-  int64_t known = request.earlier_peak;
-  if (auto learned = ledger.peak_of_kind.find(request.kind); learned != ledger.peak_of_kind.end())
-    known = std::max(known, learned->second);
-  return known > 0 ? known + known / 4 : request.guess;
+  auto learned = ledger.peaks.find(request.kind);
+  const KindPeaks peaks = learned == ledger.peaks.end() ? KindPeaks{} : learned->second;
+  const int64_t known = std::max(request.earlier_peak, peaks.highest);
+  if (known <= 0) return request.guess;
+  const int64_t most = known + known / 4;
+  std::optional<double> line = OnLine(peaks, request.input);
+  if (!line) return most;
+  return std::min(most, static_cast<int64_t>(std::max(0.0, *line) * 1.5) + 16 * 1024);
 }
 
 LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t kib, int64_t now_ms) {
@@ -68,11 +95,17 @@ bool MayStart(const MemoryLedger& ledger, int64_t ticket, int64_t budget_kib, in
   return kib <= budget_kib / 8 && running + kib <= budget_kib && now_ms - first->since_ms < kPassingWindowMs;
 }
 
-void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak_kib) {
+void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak, int64_t input) {
   std::erase_if(ledger.entries, [&](const LedgerEntry& entry) { return entry.ticket == ticket; });
-  if (kind.empty() || peak_kib <= 0) return;
-  int64_t& peak = ledger.peak_of_kind[kind];
-  peak = std::max(peak, peak_kib);
+  if (kind.empty() || peak <= 0) return;
+  KindPeaks& peaks = ledger.peaks[kind];
+  peaks.highest = std::max(peaks.highest, peak);
+  if (input <= 0) return;
+  ++peaks.count;
+  peaks.sum_input += input;
+  peaks.sum_peak += peak;
+  peaks.sum_input_squared += input * input;
+  peaks.sum_input_peak += input * peak;
 }
 
 }  // namespace fastcuda

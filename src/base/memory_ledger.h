@@ -22,11 +22,22 @@ struct LedgerEntry {
   int64_t since_ms = 0;  ///< when it came (a clock every step reads alike)
 };
 
+/// What the ledger learned of the peaks of one kind of step: the highest,
+/// and the sums of a least-squares line of peak over input size (a
+/// compiler's peak grows with its input, nearly in proportion: cicc's,
+/// cudafe++'s and the host compiler's with the preprocessed source's size).
+/// KiB throughout.
+struct KindPeaks {
+  int64_t highest = 0;
+  int64_t count = 0;  ///< the steps with an input size in the sums
+  int64_t sum_input = 0, sum_peak = 0, sum_input_squared = 0, sum_input_peak = 0;
+};
+
 /// The ledger as its file holds it.
 struct MemoryLedger {
   int64_t next_ticket = 1;
   std::vector<LedgerEntry> entries;
-  std::map<std::string, int64_t> peak_of_kind;  ///< the highest peak (KiB) a step of each kind reached
+  std::map<std::string, KindPeaks> peaks;  ///< by kind of step
 };
 
 /// The ledger in its file's text; an empty ledger for an empty or damaged one.
@@ -39,10 +50,14 @@ struct MemoryRequest {
   int64_t earlier_peak = 0;  ///< the highest peak (KiB) of its kind in earlier builds; 0: none known
   int64_t guess = 0;         ///< its peak where none of its kind is known
   int64_t budget = 0;        ///< the graph's memory budget (KiB)
+  int64_t input = 0;         ///< the size (KiB) of the input its peak grows with; 0: unknown
 };
 
 /// The peak a step is expected to reach: a quarter over the highest one of
-/// its kind so far (in the ledger, or in earlier builds), else its guess.
+/// its kind so far (in the ledger, or in earlier builds), else its guess;
+/// less where the ledger's line of its kind (three steps or more, rising)
+/// puts a step of its input size lower: half over the line, and 16 MiB
+/// (cicc's peaks lie within a seventh of the line of the steps before them).
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 
 /// Adds a step that waits, from `now_ms`, for `kib`; it takes the next ticket.
@@ -69,7 +84,8 @@ void DropEnded(MemoryLedger& ledger, Alive alive) {
   std::erase_if(ledger.entries, [&](const LedgerEntry& entry) { return !alive(entry.pid); });
 }
 
-/// The step `ticket` leaves the ledger, having reached `peak_kib` as a step of `kind`.
-void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak_kib);
+/// The step `ticket` leaves the ledger, having reached `peak` as a step of
+/// `kind` with an input of `input` (KiB; 0: unknown, or not measured).
+void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak, int64_t input);
 
 }  // namespace fastcuda

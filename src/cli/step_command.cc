@@ -206,7 +206,7 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
 /// the limits the graph was planned with; nullopt for a step that does not
 /// wait for a part of the budget: one that runs remotely, or in a graph
 /// planned without one.
-std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options, const FileSystem& fs) {
+std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options, const WritableFileSystem& fs) {
   if (options.lock_dir.empty() || options.memory_kind.empty() || RunsRemotely(options.argv))
     return std::nullopt;
   std::optional<PlannedLimits> limits =
@@ -214,8 +214,11 @@ std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options, cons
   if (!limits || limits->memory_budget_kib <= 0) return std::nullopt;
   std::optional<StepKind> kind = StepKindNamed(options.memory_kind);
   auto earlier = limits->peak_of_kind.find(options.memory_kind);
+  std::optional<uintmax_t> input =
+      options.memory_input.empty() ? std::nullopt : fs.Size(ResolvePath(options.cwd, options.memory_input));
   return MemoryRequest{options.memory_kind, earlier == limits->peak_of_kind.end() ? 0 : earlier->second,
-                       DefaultStepMemory(kind ? *kind : StepKind::kUnknown), limits->memory_budget_kib};
+                       DefaultStepMemory(kind ? *kind : StepKind::kUnknown), limits->memory_budget_kib,
+                       static_cast<int64_t>(input.value_or(0) / 1024)};
 }
 
 /// Runs the program once its part of the graph's memory budget is free

@@ -23,6 +23,17 @@ int64_t DefaultStepMemory(StepKind kind) {
   }
 }
 
+std::string MemoryInputOf(const GraphStep& step) {
+  const bool grows = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas ||
+                     step.kind == StepKind::kCudafe || step.kind == StepKind::kHostCompile;
+  if (!grows) return "";
+  // By suffix: cicc also reads the module id, the host compile the fatbin's C file.
+  auto source = std::find_if(step.inputs.begin(), step.inputs.end(), [](const std::string& input) {
+    return input.ends_with(".ii") || input.ends_with(".ptx") || input.ends_with(".cpp");
+  });
+  return source == step.inputs.end() ? "" : *source;
+}
+
 std::optional<int64_t> ParseMemorySize(std::string_view text) {
   static const RE2 size(R"re(\s*(\d+)\s*([kKmMgGtT]?)i?[bB]?\s*)re", RE2::Latin1);
   int64_t number = 0;

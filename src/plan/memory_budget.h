@@ -17,6 +17,10 @@ namespace fastcuda {
 /// A guess of a step's peak memory (KiB) when it has no history.
 int64_t DefaultStepMemory(StepKind kind);
 
+/// The input whose size a step's peak memory grows with (the preprocessed
+/// source of cicc, cudafe++ and the host compile, ptxas's PTX), or "".
+std::string MemoryInputOf(const GraphStep& step);
+
 /// Parses a budget such as "8G", "512M", "1048576K" or bytes; nullopt if malformed.
 std::optional<int64_t> ParseMemorySize(std::string_view text);
 

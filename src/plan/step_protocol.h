@@ -86,6 +86,8 @@ struct StepInvocation {
   /// With `lock_dir`: the kind of step (StepKindName) that the program
   /// waits for its part of the graph's memory budget as (MemoryAdmission).
   std::string memory_kind;
+  /// The input whose size the program's peak memory grows with (MemoryInputOf).
+  std::string memory_input;
   int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)

@@ -46,7 +46,7 @@ TEST_CASE("memory admission: a step that fits starts at once, and on its way out
   admission.Leave(300 * 1024);
   ledger = LedgerIn(fs);
   CHECK(ledger.entries.empty());
-  CHECK(ledger.peak_of_kind.at("CICC") == 300 * 1024);
+  CHECK(ledger.peaks.at("CICC").highest == 300 * 1024);
   CHECK(locks.held == 0);
 }
 

@@ -23,9 +23,9 @@ MemoryLedger LedgerOf(const std::vector<int64_t>& running,
 
 TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty ledger") {
   MemoryLedger ledger = LedgerOf({kGiB}, {{2 * kGiB, 5}});
-  ledger.peak_of_kind["CICC"] = 700 * 1024;
+  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6};
   const std::string text = FormatMemoryLedger(ledger);
-  CHECK(text == "next 3\npeak CICC 716800\nrun 101 1 1048576 0\nwait 102 2 2097152 5\n");
+  CHECK(text == "next 3\npeak CICC 716800 2 3 4 5 6\nrun 101 1 1048576 0\nwait 102 2 2097152 5\n");
   CHECK(FormatMemoryLedger(ParseMemoryLedger(text)) == text);
   CHECK(ParseMemoryLedger("").entries.empty());
   const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1\n");
@@ -39,7 +39,7 @@ TEST_CASE("memory ledger: a step expects a quarter over its kind's highest peak,
   CHECK(ExpectedPeak(ledger, cicc) == kGiB);
   cicc.earlier_peak = 400 * 1024;  // an earlier build's
   CHECK(ExpectedPeak(ledger, cicc) == 500 * 1024);
-  ledger.peak_of_kind["CICC"] = 800 * 1024;  // this build's, higher
+  ledger.peaks["CICC"].highest = 800 * 1024;  // this build's, higher
   CHECK(ExpectedPeak(ledger, cicc) == 1000 * 1024);
   CHECK(ExpectedPeak(ledger, MemoryRequest{"PTXAS", 0, 512 * 1024, 4 * kGiB}) == 512 * 1024);
 }
@@ -72,10 +72,30 @@ TEST_CASE("memory ledger: ended processes leave; a step that leaves raises its k
   DropEnded(ledger, [](int64_t pid) { return pid != 101; });
   REQUIRE(ledger.entries.size() == 2);
   CHECK(ledger.entries.front().ticket == 2);
-  LeaveLedger(ledger, 2, "CICC", 600 * 1024);
-  LeaveLedger(ledger, 3, "CICC", 500 * 1024);
+  LeaveLedger(ledger, 2, "CICC", 600 * 1024, 3000);
+  LeaveLedger(ledger, 3, "CICC", 500 * 1024, 0);  // no input size: the highest only
   CHECK(ledger.entries.empty());
-  CHECK(ledger.peak_of_kind.at("CICC") == 600 * 1024);
-  LeaveLedger(ledger, 9, "PTXAS", 0);  // a peak not measured teaches nothing
-  CHECK_FALSE(ledger.peak_of_kind.count("PTXAS"));
+  const KindPeaks& cicc = ledger.peaks.at("CICC");
+  CHECK(cicc.highest == 600 * 1024);
+  CHECK(cicc.count == 1);
+  CHECK(cicc.sum_input_peak == 3000 * 600 * 1024);
+  LeaveLedger(ledger, 9, "PTXAS", 0, 100);  // a peak not measured teaches nothing
+  CHECK_FALSE(ledger.peaks.count("PTXAS"));
+}
+
+TEST_CASE("memory ledger: a kind whose peak grows with its input expects a step's from its input's size") {
+  MemoryLedger ledger;
+  // cicc: 40 MiB plus 60 KiB per KiB of input, as three steps taught.
+  for (int64_t input : {1000, 4000, 8000}) LeaveLedger(ledger, 0, "CICC", 40 * 1024 + 60 * input, input);
+  const int64_t highest = 40 * 1024 + 60 * 8000;
+  MemoryRequest small{"CICC", 0, kGiB, 4 * kGiB, 1500};
+  CHECK(ExpectedPeak(ledger, small) == static_cast<int64_t>((40 * 1024 + 60 * 1500) * 1.5) + 16 * 1024);
+  MemoryRequest large{"CICC", 0, kGiB, 4 * kGiB, 20000};  // the line's more than the highest's quarter over
+  CHECK(ExpectedPeak(ledger, large) == highest + highest / 4);
+  MemoryRequest unknown_size{"CICC", 0, kGiB, 4 * kGiB, 0};
+  CHECK(ExpectedPeak(ledger, unknown_size) == highest + highest / 4);
+  // A line that falls, or fewer than three steps: the highest's quarter over.
+  MemoryLedger falling;
+  for (int64_t input : {1000, 4000, 8000}) LeaveLedger(falling, 0, "PTXAS", 900 * 1024 - 50 * input, input);
+  CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kGiB, 4 * kGiB, 1000}) == (900 * 1024 - 50 * 1000) * 5 / 4);
 }

@@ -9,6 +9,7 @@
 #include "src/graph/stubbed_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
+#include "src/plan/memory_budget.h"
 #include "src/plan/step_protocol.h"
 
 #include <algorithm>
@@ -136,6 +137,8 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
       if (unread.producer == i) expected.insert(expected.end(), {"--stub-output", unread.path});
     }
+    if (std::string input = MemoryInputOf(step); !input.empty())
+      expected.insert(expected.end(), {"--memory-input", input});
     CHECK(std::vector<std::string>(words.begin(), words.begin() + expected.size()) == expected);
     auto dashes = std::find(words.begin(), words.end(), "--");
     REQUIRE(dashes != words.end());
@@ -264,10 +267,13 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
   CHECK(
       CountMatches(
           manifest,
-          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir --stub-input '\$\{w\}/kernel\.cpp1\.ii' --stub-output '\$\{w\}/kernel\.cudafe1\.c' --stub-output '\$\{w\}/kernel\.cudafe1\.gpu'\n)") ==
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.module_id --input kernel\.cpp1\.ii --keep-tmpdir --stub-input '\$\{w\}/kernel\.cpp1\.ii' --stub-output '\$\{w\}/kernel\.cudafe1\.c' --stub-output '\$\{w\}/kernel\.cudafe1\.gpu' --memory-input '\$\{w\}/kernel\.cpp1\.ii'\n)") ==
       1);
-  CHECK(CountMatches(manifest, R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir\n)") ==
-        1);
+  CHECK(
+      CountMatches(
+          manifest,
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir --memory-input '\$\{w\}/kernel\.ptx'\n)") ==
+      1);
   CHECK(CountMatches(manifest,
                      R"(argv = -- remote-run ptxas [^\n]* kernel\.ptx -o kernel\.sm_80\.cubin\n)") == 1);
   CHECK(CountMatches(manifest, R"(--input)") == 5);  // cicc 2, ptxas 1, fatbinary 2
