@@ -17,7 +17,7 @@ step holds its peak memory from start to end.
                  over the line of their peaks over input size (LINE_MARGIN;
                  INPUT_SIZES=0: without)
   ledger, known  the same where an earlier build measured every step (a
-                 rebuild): the step's own peak plus a quarter
+                 rebuild): an eighth over the step's own peak, and 8 MiB
 
 The budget is BUDGET_SHARE (default 0.75) of the limit, as FastCuda's default
 takes three quarters of what a cgroup leaves. Ninja starts ready steps by
@@ -34,7 +34,7 @@ from simulate_schedule import remaining, steps_of  # noqa: E402
 import csv  # noqa: E402
 
 GUESS_MIB = {"CICC": 1024, "PTXAS": 512, "CUDAFE": 512, "HOST_CC": 512}
-KNOWN_MARGIN = float(os.environ.get("KNOWN_MARGIN", "1.25"))
+KNOWN_MARGIN = float(os.environ.get("KNOWN_MARGIN", "1.125"))
 LEARNED_MARGIN = float(os.environ.get("LEARNED_MARGIN", "1.25"))
 LINE_MARGIN = float(os.environ.get("LINE_MARGIN", "1.5"))
 LINE_MIN = int(os.environ.get("LINE_MIN", "3"))
@@ -87,7 +87,7 @@ def graph(steps, jobs, budget, policy):
 
     def expected(key):
         if policy == "known":
-            return steps[key]["mib"] * KNOWN_MARGIN
+            return steps[key]["mib"] * KNOWN_MARGIN + 8
         if key[1] not in learned:
             return guess(key)
         most = learned[key[1]] * LEARNED_MARGIN

@@ -195,6 +195,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   }
   call.inputs = InputsForLauncher(step, graph.work_dir, in_work_dir.has_value());
   call.memory_input = MemoryInputOf(step);
+  if (!options.lock_dir.empty()) call.memory_peaks = StepPeaksPath(graph.work_dir);
   return call;
 }
 

@@ -64,6 +64,7 @@ std::optional<double> OnLine(const KindPeaks& peaks, int64_t input) {
 }  // namespace
 
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
+  if (request.own_peak > 0) return request.own_peak + request.own_peak / 8 + 8 * 1024;
   auto learned = ledger.peaks.find(request.kind);
   const KindPeaks peaks = learned == ledger.peaks.end() ? KindPeaks{} : learned->second;
   const int64_t known = std::max(request.earlier_peak, peaks.highest);

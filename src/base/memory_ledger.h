@@ -51,9 +51,11 @@ struct MemoryRequest {
   int64_t guess = 0;         ///< its peak where none of its kind is known
   int64_t budget = 0;        ///< the graph's memory budget (KiB)
   int64_t input = 0;         ///< the size (KiB) of the input its peak grows with; 0: unknown
+  int64_t own_peak = 0;      ///< the peak (KiB) this very step reached in an earlier build; 0: unknown
 };
 
-/// The peak a step is expected to reach: a quarter over the highest one of
+/// The peak a step is expected to reach: an eighth over its own in an
+/// earlier build, and 8 MiB; else a quarter over the highest one of
 /// its kind so far (in the ledger, or in earlier builds), else its guess;
 /// less where the ledger's line of its kind (three steps or more, rising)
 /// puts a step of its input size lower: half over the line, and 16 MiB

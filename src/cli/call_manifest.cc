@@ -15,8 +15,11 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };
+  const StepMemory peaks = ReadPlannedPeaks(log_dir, fs);
   PlannedLimits planned = limits;
-  planned.peak_of_kind = PeaksByKind({graph}, ReadPlannedPeaks(log_dir, fs));
+  planned.peak_of_kind = PeaksByKind({graph}, peaks);
+  if (std::string text = StepPeaksText(graph, peaks); text.empty()) fs.Remove(StepPeaksPath(graph.work_dir));
+  else WriteIfChanged(fs, StepPeaksPath(graph.work_dir), text);
   WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));
   WriteIfChanged(fs, StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));
   WriteIfChanged(fs, PlannedLimitsPath(log_dir), FormatPlannedLimits(planned));

@@ -259,7 +259,13 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
   generation.files[ToolchainProgramsPath(options.out_dir)] = FormatProgramRecord(plan.programs);
-  limits.peak_of_kind = PeaksByKind(plan.graphs, ReadPlannedPeaks(options.out_dir, fs));
+  const StepMemory peaks = ReadPlannedPeaks(options.out_dir, fs);
+  limits.peak_of_kind = PeaksByKind(plan.graphs, peaks);
+  for (const StepGraph& graph : plan.graphs) {
+    std::string text = StepPeaksText(graph, peaks);
+    if (text.empty()) generation.removed.push_back(StepPeaksPath(graph.work_dir));
+    else generation.files[StepPeaksPath(graph.work_dir)] = text;
+  }
   generation.files[PlannedLimitsPath(options.out_dir)] = FormatPlannedLimits(limits);
 
   generation.report = "fastcuda: " + std::to_string(database.entries.size()) + " CUDA TUs (" +

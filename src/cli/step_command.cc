@@ -202,11 +202,22 @@ ProcessResult RunProgram(const StepInvocation& options, const ProcessSpec& spec,
   return EmbedFatbin(spec, embedding, runner, fs);
 }
 
+/// The peak an earlier build measured of the step (StepInvocation::memory_peaks), or 0.
+int64_t OwnPeakOf(const StepInvocation& options, const std::vector<std::string>& outputs,
+                  const FileSystem& fs) {
+  if (options.memory_peaks.empty() || outputs.empty()) return 0;
+  StepMemory peaks = ParseStepMemoryLog(fs.Read(ResolvePath(options.cwd, options.memory_peaks)).value_or(""));
+  auto own = peaks.find(outputs.front());
+  return own == peaks.end() ? 0 : own->second;
+}
+
 /// What the step asks its graph's memory ledger for (MemoryAdmission), from
 /// the limits the graph was planned with; nullopt for a step that does not
 /// wait for a part of the budget: one that runs remotely, or in a graph
 /// planned without one.
-std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options, const WritableFileSystem& fs) {
+std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
+                                             const std::vector<std::string>& outputs,
+                                             const WritableFileSystem& fs) {
   if (options.lock_dir.empty() || options.memory_kind.empty() || RunsRemotely(options.argv))
     return std::nullopt;
   std::optional<PlannedLimits> limits =
@@ -216,9 +227,12 @@ std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options, cons
   auto earlier = limits->peak_of_kind.find(options.memory_kind);
   std::optional<uintmax_t> input =
       options.memory_input.empty() ? std::nullopt : fs.Size(ResolvePath(options.cwd, options.memory_input));
-  return MemoryRequest{options.memory_kind, earlier == limits->peak_of_kind.end() ? 0 : earlier->second,
-                       DefaultStepMemory(kind ? *kind : StepKind::kUnknown), limits->memory_budget_kib,
-                       static_cast<int64_t>(input.value_or(0) / 1024)};
+  return MemoryRequest{options.memory_kind,
+                       earlier == limits->peak_of_kind.end() ? 0 : earlier->second,
+                       DefaultStepMemory(kind ? *kind : StepKind::kUnknown),
+                       limits->memory_budget_kib,
+                       static_cast<int64_t>(input.value_or(0) / 1024),
+                       OwnPeakOf(options, outputs, fs)};
 }
 
 /// Runs the program once its part of the graph's memory budget is free
@@ -233,7 +247,7 @@ ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<
                                const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
                                LockFiles* locks, const AdmissionHooks& hooks) {
   std::optional<MemoryAdmission> admission;
-  if (std::optional<MemoryRequest> request = locks ? MemoryRequestOf(options, fs) : std::nullopt) {
+  if (std::optional<MemoryRequest> request = locks ? MemoryRequestOf(options, outputs, fs) : std::nullopt) {
     admission.emplace(*locks, fs, options.lock_dir, hooks);
     admission->Enter(*request);
   }

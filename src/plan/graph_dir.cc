@@ -42,6 +42,7 @@ std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, 
   return capture_dir + "/step" + std::to_string(step_index) + "-" +
          StableHashHex(JoinShellWords(graph.steps[step_index].argv));
 }
+std::string StepPeaksPath(const std::string& work_dir) { return work_dir + "/step-peaks"; }
 std::string FailureNotePath(const std::string& work_dir) { return work_dir + "/failed-edge"; }
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }

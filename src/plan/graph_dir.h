@@ -39,7 +39,10 @@ std::string TuRoot(const std::string& dir);  ///< `tu/`: one work dir per TU
 std::string LauncherWorkDir(const std::string& absolute_output);
 std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
 std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
-std::string CaptureDir(const std::string& work_dir);    ///< a launcher's steps' output (WriteCapture)
+/// `step-peaks`: the peak memory earlier builds measured of the TU's steps
+/// (StepPeaksText), which each step expects again (MemoryAdmission).
+std::string StepPeaksPath(const std::string& work_dir);
+std::string CaptureDir(const std::string& work_dir);  ///< a launcher's steps' output (WriteCapture)
 /// The file in `capture_dir` (CaptureDir) that step `step_index` of `graph`
 /// saves its output in: named by a hash of its command too, so that output
 /// captured for another command is not replayed after the manifest changed.

@@ -23,6 +23,17 @@ int64_t DefaultStepMemory(StepKind kind) {
   }
 }
 
+std::string StepPeaksText(const StepGraph& graph, const StepMemory& history) {
+  std::string text;
+  for (const GraphStep& step : graph.steps) {
+    if (step.outputs.empty()) continue;
+    std::string output = ResolvePath(graph.cwd, step.outputs.front());
+    if (auto known = history.find(output); known != history.end())
+      text += StepMemoryLine(output, known->second, 0);
+  }
+  return text;
+}
+
 std::string MemoryInputOf(const GraphStep& step) {
   const bool grows = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas ||
                      step.kind == StepKind::kCudafe || step.kind == StepKind::kHostCompile;

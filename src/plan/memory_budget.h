@@ -17,6 +17,11 @@ namespace fastcuda {
 /// A guess of a step's peak memory (KiB) when it has no history.
 int64_t DefaultStepMemory(StepKind kind);
 
+/// The lines of step-memory.tsv's form (StepMemoryLine) that give the
+/// peaks `history` holds of `graph`'s steps, by first output (absolute):
+/// StepPeaksPath's text; "" where it holds none.
+std::string StepPeaksText(const StepGraph& graph, const StepMemory& history);
+
 /// The input whose size a step's peak memory grows with (the preprocessed
 /// source of cicc, cudafe++ and the host compile, ptxas's PTX), or "".
 std::string MemoryInputOf(const GraphStep& step);

@@ -16,7 +16,7 @@ namespace {
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
 constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir", kMemoryKind = "--memory-kind",
-                           kMemoryInput = "--memory-input";
+                           kMemoryInput = "--memory-input", kMemoryPeaks = "--memory-peaks";
 constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
@@ -126,6 +126,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   for (const std::string& read : reads) AddOption(words, kReads, read);
   AddOption(words, kMadeBy, made_by);
   AddOption(words, kMemoryInput, memory_input);
+  AddOption(words, kMemoryPeaks, memory_peaks);
   if (cache_lookup) {
     words.emplace_back(kCacheLookup);
     AddOption(words, kDyndep, cache.dyndep);
@@ -191,6 +192,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kLockDir) call.lock_dir = value(flag);
     else if (flag == kMemoryKind) call.memory_kind = value(flag);
     else if (flag == kMemoryInput) call.memory_input = value(flag);
+    else if (flag == kMemoryPeaks) call.memory_peaks = value(flag);
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
     else if (flag == kSplitAutoFlag) call.split_share = std::stoi(value(flag));
     else if (flag == kBlankDisabled) call.blank_disabled = value(flag);

@@ -88,6 +88,9 @@ struct StepInvocation {
   std::string memory_kind;
   /// The input whose size the program's peak memory grows with (MemoryInputOf).
   std::string memory_input;
+  /// With `lock_dir`: the TU's StepPeaksPath, where earlier builds' peak of
+  /// this step may be.
+  std::string memory_peaks;
   int split_share = 0;  ///< >0: give the program (cicc, ptxas) its part of the free job slots
   std::optional<FatbinEmbedding> embedding;  ///< the program is fatbinary, or a host compile to embed
                                              ///< a fatbin for (with an early object)

@@ -42,6 +42,9 @@ TEST_CASE("memory ledger: a step expects a quarter over its kind's highest peak,
   ledger.peaks["CICC"].highest = 800 * 1024;  // this build's, higher
   CHECK(ExpectedPeak(ledger, cicc) == 1000 * 1024);
   CHECK(ExpectedPeak(ledger, MemoryRequest{"PTXAS", 0, 512 * 1024, 4 * kGiB}) == 512 * 1024);
+  // The step's own peak in an earlier build: an eighth over it, and 8 MiB.
+  cicc.own_peak = 200 * 1024;
+  CHECK(ExpectedPeak(ledger, cicc) == 225 * 1024 + 8 * 1024);
 }
 
 TEST_CASE("memory ledger: the first in the queue starts where the running steps leave room, or alone") {
@@ -97,5 +100,6 @@ TEST_CASE("memory ledger: a kind whose peak grows with its input expects a step'
   // A line that falls, or fewer than three steps: the highest's quarter over.
   MemoryLedger falling;
   for (int64_t input : {1000, 4000, 8000}) LeaveLedger(falling, 0, "PTXAS", 900 * 1024 - 50 * input, input);
-  CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kGiB, 4 * kGiB, 1000}) == (900 * 1024 - 50 * 1000) * 5 / 4);
+  CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kGiB, 4 * kGiB, 1000}) ==
+        (900 * 1024 - 50 * 1000) * 5 / 4);
 }

@@ -58,7 +58,8 @@ check "the ledger learned the peak of each kind of step, and holds no step" \
 
 rm graph/step-locks/memory-ledger  # what the generation plans with, not what the ledger learned
 build 1G
-check "learned: the next generation plans with the recorded peaks" grep -q '"CICC":[1-9]' graph/planned-limits.json
+planned_with_peaks() { grep -q '"CICC":[1-9]' graph/planned-limits.json && grep -qP '\t[1-9]' graph/tu/*/step-peaks; }
+check "learned: the next generation plans with the recorded peaks, by kind and each step's own" planned_with_peaks
 check "learned: with them the same budget lets cicc programs run together" test "$(most_at_once '^cicc$')" -ge 2
 FASTCUDA_MEMORY_BUDGET=2G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}"
 check "a new budget reruns no step" bash -c 'ninja -C graph -n | grep -q "no work to do"'

@@ -48,6 +48,10 @@ TEST_CASE("the peaks by kind: the highest of each kind's steps in the history, b
                         {"/w/other.ptx", 900 * 1024}};
   CHECK(PeaksByKind({graph}, history) == std::map<std::string, int64_t>{{"CICC", 500 * 1024}});
   CHECK(PeaksByKind({graph}, {}).empty());
+  CHECK(StepPeaksText(graph, history) ==
+        "/w/0.ptx\t307200\t0\n/elsewhere/1.ptx\t512000\t0\n/w/2.ptx\t409600\t0\n");
+  CHECK(ParseStepMemoryLog(StepPeaksText(graph, history)).at("/elsewhere/1.ptx") == 500 * 1024);
+  CHECK(StepPeaksText(graph, {}).empty());
 }
 
 TEST_CASE("the budget: the configured size, else three quarters of what the tightest limit leaves") {
