@@ -18,7 +18,8 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   const StepMemory peaks = ReadPlannedPeaks(log_dir, fs);
   PlannedLimits planned = limits;
   planned.peak_of_kind = PeaksByKind({graph}, peaks);
-  if (std::string text = StepPeaksText(graph, peaks); text.empty()) fs.Remove(StepPeaksPath(graph.work_dir));
+  std::string text = BudgetMayBind(planned) ? StepPeaksText(graph, peaks) : "";
+  if (text.empty()) fs.Remove(StepPeaksPath(graph.work_dir));
   else WriteIfChanged(fs, StepPeaksPath(graph.work_dir), text);
   WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));
   WriteIfChanged(fs, StepsFilePath(log_dir), StepsFileText({graph}, ninja_path));

@@ -262,7 +262,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   const StepMemory peaks = ReadPlannedPeaks(options.out_dir, fs);
   limits.peak_of_kind = PeaksByKind(plan.graphs, peaks);
   for (const StepGraph& graph : plan.graphs) {
-    std::string text = StepPeaksText(graph, peaks);
+    std::string text = BudgetMayBind(limits) ? StepPeaksText(graph, peaks) : "";
     if (text.empty()) generation.removed.push_back(StepPeaksPath(graph.work_dir));
     else generation.files[StepPeaksPath(graph.work_dir)] = text;
   }

@@ -23,6 +23,12 @@ int64_t DefaultStepMemory(StepKind kind) {
   }
 }
 
+bool BudgetMayBind(const PlannedLimits& limits) {
+  int64_t highest = 0;
+  for (const auto& [kind, peak] : limits.peak_of_kind) highest = std::max(highest, peak);
+  return limits.memory_budget_kib < static_cast<int64_t>(limits.jobs) * (highest + highest / 4);
+}
+
 std::string StepPeaksText(const StepGraph& graph, const StepMemory& history) {
   std::string text;
   for (const GraphStep& step : graph.steps) {

@@ -17,6 +17,12 @@ namespace fastcuda {
 /// A guess of a step's peak memory (KiB) when it has no history.
 int64_t DefaultStepMemory(StepKind kind);
 
+/// True where the steps could need more than the budget at once: `jobs`
+/// steps of the kind with the highest peak (PlannedLimits::peak_of_kind),
+/// each expected a quarter over it, would not fit. Only then do the steps
+/// need their own peaks (StepPeaksText): a file less per TU elsewhere.
+bool BudgetMayBind(const PlannedLimits& limits);
+
 /// The lines of step-memory.tsv's form (StepMemoryLine) that give the
 /// peaks `history` holds of `graph`'s steps, by first output (absolute):
 /// StepPeaksPath's text; "" where it holds none.

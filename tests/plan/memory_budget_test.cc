@@ -38,6 +38,15 @@ TEST_CASE("memory sizes") {
   CHECK_FALSE(ParseMemorySize("lots"));
 }
 
+TEST_CASE("a budget may bind where jobs steps of the heaviest kind, a quarter over its peak, do not fit") {
+  PlannedLimits limits{4 * 1024 * 1024, "", 8, "", {{"CICC", 400 * 1024}, {"PTXAS", 100 * 1024}}};
+  CHECK_FALSE(BudgetMayBind(limits));  // 8 x 500 MiB in 4 GiB
+  limits.jobs = 9;
+  CHECK(BudgetMayBind(limits));
+  limits.peak_of_kind.clear();
+  CHECK_FALSE(BudgetMayBind(limits));
+}
+
 TEST_CASE("the peaks by kind: the highest of each kind's steps in the history, by absolute output") {
   StepGraph graph = TwoKindsOfSteps(3);
   graph.cwd = "/elsewhere";
