@@ -10,6 +10,10 @@
 #   same_object OBJECT REFERENCE equal device code (.nv_fatbin, or __nv_relfatbin
 #                                for relocatable code; not empty) and host symbols
 #                                (nm, see host_symbols)
+#   same_but_host_addresses OBJECT REFERENCE  the same, but for where each host
+#                                symbol is: gcc compiling its own -E output
+#                                (distcc, sccache-dist) can lay out -O0 code
+#                                otherwise (a nop more after a multi-line macro)
 #   fresh OBJECT NVCC-ARGS...    OBJECT equals (same_object) what nvcc writes now
 #                                from NVCC-ARGS, written to reference.o
 #   graph_build NVCC-ARGS...     a one-entry database here (db.json, its source
@@ -93,11 +97,16 @@ check() {  # NAME COMMAND...: records whether COMMAND succeeded, and in how many
   record "$status" "$name ($((SECONDS - start)) s)"
 }
 
-same_object() {
+same_device_code() {
   objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$1" "$scratch/object.fatbin" &&
     objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$2" "$scratch/reference.fatbin" &&
-    [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
-    cmp -s <(host_symbols "$1") <(host_symbols "$2")
+    [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin"
+}
+same_object() {
+  same_device_code "$1" "$2" && cmp -s <(host_symbols "$1") <(host_symbols "$2")
+}
+same_but_host_addresses() {  # nm's lines without the address (16 digits and a space)
+  same_device_code "$1" "$2" && cmp -s <(host_symbols "$1" | cut -c 18-) <(host_symbols "$2" | cut -c 18-)
 }
 
 steps_run() {
