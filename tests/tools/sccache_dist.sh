@@ -24,7 +24,7 @@ client_token=$("$sccache_bin/sccache-dist" auth generate-shared-token)
 server_token=$("$sccache_bin/sccache-dist" auth generate-shared-token)
 export SCCACHE_SERVER_PORT=$(free_port $((20000 + $$ % 10000))) SCCACHE_IDLE_TIMEOUT=0
 scheduler_pid=''
-declare -A build_server_pids=()
+declare -gA build_server_pids=()  # global where a function sources this
 
 # Scheduler and build servers stay in the foreground (SCCACHE_NO_DAEMON), so
 # that $! is theirs.
