@@ -20,6 +20,9 @@
 #                                k.cu) built by `fastcuda build` into graph/
 #   compile_as launcher|graph NVCC-ARGS...  compiles here with the launcher or
 #                                graph_build
+#   tus_compile_database BUILD PROJECT NVCC-FLAGS...  BUILD/compile_commands.json
+#                                compiling PROJECT/TU.cu into obj/TU.o (BUILD's)
+#                                for each TU of the array tus, with NVCC-FLAGS
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
@@ -133,6 +136,20 @@ host_symbols() {  # OBJECT: nm, with the temporary file name that nvcc gives a T
   # on every nvcc run) reduced to NAME.cudafe1.cpp, the name FastCuda's stable
   # temporaries give it
   nm "$1" | sed 's/_GLOBAL__sub_I_tmpxft_[0-9a-f]*_[0-9a-f]*_[0-9]*_/_GLOBAL__sub_I_/'
+}
+
+tus_compile_database() {
+  local build=$1 project=$2 tu
+  shift 2
+  {
+    echo "["
+    for tu in "${tus[@]}"; do
+      [ "$tu" = "${tus[0]}" ] || echo ","
+      printf '{"directory": "%s", "file": "%s/%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s/%s.cu -o obj/%s.o"}' \
+        "$build" "$project" "$tu" "$tu" "$NVCC" "$*" "$project" "$tu" "$tu"
+    done
+    echo "]"
+  } > "$build/compile_commands.json"
 }
 
 rdc_compile_database() {

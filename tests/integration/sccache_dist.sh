@@ -60,15 +60,7 @@ printf '__global__ void kb(float *x) { x[threadIdx.x] = erfcinvf(x[threadIdx.x])
   'void launch_b(float *x) { kb<<<1, 32>>>(x); }' > "$project/b.cu"
 tus=(a b)
 archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
-{
-  echo "["
-  for tu in "${tus[@]}"; do
-    [ "$tu" = a ] || echo ","
-    printf '{"directory": "%s", "file": "%s/%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s/%s.cu -o obj/%s.o"}' \
-      "$build" "$project" "$tu" "$tu" "$NVCC" "${archs[*]}" "$project" "$tu" "$tu"
-  done
-  echo "]"
-} > "$build/compile_commands.json"
+tus_compile_database "$build" "$project" "${archs[@]}"
 for tu in "${tus[@]}"; do "$NVCC" "${archs[@]}" -c "$project/$tu.cu" -o "$scratch/ref/$tu.o"; done
 # 2 TUs: a cudafe++ each, and a cicc and a ptxas per architecture.
 steps=10
