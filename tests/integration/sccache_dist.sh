@@ -22,6 +22,14 @@
 #  unreachable  the client's scheduler URL a port where nothing listens:
 #               sccache compiles every step locally, no build server runs
 #               one; objects equal nvcc's
+#  rejected     a client token the scheduler does not know: the first step
+#               fails with sccache's "http error status: Error 401" (sccache
+#               compiles no step locally after an HTTP 4xx), the build stops,
+#               no object
+#  servers lost both build servers killed, which the scheduler still lists:
+#               it takes each job and fails to hand it on, and sccache
+#               compiles each step locally (a warning each); objects equal
+#               nvcc's
 #  scheduler lost  the scheduler killed after the client reached it: each
 #               step's distributed compile fails and sccache compiles it
 #               locally (a warning each); objects equal nvcc's
@@ -111,14 +119,36 @@ unreachable() {
 }
 check "unreachable: with the scheduler out of reach every step compiles locally; objects equal nvcc's" unreachable
 
+client_config rejected "$dist_url" not-the-token
+rejected() {
+  start_client "$scratch/rejected.conf" "$scratch/cache-rejected" && rm -rf "$build/graph" "$build/obj"/* || return 1
+  ! FASTCUDA_DEVICE_LAUNCHER=sccache "$FASTCUDA" build --compdb "$build/compile_commands.json" --out "$build/graph" \
+    -j 4 > "$scratch/rejected.log" 2>&1 || { echo "  the build succeeded"; return 1; }
+  grep -q 'http error status: Error 401' "$scratch/rejected.log" || { tail -n 5 "$scratch/rejected.log"; return 1; }
+  empty_dir "$build/obj" || { echo "  objects left:" $(ls "$build/obj"); return 1; }
+}
+check "rejected: a client token the scheduler does not know fails the build with sccache's 401; no object" rejected
+
+fell_back() {  # CASE: a clean build in which each step's distributed compile fails and it compiles locally
+  compile_all "$1" same_object || return 1
+  [ "$(misses)" = "$steps" ] && [ "$(distributed)" = 0 ] && [ "$(stats .stats.dist_errors)" = "$steps" ] &&
+    [ "$(grep -c 'falling back to local' "$scratch/cache-$1.log")" = "$steps" ] || { counts; return 1; }
+}
+servers_lost() {
+  # The scheduler still lists both servers: it takes each job, and fails to hand it on.
+  start_client "$scratch/distributed.conf" "$scratch/cache-servers-lost" || return 1
+  stop_build_server 1 && stop_build_server 2
+  fell_back servers-lost
+}
+check "servers lost: every build server killed, each step's distributed compile fails and it compiles locally (a warning each); objects equal nvcc's" \
+  servers_lost
+
 scheduler_lost() {
   # The client reaches the scheduler when it starts; then the scheduler goes.
-  start_client "$scratch/distributed.conf" "$scratch/cache-lost" &&
+  start_client "$scratch/distributed.conf" "$scratch/cache-scheduler-lost" &&
     "$sccache_bin/sccache" --dist-status | grep -q '"num_servers":2' || { echo "  the client has no scheduler"; return 1; }
   stop_scheduler
-  compile_all lost same_object || return 1
-  [ "$(misses)" = "$steps" ] && [ "$(distributed)" = 0 ] && [ "$(stats .stats.dist_errors)" = "$steps" ] &&
-    [ "$(grep -c 'falling back to local' "$scratch/cache-lost.log")" = "$steps" ] || { counts; return 1; }
+  fell_back scheduler-lost
 }
 check "scheduler lost: each step's distributed compile fails and it compiles locally (a warning each); objects equal nvcc's" \
   scheduler_lost

@@ -61,14 +61,14 @@ EOF
   build_server_pids[$n]=$!
   wait_for 30 registered $((before + 1))
 }
-stop_build_server() {  # N
+stop_build_server() {  # N: as if its machine were lost
   [ -n "${build_server_pids[$1]:-}" ] || return 0
-  kill "${build_server_pids[$1]}" && wait "${build_server_pids[$1]}" 2> /dev/null || true
+  kill -KILL "${build_server_pids[$1]}" && wait "${build_server_pids[$1]}" 2> /dev/null || true
   unset "build_server_pids[$1]"
 }
-client_config() {  # NAME URL
+client_config() {  # NAME URL [TOKEN]
   printf '[dist]\nscheduler_url = "%s"\ntoolchains = []\ncache_dir = "%s"\n[dist.auth]\ntype = "token"\ntoken = "%s"\n' \
-    "$2" "$scratch/client-toolchains" "$client_token" > "$scratch/$1.conf"
+    "$2" "$scratch/client-toolchains" "${3:-$client_token}" > "$scratch/$1.conf"
 }
 start_client() {  # CONFIG CACHE-DIR: a fresh sccache server on them, its warnings in CACHE-DIR.log
   "$sccache_bin/sccache" --stop-server > /dev/null 2>&1 || true
