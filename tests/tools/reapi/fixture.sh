@@ -75,7 +75,10 @@ start_server() {
   pg_migrated=1
   "${bgd[@]}" server start "$scratch/server.yml" > "$scratch/server.log" 2>&1 &
   server_pid=$!
-  wait_for 60 listening "$port"
+  # Every channel: a bot that finds its own closed gives up at once, and the
+  # client's may open first
+  wait_for 60 listening "$port" || return 1
+  for n in $(seq "$bots"); do wait_for 30 listening "$port" "$(host_addr "$n")" || return 1; done
 }
 pg_migrated=''
 stop_server() {  # as if its machine were lost
