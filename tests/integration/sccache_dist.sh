@@ -6,9 +6,9 @@
 # (tests/tools/network.sh), sandboxing its jobs with bubblewrap; clients and
 # servers authenticate with tokens. FASTCUDA_DEVICE_LAUNCHER=sccache on two
 # TUs built for sm_80 and sm_90 through `fastcuda build --compdb`, the
-# second calling libdevice's functions (cicc brings them: sccache's package
-# of cicc holds the program and its libraries, no nvvm/libdevice), each case
-# with an empty sccache cache, so that every step misses:
+# second calling libdevice's functions (CUDA 13's cicc opens no libdevice
+# file, and sccache's package of cicc holds the program and its libraries
+# only), each case with an empty sccache cache, so that every step misses:
 #  distributed  every cudafe++, cicc and ptxas is compiled on a build server
 #               (sccache's distributed counts equal its misses, none failed;
 #               the servers' logs name 4 cicc and 4 ptxas commands); objects
@@ -75,7 +75,7 @@ steps=10
 
 compile_all() {  # LOG COMPARE [LAUNCHER VARIABLES...]: a clean build; COMPARE each object with nvcc's
   rm -rf "$build/graph" "$build/obj"/* &&
-    env FASTCUDA_DEVICE_LAUNCHER=sccache "${@:3}" "$FASTCUDA" build --compdb "$build/compile_commands.json" \
+    env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" "${@:3}" "$FASTCUDA" build --compdb "$build/compile_commands.json" \
       --out "$build/graph" -j 4 > "$scratch/$1.log" 2>&1 || { tail "$scratch/$1.log"; return 1; }
   local tu
   for tu in "${tus[@]}"; do "$2" "$build/obj/$tu.o" "$scratch/ref/$tu.o" || { echo "  $tu.o differs"; return 1; }; done
@@ -102,7 +102,7 @@ check "distributed: every cudafe++, cicc and ptxas is compiled on a build server
 
 host_too() {
   start_client "$scratch/distributed.conf" "$scratch/cache-host" &&
-    compile_all host same_but_host_addresses FASTCUDA_HOST_LAUNCHER=sccache || return 1
+    compile_all host same_but_host_addresses FASTCUDA_HOST_LAUNCHER="$sccache_bin/sccache" || return 1
   [ "$(misses)" = $((steps + 2)) ] && [ "$(distributed)" = $((steps + 2)) ] && [ "$(ran_remotely "$host_cc")" = 2 ] ||
     { counts; return 1; }
 }
@@ -122,7 +122,7 @@ check "unreachable: with the scheduler out of reach every step compiles locally;
 client_config rejected "$dist_url" not-the-token
 rejected() {
   start_client "$scratch/rejected.conf" "$scratch/cache-rejected" && rm -rf "$build/graph" "$build/obj"/* || return 1
-  ! FASTCUDA_DEVICE_LAUNCHER=sccache "$FASTCUDA" build --compdb "$build/compile_commands.json" --out "$build/graph" \
+  ! FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" "$FASTCUDA" build --compdb "$build/compile_commands.json" --out "$build/graph" \
     -j 4 > "$scratch/rejected.log" 2>&1 || { echo "  the build succeeded"; return 1; }
   grep -q 'http error status: Error 401' "$scratch/rejected.log" || { tail -n 5 "$scratch/rejected.log"; return 1; }
   empty_dir "$build/obj" || { echo "  objects left:" $(ls "$build/obj"); return 1; }
