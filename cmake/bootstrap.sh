@@ -17,10 +17,11 @@ fastcuda_install_packages() {
   # ninja for the second pass, tests/pypi_tools.sh), meson (Debian's 1.0, for
   # tests/integration/meson_project.sh), postgresql and iproute2 (the
   # REAPI service's scheduler database and its bot's network namespace,
-  # tests/integration/reapi_steps.sh) are for the tests.
+  # tests/integration/reapi_steps.sh) and bubblewrap (sccache-dist's build
+  # servers' sandbox, tests/integration/sccache_dist.sh) are for the tests.
   local wanted=(cmake ninja-build make g++ pkg-config binutils nlohmann-json3-dev libre2-dev doctest-dev
                 jq ccache distcc clang libclang-rt-14-dev clang-format python3-venv meson
-                postgresql iproute2)
+                postgresql iproute2 bubblewrap)
   local missing=()
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")

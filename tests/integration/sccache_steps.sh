@@ -56,16 +56,7 @@ printf 'template <typename T> __global__ void k(T *x) { x[threadIdx.x] *= 2; }\n
   > "$project/c.cu"
 archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
 for build in "${builds[@]}"; do
-  mkdir -p "$build/obj"
-  {
-    echo "["
-    for tu in "${tus[@]}"; do
-      [ "$tu" = a ] || echo ","
-      printf '{"directory": "%s", "file": "%s/%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s/%s.cu -o obj/%s.o"}' \
-        "$build" "$project" "$tu" "$tu" "$NVCC" "${archs[*]}" "$project" "$tu" "$tu"
-    done
-    echo "]"
-  } > "$build/compile_commands.json"
+  mkdir -p "$build/obj" && tus_compile_database "$build" "$project" "${archs[@]}"
 done
 for tu in "${tus[@]}"; do "$NVCC" "${archs[@]}" -c "$project/$tu.cu" -o "$scratch/ref/$tu.o"; done
 same_as_nvcc() {  # BUILD-DIR

@@ -2,11 +2,12 @@
 # test tool, not part of FastCuda): a BuildGrid 0.4 server of their own (its
 # scheduler in a private PostgreSQL cluster, its CAS on disk) and bots of
 # tests/tools/reapi/bot.py, each in a network namespace of its own, joined to
-# the host by a veth pair. Needs root; the caller checks that first.
+# the host by a veth pair (tests/tools/network.sh, whose functions it brings).
+# Needs root; the caller checks that first.
 #
 # Before sourcing, set: scratch (a directory the postgres user can reach), py
 # (a Python with buildgrid and psycopg2), pg_bin (PostgreSQL's bin directory);
-# optionally bots (how many namespaces, 1), threads (the server's, 10),
+# optionally bots (how many namespaces, 1 to 4), threads (the server's, 10),
 # pool (its database connections, 5), tls_key and tls_cert (PEM files: the
 # server also listens over TLS on 127.0.0.1:$tls_port).
 # Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]]
@@ -19,24 +20,9 @@
 # port where nothing listens. Every bot logs its actions to $scratch/bot.log
 # (`ran TOOL OUTPUTS...`) and what it says to $scratch/bot.out.
 tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-bots=${bots:-1} threads=${threads:-10} pool=${pool:-5}
+threads=${threads:-10} pool=${pool:-5}
+source "$tools/../network.sh"
 
-free_port() {  # FROM: the first port from FROM on that nothing listens on
-  local port=$1
-  while (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; do port=$((port + 1)); done
-  echo "$port"
-}
-wait_for() {  # SECONDS COMMAND...: true once COMMAND is, false after SECONDS
-  local end=$((SECONDS + $1))
-  shift
-  until "$@" 2> /dev/null; do
-    [ "$SECONDS" -lt "$end" ] || return 1
-    sleep 0.2
-  done
-}
-listening() { (exec 3<> "/dev/tcp/127.0.0.1/$1"); }
-# Names and addresses of this run's own (from $$), so that runs at once do
-# not clash: a /30 of 10.64.0.0/10 per process id and bot.
 pg_port=$(free_port $((30000 + $$ % 10000)))
 port=$(free_port $((40000 + $$ % 10000)))
 closed=$(free_port $((50000 + $$ % 10000)))
@@ -44,11 +30,6 @@ tls_port=$(free_port $((port + 1)))
 database=postgresql+psycopg2://bgd@127.0.0.1:$pg_port/bgd
 pg=$scratch/postgres server_pid='' pg_started=''
 declare -A bot_pids=()
-netns() { echo "fastcuda-reapi-$$-$1"; }
-subnet() { echo "10.$((64 + $$ / 65536 % 64)).$(($$ / 256 % 256)).$(($$ % 16 * 16 + ($1 - 1) * 4))"; }
-host_addr() { local s; s=$(subnet "$1"); echo "${s%.*}.$((${s##*.} + 1))"; }
-bot_addr() { local s; s=$(subnet "$1"); echo "${s%.*}.$((${s##*.} + 2))"; }
-netns=$(netns 1)
 
 cleanup() {  # before finish, which removes the scratch directory the database runs in; again on EXIT
   local pid n log
@@ -66,10 +47,7 @@ cleanup() {  # before finish, which removes the scratch directory the database r
   proxies_dir=''
   [ -z "$pg_started" ] || runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -m fast -w stop > /dev/null 2>&1 || true
   pg_started=''
-  for n in $(seq "$bots"); do
-    ip netns delete "$(netns "$n")" 2> /dev/null || true
-    ip link delete "fcrh$$-$n" 2> /dev/null || true
-  done
+  stop_network
 }
 trap cleanup EXIT
 
@@ -93,17 +71,6 @@ start_postgres() {
 # BuildGrid's bgd command, from $py (an array, not a function, so that $! is
 # the server's own process id and not a subshell's)
 bgd=("$py" -c 'import sys; from buildgrid.server.app import cli; sys.argv[0] = "bgd"; sys.exit(cli())')
-start_network() {  # each bot's namespace, joined to the host by a veth pair ($netns, the first, made by the caller)
-  local n ns
-  for n in $(seq "$bots"); do
-    ns=$(netns "$n")
-    [ "$n" = 1 ] || ip netns add "$ns" || return 1
-    ip link add "fcrh$$-$n" type veth peer name "fcrb$$-$n" netns "$ns" &&
-      ip addr add "$(host_addr "$n")/30" dev "fcrh$$-$n" && ip link set "fcrh$$-$n" up &&
-      ip -n "$ns" addr add "$(bot_addr "$n")/30" dev "fcrb$$-$n" && ip -n "$ns" link set "fcrb$$-$n" up &&
-      ip -n "$ns" link set lo up || return 1
-  done
-}
 start_server() {
   local n channels=''
   if [ -n "${tls_cert:-}" ]; then
@@ -122,7 +89,10 @@ start_server() {
   pg_migrated=1
   "${bgd[@]}" server start "$scratch/server.yml" > "$scratch/server.log" 2>&1 &
   server_pid=$!
-  wait_for 60 listening "$port"
+  # Every channel: a bot that finds its own closed gives up at once, and the
+  # client's may open first
+  wait_for 60 listening "$port" || return 1
+  for n in $(seq "$bots"); do wait_for 30 listening "$port" "$(host_addr "$n")" || return 1; done
 }
 pg_migrated=''
 stop_server() {  # as if its machine were lost
