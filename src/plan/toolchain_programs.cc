@@ -40,12 +40,9 @@ std::vector<std::string> ProgramsOnPath(const StepGraph& graph, const FileSystem
   }
   std::set<std::string> names = {"as"};
   for (const GraphStep& step : graph.steps) {
-    for (size_t i : {size_t{0}, step.launcher_words}) {
-      if (i >= step.argv.size()) continue;
-      const std::string& word = step.argv[i];
-      if (!word.empty() && word.find('/') == std::string::npos && !FoundIn(first, word, fs))
-        names.insert(word);
-    }
+    if (step.launcher_words >= step.argv.size()) continue;
+    const std::string& word = step.argv[step.launcher_words];
+    if (!word.empty() && word.find('/') == std::string::npos && !FoundIn(first, word, fs)) names.insert(word);
   }
   return {names.begin(), names.end()};
 }

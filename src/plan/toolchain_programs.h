@@ -50,10 +50,12 @@ class ProgramIdentifier {
 };
 
 /// The programs that the steps of `graph` look for on the PATH they inherit
-/// (kInheritedPath): the bare names their commands run (a launcher and its
-/// program: `gcc`, `ccache`, `nvcc` run whole) but those found in the
-/// directories that nvcc puts first (`ptxas`, `cudafe++`), and `as`, which
-/// gcc runs from PATH. None where the steps' PATH is one of nvcc's own.
+/// (kInheritedPath): the bare names their commands run (`gcc`, `nvcc` run
+/// whole) but those found in the directories that nvcc puts first
+/// (`ptxas`, `cudafe++`), and `as`, which gcc runs from PATH. Not their
+/// launchers (`ccache`): one gives the objects its program writes, and
+/// dropping it reruns only the steps it ran. None where the steps' PATH is
+/// one of nvcc's own.
 std::vector<std::string> ProgramsOnPath(const StepGraph& graph, const FileSystem& fs);
 
 /// Identifies the ProgramsOnPath of `graph` and sets them in its
