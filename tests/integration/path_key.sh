@@ -97,6 +97,20 @@ for way in graph launcher ninja; do
   check "$way: a gcc first on PATH that is another program, then gone: nvcc's objects" other_compiler "$way"
 done
 
+# Commands that name nvcc bare: another nvcc first on PATH (a wrapper that
+# passes -DHOSTK=5) is the one that compiles, then the first again.
+other_nvcc() (  # WAY
+  mkdir -p "nvcc-$1/other" && cd "nvcc-$1" && cp ../source.cu k.cu
+  printf '#!/bin/sh\nexec %s -DHOSTK=5 "$@"\n' "$NVCC" > other/nvcc && chmod +x other/nvcc
+  local cuda_path=$(dirname "$NVCC"):$plain_path
+  local other_path=$PWD/other:$cuda_path NVCC=nvcc
+  build "$1" "$cuda_path" && fresh_with "$cuda_path" k.o "${flags[@]}" &&
+    build "$1" "$other_path" && ran "$1" && fresh_with "$other_path" k.o "${flags[@]}" &&
+    build "$1" "$cuda_path" && ran "$1" && fresh_with "$cuda_path" k.o "${flags[@]}"
+)
+check "launcher: nvcc named bare, another first on PATH, then gone: nvcc's objects" other_nvcc launcher
+check "build: nvcc named bare, another first on PATH, then gone: nvcc's objects" other_nvcc graph
+
 # The CMake module (Ninja), whose compile commands leave the host compiler
 # to nvcc (no -ccbin): `gcc` on PATH.
 module_object=module/build/CMakeFiles/k.dir/k.cu.o
