@@ -171,7 +171,8 @@ class FakeDryrunRunner : public DryrunRunner {
     std::string stem = std::filesystem::path(source).stem().string();
     std::string tmp = "/tmp/tmpxft_" + std::to_string(1000 + call) + "_00000000-";
     std::string abs = (std::filesystem::path(cwd) / source).lexically_normal().string();
-    return "#$ PATH=/cuda/bin\n"
+    return "#$ PATH=/cuda/bin" + (path_after.empty() ? "" : ":" + path_after) +
+           "\n"
            "#$ gcc -E -x c++" +
            flags + " \"" + source + "\" -o \"" + tmp + "5_" + stem +
            ".cpp4.ii\"\n"
@@ -191,6 +192,7 @@ class FakeDryrunRunner : public DryrunRunner {
 
   mutable std::atomic<int> calls{0};
   std::map<std::string, std::string> stamps;  ///< a program's stamp, where not "1"
+  std::string path_after;                     ///< the PATH nvcc ran with, after its own directory
 
  private:
   bool quirky_;

@@ -44,11 +44,18 @@
 namespace fastcuda {
 namespace {
 
-std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path, const FileSystem& fs) {
+/// The variables of the environment file at `path`, its PATH going on with
+/// the one the step inherited (kInheritedPath): the build's, which the
+/// generation's keys found the same programs on.
+std::map<std::string, std::string> ReadEnvironmentFile(const std::string& path, const FileSystem& fs,
+                                                       const std::map<std::string, std::string>& inherited) {
   if (path.empty()) return {};
   std::optional<std::string> text = fs.Read(path);
   if (!text) throw std::runtime_error("cannot read " + path);
-  return ParseEnvironmentFile(*text);
+  std::map<std::string, std::string> environment = ParseEnvironmentFile(*text);
+  if (auto found = environment.find("PATH"); found != environment.end())
+    found->second = ExpandInheritedPath(found->second, EnvironmentValue(inherited, "PATH"));
+  return environment;
 }
 
 /// Makes every relative path of a depfile absolute, so that Ninja, which
@@ -463,7 +470,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
             const AdmissionHooks& hooks) {
   SplitByLoad(options, fs, inherited);
   std::string program_dir = ProgramDir(options);
-  ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs),
+  ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs, inherited),
                    /*capture_output=*/true};
   spec.merge_streams = PrintsAfterRun(options);
   if (std::string temp_dir = StepTempDir(options); !temp_dir.empty())

@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include "src/base/toolchain_environment.h"
+
 namespace fastcuda {
 namespace {
 
@@ -60,6 +62,20 @@ Transcript ParseTranscript(std::string_view text, const VariableLookup& ambient)
     }
   }
   return transcript;
+}
+
+std::string WithInheritedPath(std::string_view text, const std::string& ambient_path) {
+  std::string result;
+  for (std::string_view line : Lines(text)) {
+    std::string name, value;
+    if (RE2::FullMatch(line, VariableLine(), &name, &value) && name == "PATH") {
+      result += "#$ PATH=" + InheritingPath(value, ambient_path);
+    } else {
+      result.append(line);
+    }
+    result += '\n';
+  }
+  return result;
 }
 
 }  // namespace fastcuda

@@ -36,4 +36,11 @@ struct Transcript {
 /// ShellSyntaxError on a line that is not well-formed.
 Transcript ParseTranscript(std::string_view text, const VariableLookup& ambient);
 
+/// The dryrun `text` of an nvcc run with the PATH `ambient_path`, its
+/// sub-steps' PATH (nvcc's directories before `ambient_path`) made to go on
+/// with the PATH they inherit (InheritingPath): the transcript, its cache
+/// entry and the steps' environment stay the same when PATH's text changes,
+/// the programs found on it being keyed instead.
+std::string WithInheritedPath(std::string_view text, const std::string& ambient_path);
+
 }  // namespace fastcuda

@@ -91,8 +91,10 @@ PlannedEntry Plan(const CompileEntry& entry, ProgramIdentifier& programs,
 }
 
 /// Runs the dryruns of `wanted` entries that the cache lacks, `jobs` at a time.
+/// The texts are kept with their PATH going on with the steps' own
+/// (WithInheritedPath): `ambient_path` is the one nvcc ran with.
 void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, DryrunCache& cache,
-                const DryrunRunner& runner, GlobalPlan& plan) {
+                const DryrunRunner& runner, const std::string& ambient_path, GlobalPlan& plan) {
   std::vector<const PlannedEntry*> missing;
   for (const PlannedEntry* entry : wanted) {
     if (cache.count(entry->cache_key)) ++plan.dryruns_cached;
@@ -103,7 +105,7 @@ void RunDryruns(const std::vector<const PlannedEntry*>& wanted, unsigned jobs, D
     texts[i] = runner.Dryrun(missing[i]->entry->nvcc, missing[i]->entry->directory);
   });
   for (size_t i = 0; i < missing.size(); ++i) {
-    if (texts[i]) cache[missing[i]->cache_key] = *texts[i];
+    if (texts[i]) cache[missing[i]->cache_key] = WithInheritedPath(*texts[i], ambient_path);
   }
   plan.dryruns_run += missing.size();
 }
@@ -160,12 +162,12 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   std::set<std::string> programs, response_files;
   const std::map<std::string, std::string> toolchain = ToolchainEnvironment(options.environment);
   const std::string environment = EnvironmentKey(toolchain);
+  const std::string ambient_path = EnvironmentValue(options.environment, "PATH");
   std::vector<PlannedEntry> entries(database.entries.size());
   ParallelFor(entries.size(), options.jobs, [&](size_t i) {
     const CompileEntry& entry = database.entries[i];
     entries[i] = Plan(entry, identifier, options.environment, toolchain, environment, fs);
   });
-  plan.programs = identifier.Identified();
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!entries[i].invocation.fallback_reason) shapes[entries[i].shape].push_back(i);
     programs.insert(entries[i].program);
@@ -183,7 +185,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
   for (const auto& [shape, members] : shapes) {
     for (size_t i = 0; i < members.size() && i < 2; ++i) wanted.push_back(&entries[members[i]]);
   }
-  RunDryruns(wanted, options.jobs, cache, runner, plan);
+  RunDryruns(wanted, options.jobs, cache, runner, ambient_path, plan);
   std::map<std::string, std::optional<Transcript>> templates;  // shape -> verified template
   wanted.clear();
   for (const auto& [shape, members] : shapes) {
@@ -202,7 +204,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     }
     templates[shape] = verified;
   }
-  RunDryruns(wanted, options.jobs, cache, runner, plan);
+  RunDryruns(wanted, options.jobs, cache, runner, ambient_path, plan);
 
   std::vector<std::string> whole_nvcc_reasons(entries.size());  // empty: split
   plan.graphs.resize(entries.size());
@@ -229,6 +231,7 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
             {planned.entry->directory, work_dir, planned.invocation.depfile, options.keep_depfiles, launchers,
              options.modes, planned.step_environment, planned.names.source},
             fs);
+        IdentifyPathPrograms(plan.graphs[i], identifier, fs);
         return;
       } catch (const UnsupportedTranscript& unsupported) {
         why = unsupported.what();
@@ -236,7 +239,9 @@ GlobalPlan PlanCompileDatabase(const CompileDatabase& database, const GlobalPlan
     }
     whole_nvcc_reasons[i] = why;
     plan.graphs[i] = WholeNvccGraph(planned, work_dir, fs);
+    IdentifyPathPrograms(plan.graphs[i], identifier, fs);
   });
+  plan.programs = identifier.Identified();
   std::set<std::string> used_keys;
   for (size_t i = 0; i < entries.size(); ++i) {
     const CompileEntry& entry = database.entries[i];

@@ -48,7 +48,8 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
     plan.fallback_reason = "nvcc --dryrun failed";
     return plan;
   }
-  Transcript transcript = ParseTranscript(*dryrun, LookupIn(call.environment));
+  Transcript transcript = ParseTranscript(
+      WithInheritedPath(*dryrun, EnvironmentValue(call.environment, "PATH")), LookupIn(call.environment));
   plan.dryrun_other_output = transcript.other_output;
   try {
     // Plan once to learn the outputs, then again in the outputs' work dir.
@@ -69,6 +70,8 @@ NvccPlan PlanNvccCall(const NvccCall& call, const WorkDirChooser& work_dir_for,
     RequireFileOutputs(draft, cwd);
     options.work_dir = work_dir_for(ResolvePath(cwd, draft.final_outputs.front()));
     plan.graph = BuildStepGraph(transcript, options, fs);
+    ProgramIdentifier identifier(runner);
+    IdentifyPathPrograms(*plan.graph, identifier, fs);
   } catch (const UnsupportedTranscript& unsupported) {
     plan.fallback_reason = unsupported.what();
   }

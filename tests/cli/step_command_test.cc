@@ -65,6 +65,14 @@ TEST_CASE("step on fakes: an output that came out the same keeps its file and mt
   CHECK(disk.MTime("/w/a.ptx") != before);
 }
 
+TEST_CASE("step on fakes: the program runs with nvcc's directories before the PATH the step inherited") {
+  FakeFileSystem disk({{"/w/nvcc.env", R"({"PATH": "/cuda/nvvm/bin:/cuda/bin:$PATH"})"}});
+  FakeProgram program(disk, "ptx");
+  CHECK(RunStep(CiccStep({}), program, disk, {{"PATH", "/venv/bin:/usr/bin"}}) == 0);
+  REQUIRE(program.ran.size() == 1);
+  CHECK(program.ran[0].env_set.at("PATH") == "/cuda/nvvm/bin:/cuda/bin:/venv/bin:/usr/bin");
+}
+
 TEST_CASE(
     "step on fakes: nvcc's own outputs (--fresh-outputs) get a new mtime even when they come out the same") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}, {"/w/a.ptx", "ptx v1"}});

@@ -54,3 +54,16 @@ TEST_CASE("variables nvcc does not set come from its environment") {
   });
   CHECK(transcript.commands[0].argv == std::vector<std::string>{"echo", "/home/u"});
 }
+
+TEST_CASE("the sub-steps' PATH goes on with the steps' own, the rest of the dryrun as it is") {
+  const std::string text =
+      "#$ _HERE_=/cuda/bin\n#$ PATH=/cuda/nvvm/bin:/cuda/bin:/venv/bin:/usr/bin\n"
+      "#$ gcc -E a.cu\nnvcc warning : something\n";
+  CHECK(WithInheritedPath(text, "/venv/bin:/usr/bin") ==
+        "#$ _HERE_=/cuda/bin\n#$ PATH=/cuda/nvvm/bin:/cuda/bin:$PATH\n#$ gcc -E a.cu\nnvcc warning : "
+        "something\n");
+  CHECK(WithInheritedPath(text, "/usr/local/bin") == text);
+  Transcript transcript = ParseTranscript(WithInheritedPath(text, "/venv/bin:/usr/bin"),
+                                          [](std::string_view) { return std::nullopt; });
+  CHECK(transcript.variables.at("PATH") == "/cuda/nvvm/bin:/cuda/bin:$PATH");
+}

@@ -156,6 +156,32 @@ TEST_CASE("a host compiler changed behind its name plans anew, and its steps' en
   CHECK(switched.graphs[0].environment == first.graphs[0].environment);
 }
 
+TEST_CASE("PATH's text keys nothing: the steps' PATH goes on with the build's, its programs are keyed") {
+  FakeDryrunRunner runner;
+  DryrunCache cache;
+  GlobalPlanOptions options{"/out", 2};
+  FakeFileSystem fs({{"/cuda/bin/cudafe++", ""}});  // nvcc's directory, first on the steps' PATH
+  auto plan_with = [&](const std::string& path) {
+    runner.path_after = path;
+    options.environment = {{"PATH", path}};
+    return PlanCompileDatabase(Database(), options, cache, runner, fs);
+  };
+  GlobalPlan first = plan_with("/usr/bin");
+  CHECK(first.graphs[0].environment.at("PATH") == "/cuda/bin:$PATH");
+  CHECK(first.graphs[0].environment.at(kPathProgramsVariable) == "as=/cuda/bin/as 1\ngcc=/cuda/bin/gcc 1\n");
+  CHECK(first.programs.count("as"));
+  // A virtual environment's activation: the same programs, the same dryruns and steps.
+  GlobalPlan activated = plan_with("/venv/bin:/usr/bin");
+  CHECK(activated.dryruns_run == 0);
+  for (size_t i = 0; i < first.graphs.size(); ++i)
+    CHECK(activated.graphs[i].environment == first.graphs[i].environment);
+  // An assembler found elsewhere: the steps' environment changes, so they run.
+  runner.stamps["as"] = "2";
+  GlobalPlan other = plan_with("/tools:/usr/bin");
+  CHECK(other.dryruns_run == 0);  // the dryrun does not run it
+  CHECK(other.graphs[0].environment.at(kPathProgramsVariable) == "as=/cuda/bin/as 2\ngcc=/cuda/bin/gcc 1\n");
+}
+
 /// Four TUs with depfiles next to their objects, as `form` writes them.
 std::string DatabaseAs(const std::string& form) {
   std::string text = "[";
@@ -208,9 +234,11 @@ TEST_CASE("an entry FastCuda does not split runs nvcc whole, in the same graph")
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
   CHECK(plan.whole_nvcc_entries[0].find("/src/b.cu: nvcc option -E") == 0);
   // What nvcc reads from the environment is its step's too: a change reruns it.
-  CHECK(
-      plan.graphs[1].environment ==
-      std::map<std::string, std::string>{{"PTXAS_FLAGS", "-O0"}, {kHostCompilerVariable, "/cuda/bin/gcc 1"}});
+  CHECK(plan.graphs[1].environment ==
+        std::map<std::string, std::string>{
+            {"PTXAS_FLAGS", "-O0"},
+            {kHostCompilerVariable, "/cuda/bin/gcc 1"},
+            {kPathProgramsVariable, "as=/cuda/bin/as 1\nnvcc=/cuda/bin/nvcc 1\n"}});
   REQUIRE(plan.graphs[1].steps.size() == 1);
   CHECK(plan.graphs[1].steps[0].argv == database.entries[1].nvcc);
   CHECK(plan.graphs[1].final_outputs == std::vector<std::string>{"obj/b.o"});
