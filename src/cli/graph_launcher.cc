@@ -114,6 +114,11 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   GraphProgress shown;
   if (ninja) shown = ProgressUnderNinja(ninja->process.pid, kGraphProgressDelay, io.environment, disk);
   BuildProgress* progress = shown.progress.get();
+  // A signal ends this process at once (as nvcc's end): the line goes first.
+  auto end_on_signal = [&] {
+    shown.progress.reset();
+    return ExitLikeNvccOn(ReceivedSignal());
+  };
 
   std::optional<std::string> build_args = disk.Read(BuildArgsPath(dir));
   if (!build_args) {
@@ -148,12 +153,12 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
       };
       if (int status = RunPassesBeforeBuild(
               dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, io); }, io)) {
-        return ReceivedSignal() ? ExitLikeNvccOn(ReceivedSignal()) : status;
+        return ReceivedSignal() ? end_on_signal() : status;
       }
     }
     result = RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true,
                       lock.fd(), progress, io);
-    if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());
+    if (ReceivedSignal()) return end_on_signal();
     disk.Write(LauncherBuildPath(dir), FormatLauncherBuild({outer_build, result.exit_code == 0, objects}));
     RememberBuild(dir, io);
   }
@@ -163,7 +168,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
     result = RunGraph(options, {object}, /*keep_going=*/false, lock.fd(), progress, io);
   }
   shown.progress.reset();  // its line erased before this call prints
-  if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
+  if (ReceivedSignal()) return end_on_signal();
   if (result.exit_code != 0) {
     disk.Remove(object);  // nvcc leaves no object of a failed compile
     if (int step_failure = ReplayCaptures(record->captures, disk)) return step_failure;
