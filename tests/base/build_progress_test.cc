@@ -32,6 +32,12 @@ std::string Status(int finished, int total, const std::string& description) {
 /// A BuildProgress on `output` whose clock the test moves.
 struct Followed {
   explicit Followed(size_t columns) : output(columns), progress(output, [this] { return now; }) {}
+  /// Moves the clock to `ms` and ticks: how many writes there are then.
+  size_t TickAt(long ms) {
+    now = milliseconds(ms);
+    progress.Tick();
+    return output.written.size();
+  }
   milliseconds now{0};
   RecordedOutput output;
   BuildProgress progress;
@@ -70,29 +76,20 @@ TEST_CASE(
     "at a terminal: nothing before the start delay, then one line redrawn in place, erased at the end") {
   Followed build(50);
   build.progress.Read(Status(1, 9, "CPP a.cu"));
-  build.progress.Tick();
-  CHECK(build.output.written.empty());  // before the delay: a short build draws nothing
-  build.now = milliseconds(1'000);
-  build.progress.Tick();
-  REQUIRE(build.output.written.size() == 1);
+  CHECK(build.TickAt(0) == 0);  // before the delay: a short build draws nothing
+  REQUIRE(build.TickAt(1'000) == 1);
   CHECK(build.output.written[0] == "\r[1/9 CUDA sub-steps, 2 running, 1s] CPP a.cu\x1b[K");
   // A status moved within the redraw pace waits for the next tick after it.
   build.now = milliseconds(1'050);
   build.progress.Read(Status(2, 9, "CICC sm_80 a-very-long-name-that-does-not-fit.cu"));
   CHECK(build.output.written.size() == 1);
-  build.now = milliseconds(1'100);
-  build.progress.Tick();
-  REQUIRE(build.output.written.size() == 2);
+  REQUIRE(build.TickAt(1'100) == 2);
   // 49 columns: the last one stays free, as a terminal may wrap there.
   CHECK(build.output.written[1] == "\r[2/9 CUDA sub-steps, 2 ...me-that-does-not-fit.cu\x1b[K");
   CHECK(build.output.written[1].size() == 1 + 49 + 3);
   // Without a new status, the elapsed time moves once a second.
-  build.now = milliseconds(1'900);
-  build.progress.Tick();
-  CHECK(build.output.written.size() == 2);
-  build.now = milliseconds(2'100);
-  build.progress.Tick();
-  CHECK(build.output.written.size() == 3);
+  CHECK(build.TickAt(1'900) == 2);
+  CHECK(build.TickAt(2'100) == 3);
   build.progress.Finish();
   CHECK(build.output.written.back() == "\r\x1b[K");
   build.progress.Finish();
@@ -101,8 +98,7 @@ TEST_CASE(
 
 TEST_CASE("at a terminal, a graph that runs long before a step ends says it is starting") {
   Followed build(80);
-  build.now = milliseconds(1'500);
-  build.progress.Tick();
+  build.TickAt(1'500);
   CHECK(build.output.written == std::vector<std::string>{"\r[CUDA sub-steps starting, 1s]\x1b[K"});
 }
 
@@ -125,16 +121,10 @@ TEST_CASE("plain lines: each tenth of the steps but not within a second, every 1
   build.now = milliseconds(1'700);
   build.progress.Read(Status(25, 100, "CICC a.cu"));
   CHECK(build.output.written.size() == 1);  // another tenth, but within a second of the last line
-  build.now = milliseconds(2'300);
-  build.progress.Tick();
-  CHECK(build.output.written.size() == 2);
+  CHECK(build.TickAt(2'300) == 2);
   // A long step: nothing moves, a line every 10 s says the build lives.
-  build.now = milliseconds(12'200);
-  build.progress.Tick();
-  CHECK(build.output.written.size() == 2);
-  build.now = milliseconds(12'300);
-  build.progress.Tick();
-  REQUIRE(build.output.written.size() == 3);
+  CHECK(build.TickAt(12'200) == 2);
+  REQUIRE(build.TickAt(12'300) == 3);
   CHECK(build.output.written[2] ==
         "fastcuda: 25/100 CUDA sub-steps (25%), 2 running, 12s; last: CICC a.cu\n");
   build.progress.Read(Status(100, 100, "HOST_CC b.cu"));
@@ -151,9 +141,7 @@ TEST_CASE("the Ninja's other output is kept whole, lines split across reads incl
   CHECK(build.progress.TakeOtherOutput() ==
         "FAILED: a.o\nnvcc a.cu\nninja: build stopped: subcommand failed.\npartial");
   CHECK(build.progress.TakeOtherOutput().empty());
-  build.now = milliseconds(20'000);
-  build.progress.Tick();
-  REQUIRE(build.output.written.size() == 1);
+  REQUIRE(build.TickAt(20'000) == 1);
   CHECK(build.output.written[0].find("1/2 CUDA sub-steps") != std::string::npos);
   CHECK(build.output.written[0].find("last: CICC a.cu") != std::string::npos);
 }
