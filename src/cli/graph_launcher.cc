@@ -112,7 +112,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   // This call builds, and the outer Ninja shows what it prints only when it
   // ends: the graph's progress goes to that Ninja's own output meanwhile.
   GraphProgress shown;
-  if (ninja) shown = ProgressUnderNinja(ninja->process.pid, kGraphProgressDelay, io.environment, disk);
+  if (ninja) shown = ProgressUnderNinja(ninja->process, kGraphProgressDelay, io.environment, disk);
   BuildProgress* progress = shown.progress.get();
   // A signal ends this process at once (as nvcc's end): the line goes first.
   auto end_on_signal = [&] {

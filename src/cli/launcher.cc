@@ -241,7 +241,7 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
   // call that takes long shows its steps' progress on that Ninja's output.
   GraphProgress shown;
   if (std::optional<EnclosingNinjaProcess> outer = EnclosingNinjaHere(disk))
-    shown = ProgressUnderNinja(outer->process.pid, kLauncherProgressDelay, environment, disk);
+    shown = ProgressUnderNinja(outer->process, kLauncherProgressDelay, environment, disk);
   ninja.progress = shown.progress.get();
   ProcessResult result = RunNinja(ninja, io);
   shown.progress.reset();  // its line erased before this call prints

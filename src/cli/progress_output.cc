@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "src/base/ninja_command_line.h"
 #include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
@@ -99,10 +100,11 @@ std::unique_ptr<ProgressOutput> OpenProgressOutput(int pid, int fd,
   return std::make_unique<DescriptorOutput>(output, redraws);
 }
 
-GraphProgress ProgressUnderNinja(int ninja_pid, std::chrono::milliseconds start_delay,
+GraphProgress ProgressUnderNinja(const ProcessInfo& ninja, std::chrono::milliseconds start_delay,
                                  const std::map<std::string, std::string>& environment,
                                  const FileSystem& fs) {
-  GraphProgress shown{OpenProgressOutput(ninja_pid, STDOUT_FILENO, environment, fs), nullptr};
+  if (ParseNinjaCommandLine(ninja.argv).quiet) return {};
+  GraphProgress shown{OpenProgressOutput(ninja.pid, STDOUT_FILENO, environment, fs), nullptr};
   if (!shown.output) return shown;
   ProgressPace pace;
   pace.start_delay = start_delay;

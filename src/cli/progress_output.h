@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "src/base/build_load.h"
 #include "src/base/build_progress.h"
 #include "src/base/file_system.h"
 
@@ -25,13 +26,14 @@ std::unique_ptr<ProgressOutput> OpenProgressOutput(int pid, int fd,
                                                    const std::map<std::string, std::string>& environment,
                                                    const FileSystem& fs);
 
-/// The progress of a graph run as a job of the Ninja `ninja_pid`, on that
-/// Ninja's stdout (OpenProgressOutput), timed by the steady clock from now.
+/// The progress of a graph run as a job of the Ninja `ninja`, on that
+/// Ninja's stdout (OpenProgressOutput), timed by the steady clock from now;
+/// none where that Ninja was told --quiet.
 struct GraphProgress {
   std::unique_ptr<ProgressOutput> output;
   std::unique_ptr<BuildProgress> progress;  ///< null where none can be shown; ends before `output`
 };
-GraphProgress ProgressUnderNinja(int ninja_pid, std::chrono::milliseconds start_delay,
+GraphProgress ProgressUnderNinja(const ProcessInfo& ninja, std::chrono::milliseconds start_delay,
                                  const std::map<std::string, std::string>& environment, const FileSystem& fs);
 
 }  // namespace fastcuda
