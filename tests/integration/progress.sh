@@ -58,7 +58,7 @@ check "at a terminal, the module's graph redraws its status while it runs" \
   terminal_log during "$scratch/tty.json" "$status_line"
 ends_clean() {
   ! grep -q "CUDA sub-steps" "$scratch/tty.screen" && warning_under_its_object "$scratch/tty.screen" &&
-    grep -q '^\[5/5\] Linking CUDA static library libkernels.a$' "$scratch/tty.screen"
+    grep -qE '^\[([0-9]+)/\1\] Linking CUDA static library libkernels.a$' "$scratch/tty.screen"
 }
 check "at a terminal, the status is erased at the end; the warning stays under its object" ends_clean
 
