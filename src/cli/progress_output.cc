@@ -78,7 +78,7 @@ std::unique_ptr<ProgressOutput> OpenProgressOutput(int pid, int fd,
     std::optional<int> flags = DescriptorFlags(pid, fd, fs);
     if (!flags || !(*flags & O_APPEND)) return nullptr;
     mode |= O_APPEND;
-  } else if (!S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode) && !S_ISSOCK(target.st_mode)) {
+  } else if (!S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode)) {  // a socket cannot be opened anew
     return nullptr;
   }
   const int output = open(path.c_str(), mode);

@@ -16,11 +16,12 @@ namespace fastcuda {
 
 /// A new descriptor on the output that descriptor `fd` of process `pid`
 /// writes to (/proc/PID/fd/FD): a terminal that its Ninja redraws (TERM
-/// set, not "dumb") gets one line redrawn in place; a pipe, a socket, a
-/// terminal with TERM=dumb or a file that it appends to get plain lines.
-/// nullptr where no progress can go without harm (a file written from its
-/// own offset, which an append would overwrite; a terminal that stops
-/// background writers, `stty tostop`) or where the environment says
+/// set, not "dumb") gets one line redrawn in place; a pipe, a terminal
+/// with TERM=dumb or a file that it appends to get plain lines. nullptr
+/// where no progress can go without harm (a file written from its own
+/// offset, which an append would overwrite; a terminal that stops
+/// background writers, `stty tostop`), where no one reads it (/dev/null),
+/// where it cannot be opened anew (a socket) or where the environment says
 /// FASTCUDA_PROGRESS=0. `fs` reads /proc.
 std::unique_ptr<ProgressOutput> OpenProgressOutput(int pid, int fd,
                                                    const std::map<std::string, std::string>& environment,
