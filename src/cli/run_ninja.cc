@@ -23,6 +23,7 @@ ProcessResult RunNinja(const NinjaRun& run, const CommandIo& io) {
   for (const std::string& argument : NinjaJobArgumentsHere(io, run.jobs, ninja))
     spec.argv.push_back(argument);
   if (run.keep_going) spec.argv.insert(spec.argv.end(), {"-k", "0"});
+  if (run.plain_status) spec.env_set["TERM"] = "dumb";
   if (!run.targets.empty()) spec.argv.push_back("--");
   spec.argv.insert(spec.argv.end(), run.targets.begin(), run.targets.end());
   if (run.capture && run.progress) {

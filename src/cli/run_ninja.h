@@ -24,8 +24,11 @@ struct NinjaRun {
   /// with kFollowedNinjaStatus, even where `quiet`); its output is then
   /// what it printed besides them.
   BuildProgress* progress = nullptr;
-  int lock_fd = -1;                  ///< a lock that Ninja holds until its last step ends; -1: none
-  bool keep_going = false;           ///< -k 0: build what does not depend on a failed step
+  int lock_fd = -1;         ///< a lock that Ninja holds until its last step ends; -1: none
+  bool keep_going = false;  ///< -k 0: build what does not depend on a failed step
+  /// Ninja prints its status as a line per edge even at a terminal (as
+  /// under TERM=dumb), where other programs write lines beside it.
+  bool plain_status = false;
   std::vector<std::string> targets;  ///< empty: the manifest's defaults
 };
 

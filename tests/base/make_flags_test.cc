@@ -15,3 +15,13 @@ TEST_CASE("MakeKeepsGoing reads -k from the one-letter flags of MAKEFLAGS, as GN
   CHECK_FALSE(MakeKeepsGoing("s -- K=k"));
   CHECK_FALSE(MakeKeepsGoing("-j2"));
 }
+
+TEST_CASE("MakeRunsRecipesAtOnce: -j above 1 or without a limit, as GNU make writes them") {
+  CHECK(MakeRunsRecipesAtOnce("s -j2 --jobserver-auth=3,4"));
+  CHECK(MakeRunsRecipesAtOnce("ks -j3 --jobserver-auth=fifo:/tmp/GMfifo1 --no-print-directory"));
+  CHECK(MakeRunsRecipesAtOnce(" -j"));
+  CHECK_FALSE(MakeRunsRecipesAtOnce("s -j1"));
+  CHECK_FALSE(MakeRunsRecipesAtOnce("s"));
+  CHECK_FALSE(MakeRunsRecipesAtOnce(""));
+  CHECK_FALSE(MakeRunsRecipesAtOnce(" --jobs-of-a-kind=-jx"));
+}

@@ -69,7 +69,7 @@ TEST_CASE("on a fake runner: Ninja's command line, from the run and the environm
   NinjaRun run;
   run.manifest = "/w/build.ninja";
   run.cwd = "/w";
-  run.quiet = run.keep_going = true;
+  run.quiet = run.keep_going = run.plain_status = true;
   run.lock_fd = 7;
   run.targets = {"a.o"};
   CHECK(RunNinja(run, fake.io).exit_code == 5);
@@ -81,6 +81,7 @@ TEST_CASE("on a fake runner: Ninja's command line, from the run and the environm
   CHECK(ninja.cwd == "/w");
   CHECK(ninja.own_process_group);
   CHECK(ninja.inherited_fd == 7);
+  CHECK(ninja.env_set.at("TERM") == "dumb");  // its status a line per edge
 }
 
 TEST_CASE("on a fake runner: what targets need, as `ninja -t inputs` says; nothing where it fails") {

@@ -24,6 +24,10 @@ cat > "$project/CMakeLists.txt" <<'EOF_CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(progress LANGUAGES CXX CUDA)
 add_library(kernels STATIC a.cu b.cu c.cu)
+if(CMAKE_GENERATOR MATCHES "Makefiles")
+  # A recipe that make runs beside the graph, printing while it runs.
+  add_custom_target(ticker ALL COMMAND sh -c "for i in 1 2 3 4 5 6; do echo tick $i; sleep 1; done" VERBATIM)
+endif()
 EOF_CMAKE
 for name in a b c; do
   printf '__global__ void k_%s(float *x) { x[threadIdx.x] *= 2.f; }\n' "$name" > "$project/$name.cu"
@@ -74,10 +78,19 @@ before_objects() {  # the outer Ninja prints the graph's edge when it ends: afte
 check "on a pipe, the progress lines come before the objects' lines; the warning stays under its object" \
   before_objects
 
+# Under make -j2 another recipe prints beside the graph: Ninja's status
+# comes as whole lines, which make's own lines do not run into.
 configure "Unix Makefiles" "$scratch/make"
-terminal_log run --pty "$scratch/make.json" make -C "$scratch/make" > /dev/null || echo "the build failed"
-check "under Unix Makefiles, the graph's Ninja redraws its own status while it runs" \
+terminal_log run --pty "$scratch/make.json" make -C "$scratch/make" -j2 > /dev/null || echo "the build failed"
+terminal_log screen "$scratch/make.json" > "$scratch/make.screen"
+check "under Unix Makefiles, the graph's Ninja shows its status while it runs" \
   terminal_log during "$scratch/make.json" '\[[0-9]+/[0-9]+\] (CICC|PTXAS|FATBINARY|HOST_CC)'
+whole_lines() {
+  ! grep -E '^\[[0-9]+/[0-9]+\] ' "$scratch/make.screen" | grep -vE '\.cu$' &&
+    ! grep -E 'tick [0-9]' "$scratch/make.screen" | grep -vE '^tick [0-9]$' &&
+    [ "$(grep -c '^tick [0-9]$' "$scratch/make.screen")" = 6 ]
+}
+check "under make -j2, Ninja's status lines and another recipe's lines stay whole" whole_lines
 
 # The launcher's own graph of one TU, as a job of a Ninja (CMake's
 # CMAKE_CUDA_COMPILER_LAUNCHER): its progress shows once it has run 2 s.
