@@ -17,11 +17,11 @@ TEST_CASE("MakeKeepsGoing reads -k from the one-letter flags of MAKEFLAGS, as GN
 }
 
 TEST_CASE("MakeRunsRecipesAtOnce: -j above 1 or without a limit, as GNU make writes them") {
-  CHECK(MakeRunsRecipesAtOnce("s -j2 --jobserver-auth=3,4"));
-  CHECK(MakeRunsRecipesAtOnce("ks -j3 --jobserver-auth=fifo:/tmp/GMfifo1 --no-print-directory"));
-  CHECK(MakeRunsRecipesAtOnce(" -j"));
-  CHECK_FALSE(MakeRunsRecipesAtOnce("s -j1"));
-  CHECK_FALSE(MakeRunsRecipesAtOnce("s"));
-  CHECK_FALSE(MakeRunsRecipesAtOnce(""));
-  CHECK_FALSE(MakeRunsRecipesAtOnce(" --jobs-of-a-kind=-jx"));
+  for (const char* at_once : {"s -j2 --jobserver-auth=3,4", " -j",
+                              "ks -j3 --jobserver-auth=fifo:/tmp/GMfifo1 --no-print-directory"}) {
+    CHECK(MakeRunsRecipesAtOnce(at_once));
+  }
+  for (const char* one_by_one : {"s -j1", "s", "", " --jobs-of-a-kind=-jx"}) {
+    CHECK_FALSE(MakeRunsRecipesAtOnce(one_by_one));
+  }
 }
