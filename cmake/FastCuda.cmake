@@ -44,6 +44,10 @@ runs only ``fastcuda_toolchain``, which checks in a few milliseconds that
 the toolchain's environment (``CPATH``, ``NVCC_APPEND_FLAGS``...) and the
 host compiler behind its name have not changed what nvcc would write; every
 CUDA object depends on its stamp.
+While the graph runs, its progress goes to the outer Ninja's own output,
+which prints the launcher's only when it ends: a status line redrawn at a
+terminal, a plain line each tenth of the steps and every 10 s on a pipe
+(``FASTCUDA_PROGRESS=0`` in the build's environment turns it off).
 
 With the Makefile generators a custom target ``fastcuda_graph`` runs
 ``fastcuda build --compdb compile_commands.json --out <build>/fastcuda``

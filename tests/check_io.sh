@@ -23,8 +23,10 @@ rules=(
   # the real runner hands its own environment to children and finds their programs on its PATH;
   # the remote client's step wrapper is a program of its own, an edge whole (a millisecond to start)
   'getenv|[^[:alnum:]_]environ[^[:alnum:]_]' 'src/base/process.cc src/remote/step_wrapper.cc'
-  # the real file system's own writes; a lock is a descriptor, not a file's content
-  '(^|[^[:alnum:]_.>:])open\(' 'src/base/file_system.cc src/base/directory_lock.cc src/base/step_gate.cc src/remote/step_wrapper.cc'
+  # the real file system's own writes; a lock is a descriptor, not a file's content; the
+  # progress of a graph goes to the output of the outer Ninja that captures FastCuda's own
+  # (a terminal or a pipe, opened anew through /proc: no file of the build)
+  '(^|[^[:alnum:]_.>:])open\(' 'src/base/file_system.cc src/base/directory_lock.cc src/base/step_gate.cc src/remote/step_wrapper.cc src/cli/progress_output.cc'
   'fopen|fstream' 'src/base/file_system.cc'
   'WriteFileAtomically' 'src/base/file_system.h src/base/file_system.cc'
 )

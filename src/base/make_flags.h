@@ -11,4 +11,8 @@ namespace fastcuda {
 /// value starts with a space), older makes with one.
 bool MakeKeepsGoing(std::string_view makeflags);
 
+/// True when MAKEFLAGS (`makeflags`) lets make run other recipes beside
+/// this one: `-jN` with N above 1, or `-j` without a limit.
+bool MakeRunsRecipesAtOnce(std::string_view makeflags);
+
 }  // namespace fastcuda

@@ -23,7 +23,10 @@ NinjaCommandLine ParseNinjaCommandLine(const std::vector<std::string>& argv) {
       options_ended = true;
       continue;
     }
-    if (word[1] == '-') continue;  // --verbose, --quiet, --version: no values
+    if (word[1] == '-') {  // --verbose, --quiet, --version: no values; a prefix names one, as in getopt_long
+      if (word.size() > 2 && std::string_view("--quiet").starts_with(word)) line.quiet = true;
+      continue;
+    }
     // A cluster of flags ("-nv") ends at the first option that takes a value.
     for (size_t at = 1; at < word.size(); ++at) {
       char option = word[at];

@@ -12,6 +12,7 @@ struct NinjaCommandLine {
   std::string manifest = "build.ninja";  ///< -f
   std::string tool;                      ///< -t: a tool, which builds nothing
   bool jobs_given = false;               ///< -j: the count is the caller's, not Ninja's default
+  bool quiet = false;                    ///< --quiet: no status lines, only what the edges print
   std::vector<std::string> targets;      ///< in the order given; empty: the manifest's defaults
 };
 

@@ -74,21 +74,25 @@ std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::str
   return strings;
 }
 
-/// Reads both pipes until the child closes them.
-void Drain(int out_fd, int err_fd, ProcessResult& result) {
+/// Reads both pipes until the child closes them (stdout to
+/// `spec.stream_stdout` where it is set), calling `spec.tick` between.
+void Drain(int out_fd, int err_fd, const ProcessSpec& spec, ProcessResult& result) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
   int open_count = 2;
   char buffer[65536];
   while (open_count > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    if (spec.tick) spec.tick();
+    if (poll(fds, 2, spec.tick ? kProcessTickMs : -1) < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
     }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
+      if (n > 0 && i == 0 && spec.stream_stdout) {
+        spec.stream_stdout(std::string_view(buffer, n));
+      } else if (n > 0) {
         sinks[i]->append(buffer, n);
       } else if (n == 0 || errno != EINTR) {
         close(fds[i].fd);
@@ -235,7 +239,7 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   if (spec.capture_output) {
     close(out_pipe[1]);
     close(err_pipe[1]);
-    Drain(out_pipe[0], err_pipe[0], result);
+    Drain(out_pipe[0], err_pipe[0], spec, result);
   }
   int status = 0;
   rusage usage{};

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fastcuda {
@@ -27,7 +29,16 @@ struct ProcessSpec {
   /// Non-empty: the child's TMPDIR, made empty before it starts and removed
   /// with what it left there after it ends.
   std::string temp_dir{};
+  /// With capture_output: what the child writes to stdout goes here as it
+  /// comes, instead of into stdout_text.
+  std::function<void(std::string_view)> stream_stdout{};
+  /// With capture_output: called every kProcessTickMs or so while the child
+  /// runs, so that what follows its output moves between its lines too.
+  std::function<void()> tick{};
 };
+
+/// How often ProcessSpec::tick is called.
+inline constexpr int kProcessTickMs = 200;
 
 /// How a process ended.
 struct ProcessResult {

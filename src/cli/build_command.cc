@@ -66,6 +66,11 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;
   ninja.lock_fd = lock.fd();
+  // Where make runs other recipes beside this one (the module's
+  // fastcuda_graph under `make -jN`), their lines would be written after a
+  // status line that Ninja redraws in place: it prints a line per step.
+  const std::string makeflags = EnvironmentValue(io.environment, "MAKEFLAGS");
+  ninja.plain_status = MakeRunsRecipesAtOnce(makeflags);
   auto run_for = [&](const std::vector<std::string>& targets) {
     NinjaRun phase = ninja;
     phase.targets = targets;
@@ -83,8 +88,7 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
   // failed, compiling it themselves as nvcc would (its record's landmarks
   // say that the graph did not make its object): the graph builds every
   // other TU and lets make go on to them.
-  const bool left_to_objects =
-      options.launcher_records && MakeKeepsGoing(EnvironmentValue(io.environment, "MAKEFLAGS"));
+  const bool left_to_objects = options.launcher_records && MakeKeepsGoing(makeflags);
   ninja.keep_going = left_to_objects;
   const int status = RunNinja(ninja, io).exit_code;
   RememberBuild(options.out_dir, io);

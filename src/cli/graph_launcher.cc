@@ -15,6 +15,7 @@
 #include "src/cli/first_phase.h"
 #include "src/cli/gen_options.h"
 #include "src/cli/lookup_pass.h"
+#include "src/cli/progress_output.h"
 #include "src/cli/run_ninja.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
@@ -24,6 +25,9 @@
 
 namespace fastcuda {
 namespace {
+
+/// How long the graph runs before its progress shows: a short build shows none.
+constexpr std::chrono::milliseconds kGraphProgressDelay{1000};
 
 /// "PID START_TICKS" of the Ninja this call is a job of: one outer build.
 std::string OuterBuildId(const EnclosingNinjaProcess& ninja) {
@@ -54,9 +58,10 @@ std::vector<std::string> ObjectsTheOuterBuildNeeds(const EnclosingNinjaProcess& 
 }
 
 /// Runs the graph's Ninja for `targets` (none: the default, every object and
-/// the priority ladder), its output collected.
+/// the priority ladder), its output collected, its status shown on `progress`
+/// (where not null).
 ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>& targets, bool keep_going,
-                       int lock_fd, const CommandIo& io) {
+                       int lock_fd, BuildProgress* progress, const CommandIo& io) {
   NinjaRun ninja;
   ninja.dir = options.out_dir;
   ninja.jobs = options.jobs;
@@ -64,6 +69,7 @@ ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>
   ninja.lock_fd = lock_fd;
   ninja.keep_going = keep_going;
   ninja.targets = targets;
+  ninja.progress = progress;
   return RunNinja(ninja, io);
 }
 
@@ -103,6 +109,16 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   }
   DirectoryLock lock(dir, kGraphLockName);
   if (std::optional<int> status = built_for_this_build()) return status;
+  // This call builds, and the outer Ninja shows what it prints only when it
+  // ends: the graph's progress goes to that Ninja's own output meanwhile.
+  GraphProgress shown;
+  if (ninja) shown = ProgressUnderNinja(ninja->process, kGraphProgressDelay, io.environment, disk);
+  BuildProgress* progress = shown.progress.get();
+  // A signal ends this process at once (as nvcc's end): the line goes first.
+  auto end_on_signal = [&] {
+    shown.progress.reset();
+    return ExitLikeNvccOn(ReceivedSignal());
+  };
 
   std::optional<std::string> build_args = disk.Read(BuildArgsPath(dir));
   if (!build_args) {
@@ -133,25 +149,26 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
     const bool everything = objects.size() >= graph_objects.size();
     if (everything) {
       auto run_for = [&](const std::vector<std::string>& targets) {
-        return RunGraph(options, targets, /*keep_going=*/true, lock.fd(), io).exit_code;
+        return RunGraph(options, targets, /*keep_going=*/true, lock.fd(), progress, io).exit_code;
       };
       if (int status = RunPassesBeforeBuild(
               dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, io); }, io)) {
-        return ReceivedSignal() ? ExitLikeNvccOn(ReceivedSignal()) : status;
+        return ReceivedSignal() ? end_on_signal() : status;
       }
     }
     result = RunGraph(options, everything ? std::vector<std::string>{} : objects, /*keep_going=*/true,
-                      lock.fd(), io);
-    if (ReceivedSignal()) return ExitLikeNvccOn(ReceivedSignal());
+                      lock.fd(), progress, io);
+    if (ReceivedSignal()) return end_on_signal();
     disk.Write(LauncherBuildPath(dir), FormatLauncherBuild({outer_build, result.exit_code == 0, objects}));
     RememberBuild(dir, io);
   }
   // A run for the whole build that failed somewhere may have stopped in the
   // middle of this TU: its own run says.
   if (!first_of_build || (result.exit_code != 0 && objects.size() > 1)) {
-    result = RunGraph(options, {object}, /*keep_going=*/false, lock.fd(), io);
+    result = RunGraph(options, {object}, /*keep_going=*/false, lock.fd(), progress, io);
   }
-  if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);
+  shown.progress.reset();  // its line erased before this call prints
+  if (ReceivedSignal()) return end_on_signal();
   if (result.exit_code != 0) {
     disk.Remove(object);  // nvcc leaves no object of a failed compile
     if (int step_failure = ReplayCaptures(record->captures, disk)) return step_failure;

@@ -7,6 +7,7 @@
 
 #include "ninja-gen/fragment.h"
 #include "ninja-gen/ninja_writer.h"
+#include "src/base/build_load.h"
 #include "src/base/command_io.h"
 #include "src/base/depfile.h"
 #include "src/base/directory_lock.h"
@@ -19,6 +20,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/graph_launcher.h"
 #include "src/cli/launcher.h"
+#include "src/cli/progress_output.h"
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
 #include "src/graph/launchers.h"
@@ -34,6 +36,10 @@
 
 namespace fastcuda {
 namespace {
+
+/// How long one call's graph runs before its progress shows: most calls
+/// end sooner and show none.
+constexpr std::chrono::milliseconds kLauncherProgressDelay{2000};
 
 /// Runs nvcc itself, as the launcher does for modes it does not split.
 [[noreturn]] void RunNvccItself(const std::vector<std::string>& args, const std::string& why,
@@ -231,7 +237,14 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
   ninja.jobs = jobs;
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock->fd();
+  // As a job of a Ninja, which prints this call's output when it ends: a
+  // call that takes long shows its steps' progress on that Ninja's output.
+  GraphProgress shown;
+  if (std::optional<EnclosingNinjaProcess> outer = EnclosingNinjaHere(disk))
+    shown = ProgressUnderNinja(outer->process, kLauncherProgressDelay, environment, disk);
+  ninja.progress = shown.progress.get();
   ProcessResult result = RunNinja(ninja, io);
+  shown.progress.reset();  // its line erased before this call prints
   int step_failure = ReplayStepOutput(graph, options, disk);
   if (step_failure != 0 || result.exit_code != 0) RemoveOutputs(graph, disk);
   if (int signal = ReceivedSignal()) return ExitLikeNvccOn(signal);

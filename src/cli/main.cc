@@ -103,7 +103,8 @@ environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8)
              FASTCUDA_MODULE_ID=nvcc|own, FASTCUDA_SPLIT_COMPILE=off|auto|N,
              FASTCUDA_EARLY_HOST=on|off (the host compile does not wait for the device code),
              FASTCUDA_HOST_LAUNCHER (runs the host compiles: ccache, distcc...),
-             FASTCUDA_DEVICE_LAUNCHER (runs cicc, ptxas, fatbinary: sccache, a remote runner)
+             FASTCUDA_DEVICE_LAUNCHER (runs cicc, ptxas, fatbinary: sccache, a remote runner),
+             FASTCUDA_PROGRESS=0 (no progress of a graph run as a job of a Ninja)
 )";
 
 /// The usage's column of descriptions; a longer command line puts its

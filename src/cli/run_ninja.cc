@@ -4,6 +4,7 @@
 
 #include "src/base/file_system.h"
 #include "src/base/ninja_jobs.h"
+#include "src/base/ninja_status.h"
 
 namespace fastcuda {
 
@@ -18,14 +19,22 @@ ProcessResult RunNinja(const NinjaRun& run, const CommandIo& io) {
   spec.inherited_fd = run.lock_fd;
   if (run.dir.empty()) spec.argv.insert(spec.argv.end(), {"-f", run.manifest});
   else spec.argv.insert(spec.argv.end(), {"-C", run.dir});
-  if (run.quiet) spec.argv.push_back("--quiet");
+  if (run.quiet && !run.progress) spec.argv.push_back("--quiet");
   for (const std::string& argument : NinjaJobArgumentsHere(io, run.jobs, ninja))
     spec.argv.push_back(argument);
   if (run.keep_going) spec.argv.insert(spec.argv.end(), {"-k", "0"});
+  if (run.plain_status) spec.env_set["TERM"] = "dumb";
   if (!run.targets.empty()) spec.argv.push_back("--");
   spec.argv.insert(spec.argv.end(), run.targets.begin(), run.targets.end());
+  if (run.capture && run.progress) {
+    spec.env_set["NINJA_STATUS"] = kFollowedNinjaStatus;
+    spec.stream_stdout = [&](std::string_view text) { run.progress->Read(text); };
+    spec.tick = [&] { run.progress->Tick(); };
+  }
   StopIfInterrupted();  // stopped while it generated: no build
-  return io.runner.Run(spec);
+  ProcessResult result = io.runner.Run(spec);
+  if (spec.stream_stdout) result.stdout_text = run.progress->TakeOtherOutput();
+  return result;
 }
 
 TargetNeeds NeedsOfTargets(const std::vector<std::string>& targets, const std::string& ninja_cwd,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/build_progress.h"
 #include "src/base/command_io.h"
 #include "src/base/process.h"
 
@@ -13,14 +14,21 @@ namespace fastcuda {
 
 /// One run of Ninja: which manifest, from where, with how many jobs.
 struct NinjaRun {
-  std::string dir;          ///< -C: Ninja runs in DIR, on DIR/build.ninja; empty: `manifest` from `cwd`
-  std::string manifest;     ///< -f, when `dir` is empty
-  std::string cwd;          ///< empty: the current directory
-  unsigned jobs = 0;        ///< as asked (-j, FASTCUDA_JOBS); 0: the jobserver's or the machine's
-  bool quiet = false;       ///< no status lines: the steps' output is all there is to read
-  bool capture = false;     ///< collect Ninja's output instead of letting it print
+  std::string dir;       ///< -C: Ninja runs in DIR, on DIR/build.ninja; empty: `manifest` from `cwd`
+  std::string manifest;  ///< -f, when `dir` is empty
+  std::string cwd;       ///< empty: the current directory
+  unsigned jobs = 0;     ///< as asked (-j, FASTCUDA_JOBS); 0: the jobserver's or the machine's
+  bool quiet = false;    ///< no status lines: the steps' output is all there is to read
+  bool capture = false;  ///< collect Ninja's output instead of letting it print
+  /// With capture: follows Ninja's status lines as they come (Ninja runs
+  /// with kFollowedNinjaStatus, even where `quiet`); its output is then
+  /// what it printed besides them.
+  BuildProgress* progress = nullptr;
   int lock_fd = -1;         ///< a lock that Ninja holds until its last step ends; -1: none
   bool keep_going = false;  ///< -k 0: build what does not depend on a failed step
+  /// Ninja prints its status as a line per edge even at a terminal (as
+  /// under TERM=dumb), where other programs write lines beside it.
+  bool plain_status = false;
   std::vector<std::string> targets;  ///< empty: the manifest's defaults
 };
 

@@ -15,3 +15,13 @@ TEST_CASE("MakeKeepsGoing reads -k from the one-letter flags of MAKEFLAGS, as GN
   CHECK_FALSE(MakeKeepsGoing("s -- K=k"));
   CHECK_FALSE(MakeKeepsGoing("-j2"));
 }
+
+TEST_CASE("MakeRunsRecipesAtOnce: -j above 1 or without a limit, as GNU make writes them") {
+  for (const char* at_once : {"s -j2 --jobserver-auth=3,4", " -j",
+                              "ks -j3 --jobserver-auth=fifo:/tmp/GMfifo1 --no-print-directory"}) {
+    CHECK(MakeRunsRecipesAtOnce(at_once));
+  }
+  for (const char* one_by_one : {"s -j1", "s", "", " --jobs-of-a-kind=-jx"}) {
+    CHECK_FALSE(MakeRunsRecipesAtOnce(one_by_one));
+  }
+}

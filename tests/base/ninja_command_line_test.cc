@@ -19,6 +19,11 @@ TEST_CASE("a Ninja command line: directory, manifest and targets, options anywhe
   CHECK(line.manifest == "build-Debug.ninja");
   CHECK(line.targets == std::vector<std::string>{"lib", "CMakeFiles/x.dir/a.cu.o", "src/b.cu^"});
   CHECK(line.jobs_given);
+  CHECK(line.quiet);
+  CHECK_FALSE(plain.quiet);
+  // getopt_long takes a prefix of a long option.
+  CHECK(ParseNinjaCommandLine({"ninja", "--qui"}).quiet);
+  CHECK_FALSE(ParseNinjaCommandLine({"ninja", "--verbose", "--", "--quiet"}).quiet);
 
   // Values attached or in a cluster of flags; `--` ends the options.
   NinjaCommandLine attached = ParseNinjaCommandLine({"ninja", "-Cout", "-nvj8", "-dexplain", "--", "-odd"});

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -60,4 +61,18 @@ TEST_CASE("on a fake runner: a program's version is asked once") {
   REQUIRE(runner.ran.size() == 1);
   CHECK(runner.ran[0].argv == std::vector<std::string>{"/fake/sccache-version-test", "--version"});
   CHECK(runner.ran[0].capture_output);
+}
+
+TEST_CASE("a streamed stdout comes as it is written, with ticks between; stderr is still collected") {
+  ProcessSpec spec{{"sh", "-c", "echo one; sleep 0.5; echo two; echo apart >&2"}, "", {}, true};
+  std::string streamed;
+  std::vector<std::string> when_ticked;  // what had come at each tick
+  spec.stream_stdout = [&](std::string_view text) { streamed.append(text); };
+  spec.tick = [&] { when_ticked.push_back(streamed); };
+  ProcessResult result = RunProcess(spec);
+  CHECK(streamed == "one\ntwo\n");
+  CHECK(result.stdout_text.empty());
+  CHECK(result.stderr_text == "apart\n");
+  // The half second between the lines ticks at least once with one line in.
+  CHECK(std::count(when_ticked.begin(), when_ticked.end(), "one\n") >= 2);
 }

@@ -2,12 +2,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
+#include "src/base/build_progress.h"
 #include "src/base/file_system.h"
 #include "src/base/ninja_command_line.h"
+#include "src/base/ninja_status.h"
 #include "src/cli/run_ninja.h"
 #include "tests/test_support.h"
 
@@ -65,7 +69,7 @@ TEST_CASE("on a fake runner: Ninja's command line, from the run and the environm
   NinjaRun run;
   run.manifest = "/w/build.ninja";
   run.cwd = "/w";
-  run.quiet = run.keep_going = true;
+  run.quiet = run.keep_going = run.plain_status = true;
   run.lock_fd = 7;
   run.targets = {"a.o"};
   CHECK(RunNinja(run, fake.io).exit_code == 5);
@@ -77,6 +81,7 @@ TEST_CASE("on a fake runner: Ninja's command line, from the run and the environm
   CHECK(ninja.cwd == "/w");
   CHECK(ninja.own_process_group);
   CHECK(ninja.inherited_fd == 7);
+  CHECK(ninja.env_set.at("TERM") == "dumb");  // its status a line per edge
 }
 
 TEST_CASE("on a fake runner: what targets need, as `ninja -t inputs` says; nothing where it fails") {
@@ -96,4 +101,35 @@ TEST_CASE("on a fake runner: what targets need, as `ninja -t inputs` says; nothi
                                                            "-t", "inputs", "--no-shell-escape", "a.o"});
   CHECK_FALSE(AskTargetNeeds("/opt/ninja-1.12", "/w", "m.ninja", {"bad"}, runner, error));
   CHECK(error == "unknown target 'bad'\n");
+}
+
+TEST_CASE("a followed Ninja: its status in FastCuda's format, read as it comes, left out of its output") {
+  fastcuda::testing::FakeIo fake(fastcuda::testing::FakeFileSystem(), {{"FASTCUDA_NINJA", "/opt/ninja"}});
+  fake.runner.answer = [](const ProcessSpec& spec) {
+    if (spec.argv.back() == "--version") return ProcessResult{0, 0, "1.11.1\n"};
+    spec.stream_stdout("fastcuda-status 1 2 1: CICC a.cu\nFAILED: b.o\n");
+    spec.tick();
+    spec.stream_stdout("nvcc b.cu\n");
+    return ProcessResult{1};
+  };
+  /// Plain lines, recorded.
+  struct Lines : ProgressOutput {
+    void Write(std::string_view text) override { written += text; }
+    size_t Columns() const override { return 0; }
+    std::string written;
+  } lines;
+  std::chrono::milliseconds now{0};
+  BuildProgress progress(lines, [&] { return now; });
+  NinjaRun run;
+  run.dir = "/g";
+  run.quiet = run.capture = true;
+  run.progress = &progress;
+  now = std::chrono::milliseconds(20'000);
+  ProcessResult result = RunNinja(run, fake.io);
+  const ProcessSpec& ninja = fake.runner.ran.back();
+  CHECK(std::find(ninja.argv.begin(), ninja.argv.end(), "--quiet") == ninja.argv.end());
+  CHECK(ninja.env_set.at("NINJA_STATUS") == kFollowedNinjaStatus);
+  CHECK(result.exit_code == 1);
+  CHECK(result.stdout_text == "FAILED: b.o\nnvcc b.cu\n");
+  CHECK(lines.written == "fastcuda: 1/2 CUDA sub-steps (50%), 1 running, 20s; last: CICC a.cu\n");
 }
