@@ -22,8 +22,12 @@ bool InsideCharacter(char byte) { return (static_cast<unsigned char>(byte) & 0xC
 
 std::string FormatProgressLine(const std::optional<NinjaStatusLine>& status, milliseconds elapsed) {
   if (!status) return "[CUDA sub-steps starting, " + FormatElapsed(elapsed) + "]";
-  return "[" + std::to_string(status->finished) + "/" + std::to_string(status->total) + " CUDA sub-steps, " +
-         std::to_string(status->running) + " running, " + FormatElapsed(elapsed) + "] " + status->description;
+  // Appended to a string, not summed from a literal: GCC 12 warns of an
+  // overlap there once inlined (-Wrestrict, a false alarm).
+  std::string line(1, '[');
+  line += std::to_string(status->finished) + "/" + std::to_string(status->total) + " CUDA sub-steps, ";
+  line += std::to_string(status->running) + " running, " + FormatElapsed(elapsed) + "] ";
+  return line + status->description;
 }
 
 std::string FormatPlainProgressLine(const NinjaStatusLine& status, milliseconds elapsed) {
@@ -100,7 +104,9 @@ void BuildProgress::Draw(milliseconds now) {
   const size_t columns = output_.Columns();
   // The last column left free: a terminal that wraps there would move the
   // next redraw a line down.
-  output_.Write("\r" + ElideMiddle(FormatProgressLine(status_, now - start_), columns - 1) + "\x1b[K");
+  std::string line(1, '\r');  // appended, not summed from a literal: as in FormatProgressLine
+  line += ElideMiddle(FormatProgressLine(status_, now - start_), columns - 1);
+  output_.Write(line + "\x1b[K");
   drawn_ = true;
   undrawn_ = false;
   last_shown_ = now;
