@@ -48,6 +48,12 @@ int GenerateIfNeeded(const GenOptions& options, const CommandIo& io) {
              : 0;
 }
 
+int RegenerateRanked(const GenOptions& options, const CommandIo& io) {
+  GenOptions ranked = options;
+  ranked.report = false;
+  return GenerateIfNeeded(ranked, io);
+}
+
 int PrepareGraph(const GenOptions& options, const CommandIo& io) {
   if (int status = GenerateIfNeeded(options, io); status != 0) return status;
   RemoveOrphanedIntermediates(options.out_dir, io.fs);
@@ -79,7 +85,7 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
     return RunNinja(phase, io).exit_code;
   };
   if (int status = RunPassesBeforeBuild(
-          options.out_dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, io); }, io);
+          options.out_dir, options.jobs, run_for, [&] { return RegenerateRanked(options, io); }, io);
       status != 0) {
     return status;
   }

@@ -38,6 +38,10 @@ void RemoveOrphanedIntermediates(const std::string& out_dir, WritableFileSystem&
 /// status, or 0.
 int GenerateIfNeeded(const GenOptions& options, const CommandIo& io);
 
+/// GenerateIfNeeded after the first phase wrote step times to rank the
+/// graph by: the same TUs, so without a second report.
+int RegenerateRanked(const GenOptions& options, const CommandIo& io);
+
 /// What `fastcuda build ARGS` (parsed: `options`) does before it runs Ninja,
 /// under the graph's lock: generates when NeedsGeneration says so, removes
 /// orphaned intermediates and has the steps whose sources changed read them

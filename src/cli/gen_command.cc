@@ -303,7 +303,7 @@ int Generate(const GenOptions& options, const CommandIo& io) {
     Generation generation = GenerateForDatabase(options, LoadGenerationContext(options, io),
                                                 NvccDryrunRunner(io.runner, io.environment), io.fs);
     WriteGeneration(generation, options.out_dir, io.fs);
-    std::cerr << generation.report;
+    if (options.report) std::cerr << generation.report;
     return 0;
   } catch (const CompileDatabaseError& error) {
     Complain(error.what());

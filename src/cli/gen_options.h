@@ -21,6 +21,9 @@ struct GenOptions {
   std::vector<std::string> only;      ///< keep only entries whose output path contains one
   std::vector<std::string> excludes;  ///< leave out entries whose output path contains one
   bool launcher_records = false;      ///< write what `fastcuda --graph` reads
+  /// Print the generation's report (the TUs, dryruns, calls that run whole);
+  /// not again where the same graph is only ranked anew (RegenerateRanked).
+  bool report = true;
   /// The launcher (`fastcuda --build-graph`) runs the graph: steps also save
   /// what they print, for the launcher of their TU to print, and the TUs are
   /// listed (objects.json). Implies launcher_records.

@@ -152,7 +152,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
         return RunGraph(options, targets, /*keep_going=*/true, lock.fd(), progress, io).exit_code;
       };
       if (int status = RunPassesBeforeBuild(
-              dir, options.jobs, run_for, [&] { return GenerateIfNeeded(options, io); }, io)) {
+              dir, options.jobs, run_for, [&] { return RegenerateRanked(options, io); }, io)) {
         return ReceivedSignal() ? end_on_signal() : status;
       }
     }

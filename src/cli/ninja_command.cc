@@ -148,7 +148,7 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
   if (arguments.rewrite_only ||
       ((!tool || !disk.IsFile(GlobalManifestPath(out_dir))) && RewriteNeeded(arguments, io))) {
     lock_directory();
-    if (int status = RewriteManifest(arguments, io); status != 0 || arguments.rewrite_only) {
+    if (int status = RewriteManifest(arguments, io, /*report=*/true); status != 0 || arguments.rewrite_only) {
       // A manifest Ninja would refuse leaves nothing written: not even the
       // directory that the lock made.
       if (status != 0 && !out_dir_existed) {
@@ -183,7 +183,9 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
       phase.argv.insert(phase.argv.end(), targets.begin(), targets.end());
       return io.runner.Run(phase).exit_code;
     };
-    auto rewrite = [&] { return RewriteNeeded(arguments, io) ? RewriteManifest(arguments, io) : 0; };
+    auto rewrite = [&] {
+      return RewriteNeeded(arguments, io) ? RewriteManifest(arguments, io, /*report=*/false) : 0;
+    };
     if (int status = RunPassesBeforeBuild(out_dir, 0, run_for, rewrite, io); status != 0) return status;
   }
   StopIfInterrupted();  // stopped while it generated: no build

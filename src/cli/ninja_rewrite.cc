@@ -272,7 +272,7 @@ void WriteRewrite(const PlannedRewrite& rewrite, const std::string& out_dir, Wri
   fs.Write(NinjaLogSourcePath(out_dir), rewrite.ninja_log);
 }
 
-int RewriteManifest(const NinjaArguments& arguments, const CommandIo& io) {
+int RewriteManifest(const NinjaArguments& arguments, const CommandIo& io, bool report) {
   Manifest manifest;
   try {
     manifest = ReadManifest(DirectoryFileSystem(io.fs, arguments.dir), arguments.manifest);
@@ -281,7 +281,7 @@ int RewriteManifest(const NinjaArguments& arguments, const CommandIo& io) {
     return 2;
   }
   PlannedRewrite rewrite = PlanRewrite(manifest, arguments, io);
-  std::cerr << rewrite.generation.report;
+  if (report) std::cerr << rewrite.generation.report;
   WriteRewrite(rewrite, PartOptions(arguments, io.environment).out_dir, io.fs);
   return 0;
 }

@@ -77,9 +77,10 @@ PlannedRewrite PlanRewrite(const Manifest& manifest, const NinjaArguments& argum
 void WriteRewrite(const PlannedRewrite& rewrite, const std::string& out_dir, WritableFileSystem& fs);
 
 /// Reads the manifest and writes its rewritten copy and the steps (the
-/// caller holds the directory's lock). Returns 2, writing nothing, for a
-/// manifest Ninja would refuse.
-int RewriteManifest(const NinjaArguments& arguments, const CommandIo& io);
+/// caller holds the directory's lock), printing the generation's report
+/// where `report` (not again for a rewrite that only ranks the same graph
+/// by step times). Returns 2, writing nothing, for a manifest Ninja would refuse.
+int RewriteManifest(const NinjaArguments& arguments, const CommandIo& io, bool report);
 
 /// True when the rewrite is missing, was made with other arguments or
 /// toolchain, or lacks step times that Ninja's log now has. A changed file of

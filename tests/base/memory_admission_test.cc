@@ -7,7 +7,7 @@ using namespace fastcuda;
 
 namespace {
 
-constexpr int64_t kGiB = 1024 * 1024;
+constexpr int64_t kAdmissionGiB = 1024 * 1024;
 const std::string kLedger = "/graph/step-locks/memory-ledger";
 
 /// Locks that one thread always gets; it counts them.
@@ -38,7 +38,7 @@ TEST_CASE("memory admission: a step that fits starts at once, and on its way out
   testing::FakeFileSystem fs;
   SingleHolderLocks locks;
   MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(10, [] { FAIL("it waited"); }));
-  CHECK(admission.Enter({"CICC", 0, kGiB, 4 * kGiB}) == kGiB);
+  CHECK(admission.Enter({"CICC", 0, kAdmissionGiB, 4 * kAdmissionGiB}) == kAdmissionGiB);
   MemoryLedger ledger = LedgerIn(fs);
   REQUIRE(ledger.entries.size() == 1);
   CHECK(ledger.entries[0].running);
@@ -55,26 +55,26 @@ TEST_CASE(
   testing::FakeFileSystem fs;
   SingleHolderLocks locks;
   MemoryAdmission first(locks, fs, "/graph/step-locks", HooksOf(10, [] {}));
-  first.Enter({"CICC", 0, 3 * kGiB, 4 * kGiB});
+  first.Enter({"CICC", 0, 3 * kAdmissionGiB, 4 * kAdmissionGiB});
   int pauses = 0;
   MemoryAdmission second(locks, fs, "/graph/step-locks", HooksOf(11, [&] {
-                           if (++pauses == 3) first.Leave(kGiB);
+                           if (++pauses == 3) first.Leave(kAdmissionGiB);
                          }));
   // 3 GiB of 4 run: the second's 3 GiB must wait; its peak was set when it came.
-  CHECK(second.Enter({"CICC", 0, 3 * kGiB, 4 * kGiB}) == 3 * kGiB);
+  CHECK(second.Enter({"CICC", 0, 3 * kAdmissionGiB, 4 * kAdmissionGiB}) == 3 * kAdmissionGiB);
   CHECK(pauses == 3);
   MemoryAdmission third(locks, fs, "/graph/step-locks", HooksOf(12, [] {}));
-  CHECK(third.Enter({"CICC", 0, 3 * kGiB, 8 * kGiB}) == kGiB + kGiB / 4);
+  CHECK(third.Enter({"CICC", 0, 3 * kAdmissionGiB, 8 * kAdmissionGiB}) == kAdmissionGiB + kAdmissionGiB / 4);
 }
 
 TEST_CASE("memory admission: the entry of a step whose process ended holds nothing back") {
   testing::FakeFileSystem fs;
   MemoryLedger left;
-  left.entries.push_back({99, left.next_ticket++, 4 * kGiB, true, 0});
+  left.entries.push_back({99, left.next_ticket++, 4 * kAdmissionGiB, true, 0});
   fs.Write(kLedger, FormatMemoryLedger(left));
   SingleHolderLocks locks;
   MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(10, [] { FAIL("it waited"); }, {99}));
-  admission.Enter({"PTXAS", 0, kGiB, 4 * kGiB});
+  admission.Enter({"PTXAS", 0, kAdmissionGiB, 4 * kAdmissionGiB});
   CHECK(LedgerIn(fs).entries.size() == 1);
 }
 
@@ -82,11 +82,11 @@ TEST_CASE("memory admission: a step interrupted while it waits leaves the queue"
   testing::FakeFileSystem fs;
   SingleHolderLocks locks;
   MemoryAdmission running(locks, fs, "/graph/step-locks", HooksOf(10, [] {}));
-  running.Enter({"CICC", 0, 4 * kGiB, 4 * kGiB});
+  running.Enter({"CICC", 0, 4 * kAdmissionGiB, 4 * kAdmissionGiB});
   {
     MemoryAdmission waiting(locks, fs, "/graph/step-locks",
                             HooksOf(11, [] { throw std::runtime_error("interrupted"); }));
-    CHECK_THROWS(waiting.Enter({"CICC", 0, kGiB, 4 * kGiB}));
+    CHECK_THROWS(waiting.Enter({"CICC", 0, kAdmissionGiB, 4 * kAdmissionGiB}));
     CHECK(LedgerIn(fs).entries.size() == 2);
   }
   CHECK(LedgerIn(fs).entries.size() == 1);

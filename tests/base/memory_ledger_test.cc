@@ -6,7 +6,7 @@ using namespace fastcuda;
 
 namespace {
 
-constexpr int64_t kGiB = 1024 * 1024;
+constexpr int64_t kLedgerGiB = 1024 * 1024;
 
 /// A ledger with steps running and waiting, by ticket: `running` and
 /// `waiting` hold (KiB, since_ms) of each.
@@ -22,7 +22,7 @@ MemoryLedger LedgerOf(const std::vector<int64_t>& running,
 }  // namespace
 
 TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty ledger") {
-  MemoryLedger ledger = LedgerOf({kGiB}, {{2 * kGiB, 5}});
+  MemoryLedger ledger = LedgerOf({kLedgerGiB}, {{2 * kLedgerGiB, 5}});
   ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6};
   const std::string text = FormatMemoryLedger(ledger);
   CHECK(text == "next 3\npeak CICC 716800 2 3 4 5 6\nrun 101 1 1048576 0\nwait 102 2 2097152 5\n");
@@ -35,43 +35,44 @@ TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty le
 
 TEST_CASE("memory ledger: a step expects a quarter over its kind's highest peak, else its guess") {
   MemoryLedger ledger;
-  MemoryRequest cicc{"CICC", 0, kGiB, 4 * kGiB};
-  CHECK(ExpectedPeak(ledger, cicc) == kGiB);
+  MemoryRequest cicc{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB};
+  CHECK(ExpectedPeak(ledger, cicc) == kLedgerGiB);
   cicc.earlier_peak = 400 * 1024;  // an earlier build's
   CHECK(ExpectedPeak(ledger, cicc) == 500 * 1024);
   ledger.peaks["CICC"].highest = 800 * 1024;  // this build's, higher
   CHECK(ExpectedPeak(ledger, cicc) == 1000 * 1024);
-  CHECK(ExpectedPeak(ledger, MemoryRequest{"PTXAS", 0, 512 * 1024, 4 * kGiB}) == 512 * 1024);
+  CHECK(ExpectedPeak(ledger, MemoryRequest{"PTXAS", 0, 512 * 1024, 4 * kLedgerGiB}) == 512 * 1024);
   // The step's own peak in an earlier build: an eighth over it, and 8 MiB.
   cicc.own_peak = 200 * 1024;
   CHECK(ExpectedPeak(ledger, cicc) == 225 * 1024 + 8 * 1024);
 }
 
 TEST_CASE("memory ledger: the first in the queue starts where the running steps leave room, or alone") {
-  CHECK(MayStart(LedgerOf({}, {{8 * kGiB, 0}}), 1, 4 * kGiB, 0));  // more than the budget: alone
-  CHECK(MayStart(LedgerOf({kGiB, kGiB}, {{2 * kGiB, 0}}), 3, 4 * kGiB, 0));
-  CHECK_FALSE(MayStart(LedgerOf({kGiB, kGiB}, {{3 * kGiB, 0}}), 3, 4 * kGiB, 0));
+  CHECK(MayStart(LedgerOf({}, {{8 * kLedgerGiB, 0}}), 1, 4 * kLedgerGiB, 0));  // more than the budget: alone
+  CHECK(MayStart(LedgerOf({kLedgerGiB, kLedgerGiB}, {{2 * kLedgerGiB, 0}}), 3, 4 * kLedgerGiB, 0));
+  CHECK_FALSE(MayStart(LedgerOf({kLedgerGiB, kLedgerGiB}, {{3 * kLedgerGiB, 0}}), 3, 4 * kLedgerGiB, 0));
 }
 
 TEST_CASE("memory ledger: a later step waits behind the first, but a light one may pass it for a while") {
-  const int64_t budget = 4 * kGiB;
+  const int64_t budget = 4 * kLedgerGiB;
   // Running 2 GiB; the first waits for 3 GiB: neither 1 GiB nor 256 MiB
   // after it may start beside it, but the light 256 MiB (an eighth of the
   // budget at most) may pass it while it has waited less than the window.
-  MemoryLedger ledger = LedgerOf({2 * kGiB}, {{3 * kGiB, 1000}, {kGiB, 1000}, {256 * 1024, 1000}});
+  MemoryLedger ledger =
+      LedgerOf({2 * kLedgerGiB}, {{3 * kLedgerGiB, 1000}, {kLedgerGiB, 1000}, {256 * 1024, 1000}});
   CHECK_FALSE(MayStart(ledger, 2, budget, 1000));
   CHECK_FALSE(MayStart(ledger, 3, budget, 1000));
   CHECK(MayStart(ledger, 4, budget, 1000 + kPassingWindowMs - 1));
   CHECK_FALSE(MayStart(ledger, 4, budget, 1000 + kPassingWindowMs));
   // Where the first fits, so do the later ones that fit beside it.
-  MemoryLedger roomy = LedgerOf({kGiB}, {{kGiB, 0}, {kGiB, 0}, {2 * kGiB, 0}});
+  MemoryLedger roomy = LedgerOf({kLedgerGiB}, {{kLedgerGiB, 0}, {kLedgerGiB, 0}, {2 * kLedgerGiB, 0}});
   CHECK(MayStart(roomy, 2, budget, 0));
   CHECK(MayStart(roomy, 3, budget, 0));
   CHECK_FALSE(MayStart(roomy, 4, budget, 0));
 }
 
 TEST_CASE("memory ledger: ended processes leave; a step that leaves raises its kind's peak") {
-  MemoryLedger ledger = LedgerOf({kGiB, kGiB}, {{kGiB, 0}});
+  MemoryLedger ledger = LedgerOf({kLedgerGiB, kLedgerGiB}, {{kLedgerGiB, 0}});
   DropEnded(ledger, [](int64_t pid) { return pid != 101; });
   REQUIRE(ledger.entries.size() == 2);
   CHECK(ledger.entries.front().ticket == 2);
@@ -91,15 +92,16 @@ TEST_CASE("memory ledger: a kind whose peak grows with its input expects a step'
   // cicc: 40 MiB plus 60 KiB per KiB of input, as three steps taught.
   for (int64_t input : {1000, 4000, 8000}) LeaveLedger(ledger, 0, "CICC", 40 * 1024 + 60 * input, input);
   const int64_t highest = 40 * 1024 + 60 * 8000;
-  MemoryRequest small{"CICC", 0, kGiB, 4 * kGiB, 1500};
+  MemoryRequest small{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 1500};
   CHECK(ExpectedPeak(ledger, small) == static_cast<int64_t>((40 * 1024 + 60 * 1500) * 1.5) + 16 * 1024);
-  MemoryRequest large{"CICC", 0, kGiB, 4 * kGiB, 20000};  // the line's more than the highest's quarter over
+  MemoryRequest large{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB,
+                      20000};  // the line's more than the highest's quarter over
   CHECK(ExpectedPeak(ledger, large) == highest + highest / 4);
-  MemoryRequest unknown_size{"CICC", 0, kGiB, 4 * kGiB, 0};
+  MemoryRequest unknown_size{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 0};
   CHECK(ExpectedPeak(ledger, unknown_size) == highest + highest / 4);
   // A line that falls, or fewer than three steps: the highest's quarter over.
   MemoryLedger falling;
   for (int64_t input : {1000, 4000, 8000}) LeaveLedger(falling, 0, "PTXAS", 900 * 1024 - 50 * input, input);
-  CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kGiB, 4 * kGiB, 1000}) ==
+  CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kLedgerGiB, 4 * kLedgerGiB, 1000}) ==
         (900 * 1024 - 50 * 1000) * 5 / 4);
 }
