@@ -276,6 +276,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   for (const std::string& entry : plan.whole_nvcc_entries) {
     generation.report += "fastcuda: nvcc runs whole for " + entry + "\n";
   }
+  generation.report += UnversionedLaunchersReport(planning.launchers.versions);
   return generation;
 }
 

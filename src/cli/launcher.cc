@@ -189,6 +189,7 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
   StepLaunchers launchers = LaunchersFrom(environment, RemoteClientExecutable());
   launchers.nvcc = call.launcher;
   AddLauncherVersions(launchers, VersionProbeOf(io.runner));
+  std::cerr << UnversionedLaunchersReport(launchers.versions);
   NvccPlan plan = PlanNvccCall({args.front(), nvcc_args, cwd, environment}, LauncherWorkDir, launchers,
                                CompileModesFrom(environment), NvccDryrunRunner(io.runner, environment), disk);
   auto run_nvcc_itself = [&](const std::string& why) {

@@ -128,6 +128,18 @@ void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version) 
   }
 }
 
+std::string UnversionedLaunchersReport(const std::map<std::string, std::string>& versions) {
+  std::string report;
+  for (const auto& [program, version] : versions) {
+    if (version.empty()) {
+      report += "fastcuda: `" + program +
+                " --version` told no version (is it on PATH?): the steps that need a version of it run "
+                "without it\n";
+    }
+  }
+  return report;
+}
+
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step) {
   bool host = step.kind == StepKind::kHostCompile;
   // cudafe++ only through a tool known to cache it (never a remote runner's

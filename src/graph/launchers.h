@@ -51,6 +51,12 @@ void AddLauncherVersion(std::map<std::string, std::string>& versions,
 /// AddLauncherVersion for the host, device and nvcc launchers.
 void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version);
 
+/// One line for each launcher program in `versions` that told no version
+/// (not on PATH, say): LauncherFor then leaves it out of the steps that
+/// need one (sccache's cicc, ptxas and cudafe++), which the user asked it
+/// to run. Empty where every one told its version.
+std::string UnversionedLaunchersReport(const std::map<std::string, std::string>& versions);
+
 /// The words to put before `step`'s command, or none. Host preprocessing
 /// never gets a launcher, nor does a step that writes no file (ptxas
 /// checking a PTX-only target). A host compile gets `host`, a cicc, ptxas or

@@ -145,3 +145,10 @@ TEST_CASE("sccache's steps are keyed without its direct mode, as sccache nvcc's,
   CHECK(LauncherVariables({"g++", "-c"}, {}).empty());
   CHECK(LauncherVariables({}, {}).empty());
 }
+
+TEST_CASE("a launcher that tells no version is named: the steps that need one run without it") {
+  CHECK(UnversionedLaunchersReport({{"/usr/bin/sccache", "0.16.0"}}).empty());
+  CHECK(UnversionedLaunchersReport({{"sccache", ""}, {"/opt/ccache", "4.8"}}) ==
+        "fastcuda: `sccache --version` told no version (is it on PATH?): the steps that need a version of it "
+        "run without it\n");
+}

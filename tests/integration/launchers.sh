@@ -145,6 +145,11 @@ device_steps_run_through_it_early() {
 }
 check "FASTCUDA_DEVICE_LAUNCHER with FASTCUDA_EARLY_HOST: fatbinary through it too, objects equal nvcc's" \
   device_steps_run_through_it_early
+unfound_sccache_named() {  # an sccache not found tells no version, which cicc and ptxas need: one line says so
+  FASTCUDA_DEVICE_LAUNCHER=$scratch/no-such/sccache clean_build unfound.log &&
+    [ "$(grep -c "no-such/sccache --version\` told no version" "$scratch/unfound.log")" = 1 ] && same_as_nvcc
+}
+check "a device launcher sccache not found: its steps run without it, and one line says so" unfound_sccache_named
 
 # --- distcc ------------------------------------------------------------------
 have_distcc() { command -v distcc >/dev/null && command -v distccd >/dev/null; }
