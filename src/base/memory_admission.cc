@@ -1,21 +1,35 @@
 #include "src/base/memory_admission.h"
 
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <sstream>
 
 #include "src/base/memory_ledger.h"
 #include "src/base/process.h"
 
 namespace fastcuda {
 
-AdmissionHooks ProcessAdmissionHooks() {
+int64_t ProcessStart(const std::optional<std::string>& stat) {
+  if (!stat) return -1;
+  // After the command's name, which may hold spaces and parentheses: state is field 3.
+  size_t name_end = stat->rfind(')');
+  if (name_end == std::string::npos) return -1;
+  std::istringstream fields(stat->substr(name_end + 1));
+  std::string field;
+  for (int number = 3; number <= 22 && fields >> field; ++number) {
+    if (number == 22) return std::stoll(field);
+  }
+  return -1;
+}
+
+AdmissionHooks ProcessAdmissionHooks(const FileSystem& fs) {
   AdmissionHooks hooks;
   hooks.pid = [] { return static_cast<int64_t>(getpid()); };
-  hooks.alive = [](int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; };
+  hooks.start_of = [&fs](int64_t pid) {
+    return ProcessStart(fs.Read("/proc/" + std::to_string(pid) + "/stat"));
+  };
   hooks.now_ms = [] {
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -58,9 +72,10 @@ int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
   input_ = request.input;
   int64_t kib = request.guess;
   const bool queued = Update([&](MemoryLedger& ledger) {
-    DropEnded(ledger, hooks_.alive);
+    DropEnded(ledger, hooks_.start_of);
     kib = ExpectedPeak(ledger, request);
-    ticket_ = JoinQueue(ledger, hooks_.pid(), kib, hooks_.now_ms()).ticket;
+    const int64_t pid = hooks_.pid();
+    ticket_ = JoinQueue(ledger, pid, hooks_.start_of(pid), kib, hooks_.now_ms()).ticket;
     return true;
   });
   if (!queued) return kib;  // a file system without locks: the step goes on without the ledger
@@ -69,7 +84,7 @@ int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
     bool started = false;
     Update([&](MemoryLedger& ledger) {
       const size_t before = ledger.entries.size();
-      DropEnded(ledger, hooks_.alive);
+      DropEnded(ledger, hooks_.start_of);
       auto own = std::find_if(ledger.entries.begin(), ledger.entries.end(),
                               [&](const LedgerEntry& entry) { return entry.ticket == ticket_; });
       // An entry lost with a damaged file: the step goes on rather than wait for nothing.

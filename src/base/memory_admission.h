@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "src/base/file_system.h"
@@ -16,15 +17,19 @@ namespace fastcuda {
 /// What an admission needs of the process and the clock, apart from files:
 /// fakes in tests.
 struct AdmissionHooks {
-  std::function<int64_t()> pid;           ///< this step's process id
-  std::function<bool(int64_t)> alive;     ///< whether a process still runs
-  std::function<int64_t()> now_ms;        ///< a clock all steps of the machine read alike
-  std::function<void(int64_t)> sleep_ms;  ///< waits so long, or throws Interrupted on a signal
+  std::function<int64_t()> pid;              ///< this step's process id
+  std::function<int64_t(int64_t)> start_of;  ///< when a process started (ProcessStart), or -1 for none
+  std::function<int64_t()> now_ms;           ///< a clock all steps of the machine read alike
+  std::function<void(int64_t)> sleep_ms;     ///< waits so long, or throws Interrupted on a signal
 };
 
-/// The hooks of this process: getpid, kill(PID, 0), CLOCK_MONOTONIC and a
-/// sleep that a signal ends (StopIfInterrupted).
-AdmissionHooks ProcessAdmissionHooks();
+/// When process `pid` started, in clock ticks since boot, from the text of
+/// its `/proc/PID/stat` (its 22nd field); -1 for none.
+int64_t ProcessStart(const std::optional<std::string>& stat);
+
+/// The hooks of this process: getpid, ProcessStart of `/proc` read through
+/// `fs`, CLOCK_MONOTONIC and a sleep that a signal ends (StopIfInterrupted).
+AdmissionHooks ProcessAdmissionHooks(const FileSystem& fs);
 
 /// The ledger's file in a graph's lock directory, and its lock's name there.
 inline constexpr const char* kMemoryLedgerName = "memory-ledger";

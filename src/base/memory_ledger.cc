@@ -25,7 +25,8 @@ MemoryLedger ParseMemoryLedger(std::string_view text) {
     } else if (tag == "run" || tag == "wait") {
       LedgerEntry entry;
       entry.running = tag == "run";
-      if (words >> entry.pid >> entry.ticket >> entry.kib >> entry.since_ms) ledger.entries.push_back(entry);
+      if (words >> entry.pid >> entry.started >> entry.ticket >> entry.kib >> entry.since_ms)
+        ledger.entries.push_back(entry);
     }
     if (words.fail()) return {};
   }
@@ -40,8 +41,8 @@ std::string FormatMemoryLedger(const MemoryLedger& ledger) {
          << peaks.sum_peak << " " << peaks.sum_input_squared << " " << peaks.sum_input_peak << "\n";
   }
   for (const LedgerEntry& entry : ledger.entries) {
-    text << (entry.running ? "run " : "wait ") << entry.pid << " " << entry.ticket << " " << entry.kib << " "
-         << entry.since_ms << "\n";
+    text << (entry.running ? "run " : "wait ") << entry.pid << " " << entry.started << " " << entry.ticket
+         << " " << entry.kib << " " << entry.since_ms << "\n";
   }
   return text.str();
 }
@@ -75,8 +76,8 @@ int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
   return std::min(most, static_cast<int64_t>(std::max(0.0, *line) * 1.5) + 16 * 1024);
 }
 
-LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t kib, int64_t now_ms) {
-  ledger.entries.push_back({pid, ledger.next_ticket++, kib, /*running=*/false, now_ms});
+LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t started, int64_t kib, int64_t now_ms) {
+  ledger.entries.push_back({pid, started, ledger.next_ticket++, kib, /*running=*/false, now_ms});
   return ledger.entries.back();
 }
 

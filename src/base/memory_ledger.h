@@ -15,9 +15,10 @@ namespace fastcuda {
 
 /// A step in the ledger: one that runs its program, or waits to.
 struct LedgerEntry {
-  int64_t pid = 0;     ///< the `fastcuda step` process
-  int64_t ticket = 0;  ///< the order steps came in
-  int64_t kib = 0;     ///< the peak it is expected to reach
+  int64_t pid = 0;      ///< the `fastcuda step` process
+  int64_t started = 0;  ///< when it started (ProcessStart): a new process of a reused pid is another
+  int64_t ticket = 0;   ///< the order steps came in
+  int64_t kib = 0;      ///< the peak it is expected to reach
   bool running = false;
   int64_t since_ms = 0;  ///< when it came (a clock every step reads alike)
 };
@@ -62,8 +63,9 @@ struct MemoryRequest {
 /// (cicc's peaks lie within a seventh of the line of the steps before them).
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 
-/// Adds a step that waits, from `now_ms`, for `kib`; it takes the next ticket.
-LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t kib, int64_t now_ms);
+/// Adds a step (`pid`, `started`) that waits, from `now_ms`, for `kib`; it
+/// takes the next ticket.
+LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t started, int64_t kib, int64_t now_ms);
 
 /// How long the first step in the queue lets light steps pass it (below).
 inline constexpr int64_t kPassingWindowMs = 2000;
@@ -79,11 +81,13 @@ inline constexpr int64_t kPassingWindowMs = 2000;
 /// memory, nor keep one from it for long.
 bool MayStart(const MemoryLedger& ledger, int64_t ticket, int64_t budget_kib, int64_t now_ms);
 
-/// Removes the entries of processes that `alive` says have ended (a step
-/// killed before it could leave).
-template <typename Alive>
-void DropEnded(MemoryLedger& ledger, Alive alive) {
-  std::erase_if(ledger.entries, [&](const LedgerEntry& entry) { return !alive(entry.pid); });
+/// Removes the entries of processes that have ended (a step killed before
+/// it could leave; the machine restarted): where `start_of(pid)` is not the
+/// start the entry holds.
+template <typename StartOf>
+void DropEnded(MemoryLedger& ledger, StartOf start_of) {
+  std::erase_if(ledger.entries,
+                [&](const LedgerEntry& entry) { return start_of(entry.pid) != entry.started; });
 }
 
 /// The step `ticket` leaves the ledger, having reached `peak` as a step of

@@ -467,7 +467,7 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
 
 int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& fs,
             const std::map<std::string, std::string>& inherited, LockFiles* locks,
-            const AdmissionHooks& hooks) {
+            const AdmissionHooks* hooks) {
   SplitByLoad(options, fs, inherited);
   std::string program_dir = ProgramDir(options);
   ProcessSpec spec{options.argv, program_dir, ReadEnvironmentFile(options.env_file, fs, inherited),
@@ -503,7 +503,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   // it fails (TuRecord::landmarks).
   if (!options.stamp.empty()) fs.Remove(ResolvePath(options.cwd, options.stamp));
   const int64_t started = fs.ClockNow();  // what changes from now on, the program may not have read
-  ProcessResult result = RunBesideOrAlone(options, outputs, spec, runner, fs, locks, hooks);
+  ProcessResult result =
+      RunBesideOrAlone(options, outputs, spec, runner, fs, locks, hooks ? *hooks : ProcessAdmissionHooks(fs));
   ReportSignal(options, result);
   if (PrintsAfterRun(options)) PrintAfterRun(options, result, fs);
   if (!options.capture.empty()) {

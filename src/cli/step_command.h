@@ -19,10 +19,10 @@ namespace fastcuda {
 /// inherits (LauncherVariables reads it). `locks`: the graph's StepGate
 /// and memory ledger (StepInvocation::lock_dir), or nullptr: the program
 /// waits for its part of the graph's memory budget (MemoryAdmission, with
-/// `hooks`), and where it ran out of memory beside other steps runs again
-/// alone. Returns the program's exit status.
+/// `hooks`, or this process's), and where it ran out of memory beside other
+/// steps runs again alone. Returns the program's exit status.
 int RunStep(StepInvocation step, CommandRunner& runner, WritableFileSystem& fs,
             const std::map<std::string, std::string>& inherited, LockFiles* locks = nullptr,
-            const AdmissionHooks& hooks = ProcessAdmissionHooks());
+            const AdmissionHooks* hooks = nullptr);
 
 }  // namespace fastcuda

@@ -22,7 +22,7 @@ class SingleHolderLocks : public LockFiles {
 AdmissionHooks HooksOf(int64_t pid, std::function<void()> on_sleep, const std::set<int64_t>& ended = {}) {
   AdmissionHooks hooks;
   hooks.pid = [pid] { return pid; };
-  hooks.alive = [ended](int64_t other) { return !ended.count(other); };
+  hooks.start_of = [ended](int64_t other) { return ended.count(other) ? int64_t{-1} : other * 1000; };
   hooks.now_ms = [] { return int64_t{0}; };
   hooks.sleep_ms = [on_sleep](int64_t) { on_sleep(); };
   return hooks;
@@ -70,7 +70,7 @@ TEST_CASE(
 TEST_CASE("memory admission: the entry of a step whose process ended holds nothing back") {
   testing::FakeFileSystem fs;
   MemoryLedger left;
-  left.entries.push_back({99, left.next_ticket++, 4 * kAdmissionGiB, true, 0});
+  left.entries.push_back({99, 99000, left.next_ticket++, 4 * kAdmissionGiB, true, 0});
   fs.Write(kLedger, FormatMemoryLedger(left));
   SingleHolderLocks locks;
   MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(10, [] { FAIL("it waited"); }, {99}));
@@ -91,4 +91,22 @@ TEST_CASE("memory admission: a step interrupted while it waits leaves the queue"
   }
   CHECK(LedgerIn(fs).entries.size() == 1);
   CHECK(locks.held == 0);
+}
+
+TEST_CASE("memory admission: a process's start, from its /proc stat; none where there is none") {
+  CHECK(ProcessStart("4242 (fast cuda) step) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 "
+                     "1000 50 18446744073709551615\n") == 987654);
+  CHECK(ProcessStart(std::nullopt) == -1);
+  CHECK(ProcessStart("4242 (cut") == -1);
+}
+
+TEST_CASE("memory admission: an entry whose pid another process has now holds nothing back") {
+  testing::FakeFileSystem fs;
+  MemoryLedger left;
+  left.entries.push_back({10, 5, left.next_ticket++, 4 * kAdmissionGiB, true, 0});  // pid 10 started at 5
+  fs.Write(kLedger, FormatMemoryLedger(left));
+  SingleHolderLocks locks;
+  MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(11, [] { FAIL("it waited"); }));
+  admission.Enter({"PTXAS", 0, kAdmissionGiB, 4 * kAdmissionGiB});  // pid 10 started at 10000 now
+  CHECK(LedgerIn(fs).entries.size() == 1);
 }

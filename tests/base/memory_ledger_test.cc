@@ -13,9 +13,14 @@ constexpr int64_t kLedgerGiB = 1024 * 1024;
 MemoryLedger LedgerOf(const std::vector<int64_t>& running,
                       const std::vector<std::pair<int64_t, int64_t>>& waiting) {
   MemoryLedger ledger;
-  for (int64_t kib : running)
-    ledger.entries.push_back({100 + ledger.next_ticket, ledger.next_ticket++, kib, true, 0});
-  for (const auto& [kib, since] : waiting) JoinQueue(ledger, 100 + ledger.next_ticket, kib, since);
+  for (int64_t kib : running) {
+    const int64_t pid = 100 + ledger.next_ticket;
+    ledger.entries.push_back({pid, pid * 10, ledger.next_ticket++, kib, true, 0});
+  }
+  for (const auto& [kib, since] : waiting) {
+    const int64_t pid = 100 + ledger.next_ticket;
+    JoinQueue(ledger, pid, pid * 10, kib, since);
+  }
   return ledger;
 }
 
@@ -25,10 +30,10 @@ TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty le
   MemoryLedger ledger = LedgerOf({kLedgerGiB}, {{2 * kLedgerGiB, 5}});
   ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6};
   const std::string text = FormatMemoryLedger(ledger);
-  CHECK(text == "next 3\npeak CICC 716800 2 3 4 5 6\nrun 101 1 1048576 0\nwait 102 2 2097152 5\n");
+  CHECK(text == "next 3\npeak CICC 716800 2 3 4 5 6\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
   CHECK(FormatMemoryLedger(ParseMemoryLedger(text)) == text);
   CHECK(ParseMemoryLedger("").entries.empty());
-  const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1\n");
+  const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1010 1\n");
   CHECK(damaged.entries.empty());
   CHECK(damaged.next_ticket == 1);
 }
@@ -73,7 +78,7 @@ TEST_CASE("memory ledger: a later step waits behind the first, but a light one m
 
 TEST_CASE("memory ledger: ended processes leave; a step that leaves raises its kind's peak") {
   MemoryLedger ledger = LedgerOf({kLedgerGiB, kLedgerGiB}, {{kLedgerGiB, 0}});
-  DropEnded(ledger, [](int64_t pid) { return pid != 101; });
+  DropEnded(ledger, [](int64_t pid) { return pid == 101 ? -1 : pid * 10; });
   REQUIRE(ledger.entries.size() == 2);
   CHECK(ledger.entries.front().ticket == 2);
   LeaveLedger(ledger, 2, "CICC", 600 * 1024, 3000);

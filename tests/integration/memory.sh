@@ -13,8 +13,8 @@
 #                  the cicc programs overlap; a new budget reruns no step
 #   roomy          a 64 GiB budget: cicc programs overlap (the check can fail)
 #   tiny           a 1 KiB budget: no two programs run at once, each alone
-#   ended          an entry that a killed step left in the ledger (a process
-#                  that is gone) holds nothing back
+#   ended          entries that killed steps left in the ledger (a process
+#                  that is gone, a pid another process has now) hold nothing back
 #   remembered     a fresh graph whose remembered-memory.tsv holds those peaks
 #                  plans with them as one with its own history does
 #
@@ -76,11 +76,12 @@ build 1K
 check "tiny: with a 1 KiB budget each program ran alone" test "$(most_at_once .)" = 1 -a "$(runs .)" -ge 7
 
 ended() {
-  printf 'next 5\nrun 999999 4 1073741824 0\n' > graph/step-locks/memory-ledger  # no such process
+  # pid 1 (init, which runs) with a start it never had: a process before a restart
+  printf 'next 5\nrun 999999 1 4 1073741824 0\nrun 1 1 5 1073741824 0\n' > graph/step-locks/memory-ledger
   local start=$SECONDS
   build 2G && [ $((SECONDS - start)) -lt 60 ] && [ "$(runs '^cicc$')" = 3 ]
 }
-check "ended: a killed step's entry in the ledger holds nothing back" ended
+check "ended: entries of killed steps (a process gone, a pid reused) hold nothing back" ended
 
 remembered_peaks_plan() {  # a fresh graph whose remembered-memory.tsv holds those peaks (as a first build
   # ranked by remembered step times writes it) plans with them as one with its own history
