@@ -104,7 +104,7 @@ check "rdc: the objects device-link into one program" \
 
 # --- host flags that `ld -r` cannot join keep nvcc's order
 FASTCUDA_EARLY_HOST=on "$FASTCUDA" gen --out lto -- "$NVCC" -arch=sm_80 -Xcompiler -flto -c whole.cu -o lto.o >/dev/null
-check "-flto: no early host compile" bash -c "! grep -q 'EMBED_FATBIN ' lto/build.ninja && ninja -C lto >/dev/null"
+check "-flto: no early host compile" bash -c "! grep -q ': EMBED_FATBIN ' lto/build.ninja && ninja -C lto >/dev/null"
 beside_object() {  # HOST_FLAGS SUFFIX: the launcher writes side/o.SUFFIX, as nvcc does
   rm -rf side && mkdir side &&
     (cd side && FASTCUDA_EARLY_HOST=on "$FASTCUDA" "$NVCC" -arch=sm_80 -Xcompiler "$1" -c ../whole.cu -o o.o) &&
