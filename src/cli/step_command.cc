@@ -221,7 +221,7 @@ int64_t OwnPeakOf(const StepInvocation& options, const std::vector<std::string>&
 /// What the step asks its graph's memory ledger for (MemoryAdmission), from
 /// the limits the graph was planned with; nullopt for a step that does not
 /// wait for a part of the budget: one that runs remotely, or in a graph
-/// planned without one.
+/// planned without one or with one that cannot bind (BudgetMayBind).
 std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
                                              const std::vector<std::string>& outputs,
                                              const WritableFileSystem& fs) {
@@ -229,7 +229,7 @@ std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
     return std::nullopt;
   std::optional<PlannedLimits> limits =
       ParsePlannedLimits(fs.Read(PlannedLimitsPath(GraphDirOfStepLocks(options.lock_dir))).value_or(""));
-  if (!limits || limits->memory_budget_kib <= 0) return std::nullopt;
+  if (!limits || limits->memory_budget_kib <= 0 || !BudgetMayBind(*limits)) return std::nullopt;
   std::optional<StepKind> kind = StepKindNamed(options.memory_kind);
   auto earlier = limits->peak_of_kind.find(options.memory_kind);
   std::optional<uintmax_t> input =

@@ -24,9 +24,9 @@ int64_t DefaultStepMemory(StepKind kind) {
 }
 
 bool BudgetMayBind(const PlannedLimits& limits) {
-  int64_t highest = 0;
-  for (const auto& [kind, peak] : limits.peak_of_kind) highest = std::max(highest, peak);
-  return limits.memory_budget_kib < static_cast<int64_t>(limits.jobs) * (highest + highest / 4);
+  int64_t most = DefaultStepMemory(StepKind::kUnknown);
+  for (const auto& [kind, peak] : limits.peak_of_kind) most = std::max(most, peak + peak / 4);
+  return limits.memory_budget_kib < static_cast<int64_t>(limits.jobs) * most;
 }
 
 std::string StepPeaksText(const StepGraph& graph, const StepMemory& history) {

@@ -18,9 +18,10 @@ namespace fastcuda {
 int64_t DefaultStepMemory(StepKind kind);
 
 /// True where the steps could need more than the budget at once: `jobs`
-/// steps of the kind with the highest peak (PlannedLimits::peak_of_kind),
-/// each expected a quarter over it, would not fit. Only then do the steps
-/// need their own peaks (StepPeaksText): a file less per TU elsewhere.
+/// steps, each expected at the largest guess (DefaultStepMemory) or a
+/// quarter over the highest peak of PlannedLimits::peak_of_kind, would not
+/// fit. Only then do steps wait in the memory ledger and need their own
+/// peaks (StepPeaksText): elsewhere no step pays for either.
 bool BudgetMayBind(const PlannedLimits& limits);
 
 /// The lines of step-memory.tsv's form (StepMemoryLine) that give the

@@ -11,7 +11,8 @@
 #                  limits.json; each step's own in the TU's step-peaks where
 #                  the budget could bind), and with them the same budget lets
 #                  the cicc programs overlap; a new budget reruns no step
-#   roomy          a 64 GiB budget: cicc programs overlap (the check can fail)
+#   roomy          a 64 GiB budget: cicc programs overlap (the check can
+#                  fail), and no step goes through the ledger
 #   tiny           a 1 KiB budget: no two programs run at once, each alone
 #   ended          entries that killed steps left in the ledger (a process
 #                  that is gone, a pid another process has now) hold nothing back
@@ -60,18 +61,20 @@ check "the ledger learned the peak of each kind of step, and holds no step" \
 rm graph/step-locks/memory-ledger  # what the generation plans with, not what the ledger learned
 build 1G
 check "learned: the next generation plans with the recorded peaks by kind" grep -q '"CICC":[1-9]' graph/planned-limits.json
-own_peaks_where_binding() {  # -j 4 steps at a quarter over the highest peak do not fit in 200 MiB; in 1 GiB they do
+own_peaks_where_binding() {  # -j 4 steps at the largest guess (2 GiB) do not fit in 200 MiB; in 64 GiB they do
   FASTCUDA_MEMORY_BUDGET=200M "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}" &&
     grep -qP '\t[1-9]' graph/tu/*/step-peaks &&
-    FASTCUDA_MEMORY_BUDGET=1G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}" && ! ls graph/tu/*/step-peaks 2> /dev/null
+    FASTCUDA_MEMORY_BUDGET=64G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}" && ! ls graph/tu/*/step-peaks 2> /dev/null
 }
 check "learned: each step's own peak is written where the budget could bind, and only there" own_peaks_where_binding
 check "learned: with them the same budget lets cicc programs run together" test "$(most_at_once '^cicc$')" -ge 2
 FASTCUDA_MEMORY_BUDGET=2G "$FASTCUDA" gen --out graph -j 4 -- "$NVCC" "${args[@]}"
 check "a new budget reruns no step" bash -c 'ninja -C graph -n | grep -q "no work to do"'
 
+cp graph/step-locks/memory-ledger ledger.before
 build 64G
 check "roomy: a 64 GiB budget lets the cicc programs overlap" test "$(most_at_once '^cicc$')" -ge 2
+check "roomy: where the budget cannot bind, no step goes through the ledger" cmp -s ledger.before graph/step-locks/memory-ledger
 build 1K
 check "tiny: with a 1 KiB budget each program ran alone" test "$(most_at_once .)" = 1 -a "$(runs .)" -ge 7
 

@@ -38,10 +38,15 @@ TEST_CASE("memory sizes") {
   CHECK_FALSE(ParseMemorySize("lots"));
 }
 
-TEST_CASE("a budget may bind where jobs steps of the heaviest kind, a quarter over its peak, do not fit") {
-  PlannedLimits limits{4 * 1024 * 1024, "", 8, "", {{"CICC", 400 * 1024}, {"PTXAS", 100 * 1024}}};
-  CHECK_FALSE(BudgetMayBind(limits));  // 8 x 500 MiB in 4 GiB
-  limits.jobs = 9;
+TEST_CASE(
+    "a budget may bind where jobs steps at the largest guess, or a quarter over the highest peak, do not "
+    "fit") {
+  PlannedLimits limits{32ll * 1024 * 1024, "", 16, "", {{"CICC", 400 * 1024}, {"PTXAS", 100 * 1024}}};
+  CHECK_FALSE(BudgetMayBind(limits));  // 16 x 2 GiB (a whole nvcc call's guess) in 32 GiB
+  limits.jobs = 17;
+  CHECK(BudgetMayBind(limits));
+  limits.jobs = 8;
+  limits.peak_of_kind["CICC"] = 4ll * 1024 * 1024;  // 8 x 5 GiB
   CHECK(BudgetMayBind(limits));
   limits.peak_of_kind.clear();
   CHECK_FALSE(BudgetMayBind(limits));
