@@ -33,9 +33,10 @@ constexpr const char* kLockHeldVariable = "FASTCUDA_NINJA_LOCKED";
 /// The objects (absolute) that plain ninja made last (ObjectsMadeElsewhere):
 /// their steps make them again from the sources.
 std::vector<std::string> ObjectsPlainNinjaMade(const NinjaArguments& arguments, const std::string& out_dir,
+                                               const std::vector<SharedObject>& shared,
                                                const FileSystem& fs) {
   std::vector<std::string> objects;
-  for (const std::string& output : ObjectsMadeElsewhere(out_dir, GraphNinjaLogPath(out_dir, fs), fs))
+  for (const std::string& output : ObjectsMadeElsewhere(out_dir, GraphNinjaLogPath(out_dir, fs), shared, fs))
     objects.push_back(ResolvePath(arguments.dir, output));
   return objects;
 }
@@ -159,11 +160,12 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
       return status;
     }
   }
+  // The shared objects of the rewrite (none read for a tool, which leaves Ninja's log alone).
+  std::vector<SharedObject> objects = tool ? std::vector<SharedObject>{} : LoadSharedObjects(out_dir, disk);
   if (!tool) {
-    RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, disk));
+    RemoveOrphanedIntermediates(out_dir, disk, ObjectsPlainNinjaMade(arguments, out_dir, objects, disk));
     RereadChangedSources(out_dir, arguments.dir, disk);
-    arguments.passed_on =
-        ObjectsForCarets(arguments.passed_on, LoadSharedObjects(out_dir, disk), arguments.dir);
+    arguments.passed_on = ObjectsForCarets(arguments.passed_on, objects, arguments.dir);
   }
   // Meson runs the Ninja that NINJA names for its tools (SelfAsNinjaPath:
   // its `ninja -t cleandead` must read the rewritten manifest).
@@ -184,7 +186,10 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
       return io.runner.Run(phase).exit_code;
     };
     auto rewrite = [&] {
-      return RewriteNeeded(arguments, io) ? RewriteManifest(arguments, io, /*report=*/false) : 0;
+      if (!RewriteNeeded(arguments, io)) return 0;
+      const int status = RewriteManifest(arguments, io, /*report=*/false);
+      objects = LoadSharedObjects(out_dir, disk);
+      return status;
     };
     if (int status = RunPassesBeforeBuild(out_dir, 0, run_for, rewrite, io); status != 0) return status;
   }
@@ -194,14 +199,20 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
   // The step history reads only what the steps wrote: the first phase's
   // records, then the build's, not the records handed over and taken back.
   RememberBuild(out_dir, io);
-  std::vector<Handover> taken_back = TakeBackLog(out_dir, log, disk);
+  const TakenBack taken_back = TakeBackLog(out_dir, log, objects, disk);
   SkipRecordsOfNoBuild(out_dir, io);
   const int64_t build_start = BuildStart(out_dir, disk);
   int status = io.runner.Run(ninja).exit_code;
-  RememberBuild(out_dir, io);
-  // A failed or stopped build may leave an object half written with no record
-  // of its step (a compiler killed): none is handed over, not even as it was.
-  if (status == 0) HandOverLog(out_dir, log, BuiltObjects(arguments, io), build_start, taken_back, disk);
+  // A build that ran no step has no step times to remember (the steps
+  // file, read for them, is the biggest a no-op build would read), and
+  // leaves the log as it found it.
+  if (status != 0 || !PutBackLog(out_dir, arguments.dir, log, objects, taken_back, disk)) {
+    RememberBuild(out_dir, io);
+    // A failed or stopped build may leave an object half written with no record
+    // of its step (a compiler killed): none is handed over, not even as it was.
+    if (status == 0)
+      HandOverLog(out_dir, log, BuiltObjects(arguments, io), build_start, taken_back.handovers, disk);
+  }
   SkipRecordsOfNoBuild(out_dir, io);
   return status;
 }

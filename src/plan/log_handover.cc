@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "src/plan/first_phase_plan.h"
 #include "src/plan/graph_dir.h"
 
 namespace fastcuda {
@@ -41,10 +42,11 @@ NinjaLogRecord RecordOf(const json& value) {
           value.at(3).get<std::string>(), value.at(4).get<uint64_t>()};
 }
 
-std::vector<Handover> LoadHandovers(const std::string& out_dir, const FileSystem& fs) {
+/// The handovers remembered in `out_dir`; `text` gets the file's text.
+std::vector<Handover> LoadHandovers(const std::string& out_dir, const FileSystem& fs, std::string& text) {
   std::vector<Handover> handovers;
-  std::optional<std::string> text = fs.Read(HandoversPath(out_dir));
-  json list = json::parse(text.value_or("[]"), nullptr, /*allow_exceptions=*/false);
+  text = fs.Read(HandoversPath(out_dir)).value_or("[]");
+  json list = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!list.is_array()) return handovers;  // unreadable: nothing is taken back, the steps rerun
   for (const json& pair : list) handovers.push_back({RecordOf(pair.at(0)), RecordOf(pair.at(1))});
   return handovers;
@@ -118,10 +120,12 @@ std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<S
 }
 
 std::vector<std::string> ObjectsMadeElsewhere(const std::string& out_dir, const std::string& log_path,
+                                              const std::vector<SharedObject>& objects,
                                               const FileSystem& fs) {
   std::optional<std::string> log = fs.Read(log_path);
   if (!log) return {};
-  return MadeElsewhere(*log, LoadSharedObjects(out_dir, fs), LoadHandovers(out_dir, fs));
+  std::string handovers;
+  return MadeElsewhere(*log, objects, LoadHandovers(out_dir, fs, handovers));
 }
 
 std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs) {
@@ -158,18 +162,54 @@ void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::stri
   fs.Write(SharedObjectsPath(out_dir), list.dump());
 }
 
-std::vector<Handover> TakeBackLog(const std::string& out_dir, const std::string& log_path,
-                                  WritableFileSystem& fs) {
-  std::vector<Handover> handovers = LoadHandovers(out_dir, fs);
+TakenBack TakeBackLog(const std::string& out_dir, const std::string& log_path,
+                      const std::vector<SharedObject>& objects, WritableFileSystem& fs) {
+  TakenBack taken;
+  std::vector<Handover> handovers = LoadHandovers(out_dir, fs, taken.handovers_text);
   if (handovers.empty()) return {};
   fs.Remove(HandoversPath(out_dir));
   std::optional<std::string> log = fs.Read(log_path);
   if (!log) return {};
-  std::vector<Handover> taken = TakeBack(*log, handovers);
+  const LatestNinjaLogRecords latest = LatestRecordsOf(*log);
+  taken.handovers = WithLatest(latest, handovers, &Handover::generator_record);
+  std::set<std::string> outputs;
   std::vector<NinjaLogRecord> step_records;
-  for (const Handover& handover : taken) step_records.push_back(handover.step_record);
-  if (!step_records.empty()) fs.Append(log_path, Lines(step_records));
+  for (const Handover& handover : taken.handovers) {
+    step_records.push_back(handover.step_record);
+    outputs.insert(handover.step_record.output);
+  }
+  const int version = NinjaLogVersion(*log);
+  taken.other_step_objects = std::any_of(objects.begin(), objects.end(), [&](const SharedObject& object) {
+    auto record = latest.find(object.output);
+    return record != latest.end() && MadeByStep(object, record->second, version) &&
+           !outputs.contains(object.output);
+  });
+  const std::string appended = Lines(step_records);
+  if (!appended.empty()) fs.Append(log_path, appended);
+  taken.log_end = LogEnd(*log + appended);
+  taken.log_before = std::move(*log);
   return taken;
+}
+
+bool PutBackLog(const std::string& out_dir, const std::string& ninja_dir, const std::string& log_path,
+                const std::vector<SharedObject>& objects, const TakenBack& taken, WritableFileSystem& fs) {
+  if (taken.handovers.empty() || taken.other_step_objects) return false;
+  std::optional<std::string> log = fs.Read(log_path);
+  if (!log) return false;
+  // All of it where Ninja rewrote the log (recompacted): records of steps.
+  const std::string since(TextSince(*log, taken.log_end));
+  const std::string under_out_dir = out_dir + "/";
+  for (const NinjaLogRecord& record : ParseNinjaLogRecords(since)) {
+    if (ResolvePath(ninja_dir, record.output).starts_with(under_out_dir) ||
+        std::any_of(objects.begin(), objects.end(),
+                    [&](const SharedObject& object) { return object.output == record.output; })) {
+      return false;
+    }
+  }
+  // Remembered before the log changes, as HandOverLog does.
+  fs.Write(HandoversPath(out_dir), taken.handovers_text);
+  fs.Write(log_path, taken.log_before + since);
+  return true;
 }
 
 std::vector<Handover> Untouched(std::string_view log, const std::vector<Handover>& taken_back) {

@@ -68,21 +68,44 @@ std::vector<Handover> TakeBack(std::string_view log, const std::vector<Handover>
 std::vector<std::string> MadeElsewhere(std::string_view log, const std::vector<SharedObject>& objects,
                                        const std::vector<Handover>& handovers);
 
-/// MadeElsewhere of the log at `log_path`, with the shared objects and
+/// MadeElsewhere of the log at `log_path`, of the shared `objects`, with the
 /// handovers remembered in `out_dir`.
 std::vector<std::string> ObjectsMadeElsewhere(const std::string& out_dir, const std::string& log_path,
-                                              const FileSystem& fs);
+                                              const std::vector<SharedObject>& objects, const FileSystem& fs);
 
 /// The shared objects of the rewrite in `out_dir` (written by SaveSharedObjects).
 std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs);
 void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::string& out_dir,
                        WritableFileSystem& fs);
 
+/// What TakeBackLog took back, and what it needs to put the log back as it
+/// was where the build after it runs no step (PutBackLog).
+struct TakenBack {
+  std::vector<Handover> handovers;  ///< those whose records it took back
+  std::string log_before;           ///< the log before it appended their step records
+  std::string log_end;              ///< LogEnd of the log it left
+  std::string handovers_text;       ///< the handovers file, which it removed
+  bool other_step_objects = false;  ///< an object not taken back whose latest record is its step's
+};
+
 /// Takes back the records that the last HandOverLog handed over in
-/// `log_path`; returns the handovers whose records it took back (those of
-/// objects that plain ninja did not build since).
-std::vector<Handover> TakeBackLog(const std::string& out_dir, const std::string& log_path,
-                                  WritableFileSystem& fs);
+/// `log_path`: the handovers of objects that plain ninja did not build since.
+TakenBack TakeBackLog(const std::string& out_dir, const std::string& log_path,
+                      const std::vector<SharedObject>& objects, WritableFileSystem& fs);
+
+/// Puts back the log at `log_path` and the handovers as they were before
+/// TakeBackLog (`taken`), with the records that the build appended since
+/// after them, where that build ran no step: no record it appended is of a
+/// file under `out_dir` or of an object of `objects` (outputs are named
+/// from `ninja_dir`), and Ninja did not rewrite the log. HandOverLog would
+/// then hand over the same objects again (but stamped with this build's
+/// start: the older stamp makes plain ninja rebuild more, never less), and
+/// the log would grow by two records an object in every build with nothing
+/// to do. False, changing nothing, where the build ran a step, or an object
+/// that `taken` did not take back has its step's record (HandOverLog hands
+/// it over).
+bool PutBackLog(const std::string& out_dir, const std::string& ninja_dir, const std::string& log_path,
+                const std::vector<SharedObject>& objects, const TakenBack& taken, WritableFileSystem& fs);
 
 /// The handovers of `taken_back` whose object's latest record in `log` is
 /// still the step's record they took back: no step made the object since.

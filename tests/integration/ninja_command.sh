@@ -4,8 +4,9 @@
 #  PyTorch   a torch.utils.cpp_extension build.ninja (two .cu files sharing a
 #            header, one .cpp, linked into ext.so; deps = gcc): the nvcc edges
 #            are split, objects equal those plain ninja builds from the same
-#            manifest, a second run has no work, `-t deps` lists the header,
-#            header edits alternating fastcuda ninja and plain ninja never
+#            manifest, a second run has no work and leaves Ninja's log as
+#            it was, `-t deps` lists the header, header edits alternating
+#            fastcuda ninja and plain ninja never
 #            leave a stale object, a .cu edit reruns only its TU's steps and
 #            the link, a manifest change is followed, a compile error fails
 #            with nvcc's message and the fix builds; one object or SOURCE^
@@ -174,6 +175,15 @@ switch_no_work() {
     plain_ninja "$scratch/switch-plain2.log" "$ext" && grep -q "no work to do" "$scratch/switch-plain2.log"
 }
 check "PyTorch: plain ninja after fastcuda ninja, and back, and again: no work each time" switch_no_work
+# A fastcuda ninja that runs no step puts back what it took back: Ninja's log
+# does not grow by two records an object in every build with nothing to do.
+noop_keeps_log() {
+  local before
+  before=$(md5sum < "$ext/.ninja_log") && fc_ninja "$scratch/noop-log.log" "$ext" &&
+    grep -q "no work to do" "$scratch/noop-log.log" && [ "$(md5sum < "$ext/.ninja_log")" = "$before" ] &&
+    plain_ninja "$scratch/noop-log-plain.log" "$ext" && grep -q "no work to do" "$scratch/noop-log-plain.log"
+}
+check "PyTorch: a fastcuda ninja with no work leaves Ninja's log as it was; plain ninja: no work" noop_keeps_log
 remembered_once() {  # the step history: a file per TU from the first build; the runs since, which ran no
   # step (the records fastcuda ninja hands over and takes back are none), wrote none
   [ "$(find "$FASTCUDA_STEP_HISTORY" \( -name 'scale.cu-*.json' -o -name 'shift.cu-*.json' \) | wc -l)" -eq 2 ] &&

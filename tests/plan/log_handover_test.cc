@@ -85,12 +85,12 @@ TEST_CASE("handover through files: remembered, appended, taken back once") {
   HandOverLog("/b/.fastcuda", log_path, by_default, 1000, {}, fs);
   auto latest_hash = [&] { return ParseNinjaLogRecords(*fs.Read(log_path)).back().command_hash; };
   CHECK(latest_hash() == *NinjaCommandHash(7, kNvccCommand));
-  std::vector<Handover> taken_back = TakeBackLog("/b/.fastcuda", log_path, fs);
+  std::vector<Handover> taken_back = TakeBackLog("/b/.fastcuda", log_path, {}, fs).handovers;
   REQUIRE(taken_back.size() == 1);
   CHECK(taken_back[0].generator_record.command_hash == *NinjaCommandHash(7, kNvccCommand));
   CHECK(latest_hash() == *NinjaCommandHash(7, kStep));
   const std::string once = *fs.Read(log_path);
-  CHECK(TakeBackLog("/b/.fastcuda", log_path, fs).empty());  // nothing left to take back
+  CHECK(TakeBackLog("/b/.fastcuda", log_path, {}, fs).handovers.empty());  // nothing left to take back
   CHECK(*fs.Read(log_path) == once);
 }
 
@@ -121,7 +121,7 @@ TEST_CASE("handover after a build of other targets: an object it did not make ge
   auto none = [](const SharedObject&) { return false; };
   HandOverLog("/b/.fastcuda", log_path, all, 1000, {}, fs);
   const std::string handed = *fs.Read(log_path);
-  std::vector<Handover> taken_back = TakeBackLog("/b/.fastcuda", log_path, fs);
+  std::vector<Handover> taken_back = TakeBackLog("/b/.fastcuda", log_path, {}, fs).handovers;
   // The generator's command changed since (a flag that changes cicc's
   // command, not the host compile's): the object's step record alone cannot
   // tell, so it gets the old command's hash back, which plain ninja rebuilds.
@@ -131,7 +131,7 @@ TEST_CASE("handover after a build of other targets: an object it did not make ge
   CHECK(FormatNinjaLogRecord(latest) == FormatNinjaLogRecord(ParseNinjaLogRecords(handed).back()));
   CHECK(latest.command_hash == *NinjaCommandHash(7, kNvccCommand));
   // Taken back again and made by its step since: not handed over.
-  taken_back = TakeBackLog("/b/.fastcuda", log_path, fs);
+  taken_back = TakeBackLog("/b/.fastcuda", log_path, {}, fs).handovers;
   REQUIRE(taken_back.size() == 1);
   fs.Append(log_path, FormatNinjaLogRecord(Record(100, 120, 1100, "a.o", kStep)));
   CHECK(Untouched(*fs.Read(log_path), taken_back).empty());
@@ -145,4 +145,61 @@ TEST_CASE("the build's start: the mtime of a file written then, as Ninja stamps 
   const int64_t first = BuildStart("/b/.fastcuda", fs);
   CHECK(first == NinjaTimeStamp(*fs.MTime("/b/.fastcuda/build-start")));
   CHECK(BuildStart("/b/.fastcuda", fs) > first);
+}
+
+TEST_CASE("a build that ran no step puts the log and the handovers back as they were") {
+  testing::FakeFileSystem fs;
+  const std::string log_path = "/b/.ninja_log";
+  const std::vector<SharedObject> objects = {AObject()};
+  SaveSharedObjects(objects, "/b/.fastcuda", fs);
+  fs.Write(log_path,
+           Log({Record(0, 50, 900, "/b/.fastcuda/tu/a.ii", "cpp"), Record(80, 99, 990, "a.o", kStep)}));
+  HandOverLog("/b/.fastcuda", log_path, All, 1000, {}, fs);
+  const std::string handed = *fs.Read(log_path);
+  const std::string handovers = *fs.Read("/b/.fastcuda/log-handovers.json");
+  // Ninja ran an edge of the generator's own (CMake's check of its globs): the log keeps its record.
+  TakenBack taken = TakeBackLog("/b/.fastcuda", log_path, objects, fs);
+  REQUIRE(taken.handovers.size() == 1);
+  const std::string globs =
+      FormatNinjaLogRecord(Record(100, 110, 0, "CMakeFiles/cmake.verify_globs", "cmake"));
+  fs.Append(log_path, globs);
+  CHECK(PutBackLog("/b/.fastcuda", "/b", log_path, objects, taken, fs));
+  CHECK(*fs.Read(log_path) == handed + globs);
+  CHECK(*fs.Read("/b/.fastcuda/log-handovers.json") == handovers);
+  // Again with nothing appended: the log is as it was, record for record.
+  taken = TakeBackLog("/b/.fastcuda", log_path, objects, fs);
+  CHECK(PutBackLog("/b/.fastcuda", "/b", log_path, objects, taken, fs));
+  CHECK(*fs.Read(log_path) == handed + globs);
+
+  // A step ran (an intermediate under the graph directory, named relative to
+  // where Ninja runs, or the object): HandOverLog's to do.
+  for (const std::string& output : {std::string(".fastcuda/tu/a.ii"), std::string("a.o")}) {
+    taken = TakeBackLog("/b/.fastcuda", log_path, objects, fs);
+    const std::string before = *fs.Read(log_path);
+    fs.Append(log_path, FormatNinjaLogRecord(Record(200, 210, 1100, output, "cpp")));
+    CHECK_FALSE(PutBackLog("/b/.fastcuda", "/b", log_path, objects, taken, fs));
+    fs.Write(log_path, before);  // as if it had not run
+    CHECK(PutBackLog("/b/.fastcuda", "/b", log_path, objects, taken, fs));
+  }
+  // Ninja rewrote (recompacted) the log: all of it is new.
+  taken = TakeBackLog("/b/.fastcuda", log_path, objects, fs);
+  fs.Write(log_path, Log({Record(80, 99, 990, "a.o", kStep)}));
+  CHECK_FALSE(PutBackLog("/b/.fastcuda", "/b", log_path, objects, taken, fs));
+}
+
+TEST_CASE("no putting back where an object that was not handed over has its step's record") {
+  testing::FakeFileSystem fs;
+  const std::string log_path = "/b/.ninja_log";
+  SharedObject b = HashSharedObject("b.o", "nvcc -c b.cu -o b.o", "fastcuda step HOST_CC b.o");
+  fs.Write(log_path, Log({Record(80, 99, 990, "a.o", kStep)}));
+  SaveSharedObjects({AObject(), b}, "/b/.fastcuda", fs);
+  HandOverLog("/b/.fastcuda", log_path, All, 1000, {}, fs);
+  // b.o's steps ran in a build that handed nothing over (it failed elsewhere).
+  fs.Append(log_path,
+            FormatNinjaLogRecord({100, 120, 1100, "b.o", *NinjaCommandHash(7, "fastcuda step HOST_CC b.o")}));
+  TakenBack taken = TakeBackLog("/b/.fastcuda", log_path, {AObject(), b}, fs);
+  CHECK(taken.other_step_objects);
+  CHECK_FALSE(PutBackLog("/b/.fastcuda", "/b", log_path, {AObject(), b}, taken, fs));
+  // Nothing to put back where nothing was taken back.
+  CHECK_FALSE(PutBackLog("/b/.fastcuda", "/b", log_path, {AObject()}, TakenBack{}, fs));
 }
