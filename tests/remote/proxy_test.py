@@ -1,0 +1,134 @@
+"""Unit tests of FastCuda's remote client (src/remote/fastcuda_remote_proxy.py),
+run by the Python it was configured with (FASTCUDA_REMOTE_PYTHON): what it
+sends a server besides the protocol's requests, and what it keeps between
+steps. The server here is a gRPC server of the test's own that answers
+GetCapabilities and GetActionResult and records their metadata.
+
+usage: proxy_test.py PROXY_SOURCE"""
+import concurrent.futures
+import importlib.util
+import os
+import sys
+import tempfile
+import unittest
+
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # no log of the server's goodbye
+import grpc  # noqa: E402
+from buildgrid.common.protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2  # noqa: E402
+from buildgrid.common.protos.build.bazel.remote.execution.v2 import remote_execution_pb2_grpc as re_grpc  # noqa: E402
+
+spec = importlib.util.spec_from_file_location("proxy", sys.argv.pop(1))
+proxy = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(proxy)
+
+TOKEN = "s3cret"
+
+
+class Recorded:
+    """The metadata of each call the server answered, by method."""
+
+    def __init__(self):
+        self.calls = []
+
+    def check(self, name, context):
+        metadata = dict(context.invocation_metadata())
+        self.calls.append((name, metadata))
+        if metadata.get("authorization") != "Bearer " + TOKEN:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "no valid bearer token")
+
+
+class Capabilities(re_grpc.CapabilitiesServicer):
+    def __init__(self, recorded):
+        self.recorded = recorded
+
+    def GetCapabilities(self, request, context):
+        self.recorded.check("GetCapabilities", context)
+        return re_pb2.ServerCapabilities()
+
+
+class ActionCache(re_grpc.ActionCacheServicer):
+    def __init__(self, recorded):
+        self.recorded = recorded
+
+    def GetActionResult(self, request, context):
+        self.recorded.check("GetActionResult", context)
+        context.abort(grpc.StatusCode.NOT_FOUND, "not cached")
+
+
+class Step:
+    """What Client.rpc asks of a step."""
+    cancelled = False
+
+    def check(self):
+        pass
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.recorded = Recorded()
+        self.server = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=2))
+        re_grpc.add_CapabilitiesServicer_to_server(Capabilities(self.recorded), self.server)
+        re_grpc.add_ActionCacheServicer_to_server(ActionCache(self.recorded), self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+        self.scratch = tempfile.TemporaryDirectory()
+        self.environment = dict(os.environ)
+
+    def tearDown(self):
+        self.server.stop(None)
+        self.scratch.cleanup()
+        os.environ.clear()
+        os.environ.update(self.environment)
+
+    def client(self, **variables):
+        os.environ.update({"FASTCUDA_REMOTE_CONNECT_TIMEOUT": "5", "FASTCUDA_REMOTE_RETRIES": "0", **variables})
+        return proxy.Client(proxy.Config(f"grpc://127.0.0.1:{self.port}"))
+
+    def token_file(self, text):
+        path = os.path.join(self.scratch.name, "token")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def ask_cache(self, client):
+        client.connect()
+        return client.rpc(Step(), client.action_cache.GetActionResult,
+                          re_pb2.GetActionResultRequest(action_digest=proxy.digest_of(b"action")))
+
+    def test_token_and_headers_reach_every_call(self):
+        client = self.client(FASTCUDA_REMOTE_TOKEN_FILE=self.token_file(TOKEN + "\n"),
+                             FASTCUDA_REMOTE_HEADER="X-Team: cuda\nx-build-id:  42 ")
+        with self.assertRaises(grpc.RpcError) as raised:
+            self.ask_cache(client)
+        self.assertEqual(raised.exception.code(), grpc.StatusCode.NOT_FOUND)  # authorized: not cached
+        self.assertEqual([name for name, _ in self.recorded.calls], ["GetCapabilities", "GetActionResult"])
+        for _, metadata in self.recorded.calls:
+            self.assertEqual(metadata["authorization"], "Bearer " + TOKEN)
+            self.assertEqual(metadata["x-team"], "cuda")
+            self.assertEqual(metadata["x-build-id"], "42")
+            self.assertIn("build.bazel.remote.execution.v2.requestmetadata-bin", metadata)
+
+    def test_a_wrong_token_is_refused_by_the_server(self):
+        client = self.client(FASTCUDA_REMOTE_TOKEN_FILE=self.token_file("guess"))
+        with self.assertRaises(grpc.RpcError) as raised:
+            self.ask_cache(client)
+        self.assertEqual(raised.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+
+    def test_a_file_is_hashed_once_until_it_changes(self):
+        client = self.client()
+        path = os.path.join(self.scratch.name, "a.ii")
+        with open(path, "wb") as f:
+            f.write(b"int x;\n")
+        self.assertEqual(client.file_digest(path), proxy.digest_of(b"int x;\n"))
+        # Unchanged (path, size, mtime, inode): the digest it keeps, which a marked one shows.
+        key, _ = client.digests[path]
+        client.digests[path] = (key, proxy.digest_of(b"kept"))
+        self.assertEqual(client.file_digest(path), proxy.digest_of(b"kept"))
+        with open(path, "wb") as f:
+            f.write(b"int xy;\n")
+        os.utime(path, ns=(0, os.stat(path).st_mtime_ns + 10**9))
+        self.assertEqual(client.file_digest(path), proxy.digest_of(b"int xy;\n"))
+
+
+if __name__ == "__main__":
+    unittest.main()
