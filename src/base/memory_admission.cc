@@ -71,30 +71,35 @@ int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
   kind_ = request.kind;
   input_ = request.input;
   int64_t kib = request.guess;
+  bool started = false;
+  // Marks the step running where it may start; true where the ledger changed.
+  auto try_start = [&](MemoryLedger& ledger) {
+    auto own = std::find_if(ledger.entries.begin(), ledger.entries.end(),
+                            [&](const LedgerEntry& entry) { return entry.ticket == ticket_; });
+    // An entry lost with a damaged file: the step goes on rather than wait for nothing.
+    started = own == ledger.entries.end() || MayStart(ledger, ticket_, request.budget, hooks_.now_ms());
+    if (started && own != ledger.entries.end()) own->running = true;
+    return started;
+  };
   const bool queued = Update([&](MemoryLedger& ledger) {
     DropEnded(ledger, hooks_.start_of);
     kib = ExpectedPeak(ledger, request);
     const int64_t pid = hooks_.pid();
     ticket_ = JoinQueue(ledger, pid, hooks_.start_of(pid), kib, hooks_.now_ms()).ticket;
+    try_start(ledger);
     return true;
   });
   if (!queued) return kib;  // a file system without locks: the step goes on without the ledger
   // Short pauses first: a light step's turn often comes within milliseconds.
-  for (int64_t pause = 2;; pause = std::min<int64_t>(pause * 2, 50)) {
-    bool started = false;
+  for (int64_t pause = 2; !started; pause = std::min<int64_t>(pause * 2, 50)) {
+    hooks_.sleep_ms(pause);
     Update([&](MemoryLedger& ledger) {
       const size_t before = ledger.entries.size();
       DropEnded(ledger, hooks_.start_of);
-      auto own = std::find_if(ledger.entries.begin(), ledger.entries.end(),
-                              [&](const LedgerEntry& entry) { return entry.ticket == ticket_; });
-      // An entry lost with a damaged file: the step goes on rather than wait for nothing.
-      started = own == ledger.entries.end() || MayStart(ledger, ticket_, request.budget, hooks_.now_ms());
-      if (started && own != ledger.entries.end()) own->running = true;
-      return started || ledger.entries.size() != before;
+      return try_start(ledger) || ledger.entries.size() != before;
     });
-    if (started) return kib;
-    hooks_.sleep_ms(pause);
   }
+  return kib;
 }
 
 void MemoryAdmission::Leave(int64_t peak_kib) {

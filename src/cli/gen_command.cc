@@ -261,8 +261,9 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.files[ToolchainProgramsPath(options.out_dir)] = FormatProgramRecord(plan.programs);
   const StepMemory peaks = ReadPlannedPeaks(options.out_dir, fs);
   limits.peak_of_kind = PeaksByKind(plan.graphs, peaks);
+  const bool may_bind = BudgetMayBind(limits);
   for (const StepGraph& graph : plan.graphs) {
-    std::string text = BudgetMayBind(limits) ? StepPeaksText(graph, peaks) : "";
+    std::string text = may_bind ? StepPeaksText(graph, peaks) : "";
     if (text.empty()) generation.removed.push_back(StepPeaksPath(graph.work_dir));
     else generation.files[StepPeaksPath(graph.work_dir)] = text;
   }

@@ -252,10 +252,10 @@ std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
 /// plans with it.
 ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<std::string>& outputs,
                                const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
-                               LockFiles* locks, const AdmissionHooks& hooks) {
+                               LockFiles* locks, const AdmissionHooks* hooks) {
   std::optional<MemoryAdmission> admission;
   if (std::optional<MemoryRequest> request = locks ? MemoryRequestOf(options, outputs, fs) : std::nullopt) {
-    admission.emplace(*locks, fs, options.lock_dir, hooks);
+    admission.emplace(*locks, fs, options.lock_dir, hooks ? *hooks : ProcessAdmissionHooks(fs));
     admission->Enter(*request);
   }
   StepGate gate(locks);
@@ -503,8 +503,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   // it fails (TuRecord::landmarks).
   if (!options.stamp.empty()) fs.Remove(ResolvePath(options.cwd, options.stamp));
   const int64_t started = fs.ClockNow();  // what changes from now on, the program may not have read
-  ProcessResult result =
-      RunBesideOrAlone(options, outputs, spec, runner, fs, locks, hooks ? *hooks : ProcessAdmissionHooks(fs));
+  ProcessResult result = RunBesideOrAlone(options, outputs, spec, runner, fs, locks, hooks);
   ReportSignal(options, result);
   if (PrintsAfterRun(options)) PrintAfterRun(options, result, fs);
   if (!options.capture.empty()) {
