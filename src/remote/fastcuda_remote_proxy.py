@@ -45,6 +45,9 @@ BATCH_LIMIT = 3 << 20  # under gRPC's default 4 MiB message, for servers that do
 RPC_S = 120  # any one CAS or action-cache call
 DOWN_S = 30  # after the server was found unreachable, steps do not try it for this long
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
+# A server's refusal of the client's credentials: not transient, never
+# retried; the steps fall back (or fail) until the token changes.
+REFUSED = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
 
 
 class Failure(Exception):
@@ -84,19 +87,42 @@ class Config:
         self.retries = int(environment_float("FASTCUDA_REMOTE_RETRIES", 3))
         self.idle = environment_float("FASTCUDA_REMOTE_IDLE", 600)
         self.fallback = os.environ.get("FASTCUDA_REMOTE_FALLBACK", "on") != "off"
-        self.metadata = []
+        self.headers = []
         for line in os.environ.get("FASTCUDA_REMOTE_HEADER", "").split("\n"):
             if line.strip():
                 name, _, value = line.partition(":")
-                self.metadata.append((name.strip().lower(), value.strip()))
-        token_file = os.environ.get("FASTCUDA_REMOTE_TOKEN_FILE")
-        if token_file:
-            with open(token_file) as f:
-                self.metadata.append(("authorization", "Bearer " + f.read().strip()))
+                self.headers.append((name.strip().lower(), value.strip()))
         request_metadata = re_pb2.RequestMetadata(tool_details=re_pb2.ToolDetails(tool_name="fastcuda"),
                                                   tool_invocation_id=str(uuid.uuid4()))
-        self.metadata.append(("build.bazel.remote.execution.v2.requestmetadata-bin",
-                              request_metadata.SerializeToString()))
+        self.headers.append(("build.bazel.remote.execution.v2.requestmetadata-bin",
+                             request_metadata.SerializeToString()))
+        self.token_file = os.environ.get("FASTCUDA_REMOTE_TOKEN_FILE", "")
+        self.token_key = None
+        self.metadata = self.headers
+        self.read_token()
+
+    def read_token(self):
+        """Reads the token file again where it changed (by size, mtime and
+        inode): a proxy lives as long as builds come, and tokens expire and
+        are renewed in place. True where the token changed."""
+        if not self.token_file:
+            return False
+        st = os.stat(self.token_file)
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if key == self.token_key:
+            return False
+        with open(self.token_file) as f:
+            self.metadata = self.headers + [("authorization", "Bearer " + f.read().strip())]
+        self.token_key = key
+        return True
+
+    def credentials(self):
+        """What the client sent to authenticate, for a refusal's message."""
+        if self.token_file:
+            return f"the token of FASTCUDA_REMOTE_TOKEN_FILE={self.token_file}"
+        if os.environ.get("FASTCUDA_REMOTE_HEADER", "").strip():
+            return "the headers of FASTCUDA_REMOTE_HEADER"
+        return "no credentials sent (FASTCUDA_REMOTE_TOKEN_FILE and FASTCUDA_REMOTE_HEADER are unset)"
 
     def channel(self):
         options = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
@@ -526,6 +552,11 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         client = self.client
         if not step.relative_paths():  # a step that names files outside its directory
             return ("local", "")
+        try:
+            if client.config.read_token():
+                client.down_until = 0.0  # a refusal was for the token before
+        except OSError as e:
+            return self.fallback_or_fail(f"FASTCUDA_REMOTE_TOKEN_FILE: {e}", quiet=False)
         now = time.monotonic()
         if now < client.down_until:
             return self.fallback_or_fail(client.down_reason, quiet=True)
@@ -539,12 +570,15 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             client.discard(step)
             rpc = isinstance(e, grpc.RpcError)
             why = f"{e.code().name}: {e.details()}" if rpc else str(e)
-            if not isinstance(e, Unreachable) and not (
+            if rpc and e.code() in REFUSED:
+                why = f"authentication refused ({why}); {client.config.credentials()}"
+            elif not isinstance(e, Unreachable) and not (
                     rpc and e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)):
                 log(f"{client.config.endpoint}: {' '.join(step.argv[:1] + step.outputs[:1])}: {why}")
                 return self.fallback_or_fail(why, quiet=False)
-            # The server is away: the steps after this one do not wait for it,
-            # and only the first says so.
+            # The server is away, or refuses the client's credentials: the
+            # steps after this one do not ask it (a refusal holds until the
+            # token file changes), and only the first says so.
             client.connected = False
             with self.state:
                 quiet = time.monotonic() < client.down_until

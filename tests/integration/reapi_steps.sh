@@ -6,8 +6,10 @@
 # on disk, tests/tools/reapi/server.yml.in); its bot (tests/tools/reapi/bot.py)
 # runs in a network namespace of its own, reaches the server over TCP through
 # a veth pair and runs each action in a fresh directory, so every input and
-# output travels through the CAS. Two TUs for sm_80 through `fastcuda build
-# --compdb` (3 device steps each: cicc, ptxas, fatbinary):
+# output travels through the CAS. The server takes only calls with a JWT
+# (BuildGrid's jwt authorization, HS256): the bot sends its own, the builds
+# theirs through FASTCUDA_REMOTE_TOKEN_FILE. Two TUs for sm_80 through
+# `fastcuda build --compdb` (3 device steps each: cicc, ptxas, fatbinary):
 #  cold         every device edge's command is fastcuda-remote's; every device
 #               step runs on the bot and misses; objects equal nvcc's;
 #               `fastcuda report` counts the misses per step kind
@@ -19,6 +21,12 @@
 #               TLS port with FASTCUDA_REMOTE_TLS_CA naming its certificate:
 #               every step hits; without the CA (fallback off) the build fails
 #               with one line naming the endpoint, no object
+#  auth         the token file rewritten with a token of another secret, under
+#               the running proxy: the steps run locally with one line naming
+#               the endpoint and the refusal (UNAUTHENTICATED), nvcc's objects;
+#               with no token and the fallback off the build fails at once
+#               with that line, no object; the valid token written back: every
+#               step hits again
 #  broken cache a's PTX corrupted in the CAS (digest mismatch) and b's cubin
 #               removed from it, both under action-cache entries: after `ninja
 #               -t clean` each is run again with the cache skipped (never
@@ -77,6 +85,9 @@ if openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext
   -keyout "$scratch/tls.key" -out "$scratch/tls.crt" > /dev/null 2>&1; then
   tls_key=$scratch/tls.key tls_cert=$scratch/tls.crt
 fi
+# The server's JWT secret (the bot's token, $jwt_secret.token, is made from it)
+jwt_secret=$scratch/jwt.secret
+head -c 32 /dev/urandom | base64 > "$jwt_secret"
 source "$tools/fixture.sh"
 # Root in a container without CAP_NET_ADMIN cannot.
 ip netns add "$netns" 2> "$scratch/netns.log" || skip "cannot make a network namespace: $(head -n 1 "$scratch/netns.log")"
@@ -125,6 +136,8 @@ use_own_proxies
 export FASTCUDA_REMOTE_CONNECT_TIMEOUT=3 FASTCUDA_REMOTE_RETRIES=2 FASTCUDA_REMOTE_TIMEOUT=60 \
   FASTCUDA_REMOTE_IDLE=60 FASTCUDA_REMOTE_STATS=$scratch/stats
 touch "$scratch/stats"
+export FASTCUDA_REMOTE_TOKEN_FILE=$scratch/token
+jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
 remote=grpc://127.0.0.1:$port
 build_args=()
 build() {  # LOG [VARIABLE=VALUE...]: builds project/graph with FASTCUDA_REMOTE=$remote and the variables
@@ -193,6 +206,33 @@ if [ -n "$tls_cert" ]; then
 else
   echo "SKIP tls: no openssl to make a certificate"
 fi
+
+auth() {
+  local start real_secret=$jwt_secret
+  ninja -C "$project/graph" -t clean > /dev/null
+  # A token of another secret, renewed in place as an expired one would be:
+  # the proxy of the cases before reads it again
+  jwt_secret=$scratch/other.secret
+  head -c 32 /dev/urandom | base64 > "$jwt_secret" && jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
+  jwt_secret=$real_secret
+  build auth_wrong.log && same_as_nvcc || { echo "  the build failed:"; tail -n 5 "$scratch/auth_wrong.log"; return 1; }
+  [ "$(grep -c "^fastcuda-remote: $remote: authentication refused (UNAUTHENTICATED: .*); the token of FASTCUDA_REMOTE_TOKEN_FILE=$FASTCUDA_REMOTE_TOKEN_FILE; running the step locally" \
+      "$scratch/auth_wrong.log")" = 1 ] ||
+    { echo "  not one refusal line:"; grep fastcuda-remote "$scratch/auth_wrong.log" || tail -n 5 "$scratch/auth_wrong.log"; return 1; }
+  ninja -C "$project/graph" -t clean > /dev/null
+  start=$SECONDS
+  ! build auth_none.log FASTCUDA_REMOTE_TOKEN_FILE= FASTCUDA_REMOTE_FALLBACK=off ||
+    { echo "  the build succeeded with no token"; return 1; }
+  [ $((SECONDS - start)) -le 10 ] || { echo "  the failing build took $((SECONDS - start)) s"; return 1; }
+  grep -q "^fastcuda-remote: $remote: authentication refused (UNAUTHENTICATED: .*); no credentials sent (.*)$" \
+    "$scratch/auth_none.log" || { echo "  no client error:"; tail -n 5 "$scratch/auth_none.log"; return 1; }
+  [ ! -e "$project/obj/a.o" ] && [ ! -e "$project/obj/b.o" ] || { echo "  an object is left"; return 1; }
+  jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
+  build auth_renewed.log && same_as_nvcc && reported 2 0 2 0 2 0 || { tail -n 5 "$scratch/auth_renewed.log"; return 1; }
+}
+check "auth: a token the server refuses runs the steps locally with one line naming it; none, fallback off, fails; renewed, all hit" \
+  auth
+jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"  # valid for the cases after, wherever auth stopped
 
 cas_file() { local hash; hash=$(sha256sum "$1" | cut -d' ' -f1); echo "$scratch/cas/cas/objects/${hash:0:2}/${hash:2}"; }
 work_file() { find "$project/graph" -name "$1" -not -name '.*' | head -n 1; }

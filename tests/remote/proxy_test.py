@@ -114,6 +114,40 @@ class ClientTest(unittest.TestCase):
             self.ask_cache(client)
         self.assertEqual(raised.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
 
+    def proxy(self, **variables):
+        server = proxy.Proxy(os.path.join(self.scratch.name, "socket"), self.client(**variables))
+        self.addCleanup(server.server_close)
+        return server
+
+    def step(self):
+        """A step of no files: what the server is asked for it stops at the action cache."""
+        return proxy.Step([self.scratch.name.encode(), b"", b"", b"/usr/bin", b"true"], None)
+
+    def test_a_refusal_falls_back_once_until_the_token_file_changes(self):
+        path = self.token_file("guess")
+        server = self.proxy(FASTCUDA_REMOTE_TOKEN_FILE=path, FASTCUDA_REMOTE_RETRIES="3")
+        endpoint = f"grpc://127.0.0.1:{self.port}"
+        self.assertEqual(server.answer(self.step()), (
+            "local", f"fastcuda-remote: {endpoint}: authentication refused (UNAUTHENTICATED: no valid bearer token); "
+            f"the token of FASTCUDA_REMOTE_TOKEN_FILE={path}; running the step locally "
+            "(FASTCUDA_REMOTE_FALLBACK=off fails instead)"))
+        # Not retried, and the next step neither asks nor says it again.
+        self.assertEqual(server.answer(self.step()), ("local", ""))
+        self.assertEqual([name for name, _ in self.recorded.calls], ["GetCapabilities"])
+        # The token renewed in place: the same proxy sends the new one.
+        self.token_file(TOKEN)
+        del self.recorded.calls[:]
+        server.answer(self.step())
+        self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls],
+                         [("GetCapabilities", "Bearer " + TOKEN), ("GetActionResult", "Bearer " + TOKEN)])
+
+    def test_no_token_fails_naming_the_settings(self):
+        server = self.proxy(FASTCUDA_REMOTE_FALLBACK="off")
+        self.assertEqual(server.answer(self.step()), (
+            "fail", f"fastcuda-remote: grpc://127.0.0.1:{self.port}: authentication refused (UNAUTHENTICATED: "
+            "no valid bearer token); no credentials sent (FASTCUDA_REMOTE_TOKEN_FILE and FASTCUDA_REMOTE_HEADER "
+            "are unset)"))
+
     def test_a_file_is_hashed_once_until_it_changes(self):
         client = self.client()
         path = os.path.join(self.scratch.name, "a.ii")

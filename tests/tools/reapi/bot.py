@@ -11,7 +11,10 @@ With --hold SECONDS it says `bot: holding lease ID` on stdout when it takes
 a lease and waits that long before running it, silent to the server: the
 test kills it there, as a machine lost while it holds a step.
 
-usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS]
+With --token-file FILE it sends `authorization: Bearer TOKEN`, the file's
+text, with every call (a server that checks JWTs).
+
+usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS] [--token-file FILE]
 """
 import argparse
 import io
@@ -92,9 +95,10 @@ def main():
     ap.add_argument("--instance", default="")
     ap.add_argument("--workdir", default=tempfile.gettempdir())
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--token-file")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
-    channel, _ = setup_channel(a.remote)
+    channel, _ = setup_channel(a.remote, auth_token=a.token_file)
     stub = bots_pb2_grpc.BotsStub(channel)
     session = bots_pb2.BotSession(bot_id=f"{socket.gethostname()}-{os.getpid()}", status=BOT_OK)
     # Under 3.75 s the server does not long-poll for a first lease (it waits

@@ -9,7 +9,9 @@
 # (a Python with buildgrid and psycopg2), pg_bin (PostgreSQL's bin directory);
 # optionally bots (how many namespaces, 1 to 4), threads (the server's, 10),
 # pool (its database connections, 5), tls_key and tls_cert (PEM files: the
-# server also listens over TLS on 127.0.0.1:$tls_port).
+# server also listens over TLS on 127.0.0.1:$tls_port), jwt_secret (a file:
+# the server takes only calls with a JWT signed with it, HS256, and the bots
+# send $jwt_secret.token; jwt_token FILE [SECONDS] writes another).
 # Then: start_network, start_postgres, start_server, start_bot [N [OPTIONS]]
 # (bot_cpus=LIST pins the bot with taskset; bot_key=SUFFIX keeps several
 # bots of namespace N apart),
@@ -81,8 +83,14 @@ start_server() {
   for n in $(seq "$bots"); do
     channels+="  - !channel  # bot $n's, from its network namespace"$'\n'"    address: \"$(host_addr "$n"):$port\""$'\n'"    insecure-mode: true"$'\n'
   done
+  local authorization=$'authorization:\n  method: none'
+  if [ -n "${jwt_secret:-}" ]; then
+    authorization=$'authorization:\n  method: jwt\n  algorithm: hs256\n'"  secret: $jwt_secret"
+    jwt_token "$jwt_secret.token" || return 1
+  fi
   mkdir -p "$scratch/cas"
-  awk -v channels="$channels" '$0 == "@BOT_CHANNELS@" { printf "%s", channels; next } { print }' "$tools/server.yml.in" |
+  awk -v channels="$channels" -v authorization="$authorization" '$0 == "@BOT_CHANNELS@" { printf "%s", channels; next }
+    $0 == "@AUTHORIZATION@" { print authorization; next } { print }' "$tools/server.yml.in" |
     sed -e "s|@PORT@|$port|g" -e "s|@DATABASE@|$database|g" -e "s|@CAS@|$scratch/cas|g" \
       -e "s|@THREADS@|$threads|g" -e "s|@POOL@|$pool|g" > "$scratch/server.yml"
   [ -n "$pg_migrated" ] || "${bgd[@]}" migrate apply "$database" > "$scratch/migrate.log" 2>&1 || return 1
@@ -95,6 +103,12 @@ start_server() {
   for n in $(seq "$bots"); do wait_for 30 listening "$port" "$(host_addr "$n")" || return 1; done
 }
 pg_migrated=''
+jwt_token() {  # FILE [SECONDS]: a token signed with $jwt_secret, valid for SECONDS (3600), written to FILE
+  "$py" -c 'import jwt, sys, time
+secret = open(sys.argv[1]).read().strip()
+print(jwt.encode({"sub": "fastcuda-test", "exp": int(time.time()) + int(sys.argv[2])}, secret, algorithm="HS256"))' \
+    "$jwt_secret" "${2:-3600}" > "$1.new" && mv "$1.new" "$1"
+}
 stop_server() {  # as if its machine were lost
   kill -KILL "$server_pid" && wait "$server_pid" 2> /dev/null || true
   server_pid=''
@@ -108,6 +122,7 @@ start_bot() {  # [N [BOT OPTIONS...]]: a bot in namespace N (1), once it has a s
   before=$(sessions)
   ip netns exec "$(netns "$n")" ${bot_cpus:+taskset -c "$bot_cpus"} "$py" "$tools/bot.py" \
     --remote "http://$(host_addr "$n"):$port" --log "$scratch/bot.log" --workdir "$scratch/bot$n-${#bot_pids[@]}" \
+    ${jwt_secret:+--token-file "$jwt_secret.token"} \
     "$@" >> "$scratch/bot.out" 2>&1 &
   bot_pids[$n${bot_key:-}]=$!
   wait_for 30 sessions_over "$before"
