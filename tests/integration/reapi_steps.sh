@@ -21,12 +21,14 @@
 #               TLS port with FASTCUDA_REMOTE_TLS_CA naming its certificate:
 #               every step hits; without the CA (fallback off) the build fails
 #               with one line naming the endpoint, no object
-#  auth         the token file rewritten with a token of another secret, under
-#               the running proxy: the steps run locally with one line naming
-#               the endpoint and the refusal (UNAUTHENTICATED), nvcc's objects;
+#  auth         a's steps again (`ninja -t clean` of its object), the token
+#               file rewritten with a token of another secret under the
+#               running proxy: they run locally with one line naming the
+#               endpoint and the refusal (UNAUTHENTICATED), nvcc's objects;
 #               with no token and the fallback off the build fails at once
-#               with that line, no object; the valid token written back: every
-#               step hits again
+#               with that line, no object; the valid token written back: they
+#               hit; b's steps again with the token as FASTCUDA_REMOTE_HEADER's
+#               `Authorization: Bearer ...` (fallback off): they hit
 #  broken cache a's PTX corrupted in the CAS (digest mismatch) and b's cubin
 #               removed from it, both under action-cache entries: after `ninja
 #               -t clean` each is run again with the cache skipped (never
@@ -207,9 +209,10 @@ else
   echo "SKIP tls: no openssl to make a certificate"
 fi
 
-auth() {
+clean_tu() { ninja -C "$project/graph" -t clean "$project/obj/$1.o" > /dev/null; }  # TU: its steps to run again
+auth() {  # a's steps, then b's: each build runs 3 device steps
   local start real_secret=$jwt_secret
-  ninja -C "$project/graph" -t clean > /dev/null
+  clean_tu a
   # A token of another secret, renewed in place as an expired one would be:
   # the proxy of the cases before reads it again
   jwt_secret=$scratch/other.secret
@@ -219,18 +222,23 @@ auth() {
   [ "$(grep -c "^fastcuda-remote: $remote: authentication refused (UNAUTHENTICATED: .*); the token of FASTCUDA_REMOTE_TOKEN_FILE=$FASTCUDA_REMOTE_TOKEN_FILE; running the step locally" \
       "$scratch/auth_wrong.log")" = 1 ] ||
     { echo "  not one refusal line:"; grep fastcuda-remote "$scratch/auth_wrong.log" || tail -n 5 "$scratch/auth_wrong.log"; return 1; }
-  ninja -C "$project/graph" -t clean > /dev/null
+  clean_tu a
   start=$SECONDS
   ! build auth_none.log FASTCUDA_REMOTE_TOKEN_FILE= FASTCUDA_REMOTE_FALLBACK=off ||
     { echo "  the build succeeded with no token"; return 1; }
   [ $((SECONDS - start)) -le 10 ] || { echo "  the failing build took $((SECONDS - start)) s"; return 1; }
   grep -q "^fastcuda-remote: $remote: authentication refused (UNAUTHENTICATED: .*); no credentials sent (.*)$" \
     "$scratch/auth_none.log" || { echo "  no client error:"; tail -n 5 "$scratch/auth_none.log"; return 1; }
-  [ ! -e "$project/obj/a.o" ] && [ ! -e "$project/obj/b.o" ] || { echo "  an object is left"; return 1; }
+  [ ! -e "$project/obj/a.o" ] || { echo "  an object is left"; return 1; }
   jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
-  build auth_renewed.log && same_as_nvcc && reported 2 0 2 0 2 0 || { tail -n 5 "$scratch/auth_renewed.log"; return 1; }
+  build auth_renewed.log && same_as_nvcc && reported 1 0 1 0 1 0 || { tail -n 5 "$scratch/auth_renewed.log"; return 1; }
+  # The token as FASTCUDA_REMOTE_HEADER's header instead
+  clean_tu b
+  build auth_header.log FASTCUDA_REMOTE_TOKEN_FILE= FASTCUDA_REMOTE_FALLBACK=off \
+    FASTCUDA_REMOTE_HEADER="Authorization: Bearer $(cat "$FASTCUDA_REMOTE_TOKEN_FILE")" &&
+    same_as_nvcc && reported 1 0 1 0 1 0 || { tail -n 5 "$scratch/auth_header.log"; return 1; }
 }
-check "auth: a token the server refuses runs the steps locally with one line naming it; none, fallback off, fails; renewed, all hit" \
+check "auth: a token refused runs a's steps locally, one line naming it; none, fallback off, fails; renewed or as a header, all hit" \
   auth
 jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"  # valid for the cases after, wherever auth stopped
 
