@@ -10,7 +10,9 @@ what a per-step process would redo for every step:
 * the digests of the files it has read, by path, size, mtime and inode:
   a file that many steps read is hashed once;
 * the digests it knows to be in the CAS (uploaded or found), so an input
-  that is already there is not asked for again.
+  that is already there is not asked for again;
+* the token of FASTCUDA_REMOTE_TOKEN_FILE, read again when the file
+  changes (tokens expire and are renewed in place).
 
 Per step: the action cache first (GetActionResult), then FindMissingBlobs,
 the missing blobs uploaded (small ones batched with BatchUpdateBlobs,
@@ -99,7 +101,10 @@ class Config:
         self.token_file = os.environ.get("FASTCUDA_REMOTE_TOKEN_FILE", "")
         self.token_key = None
         self.metadata = self.headers
-        self.read_token()
+        try:
+            self.read_token()
+        except OSError:
+            pass  # each step says so (Proxy.answer) until the file is there
 
     def read_token(self):
         """Reads the token file again where it changed (by size, mtime and
@@ -556,7 +561,7 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             if client.config.read_token():
                 client.down_until = 0.0  # a refusal was for the token before
         except OSError as e:
-            return self.fallback_or_fail(f"FASTCUDA_REMOTE_TOKEN_FILE: {e}", quiet=False)
+            return self.away(f"FASTCUDA_REMOTE_TOKEN_FILE={client.config.token_file}: {e.strerror}")
         now = time.monotonic()
         if now < client.down_until:
             return self.fallback_or_fail(client.down_reason, quiet=True)
@@ -576,16 +581,20 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                     rpc and e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)):
                 log(f"{client.config.endpoint}: {' '.join(step.argv[:1] + step.outputs[:1])}: {why}")
                 return self.fallback_or_fail(why, quiet=False)
-            # The server is away, or refuses the client's credentials: the
-            # steps after this one do not ask it (a refusal holds until the
-            # token file changes), and only the first says so.
-            client.connected = False
-            with self.state:
-                quiet = time.monotonic() < client.down_until
-                client.down_until = time.monotonic() + DOWN_S
-                client.down_reason = why
-            log(f"{client.config.endpoint}: {why} (the server is not tried for {DOWN_S} s)")
-            return self.fallback_or_fail(why, quiet)
+            return self.away(why)
+
+    def away(self, why):
+        """The server is away, refuses the client's credentials, or there
+        are none to send: the steps after this one do not ask it (a refusal
+        holds until the token file changes), and only the first says so."""
+        client = self.client
+        client.connected = False
+        with self.state:
+            quiet = time.monotonic() < client.down_until
+            client.down_until = time.monotonic() + DOWN_S
+            client.down_reason = why
+        log(f"{client.config.endpoint}: {why} (the server is not tried for {DOWN_S} s)")
+        return self.fallback_or_fail(why, quiet)
 
 
 def frame(data):

@@ -141,6 +141,19 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls],
                          [("GetCapabilities", "Bearer " + TOKEN), ("GetActionResult", "Bearer " + TOKEN)])
 
+    def test_a_token_file_not_there_falls_back_once_until_it_is(self):
+        path = os.path.join(self.scratch.name, "token")
+        server = self.proxy(FASTCUDA_REMOTE_TOKEN_FILE=path)
+        self.assertEqual(server.answer(self.step()), (
+            "local", f"fastcuda-remote: grpc://127.0.0.1:{self.port}: FASTCUDA_REMOTE_TOKEN_FILE={path}: "
+            "No such file or directory; running the step locally (FASTCUDA_REMOTE_FALLBACK=off fails instead)"))
+        self.assertEqual(server.answer(self.step()), ("local", ""))
+        self.assertEqual(self.recorded.calls, [])
+        self.token_file(TOKEN)
+        server.answer(self.step())
+        self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls],
+                         [("GetCapabilities", "Bearer " + TOKEN), ("GetActionResult", "Bearer " + TOKEN)])
+
     def test_no_token_fails_naming_the_settings(self):
         server = self.proxy(FASTCUDA_REMOTE_FALLBACK="off")
         self.assertEqual(server.answer(self.step()), (
