@@ -248,6 +248,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.capture_output = options.launcher_builds;
   manifest.jobs = limits.jobs;
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
+  generation.ninja_sees_every_read = std::all_of(plan.graphs.begin(), plan.graphs.end(), NinjaSeesEveryRead);
   generation.dry_run_files = DryRunDyndepFiles(plan.graphs, manifest, generation.files);
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";

@@ -40,6 +40,8 @@ struct Generation {
   /// Besides the entries: what a change of must plan anew (fastcuda, the nvcc
   /// binaries, the response files).
   std::vector<std::string> inputs;
+  /// Every graph's object has Ninja record what its steps read (NinjaSeesEveryRead).
+  bool ninja_sees_every_read = true;
 };
 
 /// The context of this process and machine, asked through `io`.

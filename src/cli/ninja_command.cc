@@ -17,6 +17,7 @@
 #include "src/cli/first_phase.h"
 #include "src/cli/lookup_pass.h"
 #include "src/cli/ninja_rewrite.h"
+#include "src/cli/noop_check.h"
 #include "src/cli/run_ninja.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/log_handover.h"
@@ -159,6 +160,8 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
       }
       return status;
     }
+  } else if (!tool) {
+    if (std::optional<int> status = PlainNinjaFindsNothingToDo(arguments, out_dir, ninja, io)) return *status;
   }
   // The shared objects of the rewrite (none read for a tool, which leaves Ninja's log alone).
   std::vector<SharedObject> objects = tool ? std::vector<SharedObject>{} : LoadSharedObjects(out_dir, disk);
@@ -210,8 +213,11 @@ int NinjaMain(const std::vector<std::string>& args, const CommandIo& io) {
     RememberBuild(out_dir, io);
     // A failed or stopped build may leave an object half written with no record
     // of its step (a compiler killed): none is handed over, not even as it was.
-    if (status == 0)
+    if (status == 0) {
       HandOverLog(out_dir, log, BuiltObjects(arguments, io), build_start, taken_back.handovers, disk);
+      // The next no-op check reads the files the steps read from the index, not the logs.
+      if (disk.IsFile(NoopCheckPath(out_dir))) IndexReadFiles(out_dir, arguments.dir, disk);
+    }
   }
   SkipRecordsOfNoBuild(out_dir, io);
   return status;

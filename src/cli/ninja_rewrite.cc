@@ -15,6 +15,7 @@
 #include "src/base/shell_words.h"
 #include "src/cli/build_command.h"
 #include "src/cli/commands.h"
+#include "src/cli/noop_check.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/nvcc/step.h"
@@ -255,6 +256,16 @@ PlannedRewrite PlanRewrite(const Manifest& manifest, const NinjaArguments& argum
   }
   rewrite.key = RewriteKey(arguments, options, io.environment);
   rewrite.ninja_log = NinjaLogOf(manifest, arguments.dir);
+  if (generation.ninja_sees_every_read) {
+    const NoopCheck check = NoopCheckOf(manifest, arguments, generation.inputs, io.fs);
+    std::optional<std::string> regeneration = NoopRegenerationText(manifest, arguments);
+    if (check.regeneration != ManifestRegeneration::kAlways || regeneration) {
+      rewrite.noop_check = FormatNoopCheck(check);
+      rewrite.noop_probes[kNoopProbeName] = NoopProbeText(manifest, arguments);
+      if (check.regeneration == ManifestRegeneration::kAlways)
+        rewrite.noop_probes[kNoopRegenerationName] = *regeneration;
+    }
+  }
   return rewrite;
 }
 
@@ -270,6 +281,13 @@ void WriteRewrite(const PlannedRewrite& rewrite, const std::string& out_dir, Wri
   fs.Symlink(SelfExecutable(), SelfAsNinjaPath(out_dir));
   fs.Write(RewriteKeyPath(out_dir), rewrite.key);
   fs.Write(NinjaLogSourcePath(out_dir), rewrite.ninja_log);
+  for (const char* name : {kNoopProbeName, kNoopRegenerationName}) {
+    auto probe = rewrite.noop_probes.find(name);
+    if (probe == rewrite.noop_probes.end()) fs.Remove(out_dir + "/" + name);
+    else WriteIfChanged(fs, out_dir + "/" + probe->first, probe->second);
+  }
+  if (rewrite.noop_check.empty()) fs.Remove(NoopCheckPath(out_dir));
+  else fs.Write(NoopCheckPath(out_dir), rewrite.noop_check);
 }
 
 int RewriteManifest(const NinjaArguments& arguments, const CommandIo& io, bool report) {

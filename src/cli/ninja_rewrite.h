@@ -64,6 +64,10 @@ struct PlannedRewrite {
   std::vector<SharedObject> shared_objects;  ///< SaveSharedObjects
   std::string key;                           ///< RewriteKey, at RewriteKeyPath
   std::string ninja_log;                     ///< the manifest's Ninja log, at NinjaLogSourcePath
+  /// Where plain ninja may tell a no-op (PlainNinjaFindsNothingToDo): the
+  /// texts of NoopCheckPath and of the probe manifests by name (none: nowhere).
+  std::string noop_check;
+  std::map<std::string, std::string> noop_probes;
 };
 
 /// Plans the rewrite of `manifest` (read from `arguments.dir`): its nvcc

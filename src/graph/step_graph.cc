@@ -441,4 +441,25 @@ bool HandDepfileToNinja(StepGraph& graph) {
   return true;
 }
 
+bool NinjaSeesEveryRead(const StepGraph& graph) {
+  if (graph.final_outputs.empty()) return false;
+  std::optional<size_t> object = StepWriting(graph, graph.final_outputs.front());
+  if (!object || graph.steps[*object].ninja_depfile_from.empty()) return false;
+  // What the steps read that Ninja knows: the generator's edge names it, or a step writes it.
+  std::set<std::string> known = {ResolvePath(graph.cwd, graph.source)};
+  for (const std::string& input : graph.implicit_inputs) known.insert(ResolvePath(graph.cwd, input));
+  for (const GraphStep& step : graph.steps) {
+    for (const std::string& output : step.outputs) known.insert(ResolvePath(graph.cwd, output));
+    if (!step.kept_depfile.empty()) known.insert(ResolvePath(graph.cwd, step.kept_depfile));
+  }
+  return std::all_of(graph.steps.begin(), graph.steps.end(), [&](const GraphStep& step) {
+    const bool reads_headers = !step.depfile.empty() && step.line_table_ptx.empty();
+    return !step.reruns_always && step.cache.result.empty() &&
+           (!reads_headers || !step.kept_depfile.empty()) &&
+           std::all_of(step.inputs.begin(), step.inputs.end(), [&](const std::string& input) {
+             return known.contains(ResolvePath(graph.cwd, input));
+           });
+  });
+}
+
 }  // namespace fastcuda

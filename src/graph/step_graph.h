@@ -145,6 +145,17 @@ bool HandDepfileToNinja(StepGraph& graph);
 /// object comes from no step that `fastcuda step` runs.
 bool HandEmptyDepfileToNinja(StepGraph& graph);
 
+/// Whether Ninja's deps log, once the steps ran, names for the graph's
+/// object every file they read that the generator's edge does not name
+/// itself (its source, its implicit inputs): the user's depfile is merged
+/// from every depfile of a step that reads headers (HandDepfileToNinja),
+/// and no step reads another file from outside. Then whatever would rerun
+/// a step makes plain ninja rerun the generator's edge too, and plain ninja
+/// can tell that a build of the steps has nothing to do. Not where a step
+/// reruns always, nvcc runs whole or a whole-call cache decides (its dyndep
+/// files name what Ninja learns only as it runs).
+bool NinjaSeesEveryRead(const StepGraph& graph);
+
 /// The index of the last step of `graph` that writes `path`, if any.
 std::optional<size_t> StepWriting(const StepGraph& graph, const std::string& path);
 

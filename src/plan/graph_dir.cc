@@ -53,6 +53,7 @@ std::string GraphDirOfStepLocks(const std::string& lock_dir) {
 }
 std::string KeptFilesPath(const std::string& dir) { return dir + "/kept-files"; }
 std::string SourceReadsPath(const std::string& dir) { return dir + "/source-reads.tsv"; }
+std::string ReadFilesPath(const std::string& dir) { return dir + "/read-files.tsv"; }
 std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cache.json"; }
 std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
 std::string ToolchainProgramsPath(const std::string& dir) { return dir + "/toolchain-programs.json"; }
@@ -82,6 +83,7 @@ std::string RewriteKeyPath(const std::string& dir) { return dir + "/ninja-key"; 
 std::string SelfAsNinjaPath(const std::string& dir) { return dir + "/bin/ninja"; }
 std::string SharedObjectsPath(const std::string& dir) { return dir + "/shared-objects.json"; }
 std::string HandoversPath(const std::string& dir) { return dir + "/log-handovers.json"; }
+std::string NoopCheckPath(const std::string& dir) { return dir + "/noop-check"; }
 std::string BuildStartPath(const std::string& dir) { return dir + "/build-start"; }
 std::string SourceTimesPath(const std::string& history_dir, const std::string& source_path) {
   return history_dir + "/" + std::filesystem::path(source_path).filename().string() + "-" +

@@ -52,8 +52,10 @@ std::string FailureNotePath(const std::string& work_dir);
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
 std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine
-std::string StepTempRoot(const std::string& dir);       ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
-std::string StepLocksDir(const std::string& dir);       ///< `step-locks/`: StepGate, MemoryAdmission
+/// `read-files.tsv`: the earliest start of a step that read each file (SourcesChangedSinceRead).
+std::string ReadFilesPath(const std::string& dir);
+std::string StepTempRoot(const std::string& dir);  ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
+std::string StepLocksDir(const std::string& dir);  ///< `step-locks/`: StepGate, MemoryAdmission
 /// The graph directory whose StepLocksDir is `lock_dir`.
 std::string GraphDirOfStepLocks(const std::string& lock_dir);
 std::string KeptFilesPath(const std::string& dir);    ///< `kept-files`, see FormatKeptFiles
@@ -117,6 +119,9 @@ std::string SharedObjectsPath(const std::string& dir);
 std::string HandoversPath(const std::string& dir);
 /// `build-start`: stamped as the rewrite's Ninja starts (BuildStart).
 std::string BuildStartPath(const std::string& dir);
+/// `noop-check`: the files the rewrite's copy was made from, one a line,
+/// where plain ninja may judge a no-op (PlainNinjaFindsNothingToDo).
+std::string NoopCheckPath(const std::string& dir);
 
 /// The step history's directory (StepHistoryDir) holds one file a source
 /// (SourceTimesPath: its name and a hash of its path) and `forgotten-on`,

@@ -1,6 +1,7 @@
 #include "src/plan/source_reads.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "src/base/ninja_log.h"
@@ -35,6 +36,39 @@ void CompactReadsLog(const std::string& path, const std::string& text,
   std::string compact;
   for (const auto& [output, time] : started) compact += SourceReadLine(time, output);
   fs.Write(path, compact);
+}
+
+/// What ReadFilesPath's index was made from: the sizes and mtimes of the
+/// deps log and the starts, which are appended to (or compacted), never
+/// rewritten as they were.
+std::string ReadLogsIdentity(const std::string& deps_path, const std::string& reads_path,
+                             const WritableFileSystem& fs) {
+  std::string identity = "made from";
+  for (const std::string& path : {deps_path, reads_path}) {
+    std::optional<std::filesystem::file_time_type> mtime = fs.MTime(path);
+    identity += " " + std::to_string(fs.Size(path).value_or(0)) + " " +
+                std::to_string(mtime ? mtime->time_since_epoch().count() : 0);
+  }
+  return identity + "\n";
+}
+
+/// The earliest start of a step in `started` that read each file (absolute)
+/// as the deps log says.
+std::map<std::string, int64_t> EarliestReads(const NinjaDepsLog& deps,
+                                             const std::map<std::string, int64_t>& started,
+                                             const std::string& ninja_dir) {
+  std::map<int32_t, int64_t> earliest;
+  for (const auto& [output, inputs] : deps.inputs_of) {
+    auto start = started.find(deps.paths[output]);
+    if (start == started.end()) continue;
+    for (int32_t input : inputs) {
+      auto [it, inserted] = earliest.emplace(input, start->second);
+      if (!inserted) it->second = std::min(it->second, start->second);
+    }
+  }
+  std::map<std::string, int64_t> by_path;
+  for (const auto& [input, start] : earliest) by_path[ResolvePath(ninja_dir, deps.paths[input])] = start;
+  return by_path;
 }
 
 }  // namespace
@@ -87,6 +121,29 @@ std::vector<std::string> RereadChangedSources(const std::string& dir, const std:
     for (const std::string& output : reread) fs.Remove(ResolvePath(ninja_dir, output));
   }
   return reread;
+}
+
+std::string IndexReadFiles(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs) {
+  const std::string reads_path = SourceReadsPath(dir);
+  const std::string deps_path = NinjaDepsLogBeside(GraphNinjaLogPath(dir, fs));
+  const std::string identity = ReadLogsIdentity(deps_path, reads_path, fs);
+  std::string index = fs.Read(ReadFilesPath(dir)).value_or("");
+  if (index.starts_with(identity)) return index.substr(identity.size());
+  const std::map<std::string, int64_t> earliest =
+      EarliestReads(ParseNinjaDepsLog(fs.Read(deps_path).value_or("")),
+                    ParseSourceReads(fs.Read(reads_path).value_or("")), ninja_dir);
+  std::string lines;
+  for (const auto& [path, start] : earliest) lines += SourceReadLine(start, path);
+  fs.Write(ReadFilesPath(dir), identity + lines);
+  return lines;
+}
+
+bool SourcesChangedSinceRead(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs) {
+  for (const auto& [path, start] : ParseSourceReads(IndexReadFiles(dir, ninja_dir, fs))) {
+    std::optional<int64_t> changed = fs.ChangeTime(path);
+    if (!changed || *changed >= start) return true;
+  }
+  return false;
 }
 
 }  // namespace fastcuda

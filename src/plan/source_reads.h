@@ -38,4 +38,15 @@ std::vector<std::string> StepsToReread(const NinjaDepsLog& deps,
 std::vector<std::string> RereadChangedSources(const std::string& dir, const std::string& ninja_dir,
                                               WritableFileSystem& fs);
 
+/// The earliest start of a step that read each file (absolute), as
+/// SourceReadLine lines: kept in `dir`'s ReadFilesPath, made from the deps
+/// log and the starts, and made again where either has changed since.
+std::string IndexReadFiles(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs);
+
+/// Whether RereadChangedSources would find a step to rerun, changing
+/// nothing but the index (IndexReadFiles): for the check that a build has
+/// nothing to do, which then reads neither log and stats each file once,
+/// however many steps read it.
+bool SourcesChangedSinceRead(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs);
+
 }  // namespace fastcuda

@@ -240,6 +240,30 @@ TEST_CASE("for Ninja's deps = gcc without a user depfile, the object's step hand
   CHECK_FALSE(HandEmptyDepfileToNinja(with));  // the user's depfile goes to Ninja instead
 }
 
+TEST_CASE("Ninja sees every read where the object's depfile merges every header depfile and no other file") {
+  StepGraph graph = Graph("depfile", {}, {"obj/kernel.o", true});
+  graph.source = "kernel.cu";
+  CHECK_FALSE(NinjaSeesEveryRead(graph));  // the merged depfile is not yet Ninja's
+  REQUIRE(HandDepfileToNinja(graph));
+  CHECK(NinjaSeesEveryRead(graph));
+  StepGraph reads_more = graph;  // a file the generator's edge does not name
+  reads_more.steps.front().inputs.push_back("flags.rsp");
+  CHECK_FALSE(NinjaSeesEveryRead(reads_more));
+  reads_more.implicit_inputs = {std::string(kProjectDir) + "/flags.rsp"};
+  CHECK(NinjaSeesEveryRead(reads_more));
+  StepGraph always = graph;
+  always.steps.back().reruns_always = true;
+  CHECK_FALSE(NinjaSeesEveryRead(always));
+  StepGraph unkept = graph;  // a step's headers that the merge leaves out
+  for (GraphStep& step : unkept.steps) step.kept_depfile.clear();
+  CHECK_FALSE(NinjaSeesEveryRead(unkept));
+  StepGraph empty = Graph("depfile", {}, {"", false});  // Meson 1.0: Ninja is handed no header
+  empty.steps.pop_back();
+  empty.source = "kernel.cu";
+  REQUIRE(HandEmptyDepfileToNinja(empty));
+  CHECK_FALSE(NinjaSeesEveryRead(empty));
+}
+
 TEST_CASE("-MMD leaves system headers out of the step depfiles") {
   StepGraph graph = Graph("depfile", {}, {"", false});
   for (const GraphStep& step : graph.steps) {

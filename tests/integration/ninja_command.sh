@@ -18,7 +18,10 @@
 #  CMake     a project configured with -G Ninja and no FastCuda module: built
 #            split, objects equal a plain build's, no work after, an edit of
 #            CMakeLists.txt reruns CMake through its own edge and the new
-#            definition reaches the objects.
+#            definition reaches the objects; a no-op is plain Ninja's dry run
+#            of CMake's manifest (the rewrite not loaded), and a header edit,
+#            its undoing with cp -p, CPATH or a removed object still build;
+#            with CONFIGURE_DEPENDS globs a new source reruns CMake once.
 #
 # usage: ninja_command.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -456,18 +459,58 @@ check "CMake (no module): the first build weighed each TU's device code first, t
 cmake_no_work() { no_work "$scratch/cmake-fc2.log" "$scratch/cmake-fc"; }
 check "CMake (no module): a second fastcuda ninja runs no step, a third has no work" cmake_no_work
 
+# A build with nothing to do is told by plain Ninja's dry run of CMake's own
+# manifest (through .fastcuda/noop.ninja): no Ninja loads the rewrite with its
+# steps. What would rerun a step still builds, through the rewrite.
+cat > "$scratch/logging-ninja" <<SH
+#!/bin/sh
+echo "\$*" >> "$scratch/ninja-calls"
+exec $(command -v ninja) "\$@"
+SH
+chmod +x "$scratch/logging-ninja"
+logged_fc_ninja() {  # LOG: fastcuda ninja of the CMake build, each Ninja it runs in ninja-calls
+  : > "$scratch/ninja-calls"
+  FASTCUDA_NINJA="$scratch/logging-ninja" fc_ninja "$1" "$scratch/cmake-fc"
+}
+ran_rewrite() { grep -q -- '-f \.fastcuda/build\.ninja' "$scratch/ninja-calls"; }
+cmake_noop_by_plain_ninja() {
+  logged_fc_ninja "$scratch/noop-plain.log" && grep -q "no work to do" "$scratch/noop-plain.log" &&
+    ! ran_rewrite && grep -q -- '-f \.fastcuda/noop\.ninja -n' "$scratch/ninja-calls" &&
+    [ "$(wc -l < "$scratch/ninja-calls")" = 1 ]
+}
+check "CMake (no module): a no-op is plain Ninja's dry run of CMake's manifest alone; the rewrite is not loaded" \
+  cmake_noop_by_plain_ninja
+cmake_noop_then_edits() {
+  sleep 1
+  cp -p "$project/include/kern.cuh" "$scratch/kern.cuh.saved"
+  sed -i 's/2\.f/4.f/' "$project/include/kern.cuh"
+  logged_fc_ninja "$scratch/noop-edit.log" && ran_rewrite && ran_split "$scratch/noop-edit.log" a.cu b.cu &&
+    logged_fc_ninja "$scratch/noop-edit2.log" && ! ran_rewrite &&
+    cp -p "$scratch/kern.cuh.saved" "$project/include/kern.cuh" &&  # the old text, with its older mtime
+    logged_fc_ninja "$scratch/noop-restore.log" && ran_rewrite && ran_split "$scratch/noop-restore.log" a.cu b.cu &&
+    CPATH="$project/include" logged_fc_ninja "$scratch/noop-cpath.log" && ran_rewrite &&
+    ran_split "$scratch/noop-cpath.log" a.cu b.cu && logged_fc_ninja "$scratch/noop-cpath2.log" && ran_rewrite &&
+    rm "$scratch/cmake-fc/CMakeFiles/kern.dir/b.cu.o" && logged_fc_ninja "$scratch/noop-rm.log" && ran_rewrite &&
+    [ -f "$scratch/cmake-fc/CMakeFiles/kern.dir/b.cu.o" ] && cmake_objects_like_plain
+}
+check "CMake (no module): after such no-ops, a header edit, its undoing with cp -p, CPATH and a removed object build" \
+  cmake_noop_then_edits
+
 # Every edge FastCuda did not split is Ninja's own in both manifests: same
 # commands (`ninja -t commands` of the app, less the CUDA objects' own), and
 # the same inputs and outputs of the link edges (`ninja -t query`).
 cmake_edges_kept() (
   cd "$scratch/cmake-fc" || return 1
   local target
+  # One Ninja after the other: two that find the log due for compaction at
+  # once race to rewrite it ("opening build log").
   for target in app libkern.a; do
-    cmp -s <(ninja -t query "$target") <(ninja -f .fastcuda/build.ninja -t query "$target") ||
-      { echo "  ninja -t query $target differs"; return 1; }
+    ninja -t query "$target" > "$scratch/query-plain" && ninja -f .fastcuda/build.ninja -t query "$target" > "$scratch/query-fc" &&
+      cmp -s "$scratch/query-plain" "$scratch/query-fc" || { echo "  ninja -t query $target differs"; return 1; }
   done
-  cmp -s <(ninja -t commands app | grep -v -- '-c [^ ]*\.cu ') \
-    <(ninja -f .fastcuda/build.ninja -t commands app | grep -v 'fastcuda \(step\|merge-depfiles\)')
+  ninja -t commands app | grep -v -- '-c [^ ]*\.cu ' > "$scratch/commands-plain" &&
+    ninja -f .fastcuda/build.ninja -t commands app | grep -v 'fastcuda \(step\|merge-depfiles\)' > "$scratch/commands-fc" &&
+    cmp -s "$scratch/commands-plain" "$scratch/commands-fc"
 )
 check "CMake (no module): the edges it did not split read as Ninja reads the generator's (-t query, -t commands)" \
   cmake_edges_kept
@@ -482,5 +525,23 @@ cmake_reruns() {
     ran_split "$scratch/cmake-rerun.log" a.cu && cmake_objects_like_plain
 }
 check "CMake (no module): CMakeLists.txt edited: CMake reruns through its edge, the new definition is built" cmake_reruns
+
+# CONFIGURE_DEPENDS: CMake's glob check runs in every build, for real, before
+# the dry run; a new source in the globbed directory reruns CMake once (its
+# log record handed to Ninja's log) and is built.
+cmake_globbed_source() {
+  mkdir -p "$project/extra"
+  echo 'file(GLOB extra CONFIGURE_DEPENDS extra/*.cu)' >> "$project/CMakeLists.txt"
+  echo 'target_sources(kern PRIVATE ${extra})' >> "$project/CMakeLists.txt"
+  fc_ninja "$scratch/glob.log" "$scratch/cmake-fc" && logged_fc_ninja "$scratch/glob-noop.log" &&
+    grep -q "no work to do" "$scratch/glob-noop.log" && ! ran_rewrite &&
+    grep -q -- '-f \.fastcuda/noop-regeneration\.ninja' "$scratch/ninja-calls" || return 1
+  printf '__global__ void kc(float *x) { x[0] = 3.f; }\n' > "$project/extra/c.cu"
+  logged_fc_ninja "$scratch/glob-new.log" && ran_split "$scratch/glob-new.log" c.cu &&
+    [ "$(grep -c "Re-running CMake" "$scratch/glob-new.log")" = 1 ] &&
+    logged_fc_ninja "$scratch/glob-noop2.log" && grep -q "no work to do" "$scratch/glob-noop2.log" && ! ran_rewrite
+}
+check "CMake (no module): CONFIGURE_DEPENDS: no-ops check the globs; a new source reruns CMake once and builds" \
+  cmake_globbed_source
 
 finish
