@@ -230,6 +230,17 @@ build_dir_kib() {  # NAME: the size of a variant's whole build directory (object
   du -sk "$work/$1" | cut -f1
 }
 
+device_code_mismatches() {  # BASE_DIR DIR PATTERN: how many objects matching PATTERN under BASE_DIR
+  # differ in device code (.nv_fatbin) from the object of the same path under DIR
+  local mismatches=0 object
+  while IFS= read -r object; do
+    objcopy -O binary --only-section=.nv_fatbin "$object" "$work/a.fb"
+    objcopy -O binary --only-section=.nv_fatbin "$2/${object#"$1/"}" "$work/b.fb" 2>/dev/null &&
+      cmp -s "$work/a.fb" "$work/b.fb" || mismatches=$((mismatches + 1))
+  done < <(find "$1" -name "$3" -not -path '*/.fastcuda/*' -not -path '*/fastcuda/*')
+  echo "$mismatches"
+}
+
 best_wall() {  # LOG...: the smallest median wall time of the logs that exist
   local log
   for log in "$@"; do if [ -f "$log" ]; then median "$log" 1; fi; done | sort -g | head -1
