@@ -11,8 +11,9 @@
 #   clean   the first build of a fresh build directory (then its size, du)
 #   noop    the build with nothing to do (3 runs each)
 #   touch   after `touch` of one .cu (TOUCHED, default matrixMul's)
-#   header  after a content edit (a comment appended) of Common/helper_cuda.h,
-#           which most of the samples' TUs include
+#   header  after a comment is appended to Common/helper_cuda.h, which most of
+#           the samples' TUs include: the text the compilers see is the same
+#   header_code  after a declaration is appended to it: the text is not
 #   again   the build after that one, which should have nothing to do
 # The samples come from SAMPLES_SOURCE (a checkout of
 # github.com/NVIDIA/cuda-samples, kept outside this repository) or, without
@@ -24,7 +25,11 @@
 # separable compilation (device links), custom nvcc -fatbin commands and
 # per-sample project() calls stay as they are. At the end, each variant's
 # objects (*.o, device links included) are checked against plain's for the
-# same device code (.nv_fatbin).
+# same device code (.nv_fatbin, __nv_relfatbin under -rdc; the Makefile
+# variants against plain@make, whose device links lie elsewhere), and each
+# build's log is read for the edges it ran: no-op builds and the build
+# after the last edit should run none (the module's one: its documented
+# toolchain check).
 # Usage: bench/real_project.sh [ARCHS] [REPEATS]
 #   e.g. SAMPLES_SOURCE=/work/bench-projects/cuda-samples BENCH_JOBS=2 bench/real_project.sh 80 1
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -51,8 +56,14 @@ printf 'add_subdirectory(%s)\n' $categories > "$work/corpus/Samples/CMakeLists.t
 
 parse_variants "${VARIANTS:-plain plain@make module module@make ninja launcher}" "$repeats"
 generator_of() { case "$1" in *@make) echo "Unix Makefiles" ;; *) echo Ninja ;; esac; }
-measure() {  # SCENARIO VARIANT: one timed build; a failure is reported at the end, not fatal
+base_of() { case "$1" in *@make) echo plain@make ;; *) echo plain ;; esac; }
+measure() {  # SCENARIO VARIANT: one timed build, its output kept; a failure is reported at the end
   timed "$work/$1.$2" build_variant "$2" || echo "$2: the $1 build failed (scratch: $work)" >> "$work/failures"
+  cat "$work/last.log" >> "$work/$1.$2.output"
+}
+edges_run() {  # FILE: the edges a build's output says it ran (Ninja's [N/M] lines, make's
+  # "[ N%] Building ..." and "Linking ..." lines; make's "Built target" lines run nothing)
+  grep -cE '^\[[0-9]+/[0-9]+\] |^\[ *[0-9]+%\] (Building|Linking|Generating)' "$1" || true
 }
 
 for variant in "${variants[@]}"; do
@@ -65,10 +76,11 @@ change() {  # SCENARIO ROUND: the change its rebuild follows
   case "$1" in
     touch) touch "$work/corpus/$touched" ;;
     header) echo "// bench/real_project.sh: edit $2" >> "$work/corpus/$header" ;;
+    header_code) echo "static const int real_project_edit_$2 = $2;" >> "$work/corpus/$header" ;;
   esac
 }
 for round in $(seq "$rounds"); do
-  for scenario in touch header again; do
+  for scenario in touch header header_code again; do
     change "$scenario" "$round"
     for variant in "${variants[@]}"; do
       [ "$round" -gt "${repeats_of[$variant]}" ] || measure "$scenario" "$variant"
@@ -84,11 +96,10 @@ echo "project: NVIDIA cuda-samples${SAMPLES_MIRROR:+ $(git --git-dir="$SAMPLES_M
 echo "touch: $touched; header: $header, included by" \
      "$(grep -rl --include='*.cu' helper_cuda.h "$work/corpus/Samples" | wc -l) of the $cu .cu files"
 echo "(vs_plain: wall / plain's in the same scenario, under the same generator)"
-for scenario in clean noop touch header again; do
+for scenario in clean noop touch header header_code again; do
   summary_header "$scenario" plain
   for variant in "${variants[@]}"; do
-    base="$work/$scenario.plain"
-    [ "$(generator_of "$variant")" = Ninja ] || base="$work/$scenario.plain@make"
+    base="$work/$scenario.$(base_of "$variant")"
     [ -f "$work/$scenario.$variant" ] || { printf '%-20s failed\n' "$variant"; continue; }
     summary_row "$variant" "$work/$scenario.$variant" "$([ -f "$base" ] && median "$base" || echo 0)"
   done
@@ -101,12 +112,14 @@ for variant in "${variants[@]}"; do
     "$(ratio "$plain_kib" 1024)" "$(ratio "$kib" "$plain_kib")"
 done
 for variant in "${variants[@]}"; do
-  [ "$variant" != plain ] && [ -d "$work/plain" ] || continue
-  echo "$variant: objects whose device code differs from plain's:" \
-       "$(device_code_mismatches "$work/plain" "$work/$variant" '*.o')"
+  base=$(base_of "$variant")
+  [ "$variant" != "$base" ] && [ -d "$work/$base" ] || continue
+  echo "$variant: objects whose device code differs from $base's:" \
+       "$(device_code_mismatches "$work/$base" "$work/$variant" '*.o')"
 done
-for variant in "${variants[@]}"; do  # after "again": Ninja's own plan for each Ninja build directory
-  [ "$(generator_of "$variant")" = Ninja ] || continue
-  echo "$variant: ninja -n after the last build: $(ninja -C "$work/$variant" -n | tail -1)"
+[ ! -s "$work/device-code.differs" ] || echo "differing: $(sed "s|^$work/||" "$work/device-code.differs" | paste -sd' ')"
+for variant in "${variants[@]}"; do
+  echo "$variant: edges run by its no-op builds: $(edges_run "$work/noop.$variant.output")," \
+       "by its builds after the last edit: $(edges_run "$work/again.$variant.output")"
 done
 [ ! -f "$work/failures" ] || { cat "$work/failures"; exit 1; }
