@@ -84,13 +84,7 @@ fi
 
 for variant in graph module ninja; do
   if [ ! -d "$work/$variant" ] || [ ! -d "$work/plain" ]; then continue; fi
-  mismatches=0
-  while IFS= read -r object; do
-    relative="${object#"$work/plain/"}"
-    objcopy -O binary --only-section=.nv_fatbin "$object" "$work/a.fb"
-    objcopy -O binary --only-section=.nv_fatbin "$work/$variant/$relative" "$work/b.fb"
-    cmp -s "$work/a.fb" "$work/b.fb" || mismatches=$((mismatches + 1))
-  done < <(find "$work/plain" -name '*.cu.o')
-  echo "$variant: objects whose device code differs from nvcc's: $mismatches" \
+  echo "$variant: objects whose device code differs from nvcc's:" \
+       "$(device_code_mismatches "$work/plain" "$work/$variant" '*.cu.o')" \
        "(CUB objects may: cudafe++ puts a number that changes on every run into their module id)"
 done

@@ -230,6 +230,24 @@ build_dir_kib() {  # NAME: the size of a variant's whole build directory (object
   du -sk "$work/$1" | cut -f1
 }
 
+device_code_mismatches() {  # BASE_DIR DIR PATTERN: "M of N": of the N objects matching PATTERN under
+  # BASE_DIR that carry device code (.nv_fatbin, or __nv_relfatbin under -rdc), the M whose
+  # device code differs from that of the object of the same path under DIR (or that DIR lacks),
+  # each of those appended to $work/device-code.differs
+  local mismatches=0 carrying=0 object section
+  while IFS= read -r object; do
+    for section in .nv_fatbin __nv_relfatbin; do
+      objcopy -O binary --only-section="$section" "$object" "$work/a.fb"
+      [ -s "$work/a.fb" ] || continue
+      carrying=$((carrying + 1))
+      objcopy -O binary --only-section="$section" "$2/${object#"$1/"}" "$work/b.fb" 2>/dev/null &&
+        cmp -s "$work/a.fb" "$work/b.fb" ||
+        { mismatches=$((mismatches + 1)); echo "$2/${object#"$1/"}" >> "$work/device-code.differs"; }
+    done
+  done < <(find "$1" -name "$3" -not -path '*/.fastcuda/*' -not -path '*/fastcuda/*')
+  echo "$mismatches of $carrying"
+}
+
 best_wall() {  # LOG...: the smallest median wall time of the logs that exist
   local log
   for log in "$@"; do if [ -f "$log" ]; then median "$log" 1; fi; done | sort -g | head -1
