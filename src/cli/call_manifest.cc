@@ -15,10 +15,8 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };
-  const StepMemory peaks = ReadPlannedPeaks(log_dir, fs);
   PlannedLimits planned = limits;
-  planned.peak_of_kind = PeaksByKind({graph}, peaks);
-  std::string text = BudgetMayBind(planned) ? StepPeaksText(graph, peaks) : "";
+  const std::string text = PlanStepPeaks({graph}, ReadPlannedPeaks(log_dir, fs), planned).front();
   if (text.empty()) fs.Remove(StepPeaksPath(graph.work_dir));
   else WriteIfChanged(fs, StepPeaksPath(graph.work_dir), text);
   WriteIfChanged(fs, options.env_file, EnvironmentFileText(graph.environment));

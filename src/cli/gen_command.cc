@@ -260,13 +260,12 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   generation.files[KeptFilesPath(options.out_dir)] = FormatKeptFiles(kept);
   generation.files[GenCommandPath(options.out_dir)] = GenerationKey(options, context.environment);
   generation.files[ToolchainProgramsPath(options.out_dir)] = FormatProgramRecord(plan.programs);
-  const StepMemory peaks = ReadPlannedPeaks(options.out_dir, fs);
-  limits.peak_of_kind = PeaksByKind(plan.graphs, peaks);
-  const bool may_bind = BudgetMayBind(limits);
-  for (const StepGraph& graph : plan.graphs) {
-    std::string text = may_bind ? StepPeaksText(graph, peaks) : "";
-    if (text.empty()) generation.removed.push_back(StepPeaksPath(graph.work_dir));
-    else generation.files[StepPeaksPath(graph.work_dir)] = text;
+  const std::vector<std::string> peaks =
+      PlanStepPeaks(plan.graphs, ReadPlannedPeaks(options.out_dir, fs), limits);
+  for (size_t i = 0; i < plan.graphs.size(); ++i) {
+    const std::string path = StepPeaksPath(plan.graphs[i].work_dir);
+    if (peaks[i].empty()) generation.removed.push_back(path);
+    else generation.files[path] = peaks[i];
   }
   generation.files[PlannedLimitsPath(options.out_dir)] = FormatPlannedLimits(limits);
 

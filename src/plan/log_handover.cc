@@ -42,10 +42,9 @@ NinjaLogRecord RecordOf(const json& value) {
           value.at(3).get<std::string>(), value.at(4).get<uint64_t>()};
 }
 
-/// The handovers remembered in `out_dir`; `text` gets the file's text.
-std::vector<Handover> LoadHandovers(const std::string& out_dir, const FileSystem& fs, std::string& text) {
+/// The handovers of HandoversPath's `text`.
+std::vector<Handover> ParseHandovers(std::string_view text) {
   std::vector<Handover> handovers;
-  text = fs.Read(HandoversPath(out_dir)).value_or("[]");
   json list = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!list.is_array()) return handovers;  // unreadable: nothing is taken back, the steps rerun
   for (const json& pair : list) handovers.push_back({RecordOf(pair.at(0)), RecordOf(pair.at(1))});
@@ -124,8 +123,7 @@ std::vector<std::string> ObjectsMadeElsewhere(const std::string& out_dir, const 
                                               const FileSystem& fs) {
   std::optional<std::string> log = fs.Read(log_path);
   if (!log) return {};
-  std::string handovers;
-  return MadeElsewhere(*log, objects, LoadHandovers(out_dir, fs, handovers));
+  return MadeElsewhere(*log, objects, ParseHandovers(fs.Read(HandoversPath(out_dir)).value_or("[]")));
 }
 
 std::vector<SharedObject> LoadSharedObjects(const std::string& out_dir, const FileSystem& fs) {
@@ -165,7 +163,8 @@ void SaveSharedObjects(const std::vector<SharedObject>& objects, const std::stri
 TakenBack TakeBackLog(const std::string& out_dir, const std::string& log_path,
                       const std::vector<SharedObject>& objects, WritableFileSystem& fs) {
   TakenBack taken;
-  std::vector<Handover> handovers = LoadHandovers(out_dir, fs, taken.handovers_text);
+  taken.handovers_text = fs.Read(HandoversPath(out_dir)).value_or("[]");
+  std::vector<Handover> handovers = ParseHandovers(taken.handovers_text);
   if (handovers.empty()) return {};
   fs.Remove(HandoversPath(out_dir));
   std::optional<std::string> log = fs.Read(log_path);

@@ -40,6 +40,15 @@ std::string StepPeaksText(const StepGraph& graph, const StepMemory& history) {
   return text;
 }
 
+std::vector<std::string> PlanStepPeaks(const std::vector<StepGraph>& graphs, const StepMemory& history,
+                                       PlannedLimits& limits) {
+  limits.peak_of_kind = PeaksByKind(graphs, history);
+  const bool may_bind = BudgetMayBind(limits);
+  std::vector<std::string> texts;
+  for (const StepGraph& graph : graphs) texts.push_back(may_bind ? StepPeaksText(graph, history) : "");
+  return texts;
+}
+
 std::string MemoryInputOf(const GraphStep& step) {
   const bool grows = step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas ||
                      step.kind == StepKind::kCudafe || step.kind == StepKind::kHostCompile;

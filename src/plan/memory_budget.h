@@ -29,6 +29,13 @@ bool BudgetMayBind(const PlannedLimits& limits);
 /// StepPeaksPath's text; "" where it holds none.
 std::string StepPeaksText(const StepGraph& graph, const StepMemory& history);
 
+/// Sets `limits.peak_of_kind` from `history` (PeaksByKind) and returns the
+/// text of each graph's StepPeaksPath: StepPeaksText where the budget may
+/// bind (BudgetMayBind), else "" (no file: where it cannot bind, no step
+/// reads one).
+std::vector<std::string> PlanStepPeaks(const std::vector<StepGraph>& graphs, const StepMemory& history,
+                                       PlannedLimits& limits);
+
 /// The input whose size a step's peak memory grows with (the preprocessed
 /// source of cicc, cudafe++ and the host compile, ptxas's PTX), or "".
 std::string MemoryInputOf(const GraphStep& step);

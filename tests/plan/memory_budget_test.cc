@@ -68,6 +68,18 @@ TEST_CASE("the peaks by kind: the highest of each kind's steps in the history, b
   CHECK(StepPeaksText(graph, {}).empty());
 }
 
+TEST_CASE("the step peaks planned: each graph's text where the budget may bind, none where it cannot") {
+  StepGraph graph = TwoKindsOfSteps(2);
+  StepMemory history = {{"/w/0.ptx", 300 * 1024}, {"/w/1.ptx", 500 * 1024}};
+  PlannedLimits roomy{32ll * 1024 * 1024, "", 4, "", {}};
+  CHECK(PlanStepPeaks({graph, graph}, history, roomy) == std::vector<std::string>{"", ""});
+  CHECK(roomy.peak_of_kind == std::map<std::string, int64_t>{{"CICC", 500 * 1024}});
+  PlannedLimits tight{1024 * 1024, "", 4, "", {}};
+  std::vector<std::string> texts = PlanStepPeaks({graph}, history, tight);
+  REQUIRE(texts.size() == 1);
+  CHECK(texts[0] == StepPeaksText(graph, history));
+}
+
 TEST_CASE("the budget: the configured size, else three quarters of what the tightest limit leaves") {
   MachineLimits machine{4000, "MemAvailable in /proc/meminfo", 6, "the machine's cores"};
   PlannedLimits configured = PlanLimits({{"FASTCUDA_MEMORY_BUDGET", "48G"}}, 0, machine);
