@@ -47,7 +47,11 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -gt 1 ]; then
   check "fastcuda ninja: one CPU allowed, Ninja's default for one CPU" ninja_default_of_one_cpu
   : > ninja-args
   taskset -c 0 "$FASTCUDA" ninja -C gen -j 5 > ninja.log 2>&1 || true
-  given_jobs_kept() { grep -q -- '-j 5' ninja-args && [ "$(grep -o -- '-j' ninja-args | wc -l)" -eq 1 ]; }
+  given_jobs_kept() {  # the build's Ninja (a dry run of the generator's manifest may come first)
+    local build
+    build=$(grep -- '-f \.fastcuda/build\.ninja' ninja-args) &&
+      grep -q -- '-j 5' <<<"$build" && [ "$(grep -o -- '-j' <<<"$build" | wc -l)" -eq 1 ]
+  }
   check "fastcuda ninja: a -j given is the only one" given_jobs_kept
 else
   echo "SKIP the affinity checks: one CPU online"
