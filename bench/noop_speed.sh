@@ -3,7 +3,10 @@
 # `ninja`, side by side on one CMake + Ninja build directory of N light CUDA
 # TUs and M one-function C++ TUs (N + M object edges, about N + M + 14 in
 # all): built once with `fastcuda ninja`, then timed in turns, 9 runs each
-# (medians), with the inner Ninja's own `-d stats` of one no-op. Plain
+# (medians), with BENCH_EVENTS=1 also by their CPU (task clock, the
+# process's and its children's: the wall of a loaded machine moves by
+# more than the difference), and the `-d stats` of the Ninja that one
+# fastcuda ninja runs on the rewrite (-d makes it load the steps). Plain
 # ninja finds the objects up to date: fastcuda ninja handed them over.
 # With --build, also `fastcuda build --compdb` on the same database (a
 # second clean build) against its own graph's plain `ninja`.
@@ -28,9 +31,13 @@ if [ ! -f "$cmake_dir/.fastcuda/build.ninja" ]; then
   run_quietly "$FASTCUDA_BINARY" ninja -C "$cmake_dir" -j "$jobs"
 fi
 
-in_turns() {  # LABEL-A LABEL-B -- COMMAND-A... -- COMMAND-B...: medians of 9 runs each, in turns
-  local a=$1 b=$2 first=() second=()
-  shift 3
+task_clock_ms() {  # COMMAND...: the CPU of one run, its own and its children's (BENCH_EVENTS=1)
+  (count_start && run_quietly "$@" && count_stop) | awk '{ print $1 }'
+}
+
+in_turns() {  # MEASURE LABEL-A LABEL-B -- COMMAND-A... -- COMMAND-B...: medians of 9 runs each, in turns
+  local measure=$1 a=$2 b=$3 first=() second=()
+  shift 4
   while [ "$1" != -- ]; do first+=("$1"); shift; done
   shift
   second=("$@")
@@ -38,21 +45,24 @@ in_turns() {  # LABEL-A LABEL-B -- COMMAND-A... -- COMMAND-B...: medians of 9 ru
   : > "$work/first"
   : > "$work/second"
   for _ in 1 2 3 4 5 6 7 8 9; do
-    wall_ms "${first[@]}" >> "$work/first"
-    wall_ms "${second[@]}" >> "$work/second"
+    "$measure" "${first[@]}" >> "$work/first"
+    "$measure" "${second[@]}" >> "$work/second"
   done
   local x y
   x=$(median "$work/first")
   y=$(median "$work/second")
-  awk -v a="$a" -v b="$b" -v x="$x" -v y="$y" -v n="$count" -v m="$cxx" 'BEGIN {
-    printf "no-op, %d CUDA + %d C++ TUs: %s %.1f ms, %s %.1f ms (%+.1f ms)\n", n, m, a, x, b, y, x - y }'
+  awk -v what="$([ "$measure" = wall_ms ] && echo wall || echo CPU)" -v a="$a" -v b="$b" -v x="$x" -v y="$y" -v n="$count" -v m="$cxx" 'BEGIN {
+    printf "no-op, %d CUDA + %d C++ TUs, %s: %s %.1f ms, %s %.1f ms (%+.1f ms)\n", n, m, what, a, x, b, y, x - y }'
 }
 
 echo "$(machine_info)"
 echo "edges in the CMake manifest: $(grep -c '^build ' "$cmake_dir/build.ninja");" \
   "in the rewrite and its steps: $(cat "$cmake_dir/.fastcuda/manifest"/*.ninja "$cmake_dir/.fastcuda/build.ninja" \
   "$cmake_dir/.fastcuda/steps.ninja" 2>/dev/null | grep -c '^build ')"
-in_turns "fastcuda ninja" "plain ninja" -- "$FASTCUDA_BINARY" ninja -C "$cmake_dir" -- ninja -C "$cmake_dir"
+in_turns wall_ms "fastcuda ninja" "plain ninja" -- "$FASTCUDA_BINARY" ninja -C "$cmake_dir" -- ninja -C "$cmake_dir"
+if [ -n "$event_counter" ]; then
+  in_turns task_clock_ms "fastcuda ninja" "plain ninja" -- "$FASTCUDA_BINARY" ninja -C "$cmake_dir" -- ninja -C "$cmake_dir"
+fi
 echo "the inner Ninja of one fastcuda ninja no-op (-d stats):"
 "$FASTCUDA_BINARY" ninja -C "$cmake_dir" -d stats 2>&1 | sed -n '/^metric/,$p'
 echo "plain ninja on the same directory (-d stats):"
@@ -62,6 +72,6 @@ if [ "$also_build" = --build ]; then
   graph="$corpus/graph-$count-$cxx"
   compdb="$cmake_dir/compile_commands.json"
   run_quietly "$FASTCUDA_BINARY" build --compdb "$compdb" --out "$graph" -j "$jobs"
-  in_turns "fastcuda build" "plain ninja on its graph" -- \
+  in_turns wall_ms "fastcuda build" "plain ninja on its graph" -- \
     "$FASTCUDA_BINARY" build --compdb "$compdb" --out "$graph" -- ninja -C "$graph"
 fi
