@@ -113,13 +113,15 @@
 #   remote-dist   the same through sccache-dist: cold and warm     (~4.5 min, a guess)
 #   tiny          1000 one-kernel TUs, one architecture: where a module
 #      build's time goes (one round, tables into $OUT), then plain
-#      against the module, 2 rounds (about 75-80 s a build)    (~8 min)
+#      against the module side by side, one round (75-80 s a build) (~4.5 min)
 #   noop          `fastcuda ninja` against plain ninja with nothing to do:
 #      600 light TUs, then 141 light + 1050 one-function C++ TUs (about
 #      1200 edges), each built once first                      (~2.5 min)
 #   samples       NVIDIA's cuda-samples (0_Introduction, one architecture),
 #      every way of use: clean, no-op, touch, header edits (2 cores took 22
 #      min; 16 cores guessed from its CPU time)                    (~5 min)
+#   tiny-rounds   two more rounds of tiny's plain against the module, for
+#      a goal of +2 % where builds move by several percent        (~6 min)
 # Here, before the session (it needs no device time), once:
 #   bench/device_carry.sh /path/to/prepared-wheels /path/to/cuda-samples
 # (or `bench/device_carry.sh - SAMPLES`, which runs bench/prepare_offline.sh)
@@ -128,7 +130,7 @@
 # root, timeout_s 600; each tees its log into $OUT (what comes back), and
 # its tables and results files go there too:
 #   command: set -o pipefail; FASTCUDA_BINARY=build/bin/fastcuda bench/device_batch.sh PART 2>&1 | tee $OUT/PART.log
-#   carry:   mem-limit, mem-budget, remote-local, tiny, noop: ["build/bin/fastcuda"]
+#   carry:   mem-limit, mem-budget, remote-local, tiny, noop, tiny-rounds: ["build/bin/fastcuda"]
 #            remote-reapi: ["build/bin", "build/libexec", "build-carry/wheels-reapi"]
 #              (build/bin/fastcuda-remote built with FASTCUDA_REMOTE_PYTHON, the
 #              path where the part makes the client's Python from the wheels)
@@ -143,14 +145,14 @@
 # (about 25 minutes with the machine's start), then noop if 4 minutes are
 # left; the next one remote-dist (BENCH_WALLS from the first session's
 # remote-local, or remote-local again just before it where time allows:
-# machines differ by tens of percent), tiny, noop, samples. Ask `status`
+# machines differ by tens of percent), tiny, noop, samples, tiny-rounds. Ask `status`
 # before each call: a part whose estimate passes budget_left_s is cut short.
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|mem-budget|remote-local|remote-reapi|remote-dist|tiny|noop|samples}"
+part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|mem-budget|remote-local|remote-reapi|remote-dist|tiny|noop|samples|tiny-rounds}"
 five="75-real;80-real;86-real;89-real;90-real"
 three="80-real;86-real;90-real"
 out="${OUT:-$FASTCUDA_BUILD_DIR/device-out}"  # what comes back from the GPU machine
@@ -271,7 +273,8 @@ case "$part$size" in
      step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
        bench/remote_build.sh build-carry/wheels-dist "$fastcuda_build_dir" ;;
   tiny) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 1000 80-real 1 light
-     step VARIANTS="plain:2 module:2" bench/compare_builds.sh 1000 80-real 2 light ;;
+     step VARIANTS="plain:1 module:1" bench/compare_builds.sh 1000 80-real 1 light ;;
+  tiny-rounds) step VARIANTS="plain:2 module:2" bench/compare_builds.sh 1000 80-real 2 light ;;
   tiny-small) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 10 80-real 1 light
      step VARIANTS="plain:1 module:1" bench/compare_builds.sh 10 80-real 1 light ;;
   noop) step bench/noop_speed.sh 600
@@ -280,6 +283,6 @@ case "$part$size" in
      step bench/noop_speed.sh 5 30 ;;
   samples) step SAMPLES_SOURCE="${SAMPLES_SOURCE:-$FASTCUDA_SOURCE_DIR/build-carry/cuda-samples}" bench/real_project.sh 80 1 ;;
   *) echo "unknown part $part: A to Z, EV, 21A to 21C, mem-limit, mem-budget, remote-local, remote-reapi," \
-          "remote-dist, tiny, noop, samples" >&2; exit 2 ;;
+          "remote-dist, tiny, noop, samples, tiny-rounds" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

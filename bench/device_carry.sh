@@ -62,7 +62,7 @@ bytes() { du -cb "$@" 2> /dev/null | tail -n 1 | cut -f1; }
 tree=$(cd "$root" && { git ls-files -z; git ls-files -z -o --exclude-standard; } | du -cb --files0-from=- | tail -n 1 | cut -f1)
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 echo "the tree: $(mib "$tree") (tracked and untracked-not-ignored files)"
-for part in "mem-limit mem-budget remote-local tiny noop:build/bin/fastcuda" \
+for part in "mem-limit mem-budget remote-local tiny noop tiny-rounds:build/bin/fastcuda" \
             "remote-reapi:build/bin build/libexec build-carry/wheels-reapi" \
             "remote-dist:build/bin/fastcuda build-carry/wheels-dist" \
             "samples:build/bin/fastcuda build-carry/cuda-samples"; do

@@ -95,11 +95,13 @@ tus=${BENCH_TUS:-48} archs=${BENCH_ARCHS:-75-real;80-real;86-real;89-real;90-rea
 local_cores=${BENCH_LOCAL_CORES:-0-3}
 [ "$(id -u)" = 0 ] || { echo "remote_build: run as root (network namespaces)" >&2; exit 1; }
 [ "$(nproc)" -ge 16 ] || echo "remote_build: $(nproc) cores; the layout wants 16 (4 local + 3 x 4 remote)" >&2
-if part reapi || part dist; then  # what the namespaces and the database need, found now, not minutes in
-  for tool in ip taskset runuser useradd objcopy; do
-    command -v "$tool" > /dev/null || { echo "remote_build: no $tool here" >&2; exit 1; }
-  done
-fi
+# The tools it needs, found missing now, not minutes in
+needed=(objcopy)
+[ "$(nproc)" -lt 16 ] || needed+=(taskset)
+! part reapi && ! part dist || needed+=(ip runuser useradd)
+for tool in "${needed[@]}"; do
+  command -v "$tool" > /dev/null || { echo "remote_build: no $tool here" >&2; exit 1; }
+done
 
 scratch=$(mktemp -d /tmp/remote_build.XXXXXX)
 chmod 755 "$scratch"  # the postgres user runs the database in it
