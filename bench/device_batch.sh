@@ -116,7 +116,8 @@
 #      against the module side by side, one round (75-80 s a build) (~4.5 min)
 #   noop          `fastcuda ninja` against plain ninja with nothing to do:
 #      600 light TUs, then 141 light + 1050 one-function C++ TUs (about
-#      1200 edges), each built once first                      (~2.5 min)
+#      1200 edges), each built once first; walls and CPU (BENCH_EVENTS=1:
+#      the wall of that machine moves by more than the 10 ms)  (~2.5 min)
 #   samples       NVIDIA's cuda-samples (0_Introduction, one architecture),
 #      every way of use: clean, no-op, touch, header edits (2 cores took 22
 #      min; 16 cores guessed from its CPU time)                    (~5 min)
@@ -277,10 +278,10 @@ case "$part$size" in
   tiny-rounds) step VARIANTS="plain:2 module:2" bench/compare_builds.sh 1000 80-real 2 light ;;
   tiny-small) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 10 80-real 1 light
      step VARIANTS="plain:1 module:1" bench/compare_builds.sh 10 80-real 1 light ;;
-  noop) step bench/noop_speed.sh 600
-     step bench/noop_speed.sh 141 1050 ;;
-  noop-small) step bench/noop_speed.sh 20
-     step bench/noop_speed.sh 5 30 ;;
+  noop) step BENCH_EVENTS=1 bench/noop_speed.sh 600
+     step BENCH_EVENTS=1 bench/noop_speed.sh 141 1050 ;;
+  noop-small) step BENCH_EVENTS=1 bench/noop_speed.sh 20
+     step BENCH_EVENTS=1 bench/noop_speed.sh 5 30 ;;
   samples) step SAMPLES_SOURCE="${SAMPLES_SOURCE:-$FASTCUDA_SOURCE_DIR/build-carry/cuda-samples}" bench/real_project.sh 80 1 ;;
   *) echo "unknown part $part: A to Z, EV, 21A to 21C, mem-limit, mem-budget, remote-local, remote-reapi," \
           "remote-dist, tiny, noop, samples, tiny-rounds" >&2; exit 2 ;;
