@@ -89,13 +89,80 @@
 #      wall and CPU; 3 rounds                                    (5.3 min)
 #   21C both on 40 mixed TUs x 1 architecture: plain, threads0, module and
 #      module_warm; 3 rounds                                     (5.2 min)
+# The measurements still open, in the order a session with 30 minutes of
+# device time should take them (the first call also starts the machine,
+# a minute or two; the estimates are from the runs in bench/RESULTS.md and
+# leave a minute to spare under the 10-minute limit; where one is a guess
+# it says so):
+#   mem-limit     in a memory cgroup of 2253 MiB (no swap), 8 heavy TUs x 3
+#      architectures: FastCuda with its defaults (the ledger's first run
+#      there; the pools' took 312 s), then plain nvcc at -j 4, which fit in
+#      169 s (plain -j 16 and --threads 0 were killed at that limit: not
+#      run again); the ratio against its goal of 0.9      (~5.5, at most 8.5 min)
+#   mem-budget    the same corpus without a limit: plain (81 s) and
+#      --threads 0 (55 s), then FastCuda with plain's peak as
+#      FASTCUDA_MEMORY_BUDGET, a first build and a clean rebuild that knows
+#      the peaks (not yet timed: 1-2 x --threads 0 guessed)   (~5.5, at most 8 min)
+#   remote-local  the remote benchmark's baselines, 48 mixed TUs x 5
+#      architectures: plain nvcc --threads 0 at -j 4 on 4 cores (guessed
+#      from its CPU time: 4-5 min) and FastCuda on all 16 (70 s)  (~6.5 min)
+#   remote-reapi  the same corpus with cicc, ptxas and fatbinary on 3 x 4
+#      remote cores through BuildGrid (bots in network namespaces): cold,
+#      then warm in a second build directory; with BENCH_WALLS="plain=S
+#      local=S" (remote-local's walls) it prints the goals   (~5 min, a guess)
+#   remote-dist   the same through sccache-dist: cold and warm     (~4.5 min, a guess)
+#   tiny          1000 one-kernel TUs, one architecture: where a module
+#      build's time goes (one round, tables into $OUT), then plain
+#      against the module side by side, one round (75-80 s a build) (~4.5 min)
+#   noop          `fastcuda ninja` against plain ninja with nothing to do:
+#      600 light TUs, then 141 light + 1050 one-function C++ TUs (about
+#      1200 edges), each built once first; walls and CPU (BENCH_EVENTS=1:
+#      the wall of that machine moves by more than the 10 ms)  (~2.5 min)
+#   samples       NVIDIA's cuda-samples (0_Introduction, one architecture),
+#      every way of use: clean, no-op, touch, header edits (2 cores took 22
+#      min; 16 cores guessed from its CPU time)                    (~5 min)
+#   tiny-rounds   two more rounds of tiny's plain against the module, for
+#      a goal of +2 % where builds move by several percent        (~6 min)
+# Here, before the session (it needs no device time), once:
+#   bench/device_carry.sh /path/to/prepared-wheels /path/to/cuda-samples
+# (or `bench/device_carry.sh - SAMPLES`, which runs bench/prepare_offline.sh)
+# fills build-carry/ and prints what each call sends (at most 64 MiB a
+# call: tree + carried paths). Then one `run` a part, from the repository
+# root, timeout_s 600; each tees its log into $OUT (what comes back), and
+# its tables and results files go there too:
+#   command: set -o pipefail; FASTCUDA_BINARY=build/bin/fastcuda bench/device_batch.sh PART 2>&1 | tee $OUT/PART.log
+#   carry:   mem-limit, mem-budget, remote-local, tiny, noop, tiny-rounds: ["build/bin/fastcuda"]
+#            remote-reapi: ["build/bin", "build/libexec", "build-carry/wheels-reapi"]
+#              (build/bin/fastcuda-remote built with FASTCUDA_REMOTE_PYTHON, the
+#              path where the part makes the client's Python from the wheels)
+#            remote-dist: ["build/bin/fastcuda", "build-carry/wheels-dist"]
+#            samples: ["build/bin/fastcuda", "build-carry/cuda-samples"]
+#   remote-reapi and remote-dist with the walls remote-local printed ("plain: S",
+#   "local: S"), e.g. set -o pipefail; BENCH_WALLS="plain=271.2 local=70.3"
+#   FASTCUDA_BINARY=build/bin/fastcuda bench/device_batch.sh remote-reapi 2>&1 | tee $OUT/remote-reapi.log
+#   (comparable where the calls follow each other on one machine: it is given
+#   back 30 s after a call).
+# A plan: the first session mem-limit, mem-budget, remote-local, remote-reapi
+# (about 25 minutes with the machine's start), then noop if 4 minutes are
+# left; the next one remote-dist (BENCH_WALLS from the first session's
+# remote-local, or remote-local again just before it where time allows:
+# machines differ by tens of percent), tiny, noop, samples, tiny-rounds. Ask `status`
+# before each call: a part whose estimate passes budget_left_s is cut short.
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
-# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C
+# Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C}"
+part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|mem-budget|remote-local|remote-reapi|remote-dist|tiny|noop|samples|tiny-rounds}"
 five="75-real;80-real;86-real;89-real;90-real"
+three="80-real;86-real;90-real"
+out="${OUT:-$FASTCUDA_BUILD_DIR/device-out}"  # what comes back from the GPU machine
+mkdir -p "$out"
+fastcuda_build_dir=$(dirname "$(dirname "$FASTCUDA_BINARY")")
+memory_results=$FASTCUDA_BUILD_DIR/memory_limit.results
+# The remote client's Python: the path built into fastcuda-remote, where
+# remote_build.sh makes it from the wheels.
+client_python() { grep -aom1 '/[[:alnum:]/._-]*/bin/python[0-9.]*' "$fastcuda_build_dir/bin/fastcuda-remote"; }
 
 quoted() {  # ARG: as it would be typed
   if [[ "$1" =~ ^[A-Za-z0-9_./:=,+-]*$ ]]; then printf ' %s' "$1"
@@ -183,6 +250,40 @@ case "$part$size" in
   D-small) step VARIANTS="threads0 fastcuda early own_auto early_all early_4 early_16" HEAVY_UNROLL=16 bench/edit_loop.sh 80 2 ;;
   E) step bench/chain_phases.sh 75,80,86,89,90 4 2 ;;
   E-small) step HEAVY_UNROLL=16 bench/chain_phases.sh 80,90 2 1 ;;
-  *) echo "unknown part $part: A to Z, EV, 21A to 21C" >&2; exit 2 ;;
+  mem-limit) rm -f "$memory_results"
+     step LIMIT_MIB=2253 LIMITED_VARIANTS=fastcuda bench/memory_limit.sh limited 8 "$three"
+     step LIMIT_MIB=2253 PLAIN_JOBS=4 bench/memory_limit.sh fit 8 "$three"
+     cp "$memory_results" "$out/" || true ;;
+  mem-limit-small) rm -f "$memory_results"
+     step LIMIT_MIB=1536 LIMITED_VARIANTS=fastcuda HEAVY_UNROLL=16 bench/memory_limit.sh limited 2 80-real
+     step LIMIT_MIB=1536 PLAIN_JOBS=2 HEAVY_UNROLL=16 bench/memory_limit.sh fit 2 80-real
+     cp "$memory_results" "$out/" || true ;;
+  mem-budget) step FREE_VARIANTS="plain threads0" bench/memory_limit.sh free 8 "$three"
+     cp "$memory_results" "$out/" || true ;;
+  mem-budget-small) step FREE_VARIANTS="plain threads0" HEAVY_UNROLL=16 bench/memory_limit.sh free 2 80-real
+     cp "$memory_results" "$out/" || true ;;
+  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_OUT="$out/remote" bench/remote_build.sh - "$fastcuda_build_dir" ;;
+  remote-local-small) step BENCH_REMOTE_PARTS="plain local" BENCH_TUS=2 BENCH_ARCHS=80-real BENCH_OUT="$out/remote" \
+       bench/remote_build.sh - "$fastcuda_build_dir" ;;
+  remote-reapi | remote-reapi-small)
+     [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
+     step "${small[@]}" BENCH_REMOTE_PARTS=reapi BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
+       BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
+  remote-dist | remote-dist-small)
+     [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
+     step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
+       bench/remote_build.sh build-carry/wheels-dist "$fastcuda_build_dir" ;;
+  tiny) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 1000 80-real 1 light
+     step VARIANTS="plain:1 module:1" bench/compare_builds.sh 1000 80-real 1 light ;;
+  tiny-rounds) step VARIANTS="plain:2 module:2" bench/compare_builds.sh 1000 80-real 2 light ;;
+  tiny-small) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 10 80-real 1 light
+     step VARIANTS="plain:1 module:1" bench/compare_builds.sh 10 80-real 1 light ;;
+  noop) step BENCH_EVENTS=1 bench/noop_speed.sh 600
+     step BENCH_EVENTS=1 bench/noop_speed.sh 141 1050 ;;
+  noop-small) step BENCH_EVENTS=1 bench/noop_speed.sh 20
+     step BENCH_EVENTS=1 bench/noop_speed.sh 5 30 ;;
+  samples) step SAMPLES_SOURCE="${SAMPLES_SOURCE:-$FASTCUDA_SOURCE_DIR/build-carry/cuda-samples}" bench/real_project.sh 80 1 ;;
+  *) echo "unknown part $part: A to Z, EV, 21A to 21C, mem-limit, mem-budget, remote-local, remote-reapi," \
+          "remote-dist, tiny, noop, samples, tiny-rounds" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

