@@ -217,6 +217,12 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     std::vector<std::string> words = {"merge-depfiles", std::string(kCwdFlag), graph.cwd, "--target",
                                       DepfileTarget(graph)};
     if (graph.depfile_request.phony_targets) words.push_back("--phony-targets");
+    // Kept in the work dir for the object's step to hand to Ninja, which
+    // wants no -MP rules: it need not be nvcc's layout until then.
+    auto hands_it_over = [&](const GraphStep& other) {
+      return other.ninja_depfile_from == step.outputs.front();
+    };
+    if (std::any_of(graph.steps.begin(), graph.steps.end(), hands_it_over)) words.push_back("--compact");
     if (!step.cache.result.empty()) {
       words.insert(words.end(), {"--skip-on-hit", step.cache.result});
       for (const std::string& depfile : step.cache.on_hit) words.insert(words.end(), {"--on-hit", depfile});

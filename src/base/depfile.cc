@@ -2,7 +2,10 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <charconv>
 #include <set>
+#include <stdexcept>
 
 namespace fastcuda {
 namespace {
@@ -40,9 +43,55 @@ std::string Escape(std::string_view path) {
   return out;
 }
 
+constexpr std::string_view kCompactHeader = "# fastcuda compact depfile\n";
+
+/// FormatCompactDepfile's text, after its header.
+Depfile ParseCompactDepfile(std::string_view text) {
+  Depfile depfile;
+  std::string previous;
+  while (!text.empty()) {
+    size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (line.starts_with(": ")) {
+      depfile.targets.emplace_back(line.substr(2));
+      continue;
+    }
+    size_t shared = 0;
+    auto [rest, error] = std::from_chars(line.data(), line.data() + line.size(), shared);
+    if (error != std::errc() || rest == line.data() + line.size() || *rest != ' ' || shared > previous.size())
+      throw std::runtime_error("a compact depfile's line is not COUNT REST: " + std::string(line));
+    previous = previous.substr(0, shared) + std::string(rest + 1, line.data() + line.size());
+    depfile.dependencies.push_back(previous);
+  }
+  return depfile;
+}
+
 }  // namespace
 
+std::string FormatCompactDepfile(const Depfile& depfile) {
+  auto has_newline = [](const std::string& path) { return path.find('\n') != std::string::npos; };
+  if (std::any_of(depfile.targets.begin(), depfile.targets.end(), has_newline) ||
+      std::any_of(depfile.dependencies.begin(), depfile.dependencies.end(), has_newline)) {
+    return FormatDepfile(depfile);
+  }
+  std::string text(kCompactHeader);
+  for (const std::string& target : depfile.targets) text += ": " + target + "\n";
+  std::vector<std::string> dependencies = depfile.dependencies;
+  if (!dependencies.empty()) std::sort(dependencies.begin() + 1, dependencies.end());
+  std::string_view previous;
+  for (const std::string& dependency : dependencies) {
+    auto [end, _] = std::mismatch(previous.begin(), previous.end(), dependency.begin(), dependency.end());
+    size_t shared = static_cast<size_t>(end - previous.begin());
+    text += std::to_string(shared) + " " + dependency.substr(shared) + "\n";
+    previous = dependency;
+  }
+  return text;
+}
+
 Depfile ParseDepfile(std::string_view text_view) {
+  if (text_view.starts_with(kCompactHeader))
+    return ParseCompactDepfile(text_view.substr(kCompactHeader.size()));
   re2::StringPiece text(text_view.data(), text_view.size());
   Depfile depfile;
   bool in_targets = true;
