@@ -300,7 +300,9 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
 void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
                     const std::string& shared_env_file) {
   PathMapper paths(graph, options);
-  writer.Variable("w", graph.work_dir);
+  writer.PathVariable("w", graph.work_dir);
+  // Every edge reads the shared environment file, bound in the header.
+  if (QuoteShellWord(shared_env_file) == shared_env_file) writer.NamePathsThrough("env", shared_env_file);
   for (size_t i = 0; i < graph.steps.size(); ++i) {
     const GraphStep& step = graph.steps[i];
     NinjaBuild build;
@@ -336,8 +338,10 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
       build.variables.push_back({"env", QuoteShellWord(options.env_file)});
     }
     build.raw_variables = CommandVariables(graph, i, options, paths);
-    if (!step.depfile.empty() && step.ninja_depfile.empty())
-      build.variables.push_back({"depfile", step.depfile});
+    if (!step.depfile.empty() && step.ninja_depfile.empty()) {
+      build.raw_variables.push_back(
+          {"depfile", ReplaceAll(EscapeNinjaValue(step.depfile), EscapeNinjaValue(graph.work_dir), "${w}")});
+    }
     if (step.compiles_source && !step.depfile.empty() && step.ninja_depfile.empty()) {
       // The headers it read go to Ninja's deps log, and its start to the
       // reads log, as a preprocessing step's do (source_reads.h).

@@ -220,7 +220,9 @@ std::string FormatPlannedLimits(const PlannedLimits& limits);
 std::optional<PlannedLimits> ParsePlannedLimits(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.
-/// Paths may hold any byte but NUL.
+/// Paths may hold any byte but NUL; each is written as what it shares with
+/// the one before (a TU's paths share its work dir) and the rest, a tenth
+/// of the paths whole. An earlier version's file, of whole paths, reads too.
 std::string FormatKeptFiles(const std::vector<KeptFiles>& tus);
 std::vector<KeptFiles> ParseKeptFiles(std::string_view text);
 

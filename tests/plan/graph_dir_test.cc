@@ -18,6 +18,11 @@ TEST_CASE("kept files round-trip with any byte but NUL; a torn or foreign file r
   CHECK(ParseKeptFiles(text.substr(0, text.size() - 3)).size() == 1);
   CHECK(ParseKeptFiles("not this format\n").empty());
   CHECK(ParseKeptFiles("").empty());
+  CHECK(text.find(std::string("3:only\0", 7)) != std::string::npos);  // "/w/" shared with the path before
+  const char earlier[] = "1\0/o/a.o\0/w/a.ii\0\0";                    // an earlier version's: whole paths
+  std::string whole_paths(earlier, sizeof(earlier) - 1);
+  REQUIRE(ParseKeptFiles(whole_paths).size() == 1);
+  CHECK(ParseKeptFiles(whole_paths)[0].intermediates == std::vector<std::string>{"/w/a.ii"});
 }
 
 TEST_CASE(
