@@ -3,7 +3,6 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 #include <stdexcept>
 
@@ -45,24 +44,30 @@ std::string Escape(std::string_view path) {
 
 constexpr std::string_view kCompactHeader = "# fastcuda compact depfile\n";
 
+/// How many paths back FormatCompactDepfile looks for the one that shares
+/// the most with the next: headers of one directory come close together.
+constexpr size_t kCompactWindow = 64;
+
 /// FormatCompactDepfile's text, after its header.
 Depfile ParseCompactDepfile(std::string_view text) {
+  static const RE2 line_re("(\\d+) (\\d+) ([^\\n]*)\\n");
   Depfile depfile;
-  std::string previous;
-  while (!text.empty()) {
-    size_t end = std::min(text.find('\n'), text.size());
-    std::string_view line = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (line.starts_with(": ")) {
-      depfile.targets.emplace_back(line.substr(2));
+  re2::StringPiece rest(text.data(), text.size());
+  std::string target, tail;
+  size_t back = 0, shared = 0;
+  while (!rest.empty()) {
+    if (rest.starts_with(": ")) {
+      size_t end = std::min(rest.find('\n'), rest.size());
+      depfile.targets.emplace_back(rest.substr(2, end - 2));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
       continue;
     }
-    size_t shared = 0;
-    auto [rest, error] = std::from_chars(line.data(), line.data() + line.size(), shared);
-    if (error != std::errc() || rest == line.data() + line.size() || *rest != ' ' || shared > previous.size())
-      throw std::runtime_error("a compact depfile's line is not COUNT REST: " + std::string(line));
-    previous = previous.substr(0, shared) + std::string(rest + 1, line.data() + line.size());
-    depfile.dependencies.push_back(previous);
+    std::vector<std::string>& paths = depfile.dependencies;
+    if (!RE2::Consume(&rest, line_re, &back, &shared, &tail) || back > paths.size() ||
+        shared > (back == 0 ? 0 : paths[paths.size() - back].size())) {
+      throw std::runtime_error("a compact depfile's line is not BACK SHARED REST");
+    }
+    paths.push_back((back == 0 ? std::string() : paths[paths.size() - back].substr(0, shared)) + tail);
   }
   return depfile;
 }
@@ -77,14 +82,19 @@ std::string FormatCompactDepfile(const Depfile& depfile) {
   }
   std::string text(kCompactHeader);
   for (const std::string& target : depfile.targets) text += ": " + target + "\n";
-  std::vector<std::string> dependencies = depfile.dependencies;
-  if (!dependencies.empty()) std::sort(dependencies.begin() + 1, dependencies.end());
-  std::string_view previous;
-  for (const std::string& dependency : dependencies) {
-    auto [end, _] = std::mismatch(previous.begin(), previous.end(), dependency.begin(), dependency.end());
-    size_t shared = static_cast<size_t>(end - previous.begin());
-    text += std::to_string(shared) + " " + dependency.substr(shared) + "\n";
-    previous = dependency;
+  const std::vector<std::string>& paths = depfile.dependencies;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    size_t best_back = 0, best_shared = 0;
+    for (size_t back = 1; back <= std::min(i, kCompactWindow); ++back) {
+      const std::string& earlier = paths[i - back];
+      auto [end, _] = std::mismatch(earlier.begin(), earlier.end(), paths[i].begin(), paths[i].end());
+      if (size_t shared = static_cast<size_t>(end - earlier.begin()); shared > best_shared) {
+        best_back = back;
+        best_shared = shared;
+      }
+    }
+    text += std::to_string(best_back) + " " + std::to_string(best_shared) + " " +
+            paths[i].substr(best_shared) + "\n";
   }
   return text;
 }

@@ -25,12 +25,12 @@ Depfile ParseDepfile(std::string_view text);
 std::string FormatDepfile(const Depfile& depfile, bool phony_targets = false);
 
 /// A depfile kept between builds, in a few KB where gcc's layout takes
-/// three times as many (a disk block or three per TU and preprocess step):
-/// a header line, a `: TARGET` line per target, then a dependency a line as
-/// the count of bytes it shares with the one before and the rest. The first
-/// dependency (the source) stays first; the others are sorted, so that
-/// neighbours share their directories. A dependency with a newline, which
-/// this layout cannot hold, keeps gcc's layout. ParseDepfile reads both.
+/// three times as many (a disk block where it took three, per TU and
+/// preprocess step): a header line, a `: TARGET` line per target, then a
+/// dependency a line, in order, as `BACK SHARED REST`: the bytes it shares
+/// with the dependency BACK lines before (0: none) and the rest. A
+/// dependency with a newline, which this layout cannot hold, keeps gcc's
+/// layout. ParseDepfile reads both.
 std::string FormatCompactDepfile(const Depfile& depfile);
 
 /// The dependencies of all `parts`, each once, in first-seen order.
