@@ -1,122 +1,118 @@
-#!/ usr / bin / env bash
-#The big intermediates(preprocessed text, cudafe++'s host source, the
-#.fatbin.c) kept as stubs once the one step that reads them has run, against
-#real nvcc.A reader that must run again gets its input regenerated from the
-#producer 's command, which the stub records, so its object is still nvcc' s:
-#after a build, the four big files are stubs, what cicc writes that no
-#step reads(the.cudafe1.gpu, .cudafe1.c) is empty, and the graph is
-#small, a light TU's work dir a block per file it must keep; a
-#no - op runs nothing; a source edit rebuilds nvcc's object; a flag that
-#reaches cicc alone reruns cicc from a regenerated `.cpp1.ii`, a host flag
-#the host compile from a regenerated `.cudafe1.cpp` (through cudafe++ from
-#a regenerated `.cpp4.ii`); a removed object comes back as nvcc's; an edit
-#and its revert give nvcc's objects, then a no-op; a regenerated body
-#other than its stub(`__TIME__`) makes its producer run again next build;
-#FASTCUDA_KEEP_INTERMEDIATES keeps the bodies whole.
+#!/usr/bin/env bash
+# The big intermediates (preprocessed text, cudafe++'s host source, the
+# .fatbin.c) kept as stubs once the one step that reads them has run, against
+# real nvcc. A reader that must run again gets its input regenerated from the
+# producer's command, which the stub records, so its object is still nvcc's:
+#  after a build, the four big files are stubs, what cicc writes that no
+#  step reads (the .cudafe1.gpu, .cudafe1.c) is empty, and the graph is
+#  small, a light TU's work dir a block per file it must keep; a
+#  no-op runs nothing; a source edit rebuilds nvcc's object; a flag that
+#  reaches cicc alone reruns cicc from a regenerated `.cpp1.ii`, a host flag
+#  the host compile from a regenerated `.cudafe1.cpp` (through cudafe++ from
+#  a regenerated `.cpp4.ii`); a removed object comes back as nvcc's; an edit
+#  and its revert give nvcc's objects, then a no-op; a regenerated body
+#  other than its stub (`__TIME__`) makes its producer run again next build;
+#  FASTCUDA_KEEP_INTERMEDIATES keeps the bodies whole.
 #
-#usage : intermediate_stubs.sh FASTCUDA_BINARY[NVCC]
-set - euo pipefail source "$(dirname " $ { BASH_SOURCE[0] }
-")/checks.sh" intermediate_stubs "$@" cd "$scratch"
+# usage: intermediate_stubs.sh FASTCUDA_BINARY [NVCC]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh" intermediate_stubs "$@"
+cd "$scratch"
 
-    printf '#pragma once\n#define SCALE 2.f\n' > scale.h cat > k.cu << 'C'
+printf '#pragma once\n#define SCALE 2.f\n' > scale.h
+cat > k.cu <<'C'
 #include <cstdio>
 #include "scale.h"
-                                                                   __global__ void
-                                                                   scale(float* x) {
-  x[threadIdx.x] *= SCALE;
-}
+__global__ void scale(float *x) { x[threadIdx.x] *= SCALE; }
 void report(int n) { std::printf("host side %d\n", n); }
-C args = (-c k.cu - MD - arch = sm_80) generate() {
-  "$FASTCUDA" gen --out graph -- "$NVCC" "$@" -o k.o;
-}
-build() { ninja - C graph > "$1.log"; }
-ran() {
-  grep - q
-      "] $2 "
-      "$1.log";
-}
-noop() { ninja - C graph - n | grep - q 'no work to do'; }
+C
+args=(-c k.cu -MD -arch=sm_80)
+generate() { "$FASTCUDA" gen --out graph -- "$NVCC" "$@" -o k.o; }
+build() { ninja -C graph > "$1.log"; }
+ran() { grep -q "] $2 " "$1.log"; }
+noop() { ninja -C graph -n | grep -q 'no work to do'; }
 
-is_stub() { head - 1 "$1" | grep - q '^// fastcuda intermediate stub'; }
-all_stubs(){work = $(dirname "$(find graph -name k.cpp4.ii)") is_stub "$work/k.cpp4.ii" &&
-                   is_stub "$work/k.cpp1.ii" && is_stub "$work/k.cudafe1.cpp" && is_stub "$work/k.fatbin.c" &&
-                   [!-s "$work/k.cudafe1.gpu"] && [!-s "$work/k.cudafe1.c"] &&
-                   [-z "$(find " $work " -name " *.recipe ")"]} small_graph() {
-  ["$(du -sk graph | cut -f1)" - lt 200];
+is_stub() { head -1 "$1" | grep -q '^// fastcuda intermediate stub'; }
+all_stubs() {
+  work=$(dirname "$(find graph -name k.cpp4.ii)")
+  is_stub "$work/k.cpp4.ii" && is_stub "$work/k.cpp1.ii" && is_stub "$work/k.cudafe1.cpp" &&
+    is_stub "$work/k.fatbin.c" && [ ! -s "$work/k.cudafe1.gpu" ] && [ ! -s "$work/k.cudafe1.c" ] &&
+    [ -z "$(find "$work" -name "*.recipe")" ]
 }
-#The TU 's work dir in 4 KiB blocks, from the files' sizes(the same on any
-#file system) : what a light TU keeps beside its 9 KiB object.
-kept_blocks() {
-  find "$(dirname " $(find graph - name k.cpp4.ii) ")" - type f - printf '%s\n' |
-      awk '{ blocks += int(($1 + 4095) / 4096) } END { print blocks }';
-}
-#A block each for the four stubs, the two kept preprocess depfiles(a
-#light TU's headers fit one in the compact layout), the PTX, the cubin,
-#cicc 's stub, the module id and the environment; cicc' s unread outputs and
-#the steps' quiet output take none.
-few_blocks() {
-  ["$(kept_blocks)" - le 11] || {
-    echo "  $(kept_blocks) blocks";
-    return 1;
-  };
-}
+small_graph() { [ "$(du -sk graph | cut -f1)" -lt 200 ]; }
+# The TU's work dir in 4 KiB blocks, from the files' sizes (the same on any
+# file system): what a light TU keeps beside its object.
+kept_blocks() { find "$(dirname "$(find graph -name k.cpp4.ii)")" -type f -printf '%s\n' |
+                  awk '{ blocks += int(($1 + 4095) / 4096) } END { print blocks }'; }
+# A block each for the four stubs, the two kept preprocess depfiles (a
+# light TU's headers fit one in the compact layout), the PTX, the cubin,
+# cicc's stub, the module id and the environment; cicc's unread outputs and
+# the steps' quiet output take none.
+few_blocks() { [ "$(kept_blocks)" -le 11 ] || { echo "  $(kept_blocks) blocks"; return 1; }; }
 
-generate "${args[@]}" build first check
-         "after a build the big intermediates are stubs, their recipes inside" all_stubs check
-         "after a build the graph is small (under 200 KB)" small_graph check
-         "a light TU keeps at most 11 blocks of 4 KiB beside its object" few_blocks check
-         "a no-op runs nothing" noop
+generate "${args[@]}"
+build first
+check "after a build the big intermediates are stubs, their recipes inside" all_stubs
+check "after a build the graph is small (under 200 KB)" small_graph
+check "a light TU keeps at most 11 blocks of 4 KiB beside its object" few_blocks
+check "a no-op runs nothing" noop
 
-             sed -
-    i 's/2.f/3.f/' scale.h build edit edit_reran() {
-  ran edit CPP_DEVICE&& ran edit CICC;
-}
-check "a header edit reruns preprocessing and cicc" edit_reran check
-      "after a header edit the object equals nvcc's" fresh k.o
-    "${args[@]}" check "after a header edit the intermediates are stubs again" all_stubs
+sed -i 's/2.f/3.f/' scale.h
+build edit
+edit_reran() { ran edit CPP_DEVICE && ran edit CICC; }
+check "a header edit reruns preprocessing and cicc" edit_reran
+check "after a header edit the object equals nvcc's" fresh k.o "${args[@]}"
+check "after a header edit the intermediates are stubs again" all_stubs
 
-        args = (-c k.cu - MD - arch = sm_80 - ftz = true) generate "${args[@]}" build device_flag
-device_flag_regenerates() {
-  ran device_flag CICC && !ran device_flag CPP_DEVICE;
-}
-check "a cicc-only flag reruns cicc from a regenerated input, not preprocessing" device_flag_regenerates check
-      "after a cicc-only flag the object equals nvcc's" fresh k.o
-    "${args[@]}" check "after a cicc-only flag a no-op runs nothing" noop check
-    "after a cicc-only flag the intermediates are stubs" all_stubs
+args=(-c k.cu -MD -arch=sm_80 -ftz=true)
+generate "${args[@]}"
+build device_flag
+device_flag_regenerates() { ran device_flag CICC && ! ran device_flag CPP_DEVICE; }
+check "a cicc-only flag reruns cicc from a regenerated input, not preprocessing" device_flag_regenerates
+check "after a cicc-only flag the object equals nvcc's" fresh k.o "${args[@]}"
+check "after a cicc-only flag a no-op runs nothing" noop
+check "after a cicc-only flag the intermediates are stubs" all_stubs
 
-        args =
-    (-c k.cu - MD - arch = sm_80 - ftz = true - Xcompiler - Wall) generate "${args[@]}" build host_flag
-    host_flag_regenerates() {
-  ran host_flag HOST_CC && !ran host_flag CUDAFE;
-}
-check "a host flag reruns the host compile from a regenerated input, not cudafe++" host_flag_regenerates check
-      "after a host flag the object equals nvcc's" fresh k
-            .o "${args[@]}" check "after a host flag a no-op runs nothing" noop
+args=(-c k.cu -MD -arch=sm_80 -ftz=true -Xcompiler -Wall)
+generate "${args[@]}"
+build host_flag
+host_flag_regenerates() { ran host_flag HOST_CC && ! ran host_flag CUDAFE; }
+check "a host flag reruns the host compile from a regenerated input, not cudafe++" host_flag_regenerates
+check "after a host flag the object equals nvcc's" fresh k.o "${args[@]}"
+check "after a host flag a no-op runs nothing" noop
 
-                rm k.o build removed check "a removed object comes back as nvcc's" fresh k
-            .o "${args[@]}" check "after a removed object a no-op runs nothing" noop check
-               "after a removed object the intermediates are stubs" all_stubs
+rm k.o
+build removed
+check "a removed object comes back as nvcc's" fresh k.o "${args[@]}"
+check "after a removed object a no-op runs nothing" noop
+check "after a removed object the intermediates are stubs" all_stubs
 
-                   cp scale.h scale.h.orig sed -
-        i 's/3.f/4.f/' scale.h build edited check
-        "edit: the object equals nvcc's" fresh k.o
-        "${args[@]}" cp scale.h.orig scale.h build reverted check "revert: the object equals nvcc's" fresh k.o
-        "${args[@]}" check "after the revert a no-op runs nothing" noop
-#A body that comes out other than its stub : the time of day in host code.
-            mkdir timed&& cd timed
-                printf '#include <cstdio>\nvoid when() { std::printf("%%s\\n", __TIME__); }\n__global__ void k() {}\n' >
-    t.cu "$FASTCUDA" gen-- out graph-- "$NVCC" - c t.cu - o t.o - arch =
-    sm_80 ninja - C graph > first.log sleep 1.1 rm t.o ninja - C graph > removed.log host_source =
-        $(find graph - name t.cudafe1.cpp) changed_body_goes() {
-  [-f t.o] && [!-e "$host_source"] && ninja - C graph > again.log&& grep - q CUDAFE again.log;
-}
-check "a regenerated body other than its stub goes, and its producer runs again" changed_body_goes cd..
+cp scale.h scale.h.orig
+sed -i 's/3.f/4.f/' scale.h
+build edited
+check "edit: the object equals nvcc's" fresh k.o "${args[@]}"
+cp scale.h.orig scale.h
+build reverted
+check "revert: the object equals nvcc's" fresh k.o "${args[@]}"
+check "after the revert a no-op runs nothing" noop
 
-    rm -
-    rf graph k.o generate "${args[@]}" FASTCUDA_KEEP_INTERMEDIATES =
-    1 build kept kept_whole() {
-  !is_stub "$(find graph -name k.cudafe1.cpp)" && !is_stub "$(find graph -name k.cpp1.ii)";
-}
+# A body that comes out other than its stub: the time of day in host code.
+mkdir timed && cd timed
+printf '#include <cstdio>\nvoid when() { std::printf("%%s\\n", __TIME__); }\n__global__ void k() {}\n' > t.cu
+"$FASTCUDA" gen --out graph -- "$NVCC" -c t.cu -o t.o -arch=sm_80
+ninja -C graph > first.log
+sleep 1.1
+rm t.o
+ninja -C graph > removed.log
+host_source=$(find graph -name t.cudafe1.cpp)
+changed_body_goes() { [ -f t.o ] && [ ! -e "$host_source" ] && ninja -C graph > again.log && grep -q CUDAFE again.log; }
+check "a regenerated body other than its stub goes, and its producer runs again" changed_body_goes
+cd ..
+
+rm -rf graph k.o
+generate "${args[@]}"
+FASTCUDA_KEEP_INTERMEDIATES=1 build kept
+kept_whole() { ! is_stub "$(find graph -name k.cudafe1.cpp)" && ! is_stub "$(find graph -name k.cpp1.ii)"; }
 check "FASTCUDA_KEEP_INTERMEDIATES keeps the bodies whole" kept_whole
 
-    finish
+finish
