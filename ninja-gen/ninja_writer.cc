@@ -57,15 +57,13 @@ void NinjaWriter::PathList(std::string_view separator, const std::vector<std::st
   text_.append(separator);
   for (const std::string& path : paths) {
     std::string escaped = EscapeNinjaPath(path);  // throws for a path Ninja cannot name, abbreviated or not
+    size_t longest = 0;  // the variable of the longest prefix names it: the shortest text
     for (const auto& [name, prefix] : path_variables_) {
-      if (path == prefix) {
-        escaped = "${" + name + "}";
-      } else if (path.size() > prefix.size() && path.starts_with(prefix) && path[prefix.size()] == '/') {
+      bool under = path.size() > prefix.size() && path.starts_with(prefix) && path[prefix.size()] == '/';
+      if ((path == prefix || under) && prefix.size() > longest) {
+        longest = prefix.size();
         escaped = "${" + name + "}" + EscapeNinjaPath(std::string_view(path).substr(prefix.size()));
-      } else {
-        continue;
       }
-      break;
     }
     text_.append(" ").append(escaped);
   }

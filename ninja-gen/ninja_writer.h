@@ -52,7 +52,7 @@ class NinjaWriter {
   void PathVariable(const std::string& name, const std::string& path);
   /// From here on this writer names `path` and the paths under it through
   /// the variable `name` (`${name}/rest`), which the manifest binds to it
-  /// where this writer's text goes.
+  /// where this writer's text goes; the longest such path wins.
   void NamePathsThrough(const std::string& name, const std::string& path);
   void Pool(std::string_view name, int depth);
   void Rule(const NinjaRule& rule);

@@ -50,7 +50,7 @@ constexpr size_t kCompactWindow = 64;
 
 /// FormatCompactDepfile's text, after its header.
 Depfile ParseCompactDepfile(std::string_view text) {
-  static const RE2 line_re("(\\d+) (\\d+) ([^\\n]*)\\n");
+  static const RE2 line_re("(\\d+) (\\d+) ([^\\n]*)\\n", RE2::Latin1);  // paths are bytes
   Depfile depfile;
   re2::StringPiece rest(text.data(), text.size());
   std::string target, tail;

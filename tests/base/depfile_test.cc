@@ -74,6 +74,8 @@ TEST_CASE("compact: a third of gcc's layout for a CUDA TU's headers; a newline i
   }
   CHECK(FormatCompactDepfile(depfile).size() * 3 < FormatDepfile(depfile).size());
   CHECK(ParseDepfile(FormatCompactDepfile(depfile)).dependencies == depfile.dependencies);
+  Depfile latin1{{"k.o"}, {"caf\xe9/k.cu", "caf\xe9/\xff.h"}};  // bytes, not UTF-8
+  CHECK(ParseDepfile(FormatCompactDepfile(latin1)).dependencies == latin1.dependencies);
   Depfile odd{{"k.o"}, {"k.cu", "a\nb.h"}};
   CHECK(FormatCompactDepfile(odd) == FormatDepfile(odd));
   CHECK_THROWS(ParseDepfile("# fastcuda compact depfile\n0 0 a.cu\n1 7 too long a share\n"));
