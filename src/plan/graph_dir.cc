@@ -101,15 +101,18 @@ std::string StepsFileText(const std::vector<StepGraph>& graphs,
   ParallelFor(graphs.size(), threads, [&](size_t i) {
     const StepGraph& graph = graphs[i];
     json steps = json::array();
+    const std::string work_dir = graph.work_dir + "/";
     for (const GraphStep& step : graph.steps) {
       std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
-      steps.push_back({{"kind", StepKindName(step.kind)},
-                       {"arch", step.arch},
-                       {"output", output},
-                       {"after", step.after}});
+      json recorded{{"kind", StepKindName(step.kind)}, {"arch", step.arch}, {"after", step.after}};
+      // Most outputs lie in the work dir: named once for the TU.
+      if (graph.work_dir.empty() || !output.starts_with(work_dir)) recorded["output"] = output;
+      else recorded["in_work_dir"] = output.substr(work_dir.size());
+      steps.push_back(std::move(recorded));
     }
     json tu{{"source", graph.source},
             {"source_path", graph.source.empty() ? "" : ResolvePath(graph.cwd, graph.source)},
+            {"work_dir", graph.work_dir},
             {"steps", steps}};
     if (on_request && on_request(graph)) tu["on_request"] = true;
     tus[i] = DumpJsonBytes(tu);
@@ -137,8 +140,11 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
                                      "than this one: the next build writes it anew)");
           }
         }
+        std::string output = step.contains("in_work_dir") ? tu.at("work_dir").get<std::string>() + "/" +
+                                                                step.at("in_work_dir").get<std::string>()
+                                                          : step.at("output").get<std::string>();
         recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
-                                  step.at("output").get<std::string>(), std::move(after)});
+                                  output, std::move(after)});
       }
       tus.push_back(std::move(recorded));
     }

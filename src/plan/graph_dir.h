@@ -141,7 +141,8 @@ struct RecordedTu {
 };
 
 /// `steps.json`: every step of every graph, its first output named by
-/// `ninja_path` (written on `threads` threads), and the graphs that
+/// `ninja_path` (in the TU's work dir: written after it, which the TU names
+/// once) (written on `threads` threads), and the graphs that
 /// `on_request` says the default targets do not need; and back (throws
 /// std::runtime_error if it is not one, or if a step waits for one not
 /// before it in its TU: no graph lists one (StepGraph), and every reader

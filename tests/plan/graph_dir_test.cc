@@ -46,6 +46,25 @@ TEST_CASE("the memory log's cache outcomes: the last line of an output says, or 
   CHECK(records.peaks == StepMemory{{"/w/a.ptx", 300}, {"/w/b.cubin", 9}, {"/w/c.ptx", 1}});
 }
 
+TEST_CASE("steps.json names the work dir once, and outputs in it after it") {
+  StepGraph graph;
+  graph.source = "k.cu";
+  graph.cwd = "/src";
+  graph.work_dir = "/g/tu/k";
+  graph.steps.resize(2);
+  graph.steps[0].outputs = {"/g/tu/k/k.ii"};
+  graph.steps[1].outputs = {"k.o"};
+  graph.steps[1].after = {0};
+  auto as_is = [](const StepGraph&, const std::string& path) { return path; };
+  std::string text = StepsFileText({graph}, as_is, 1, {});
+  CHECK(text.find("/g/tu/k/k.ii") == std::string::npos);
+  std::vector<RecordedTu> back = ParseStepsFile(text);
+  REQUIRE(back.size() == 1);
+  REQUIRE(back[0].steps.size() == 2);
+  CHECK(back[0].steps[0].output == "/g/tu/k/k.ii");
+  CHECK(back[0].steps[1].output == "k.o");
+}
+
 TEST_CASE("a steps.json whose step waits for one not before it is refused") {
   auto with_after = [](const std::string& after) {
     return R"({"tus": [{"source": "a.cu", "steps": [{"kind": "CPP_HOST", "arch": "", "output": "a.ii", "after": []},)"
