@@ -221,11 +221,11 @@ std::string ThroughPathVariables(std::string text, const StepGraph& graph) {
 
 /// The edge variables the rules' command template fills in: `flags` (the
 /// step's own options) and `argv` (its command after `--`), with the work
-/// dir abbreviated to `${w}` (ThroughPathVariables). Ninja expands an edge's
-/// variables when it parses the edge, in the file's scope, so `w` is a
-/// file-level variable bound again before each graph's edges (see
-/// WriteStepEdges). Files shared
-/// by every edge (the tool, the environment, the memory log) are file-level
+/// dir, cwd and source dir through `${w}`, `${c}` and `${s}`
+/// (ThroughPathVariables). Ninja expands an edge's variables when it parses
+/// the edge, in the file's scope, so these are file-level variables bound
+/// again before each graph's edges (see WriteStepEdges). Files shared by
+/// every edge (the tool, the environment, the memory log) are file-level
 /// variables the rule's command refers to; the outputs come from `$out`.
 /// Keeping repeated text out of the manifest halves Ninja's parse time.
 std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGraph& graph, size_t index,
@@ -319,8 +319,11 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
                     const std::string& shared_env_file) {
   PathMapper paths(graph, options);
   for (const auto& [name, path] : PathVariablesOf(graph)) writer.PathVariable(name, path);
-  // Every edge reads the shared environment file, bound in the header.
-  if (QuoteShellWord(shared_env_file) == shared_env_file) writer.NamePathsThrough("env", shared_env_file);
+  // Every edge reads the shared environment file, bound in the header,
+  // unless the edges bind `env` to the graph's own (Ninja evaluates an
+  // edge's paths in its scope).
+  if (options.env_file == shared_env_file && QuoteShellWord(shared_env_file) == shared_env_file)
+    writer.NamePathsThrough("env", shared_env_file);
   for (size_t i = 0; i < graph.steps.size(); ++i) {
     const GraphStep& step = graph.steps[i];
     NinjaBuild build;

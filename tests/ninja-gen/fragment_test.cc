@@ -337,3 +337,18 @@ TEST_CASE("a whole-call cache: the object's and the depfile's edges name only th
         "merge-depfiles --cwd /src --target obj/kernel.o --skip-on-hit '/b/w dir/cache-result' --on-hit "
         "'/b/w dir/cache-object.deps' -o");
 }
+
+TEST_CASE("the shared environment file goes through $env, unless the edges bind their own") {
+  StepGraph graph = GraphIn("multi_gencode", "/src");
+  FragmentOptions options{"/bin/fastcuda", "/b/shared.env", "/src", ""};
+  NinjaWriter shared;
+  WriteStepEdges(shared, graph, options, "/b/shared.env");
+  CHECK(CountMatches(shared.text(), R"((?m)^build [^\n]*\| [^\n]*\$\{env\})") ==
+        static_cast<int>(graph.steps.size()));
+  options.env_file = "/b/own.env";  // Ninja evaluates an edge's paths where `env` is this one
+  NinjaWriter own;
+  WriteStepEdges(own, graph, options, "/b/shared.env");
+  CHECK(own.text().find("${env}") == std::string::npos);
+  CHECK(CountMatches(own.text(), R"((?m)^build [^\n]*\| [^\n]*/b/own\.env)") ==
+        static_cast<int>(graph.steps.size()));
+}
