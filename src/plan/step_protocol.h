@@ -189,13 +189,11 @@ struct CapturedOutput {
   int exit_code = 0;
 };
 
-/// Writes PREFIX.out, PREFIX.err and PREFIX.rc, each atomically; for a
-/// success that printed nothing, removes them (ReadCapture: nullopt, which
-/// replays as nothing).
+/// Writes PREFIX.out, PREFIX.err and PREFIX.rc, each atomically.
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs);
 
 /// What WriteCapture saved under `prefix`; nullopt while the step has not
-/// run or printed nothing and succeeded (no PREFIX.rc).
+/// run (no PREFIX.rc).
 std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs);
 
 }  // namespace fastcuda
