@@ -53,7 +53,7 @@ echo "(build directory after a clean build, medians; goal: at most twice plain's
 for variant in "${variants[@]}"; do
   kib=$(median "$work/$variant.disk")
   plain_kib=$([ -s "$work/plain.disk" ] && median "$work/plain.disk" || echo 0)
-  printf '%-20s build dir %9.1f MiB  plain %9.1f MiB\n' "$variant" "$(ratio "$kib" 1024)" "$(ratio "$plain_kib" 1024)"
+  printf '%-20s build dir %9s MiB  plain %9s MiB\n' "$variant" "$(ratio "$kib" 1024)" "$(ratio "$plain_kib" 1024)"
   [ "$variant" = plain ] || [ "$plain_kib" = 0 ] ||
     goal "$variant build dir / plain's" "$(ratio "$kib" "$plain_kib")" 2.00
 done

@@ -74,7 +74,9 @@ def main(graph_dir):
     durations = {os.path.normpath(os.path.join(ninja_dir, out)): ms for out, ms in durations.items()}
     rows = []
     for tu in json.load(open(os.path.join(graph_dir, "steps.json")))["tus"]:
-        steps = [dict(s, output=os.path.normpath(os.path.join(ninja_dir, s["output"]))) for s in tu["steps"]]
+        # An output in the TU's work dir is named after it (in_work_dir).
+        output_of = lambda s: s["output"] if "output" in s else tu["work_dir"] + "/" + s["in_work_dir"]
+        steps = [dict(s, output=os.path.normpath(os.path.join(ninja_dir, output_of(s)))) for s in tu["steps"]]
         device_ii = next((s["output"] for s in steps if s["kind"] == "CPP_DEVICE"), None)
         host_ii = next((s["output"] for s in steps if s["kind"] == "CPP_HOST"), None)
         if not device_ii or not os.path.exists(device_ii):

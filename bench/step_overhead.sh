@@ -26,7 +26,8 @@ kind_of_phase() {  # nvcc's phase times (ms, summed) by FastCuda's step kinds
 }
 step_cpu_by_kind() {  # FastCuda's steps: their programs' CPU ms by kind (steps.json names the kinds)
   local graph="$work/ninja/.fastcuda"
-  jq -r '.tus[].steps[] | "\(.output)\t\(.kind)"' "$graph/steps.json" | sort > "$work/kinds"
+  jq -r '.tus[] | .work_dir as $w | .steps[] | "\(.output // ($w + "/" + .in_work_dir))\t\(.kind)"' \
+    "$graph/steps.json" | sort > "$work/kinds"
   awk -F'\t' 'NF >= 3 { print $1 "\t" $3 }' "$graph/step-memory.tsv" | sort > "$work/cpu"
   join -t $'\t' "$work/kinds" "$work/cpu" |
     awk -F'\t' '{ ms[$2] += $3; n[$2]++ } END { for (k in ms) printf "%s\t%.0f\t%d\n", k, ms[k], n[k] }' | sort

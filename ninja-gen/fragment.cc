@@ -199,12 +199,33 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   return call;
 }
 
+/// The variables a graph's edges name paths through (WriteStepEdges), in
+/// the order they are tried: the work dir as `w`, then the cwd as `c` and
+/// the source's directory as `s` where they are longer than a variable.
+std::vector<std::pair<std::string, std::string>> PathVariablesOf(const StepGraph& graph) {
+  std::vector<std::pair<std::string, std::string>> variables = {{"w", graph.work_dir}};
+  for (const auto& [name, path] : {std::pair<std::string, std::string>{"c", graph.cwd},
+                                   {"s", std::filesystem::path(graph.source).parent_path().string()}}) {
+    if (path.size() > 4) variables.emplace_back(name, path);
+  }
+  return variables;
+}
+
+/// Ninja text (escaped) with the paths of PathVariablesOf through their
+/// variables: the commands stay short, and the same wherever the graph is.
+std::string ThroughPathVariables(std::string text, const StepGraph& graph) {
+  for (const auto& [name, path] : PathVariablesOf(graph))
+    text = ReplaceAll(text, EscapeNinjaValue(path), "${" + name + "}");
+  return text;
+}
+
 /// The edge variables the rules' command template fills in: `flags` (the
 /// step's own options) and `argv` (its command after `--`), with the work
-/// dir abbreviated to `${w}`. Ninja expands an edge's variables when it
-/// parses the edge, in the file's scope, so `w` is a file-level variable
-/// bound again before each graph's edges (see WriteStepEdges). Files shared
-/// by every edge (the tool, the environment, the memory log) are file-level
+/// dir, cwd and source dir through `${w}`, `${c}` and `${s}`
+/// (ThroughPathVariables). Ninja expands an edge's variables when it parses
+/// the edge, in the file's scope, so these are file-level variables bound
+/// again before each graph's edges (see WriteStepEdges). Files shared by
+/// every edge (the tool, the environment, the memory log) are file-level
 /// variables the rule's command refers to; the outputs come from `$out`.
 /// Keeping repeated text out of the manifest halves Ninja's parse time.
 std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGraph& graph, size_t index,
@@ -217,6 +238,12 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     std::vector<std::string> words = {"merge-depfiles", std::string(kCwdFlag), graph.cwd, "--target",
                                       DepfileTarget(graph)};
     if (graph.depfile_request.phony_targets) words.push_back("--phony-targets");
+    // Kept in the work dir for the object's step to hand to Ninja, which
+    // wants no -MP rules: it need not be nvcc's layout until then.
+    auto hands_it_over = [&](const GraphStep& other) {
+      return other.ninja_depfile_from == step.outputs.front();
+    };
+    if (std::any_of(graph.steps.begin(), graph.steps.end(), hands_it_over)) words.push_back("--compact");
     if (!step.cache.result.empty()) {
       words.insert(words.end(), {"--skip-on-hit", step.cache.result});
       for (const std::string& depfile : step.cache.on_hit) words.insert(words.end(), {"--on-hit", depfile});
@@ -234,10 +261,7 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     flags = ninja(call.OwnWords());
     argv = ninja(call.CommandWords());
   }
-  // The work dir as the edge's `w`: the commands stay short, and the same
-  // wherever the graph is.
-  std::string work = EscapeNinjaValue(graph.work_dir);
-  return {{"flags", ReplaceAll(flags, work, "${w}")}, {"argv", ReplaceAll(argv, work, "${w}")}};
+  return {{"flags", ThroughPathVariables(flags, graph)}, {"argv", ThroughPathVariables(argv, graph)}};
 }
 
 /// The `fastcuda step` command of a rule of `kind`: the options every step
@@ -294,7 +318,12 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
 void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentOptions& options,
                     const std::string& shared_env_file) {
   PathMapper paths(graph, options);
-  writer.Variable("w", graph.work_dir);
+  for (const auto& [name, path] : PathVariablesOf(graph)) writer.PathVariable(name, path);
+  // Every edge reads the shared environment file, bound in the header,
+  // unless the edges bind `env` to the graph's own (Ninja evaluates an
+  // edge's paths in its scope).
+  if (options.env_file == shared_env_file && QuoteShellWord(shared_env_file) == shared_env_file)
+    writer.NamePathsThrough("env", shared_env_file);
   for (size_t i = 0; i < graph.steps.size(); ++i) {
     const GraphStep& step = graph.steps[i];
     NinjaBuild build;
@@ -325,13 +354,16 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     if (RerunsAlways(step, options)) build.implicit_inputs.push_back(AlwaysDirtyPath(graph.work_dir));
     for (size_t reader : SourceReadersBefore(graph, i))
       build.implicit_inputs.push_back(paths(RanStampPath(graph, reader)));
-    build.variables.push_back({"desc", Description(graph, step)});
     if (options.env_file != shared_env_file) {
       build.variables.push_back({"env", QuoteShellWord(options.env_file)});
     }
     build.raw_variables = CommandVariables(graph, i, options, paths);
-    if (!step.depfile.empty() && step.ninja_depfile.empty())
-      build.variables.push_back({"depfile", step.depfile});
+    build.raw_variables.insert(
+        build.raw_variables.begin(),
+        {"desc", ThroughPathVariables(EscapeNinjaValue(Description(graph, step)), graph)});
+    if (!step.depfile.empty() && step.ninja_depfile.empty()) {
+      build.raw_variables.push_back({"depfile", ThroughPathVariables(EscapeNinjaValue(step.depfile), graph)});
+    }
     if (step.compiles_source && !step.depfile.empty() && step.ninja_depfile.empty()) {
       // The headers it read go to Ninja's deps log, and its start to the
       // reads log, as a preprocessing step's do (source_reads.h).

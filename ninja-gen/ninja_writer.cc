@@ -30,6 +30,16 @@ void NinjaWriter::Variable(std::string_view name, std::string_view value) {
   text_.append(name).append(" = ").append(EscapeNinjaValue(value)).append("\n");
 }
 
+void NinjaWriter::PathVariable(const std::string& name, const std::string& path) {
+  Variable(name, path);
+  NamePathsThrough(name, path);
+}
+
+void NinjaWriter::NamePathsThrough(const std::string& name, const std::string& path) {
+  std::erase_if(path_variables_, [&](const auto& bound) { return bound.first == name; });
+  path_variables_.emplace_back(name, path);
+}
+
 void NinjaWriter::Pool(std::string_view name, int depth) {
   text_.append("pool ").append(name).append("\n  depth = ").append(std::to_string(depth));
   text_.append("\n");
@@ -45,7 +55,18 @@ void NinjaWriter::Rule(const NinjaRule& rule) {
 void NinjaWriter::PathList(std::string_view separator, const std::vector<std::string>& paths) {
   if (paths.empty()) return;
   text_.append(separator);
-  for (const std::string& path : paths) text_.append(" ").append(EscapeNinjaPath(path));
+  for (const std::string& path : paths) {
+    std::string escaped = EscapeNinjaPath(path);  // throws for a path Ninja cannot name, abbreviated or not
+    size_t longest = 0;  // the variable of the longest prefix names it: the shortest text
+    for (const auto& [name, prefix] : path_variables_) {
+      bool under = path.size() > prefix.size() && path.starts_with(prefix) && path[prefix.size()] == '/';
+      if ((path == prefix || under) && prefix.size() > longest) {
+        longest = prefix.size();
+        escaped = "${" + name + "}" + EscapeNinjaPath(std::string_view(path).substr(prefix.size()));
+      }
+    }
+    text_.append(" ").append(escaped);
+  }
 }
 
 void NinjaWriter::Build(const NinjaBuild& build) {

@@ -47,6 +47,13 @@ class NinjaWriter {
  public:
   void Comment(std::string_view text);
   void Variable(std::string_view name, std::string_view value);  ///< value unescaped
+  /// Variable, and NamePathsThrough it: a TU's work dir, named a dozen
+  /// times an edge, would be most of the manifest.
+  void PathVariable(const std::string& name, const std::string& path);
+  /// From here on this writer names `path` and the paths under it through
+  /// the variable `name` (`${name}/rest`), which the manifest binds to it
+  /// where this writer's text goes; the longest such path wins.
+  void NamePathsThrough(const std::string& name, const std::string& path);
   void Pool(std::string_view name, int depth);
   void Rule(const NinjaRule& rule);
   void Build(const NinjaBuild& build);
@@ -59,6 +66,7 @@ class NinjaWriter {
  private:
   void PathList(std::string_view separator, const std::vector<std::string>& paths);
   std::string text_;
+  std::vector<std::pair<std::string, std::string>> path_variables_;  ///< name, path (PathVariable)
 };
 
 }  // namespace fastcuda

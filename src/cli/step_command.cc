@@ -367,12 +367,14 @@ void RecordMadeBy(const StepInvocation& options, const std::vector<std::string>&
 }
 
 /// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it),
-/// or an empty one where the TU writes none (HandEmptyDepfileToNinja).
+/// in gcc's layout from the compact one kept in the work dir, or an empty
+/// one where the TU writes none (HandEmptyDepfileToNinja).
 void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
   if (options.ninja_depfile.empty()) return;
   const std::string& from = options.ninja_depfile_from;
+  std::string text = from.empty() ? "" : fs.Read(ResolvePath(options.cwd, from)).value_or("");
   fs.Write(ResolvePath(options.cwd, options.ninja_depfile),
-           from.empty() ? "" : fs.Read(ResolvePath(options.cwd, from)).value_or(""));
+           text.empty() ? "" : FormatDepfile(ParseDepfile(text)));
 }
 
 /// Whether the whole-call cache's lookup, which this step waits for, hit.
@@ -544,7 +546,10 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     // New after each run of the step's own edge: the launcher takes a
     // header newer than it for a change during the build. A body
     // regenerated for its reader leaves it, and the user depfile's merge, be.
-    std::string kept = ResolvePath(options.cwd, options.kept_depfile), text = fs.Read(depfile).value_or("");
+    // Compact: it stays for the next build, where Ninja's copy goes.
+    std::optional<std::string> written = fs.Read(depfile);
+    std::string kept = ResolvePath(options.cwd, options.kept_depfile),
+                text = written ? FormatCompactDepfile(ParseDepfile(*written)) : "";
     if (options.restores_body) WriteIfChanged(fs, kept, text);
     else fs.Write(kept, text);
   }
@@ -614,11 +619,12 @@ int LadderDyndepMain(const std::vector<std::string>& args, const CommandIo& io) 
 
 int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io) {
   std::string cwd, target, output, cache_result;
-  bool phony_targets = false;
+  bool phony_targets = false, compact = false;
   std::vector<std::string> parts, on_hit;
   for (size_t i = 0; i < args.size(); ++i) {
     bool has_value = i + 1 < args.size();
     if (args[i] == "--phony-targets") phony_targets = true;
+    else if (args[i] == "--compact") compact = true;
     else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
@@ -630,8 +636,9 @@ int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io)
   // A whole-call cache's hit: the steps that wrote the other parts did not run.
   if (!cache_result.empty() && ReadsCacheHit(io.fs, cache_result)) parts = on_hit;
   // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
+  Depfile merged{{target}, DependenciesOfDepfiles(parts, "", io.fs)};
   WriteIfChanged(io.fs, ResolvePath(cwd, output),
-                 FormatDepfile({{target}, DependenciesOfDepfiles(parts, "", io.fs)}, phony_targets));
+                 compact ? FormatCompactDepfile(merged) : FormatDepfile(merged, phony_targets));
   return 0;
 }
 

@@ -32,8 +32,8 @@ std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph);
 /// regenerates before it runs.
 std::vector<std::string> InputsThatMayBeStubs(const StepGraph& graph, size_t index);
 
-/// A file that a step writes and no step reads: its writer leaves a stub
-/// in its place (with no recipe) right after it ran.
+/// A file that a step writes and no step reads: its writer leaves it
+/// empty right after it ran (StubUnreadOutputs).
 struct UnreadIntermediate {
   size_t producer = 0;
   std::string path;  ///< as the steps name it

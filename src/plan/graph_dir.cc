@@ -19,6 +19,9 @@ using nlohmann::json;
 
 /// Tokens separated by NUL; a TU is its object count, its objects, its
 /// intermediates and an empty token.
+/// The first token of a `kept-files` whose paths share prefixes.
+constexpr std::string_view kSharedPrefixes = "kept-files 2";
+
 void AppendToken(std::string& text, const std::string& token) {
   text += token;
   text += '\0';
@@ -100,15 +103,18 @@ std::string StepsFileText(const std::vector<StepGraph>& graphs,
   ParallelFor(graphs.size(), threads, [&](size_t i) {
     const StepGraph& graph = graphs[i];
     json steps = json::array();
+    const std::string work_dir = graph.work_dir + "/";
     for (const GraphStep& step : graph.steps) {
       std::string output = step.outputs.empty() ? "" : ninja_path(graph, step.outputs.front());
-      steps.push_back({{"kind", StepKindName(step.kind)},
-                       {"arch", step.arch},
-                       {"output", output},
-                       {"after", step.after}});
+      json recorded{{"kind", StepKindName(step.kind)}, {"arch", step.arch}, {"after", step.after}};
+      // Most outputs lie in the work dir: named once for the TU.
+      if (graph.work_dir.empty() || !output.starts_with(work_dir)) recorded["output"] = output;
+      else recorded["in_work_dir"] = output.substr(work_dir.size());
+      steps.push_back(std::move(recorded));
     }
     json tu{{"source", graph.source},
             {"source_path", graph.source.empty() ? "" : ResolvePath(graph.cwd, graph.source)},
+            {"work_dir", graph.work_dir},
             {"steps", steps}};
     if (on_request && on_request(graph)) tu["on_request"] = true;
     tus[i] = DumpJsonBytes(tu);
@@ -136,8 +142,11 @@ std::vector<RecordedTu> ParseStepsFile(std::string_view text) {
                                      "than this one: the next build writes it anew)");
           }
         }
+        std::string output = step.contains("in_work_dir") ? tu.at("work_dir").get<std::string>() + "/" +
+                                                                step.at("in_work_dir").get<std::string>()
+                                                          : step.at("output").get<std::string>();
         recorded.steps.push_back({step.at("kind").get<std::string>(), step.at("arch").get<std::string>(),
-                                  step.at("output").get<std::string>(), std::move(after)});
+                                  output, std::move(after)});
       }
       tus.push_back(std::move(recorded));
     }
@@ -267,11 +276,19 @@ std::map<std::string, int64_t> ParseSourceReads(std::string_view text) {
 
 std::string FormatKeptFiles(const std::vector<KeptFiles>& tus) {
   std::string text;
+  AppendToken(text, std::string(kSharedPrefixes));
+  std::string_view previous;
+  auto append_path = [&](const std::string& path) {
+    auto [end, _] = std::mismatch(previous.begin(), previous.end(), path.begin(), path.end());
+    size_t shared = static_cast<size_t>(end - previous.begin());
+    AppendToken(text, std::to_string(shared) + ":" + path.substr(shared));
+    previous = path;
+  };
   for (const KeptFiles& tu : tus) {
     if (tu.intermediates.empty()) continue;
     AppendToken(text, std::to_string(tu.objects.size()));
-    for (const std::string& object : tu.objects) AppendToken(text, object);
-    for (const std::string& path : tu.intermediates) AppendToken(text, path);
+    for (const std::string& object : tu.objects) append_path(object);
+    for (const std::string& path : tu.intermediates) append_path(path);
     AppendToken(text, "");
   }
   return text;
@@ -284,8 +301,24 @@ std::vector<KeptFiles> ParseKeptFiles(std::string_view text) {
     if (end == std::string_view::npos) break;  // a torn last token: ignore it
     tokens.push_back(text.substr(start, end - start));
   }
+  // Since kSharedPrefixes, a path is the count of bytes it shares with the
+  // one before and the rest; before, the path whole.
+  const bool shared_prefixes = !tokens.empty() && tokens.front() == kSharedPrefixes;
+  std::string previous;
+  auto path_of = [&](std::string_view token) -> std::optional<std::string> {
+    if (!shared_prefixes) return std::string(token);
+    size_t colon = token.find(':'), shared = 0;
+    if (colon == std::string_view::npos) return std::nullopt;
+    for (char digit : token.substr(0, colon)) {
+      if (digit < '0' || digit > '9') return std::nullopt;
+      shared = shared * 10 + (digit - '0');
+    }
+    if (shared > previous.size()) return std::nullopt;
+    previous = previous.substr(0, shared) + std::string(token.substr(colon + 1));
+    return previous;
+  };
   std::vector<KeptFiles> tus;
-  for (size_t i = 0; i < tokens.size();) {
+  for (size_t i = shared_prefixes ? 1 : 0; i < tokens.size();) {
     KeptFiles tu;
     size_t objects = 0;
     for (char digit : tokens[i++]) {
@@ -293,7 +326,9 @@ std::vector<KeptFiles> ParseKeptFiles(std::string_view text) {
       objects = objects * 10 + (digit - '0');
     }
     for (; i < tokens.size() && !tokens[i].empty(); ++i) {
-      (tu.objects.size() < objects ? tu.objects : tu.intermediates).emplace_back(tokens[i]);
+      std::optional<std::string> path = path_of(tokens[i]);
+      if (!path) return tus;  // not this format: keep what was read
+      (tu.objects.size() < objects ? tu.objects : tu.intermediates).push_back(std::move(*path));
     }
     if (i == tokens.size()) break;  // torn: the TU's end is missing
     ++i;

@@ -146,7 +146,8 @@ struct RecordedTu {
 };
 
 /// `steps.json`: every step of every graph, its first output named by
-/// `ninja_path` (written on `threads` threads), and the graphs that
+/// `ninja_path` (in the TU's work dir: written after it, which the TU names
+/// once) (written on `threads` threads), and the graphs that
 /// `on_request` says the default targets do not need; and back (throws
 /// std::runtime_error if it is not one, or if a step waits for one not
 /// before it in its TU: no graph lists one (StepGraph), and every reader
@@ -225,7 +226,9 @@ std::string FormatPlannedLimits(const PlannedLimits& limits);
 std::optional<PlannedLimits> ParsePlannedLimits(std::string_view text);
 
 /// `kept-files`, which `fastcuda build` reads before each build; and back.
-/// Paths may hold any byte but NUL.
+/// Paths may hold any byte but NUL; each is written as what it shares with
+/// the one before (a TU's paths share its work dir) and the rest, a tenth
+/// of the paths whole. An earlier version's file, of whole paths, reads too.
 std::string FormatKeptFiles(const std::vector<KeptFiles>& tus);
 std::vector<KeptFiles> ParseKeptFiles(std::string_view text);
 

@@ -145,7 +145,13 @@ void StubConsumedInputs(const StepInvocation& consumer, const Regenerated& regen
 
 void StubUnreadOutputs(const StepInvocation& step, bool keep_whole, WritableFileSystem& fs) {
   if (keep_whole) return;
-  for (const std::string& output : step.stubbed_outputs) ReplaceByStub(ResolvePath(step.cwd, output), "", fs);
+  for (const std::string& output : step.stubbed_outputs) {
+    std::string path = ResolvePath(step.cwd, output);
+    std::optional<std::filesystem::file_time_type> mtime = fs.MTime(path);
+    if (!mtime || fs.Read(path) == "") continue;
+    fs.Write(path, "");
+    fs.SetMTime(path, *mtime);
+  }
 }
 
 void WriteRecipes(const StepInvocation& producer, WritableFileSystem& fs) {

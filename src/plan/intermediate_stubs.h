@@ -79,8 +79,9 @@ void StubConsumedInputs(const StepInvocation& consumer, const Regenerated& regen
                         WritableFileSystem& fs);
 
 /// After a step succeeded: the outputs that no step reads
-/// (StepInvocation::stubbed_outputs) become stubs, with their mtimes, unless
-/// `keep_whole`.
+/// (StepInvocation::stubbed_outputs) become empty, with their mtimes, unless
+/// `keep_whole`. No hash: with no reader, no edge waits on their mtimes, and
+/// an empty file takes no disk block where a stub takes one.
 void StubUnreadOutputs(const StepInvocation& step, bool keep_whole, WritableFileSystem& fs);
 
 /// After a producer succeeded: records its command for each output that

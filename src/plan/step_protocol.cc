@@ -252,6 +252,13 @@ std::string FailedEdgeLines(const FailureNote& note, int exit_code) {
 }
 
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs) {
+  // A quiet success, most steps, replays as no capture at all: no files,
+  // and for a quiet TU no capture directory (a disk block) either.
+  if (output.stdout_text.empty() && output.stderr_text.empty() && output.exit_code == 0) {
+    for (const std::string& path : {ExitCodePath(prefix), StdoutPath(prefix), StderrPath(prefix)})
+      fs.Remove(path);
+    return;
+  }
   fs.Write(StdoutPath(prefix), output.stdout_text);
   fs.Write(StderrPath(prefix), output.stderr_text);
   // Last: its presence tells ReadCapture that the step ran. Empty for a

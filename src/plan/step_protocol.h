@@ -189,11 +189,13 @@ struct CapturedOutput {
   int exit_code = 0;
 };
 
-/// Writes PREFIX.out, PREFIX.err and PREFIX.rc, each atomically.
+/// Writes PREFIX.out, PREFIX.err and PREFIX.rc, each atomically; for a
+/// success that printed nothing, removes them (ReadCapture: nullopt, which
+/// replays as nothing).
 void WriteCapture(const std::string& prefix, const CapturedOutput& output, WritableFileSystem& fs);
 
 /// What WriteCapture saved under `prefix`; nullopt while the step has not
-/// run (no PREFIX.rc).
+/// run or printed nothing and succeeded (no PREFIX.rc).
 std::optional<CapturedOutput> ReadCapture(const std::string& prefix, const FileSystem& fs);
 
 }  // namespace fastcuda

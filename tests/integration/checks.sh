@@ -203,7 +203,7 @@ graph_wrote_objects() {
 
 every_step_once() {
   [ -f "$1/first-phase" ] && "$FASTCUDA" table "$1" > "$scratch/table.csv" &&
-    [ "$(tail -n +2 "$scratch/table.csv" | wc -l)" -eq "$(jq '[.tus[].steps[] | select(.output != "")] | length' "$1/steps.json")" ] &&
+    [ "$(tail -n +2 "$scratch/table.csv" | wc -l)" -eq "$(jq '[.tus[].steps[] | select((.output // .in_work_dir) != "")] | length' "$1/steps.json")" ] &&
     [ -z "$(cut -d, -f5 "$scratch/table.csv" | sort | uniq -d)" ]
 }
 

@@ -3,8 +3,9 @@
 # .fatbin.c) kept as stubs once the one step that reads them has run, against
 # real nvcc. A reader that must run again gets its input regenerated from the
 # producer's command, which the stub records, so its object is still nvcc's:
-#  after a build, the four big files and what cicc writes that no step
-#  reads (the .cudafe1.gpu) are stubs and the graph is small; a
+#  after a build, the four big files are stubs, what cicc writes that no
+#  step reads (the .cudafe1.gpu, .cudafe1.c) is empty, and the graph is
+#  small, a light TU's work dir a block per file it must keep; a
 #  no-op runs nothing; a source edit rebuilds nvcc's object; a flag that
 #  reaches cicc alone reruns cicc from a regenerated `.cpp1.ii`, a host flag
 #  the host compile from a regenerated `.cudafe1.cpp` (through cudafe++ from
@@ -35,14 +36,25 @@ is_stub() { head -1 "$1" | grep -q '^// fastcuda intermediate stub'; }
 all_stubs() {
   work=$(dirname "$(find graph -name k.cpp4.ii)")
   is_stub "$work/k.cpp4.ii" && is_stub "$work/k.cpp1.ii" && is_stub "$work/k.cudafe1.cpp" &&
-    is_stub "$work/k.fatbin.c" && is_stub "$work/k.cudafe1.gpu" && [ -z "$(find "$work" -name "*.recipe")" ]
+    is_stub "$work/k.fatbin.c" && [ ! -s "$work/k.cudafe1.gpu" ] && [ ! -s "$work/k.cudafe1.c" ] &&
+    [ -z "$(find "$work" -name "*.recipe")" ]
 }
 small_graph() { [ "$(du -sk graph | cut -f1)" -lt 200 ]; }
+# The TU's work dir in 4 KiB blocks, from the files' sizes (the same on any
+# file system): what a light TU keeps beside its object.
+kept_blocks() { find "$(dirname "$(find graph -name k.cpp4.ii)")" -type f -printf '%s\n' |
+                  awk '{ blocks += int(($1 + 4095) / 4096) } END { print blocks }'; }
+# A block each for the four stubs, the two kept preprocess depfiles (a
+# light TU's headers fit one in the compact layout), the PTX, the cubin,
+# cicc's stub, the module id and the environment; cicc's unread outputs and
+# the steps' quiet output take none.
+few_blocks() { [ "$(kept_blocks)" -le 11 ] || { echo "  $(kept_blocks) blocks"; return 1; }; }
 
 generate "${args[@]}"
 build first
 check "after a build the big intermediates are stubs, their recipes inside" all_stubs
 check "after a build the graph is small (under 200 KB)" small_graph
+check "a light TU keeps at most 11 blocks of 4 KiB beside its object" few_blocks
 check "a no-op runs nothing" noop
 
 sed -i 's/2.f/3.f/' scale.h

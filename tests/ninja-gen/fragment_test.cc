@@ -40,8 +40,10 @@ TEST_CASE("one edge per sub-command, described by kind, arch and source") {
   CHECK(CountMatches(manifest, R"(desc = CPP_DEVICE compute_\d+ kernel\.cu)") == 3);
   CHECK(manifest.find("/tmp/") == std::string::npos);
   CHECK(manifest.find("default kernel.o\n") != std::string::npos);
-  CHECK(manifest.find("build /b/w$ dir/") != std::string::npos);  // escaped space
-  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 3);    // the preprocess rules, the cache lookup
+  CHECK(manifest.find("\nw = /b/w dir\n") != std::string::npos);
+  CHECK(manifest.find("build ${w}/") != std::string::npos);  // the work dir through its variable
+  CHECK(manifest.find("build /b/w") == std::string::npos);
+  CHECK(CountMatches(manifest, R"((?m)^  deps = gcc$)") == 3);  // the preprocess rules, the cache lookup
 }
 
 TEST_CASE("the step that writes the object gives it a new mtime on every run; intermediates keep restat's") {
@@ -61,16 +63,16 @@ TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that i
   options.rerun_preprocessing = true;
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
   CHECK(CountMatches(manifest,
-                     R"((?m)^build [^\n]*: CPP_(HOST|DEVICE) [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 4);
+                     R"((?m)^build [^\n]*: CPP_(HOST|DEVICE) [^\n]*\| [^\n]*\$\{w\}/always-dirty)") == 4);
   CHECK(CountMatches(manifest, R"((?m)^build [^\n]*always-dirty)") == 5);
-  CHECK(manifest.find("build /b/w$ dir/always-dirty: phony\n") != std::string::npos);
+  CHECK(manifest.find("build ${w}/always-dirty: phony\n") != std::string::npos);
 }
 
 TEST_CASE("ptxas with a line table: its depfile on the edge, and rerun where the sources are read anew") {
   StepGraph graph = GraphIn("debug_G", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^  depfile = /b/w dir/kernel\.sm_80\.cubin\.line-table\.d$)") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^  depfile = \$\{w\}/kernel\.sm_80\.cubin\.line-table\.d$)") == 1);
   CHECK(manifest.find("--line-table-ptx") != std::string::npos);
   CHECK(manifest.find("--made-by") != std::string::npos);
   CHECK(CountMatches(manifest, R"((?m)^build [^\n]*: PTXAS [^\n]*always-dirty)") == 0);
@@ -90,11 +92,11 @@ TEST_CASE("a step that reruns always (nvcc run whole without a depfile) waits on
   graph.steps.back().reruns_always = true;
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
   std::string manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*\$\{w\}/always-dirty)") == 1);
   options.rerun_preprocessing = true;
   manifest = SingleGraphManifest(graph, options, {}, "");
-  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*/b/w\$ dir/always-dirty)") == 5);
-  CHECK(CountMatches(manifest, R"((?m)^build /b/w\$ dir/always-dirty: phony$)") == 1);
+  CHECK(CountMatches(manifest, R"((?m)^build [^\n]*\| [^\n]*\$\{w\}/always-dirty)") == 5);
+  CHECK(CountMatches(manifest, R"((?m)^build \$\{w\}/always-dirty: phony$)") == 1);
 }
 
 TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the step's own argv") {
@@ -235,12 +237,12 @@ TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the f
   CHECK(
       CountMatches(
           manifest,
-          R"((?m)^build /b/w/kernel\.early\.fatbin\.c: FATBIN_PLACEHOLDER .*\n.*\n  flags = write-fatbin-placeholder --cwd /src relocatable$)") ==
+          R"((?m)^build \$\{w\}/kernel\.early\.fatbin\.c: FATBIN_PLACEHOLDER .*\n.*\n  flags = write-fatbin-placeholder --cwd /src relocatable$)") ==
       1);
   CHECK(
       CountMatches(
           manifest,
-          R"((?m)^build kernel\.o: EMBED_FATBIN /b/w/kernel\.early\.o /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin )") ==
+          R"((?m)^build kernel\.o: EMBED_FATBIN \$\{w\}/kernel\.early\.o \$\{w\}/kernel\.fatbin\.c \$\{w\}/kernel\.fatbin )") ==
       1);
   CHECK(CountMatches(manifest, R"(flags = --blank-disabled \$\{w\}/kernel\.cudafe1\.cpp)") == 1);
   CHECK(
@@ -249,7 +251,8 @@ TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the f
           R"(--early-object \$\{w\}/kernel\.early\.o --embed-fatbin \$\{w\}/kernel\.fatbin\.c --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable)") ==
       1);
   // fatbinary writes the bytes as well, and checks the layout.
-  CHECK(CountMatches(manifest, R"((?m)^build /b/w/kernel\.fatbin\.c /b/w/kernel\.fatbin: FATBINARY )") == 1);
+  CHECK(CountMatches(manifest,
+                     R"((?m)^build \$\{w\}/kernel\.fatbin\.c \$\{w\}/kernel\.fatbin: FATBINARY )") == 1);
   CHECK(
       CountMatches(
           manifest,
@@ -333,4 +336,19 @@ TEST_CASE("a whole-call cache: the object's and the depfile's edges name only th
   CHECK(EvaluateEdgeVariable(manifest, edge_writing(manifest, "obj/kernel.o.d"), "flags") ==
         "merge-depfiles --cwd /src --target obj/kernel.o --skip-on-hit '/b/w dir/cache-result' --on-hit "
         "'/b/w dir/cache-object.deps' -o");
+}
+
+TEST_CASE("the shared environment file goes through $env, unless the edges bind their own") {
+  StepGraph graph = GraphIn("multi_gencode", "/src");
+  FragmentOptions options{"/bin/fastcuda", "/b/shared.env", "/src", ""};
+  NinjaWriter shared;
+  WriteStepEdges(shared, graph, options, "/b/shared.env");
+  CHECK(CountMatches(shared.text(), R"((?m)^build [^\n]*\| [^\n]*\$\{env\})") ==
+        static_cast<int>(graph.steps.size()));
+  options.env_file = "/b/own.env";  // Ninja evaluates an edge's paths where `env` is this one
+  NinjaWriter own;
+  WriteStepEdges(own, graph, options, "/b/shared.env");
+  CHECK(own.text().find("${env}") == std::string::npos);
+  CHECK(CountMatches(own.text(), R"((?m)^build [^\n]*\| [^\n]*/b/own\.env)") ==
+        static_cast<int>(graph.steps.size()));
 }

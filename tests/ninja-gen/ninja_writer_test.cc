@@ -40,3 +40,23 @@ TEST_CASE("rules, pools, variables, defaults") {
         "rule CICC\n  command = $cmd\n  pool = fastcuda_cicc\n"
         "default a.o b$ c.o\n");
 }
+
+TEST_CASE("paths through variables: the longest bound prefix names a path, escaped after it") {
+  NinjaWriter writer;
+  writer.PathVariable("c", "/b d");
+  writer.PathVariable("w", "/b d/tu/k");
+  writer.NamePathsThrough("env", "/b d/env/e.env");
+  writer.Build({{"/b d/tu/k/k.ii"},
+                {},
+                "CPP",
+                {"/b d/k.cu", "/b dx/k.cu"},
+                {"/b d/env/e.env", "/b d/tu/k"},
+                {},
+                {},
+                {}});
+  CHECK(writer.text() ==
+        "c = /b d\n"
+        "w = /b d/tu/k\n"
+        "build ${w}/k.ii: CPP ${c}/k.cu /b$ dx/k.cu | ${env} ${w}\n");
+  CHECK_THROWS_AS(writer.Build({{"/b d/a|b"}, {}, "CPP", {}, {}, {}, {}, {}}), UnnameablePath);
+}

@@ -540,7 +540,8 @@ TEST_CASE("a file that one TU's nvcc writes and another TU reads gets no phony e
   GlobalPlan plan = PlanCompileDatabase(database, {"/out", 2}, cache, runner, FakeFileSystem());
   REQUIRE(plan.whole_nvcc_entries.size() == 1);
   const std::string top = GlobalManifestFiles(plan.graphs, ManifestOptions("/out")).at("/out/build.ninja");
-  CHECK(top.find("CPP_HOST /build/gen.cu") != std::string::npos);  // the second TU's steps read it
+  CHECK(top.find("\nc = /build\n") != std::string::npos);
+  CHECK(top.find("CPP_HOST ${c}/gen.cu") != std::string::npos);  // the second TU's steps read it
   CHECK(top.find("\nbuild /build/gen.cu: phony\n") == std::string::npos);
   CHECK(top.find("\nbuild /src/a.cu: phony\n") != std::string::npos);
 }

@@ -18,6 +18,11 @@ TEST_CASE("kept files round-trip with any byte but NUL; a torn or foreign file r
   CHECK(ParseKeptFiles(text.substr(0, text.size() - 3)).size() == 1);
   CHECK(ParseKeptFiles("not this format\n").empty());
   CHECK(ParseKeptFiles("").empty());
+  CHECK(text.find(std::string("3:only\0", 7)) != std::string::npos);  // "/w/" shared with the path before
+  const char earlier[] = "1\0/o/a.o\0/w/a.ii\0\0";                    // an earlier version's: whole paths
+  std::string whole_paths(earlier, sizeof(earlier) - 1);
+  REQUIRE(ParseKeptFiles(whole_paths).size() == 1);
+  CHECK(ParseKeptFiles(whole_paths)[0].intermediates == std::vector<std::string>{"/w/a.ii"});
 }
 
 TEST_CASE(
@@ -39,6 +44,25 @@ TEST_CASE("the memory log's cache outcomes: the last line of an output says, or 
   StepMemoryRecords records = ParseStepMemoryRecords(log);
   CHECK(records.cache_outcomes == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
   CHECK(records.peaks == StepMemory{{"/w/a.ptx", 300}, {"/w/b.cubin", 9}, {"/w/c.ptx", 1}});
+}
+
+TEST_CASE("steps.json names the work dir once, and outputs in it after it") {
+  StepGraph graph;
+  graph.source = "k.cu";
+  graph.cwd = "/src";
+  graph.work_dir = "/g/tu/k";
+  graph.steps.resize(2);
+  graph.steps[0].outputs = {"/g/tu/k/k.ii"};
+  graph.steps[1].outputs = {"k.o"};
+  graph.steps[1].after = {0};
+  auto as_is = [](const StepGraph&, const std::string& path) { return path; };
+  std::string text = StepsFileText({graph}, as_is, 1, {});
+  CHECK(text.find("/g/tu/k/k.ii") == std::string::npos);
+  std::vector<RecordedTu> back = ParseStepsFile(text);
+  REQUIRE(back.size() == 1);
+  REQUIRE(back[0].steps.size() == 2);
+  CHECK(back[0].steps[0].output == "/g/tu/k/k.ii");
+  CHECK(back[0].steps[1].output == "k.o");
 }
 
 TEST_CASE("a steps.json whose step waits for one not before it is refused") {

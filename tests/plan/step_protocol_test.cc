@@ -145,10 +145,13 @@ TEST_CASE("a step's captured output reads back as written; a step that did not r
   CHECK(back->stderr_text == "a warning\n");
   CHECK(back->exit_code == 3);
   WriteCapture(prefix, {"", "", 0}, fs);
+  CHECK_FALSE(ReadCapture(prefix, fs));  // a success that printed nothing replays as nothing
+  CHECK_FALSE(fs.IsFile(prefix + ".out"));
+  CHECK_FALSE(fs.IsFile(prefix + ".err"));  // and leaves no file (nor directory) behind
+  WriteCapture(prefix, {"", "", 2}, fs);
   back = ReadCapture(prefix, fs);
   REQUIRE(back);
-  CHECK(back->exit_code == 0);
-  CHECK(fs.Read(prefix + ".rc") == "");  // a success that printed nothing takes no disk block
+  CHECK(back->exit_code == 2);
 }
 
 TEST_CASE("a failure note reads back as written, and gives Ninja's FAILED lines for the user's edge") {
