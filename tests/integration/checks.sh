@@ -34,6 +34,8 @@
 #                                that ran the first phase, then every step that
 #                                writes a file once (fastcuda table)
 #   graph_log_mark GRAPH_DIR     how many lines the graph's .ninja_log has now
+#   expanded_manifest MANIFEST   its text with the path variables (`${w}`...)
+#                                written out
 #   graph_ran GRAPH_DIR MARK RE  true if a step whose description matches RE
 #                                ran after the graph's log had MARK lines
 #   cicc_wrote_temp_file PID     waits up to 60 s until a cicc that PID started
@@ -211,12 +213,28 @@ graph_log_mark() {
   if [ -f "$1/.ninja_log" ]; then wc -l < "$1/.ninja_log"; else echo 0; fi
 }
 
+expanded_manifest() {  # MANIFEST: its text with the top-level variables
+  # that FastCuda's manifests name paths through (the work dir, the cwd, the
+  # source's directory, the environment file: `${w}`...) written out, as
+  # Ninja reads them
+  awk '
+    /^[A-Za-z_][A-Za-z0-9_]* = / { value[$1] = substr($0, length($1) + 4); print; next }
+    {
+      for (name in value) {
+        while ((at = index($0, "${" name "}")) > 0)
+          $0 = substr($0, 1, at - 1) value[name] substr($0, at + length(name) + 3)
+      }
+      print
+    }' "$1"
+}
+
 graph_ran() {
   local ran
   # The first output of each edge described by RE, as the manifest names it
   # and the log records it.
-  awk -v re="$3" '/^build / { out = $2; sub(/:$/, "", out) } /^  desc = / && $0 ~ re { print out }' \
-    "$1/build.ninja" | sort -u > "$scratch/graph_ran.wanted"
+  expanded_manifest "$1/build.ninja" |
+    awk -v re="$3" '/^build / { out = $2; sub(/:$/, "", out) } /^  desc = / && $0 ~ re { print out }' |
+    sort -u > "$scratch/graph_ran.wanted"
   ran=$(tail -n +"$(($2 + 1))" "$1/.ninja_log" | awk -F'\t' '{ print $4 }' | sort -u |
     comm -12 - "$scratch/graph_ran.wanted") && [ -n "$ran" ]
 }

@@ -54,7 +54,7 @@ check "launcher, -fPIC -g: the object links into a shared library" g++ -shared p
 
 # --- the graph: the host compile does not wait for the device code
 FASTCUDA_EARLY_HOST=on "$FASTCUDA" gen --out graph -- "$NVCC" "${archs[@]}" -c whole.cu -o graph.o >/dev/null
-early=$(grep -Eo '^build [^:]*\.early\.o' graph/build.ninja | cut -d' ' -f2)
+early=$(expanded_manifest graph/build.ninja | grep -Eo '^build [^:]*\.early\.o' | cut -d' ' -f2)
 inputs_of() { ninja -C graph -t inputs "$1"; }
 check "graph: one early host object" test -n "$early"
 check "graph: the early host compile reads neither cubins nor fatbinary's output" \

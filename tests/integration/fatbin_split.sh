@@ -82,10 +82,11 @@ ran_whole() { ! split_happened "$1"; }
 # where nvcc's images are not reproducible (-G).
 stitch_is_whole_fatbinary() {
   local tu=$1 edge work argv word args=()
-  edge=$(grep -A3 -E "^build [^:]*/$tu\.o-[0-9a-f]+/k\.fatbin\.c: FATBIN_STITCH" graph/build.ninja) || return 1
+  edge=$(expanded_manifest graph/build.ninja | grep -A3 -E "^build [^:]*/$tu\.o-[0-9a-f]+/k\.fatbin\.c: FATBIN_STITCH") ||
+    return 1
   work=$(sed -nE '1s#^build ([^:]*)/k\.fatbin\.c: .*#\1#p' <<< "$edge")
   argv=$(sed -n 's/^  argv = -- //p' <<< "$edge")
-  eval "set -- ${argv//'${w}'/$work}"
+  eval "set -- $argv"
   for word; do
     case $word in
       fatbinary) args+=("$(dirname "$NVCC")/fatbinary") ;;

@@ -167,7 +167,7 @@ else
                            next }
                /^[^ ].*: #deps / { target = $1; sub(/:$/, "", target); next }
                /include\/shared\.cuh$/ && (target in tu) { print tu[target] }' \
-            "$build/.fastcuda/steps.ninja" "$scratch/deps.txt" | sort -u | tr '\n' ' ')
+            <(expanded_manifest "$build/.fastcuda/steps.ninja") "$scratch/deps.txt" | sort -u | tr '\n' ' ')
     [ "$tus" = "a.cu b.cu " ] || { echo "  TUs whose steps' deps list include/shared.cuh: '$tus'"; return 1; }
   }
   check "plain ninja's deps of plain_a.cu.o are empty; fastcuda ninja -t deps lists include/shared.cuh for steps of a.cu and b.cu only" \

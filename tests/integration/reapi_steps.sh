@@ -284,7 +284,8 @@ started_outputs_absent() {  # LOG: no output (nor a client's temporary) of a dev
   local desc output
   while read -r desc; do
     for output in $(awk -v desc="$desc" '$1 == "build" { line = $0 } $1 == "desc" && substr($0, index($0, "=") + 2) == desc {
-                      sub(/^build /, "", line); sub(/: .*/, "", line); print line }' "$project/graph/build.ninja"); do
+                      sub(/^build /, "", line); sub(/: .*/, "", line); print line }' \
+                      <(expanded_manifest "$project/graph/build.ninja")); do
       [ ! -e "$output" ] || { echo "  $desc left $output"; return 1; }
     done
   done < <(sed -n -E 's/^\[[0-9]+\/[0-9]+\] ((CICC|PTXAS|FATBINARY) .*a\.cu)$/\1/p' "$scratch/$1")

@@ -112,7 +112,8 @@ cold() {
 }
 check "cold: each lookup misses, the steps build objects equal to nvcc's" cold
 static_rung_inputs() {  # what the ladder's rungs name in the manifest but each other, the lookups and their dyndep file
-  sed -n 's|^build [^:]*/priority/rung[0-9]*: FASTCUDA_RUNG\(.*\)|\1|p' "$graph/build.ninja" | tr ' ' '\n' |
+  expanded_manifest "$graph/build.ninja" | sed -n 's|^build [^:]*/priority/rung[0-9]*: FASTCUDA_RUNG\(.*\)|\1|p' |
+    tr ' ' '\n' |
     grep -Ev '^(\||\|\||)$|/priority/|/cache-result$' || true
 }
 cold_ranked() {
