@@ -25,9 +25,12 @@ tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 threads=${threads:-10} pool=${pool:-5}
 source "$tools/../network.sh"
 
-pg_port=$(free_port $((30000 + $$ % 10000)))
-port=$(free_port $((40000 + $$ % 10000)))
-closed=$(free_port $((50000 + $$ % 10000)))
+# Below Linux's ephemeral ports (32768 on): a port where nothing listens
+# there may still be the local end of another test's connection, and the
+# server then fails to bind it. Below sccache-dist's (sccache_dist.sh).
+pg_port=$(free_port $((10000 + $$ % 3000)))
+port=$(free_port $((13000 + $$ % 3000)))
+closed=$(free_port $((16500 + $$ % 3000)))
 tls_port=$(free_port $((port + 1)))
 database=postgresql+psycopg2://bgd@127.0.0.1:$pg_port/bgd
 pg=$scratch/postgres server_pid='' pg_started=''
