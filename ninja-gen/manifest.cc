@@ -118,6 +118,15 @@ std::vector<std::string> RootTargets(const Manifest& manifest) {
   return roots;
 }
 
+std::vector<std::string> DefaultTargets(const Manifest& manifest) {
+  if (manifest.defaults.empty()) return RootTargets(manifest);
+  std::vector<std::string> targets;
+  for (const ManifestDefault& statement : manifest.defaults) {
+    targets.insert(targets.end(), statement.targets.begin(), statement.targets.end());
+  }
+  return targets;
+}
+
 std::unordered_set<std::string> Needed(const Manifest& manifest, const std::vector<std::string>& targets) {
   std::unordered_map<std::string, const ManifestEdge*> maker;
   for (const ManifestEdge& edge : manifest.edges) {

@@ -166,6 +166,10 @@ enum class EdgePathQuoting { kShellEscaped, kVerbatim };
 /// order of the edges.
 std::vector<std::string> RootTargets(const Manifest& manifest);
 
+/// What Ninja builds when given no target: the targets of the manifest's
+/// `default` statements, else its RootTargets.
+std::vector<std::string> DefaultTargets(const Manifest& manifest);
+
 /// The files a build of `targets` needs: the targets and every input,
 /// implicit or order-only, of the edges that make them, transitively.
 std::unordered_set<std::string> Needed(const Manifest& manifest, const std::vector<std::string>& targets);

@@ -60,12 +60,7 @@ std::string AppendedText(const Manifest& manifest, const NinjaArguments& argumen
 /// The first outputs of `edges` (indices into `manifest`'s) that what Ninja
 /// builds by default does not need.
 std::set<std::string> NotByDefault(const Manifest& manifest, const std::set<size_t>& edges) {
-  std::vector<std::string> targets;
-  for (const ManifestDefault& statement : manifest.defaults) {
-    targets.insert(targets.end(), statement.targets.begin(), statement.targets.end());
-  }
-  if (manifest.defaults.empty()) targets = RootTargets(manifest);
-  std::unordered_set<std::string> needed = Needed(manifest, targets);
+  std::unordered_set<std::string> needed = Needed(manifest, DefaultTargets(manifest));
   std::set<std::string> not_needed;
   for (size_t i : edges) {
     if (!needed.contains(manifest.edges[i].outputs.front()))

@@ -19,31 +19,21 @@ namespace {
 
 constexpr std::string_view kNothingToDo = "ninja: no work to do.\n";
 
-/// The edge of `manifest` that writes `path` (as Ninja, running in `dir`, names it).
-std::optional<size_t> EdgeWriting(const Manifest& manifest, const std::string& dir, const std::string& path) {
-  const std::string wanted = ResolvePath(dir, path);
-  for (size_t i = 0; i < manifest.edges.size(); ++i) {
-    for (const auto* outputs : {&manifest.edges[i].outputs, &manifest.edges[i].implicit_outputs}) {
-      for (const std::string& output : *outputs) {
-        if (ResolvePath(dir, output) == wanted) return i;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 /// The edges (indices into `manifest`'s) that make the manifest at `path`
-/// again and that they wait for, its own first; none where no edge writes it.
+/// again and that they wait for, its own first; none where no edge writes
+/// it. Paths are compared as Ninja, running in `dir`, reads them.
 std::vector<size_t> RegenerationEdges(const Manifest& manifest, const std::string& dir,
                                       const std::string& path) {
-  std::optional<size_t> top = EdgeWriting(manifest, dir, path);
-  if (!top) return {};
   std::map<std::string, size_t> writer;
   for (size_t i = 0; i < manifest.edges.size(); ++i) {
-    for (const std::string& output : manifest.edges[i].outputs) writer.emplace(ResolvePath(dir, output), i);
+    for (const auto* outputs : {&manifest.edges[i].outputs, &manifest.edges[i].implicit_outputs}) {
+      for (const std::string& output : *outputs) writer.emplace(ResolvePath(dir, output), i);
+    }
   }
-  std::vector<size_t> edges = {*top};
-  std::set<size_t> seen = {*top};
+  auto top = writer.find(ResolvePath(dir, path));
+  if (top == writer.end()) return {};
+  std::vector<size_t> edges = {top->second};
+  std::set<size_t> seen = {top->second};
   for (size_t next = 0; next < edges.size(); ++next) {
     const ManifestEdge& edge = manifest.edges[edges[next]];
     for (const auto* inputs : {&edge.inputs, &edge.implicit_inputs, &edge.order_only_inputs}) {
@@ -151,16 +141,11 @@ NoopCheck NoopCheckOf(const Manifest& manifest, const NinjaArguments& arguments,
 }
 
 std::string NoopProbeText(const Manifest& manifest, const NinjaArguments& arguments) {
-  std::vector<std::string> defaults;
-  for (const ManifestDefault& statement : manifest.defaults) {
-    defaults.insert(defaults.end(), statement.targets.begin(), statement.targets.end());
-  }
-  if (manifest.defaults.empty()) defaults = RootTargets(manifest);
   NinjaWriter probe;
   NinjaBuild build;
   build.outputs = {kNoopDefaultsTarget};
   build.rule = "phony";
-  build.inputs = defaults;
+  build.inputs = DefaultTargets(manifest);
   probe.Build(build);
   return "# fastcuda ninja: the generator's manifest as it is, for a dry run that finds a build with nothing "
          "to do\ninclude " +

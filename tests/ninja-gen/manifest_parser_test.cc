@@ -388,6 +388,11 @@ TEST_CASE("root targets: what Ninja builds without defaults, every output no edg
       "build tool: cc t.c |@ a.o\n"
       "build all: phony lib.a\n");
   CHECK(RootTargets(manifest) == std::vector<std::string>{"a.extra", "tool", "all"});
+  CHECK(DefaultTargets(manifest) == RootTargets(manifest));
+  Manifest with_defaults = Read(
+      "rule cc\n  command = cc $in -o $out\nbuild a.o: cc a.c\nbuild b.o: cc b.c\n"
+      "default b.o\ndefault a.o\n");
+  CHECK(DefaultTargets(with_defaults) == std::vector<std::string>{"b.o", "a.o"});
 }
 
 TEST_CASE("needed files: the targets and the inputs of every edge on the way, order-only ones too") {
