@@ -167,7 +167,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   call.stub_include = step.stub_include;
   for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
     if (stubbed.consumer == index) call.stubbed_inputs.push_back(stubbed.path);
-    if (stubbed.producer == index) call.recipe_outputs.push_back(stubbed.path);
+    if (stubbed.producer == index) call.stubbed_by_reader.push_back(stubbed.path);
   }
   call.regenerated_inputs = InputsThatMayBeStubs(graph, index);
   for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
@@ -295,6 +295,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   logging.rss_log = shared.memory_log;
   logging.temp_root = shared.temp_root;
   logging.lock_dir = shared.lock_dir;
+  logging.manifest = shared.manifest;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   StepInvocation reading;
   reading.reads_log = shared.reads_log;

@@ -23,6 +23,8 @@ struct FragmentOptions {
   std::string reads_log;
   std::string temp_root;  ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
   std::string lock_dir;   ///< non-empty: the steps' StepGate and memory ledger (StepInvocation::lock_dir)
+  /// The manifest Ninja runs, which names every step's command (StepInvocation::manifest).
+  std::string manifest;
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their

@@ -83,6 +83,7 @@ class FakeFileSystem : public WritableFileSystem {
   void Touch(const std::string& path) override { mtimes_[path] = Changed(path); }
   void Write(const std::string& path, const std::string& content) override {
     files_[path] = content;
+    attributes_.erase(path);  // a new file, as WriteFileAtomically writes
     mtimes_[path] = Changed(path);
   }
   void Append(const std::string& path, const std::string& content) override {
@@ -91,6 +92,7 @@ class FakeFileSystem : public WritableFileSystem {
   }
   bool Remove(const std::string& path) override {
     mtimes_.erase(path);
+    attributes_.erase(path);
     ctimes_.erase(path);
     return files_.erase(path) > 0;
   }
@@ -106,11 +108,25 @@ class FakeFileSystem : public WritableFileSystem {
     if (it == files_.end()) return false;
     files_[to] = it->second;
     mtimes_[to] = mtimes_[from];
+    std::map<std::string, std::string> attributes = attributes_[from];
     Remove(from);
+    attributes_[to] = std::move(attributes);
     Changed(to);
     return true;
   }
   void Symlink(const std::string& target, const std::string& path) override { links_[path] = target; }
+  std::optional<std::string> Attribute(const std::string& path, const std::string& name) const override {
+    auto file = attributes_.find(path);
+    if (file == attributes_.end() || !file->second.contains(name)) return std::nullopt;
+    return file->second.at(name);
+  }
+  bool SetAttribute(const std::string& path, const std::string& name, const std::string& value) override {
+    if (!keeps_attributes || !IsFile(path)) return false;
+    attributes_[path][name] = value;
+    Changed(path);
+    return true;
+  }
+  bool keeps_attributes = true;  ///< false: as a file system without extended attributes
   const std::map<std::string, std::string>& files() const { return files_; }
   const std::map<std::string, std::string>& links() const { return links_; }  ///< their targets, by path
 
@@ -120,6 +136,7 @@ class FakeFileSystem : public WritableFileSystem {
   std::filesystem::file_time_type Changed(const std::string& path) { return ctimes_[path] = Tick(); }
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> links_;
+  std::map<std::string, std::map<std::string, std::string>> attributes_;  ///< by path, then name
   std::map<std::string, std::filesystem::file_time_type> mtimes_;
   std::map<std::string, std::filesystem::file_time_type> ctimes_;
   std::filesystem::file_time_type clock_{};

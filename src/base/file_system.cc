@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -119,6 +120,18 @@ void RealFileSystem::Symlink(const std::string& target, const std::string& path)
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::filesystem::remove(path, error);
   std::filesystem::create_symlink(target, path);
+}
+
+std::optional<std::string> RealFileSystem::Attribute(const std::string& path, const std::string& name) const {
+  char value[256];  // FastCuda's attributes are short: a longer one is not its
+  const ssize_t size = getxattr(path.c_str(), name.c_str(), value, sizeof value);
+  if (size < 0) return std::nullopt;
+  return std::string(value, size);
+}
+
+bool RealFileSystem::SetAttribute(const std::string& path, const std::string& name,
+                                  const std::string& value) {
+  return setxattr(path.c_str(), name.c_str(), value.data(), value.size(), 0) == 0;
 }
 
 std::string ResolvePath(const std::string& dir, const std::string& path) {

@@ -56,6 +56,13 @@ class WritableFileSystem : public FileSystem {
   /// Makes `path` a symbolic link to `target`, and its directory first,
   /// unless it is that link already. Throws std::filesystem::filesystem_error.
   virtual void Symlink(const std::string& target, const std::string& path) = 0;
+  /// The value of the extended attribute `name` (`user.` names) of `path`,
+  /// or nullopt where it has none. Write and Rename give a file the
+  /// attributes of the file they write or move.
+  virtual std::optional<std::string> Attribute(const std::string& path, const std::string& name) const = 0;
+  /// Sets an extended attribute of `path`; false where the file system keeps
+  /// none (tmpfs before Linux 6.6, some network file systems) or `path` is absent.
+  virtual bool SetAttribute(const std::string& path, const std::string& name, const std::string& value) = 0;
 };
 
 /// The real disk.
@@ -75,6 +82,8 @@ class RealFileSystem : public WritableFileSystem {
   bool Rename(const std::string& from, const std::string& to) override;
   std::vector<std::string> FilesIn(const std::string& dir) const override;
   void Symlink(const std::string& target, const std::string& path) override;
+  std::optional<std::string> Attribute(const std::string& path, const std::string& name) const override;
+  bool SetAttribute(const std::string& path, const std::string& name, const std::string& value) override;
 };
 
 /// Remembers the answers of another FileSystem's IsFile, for planning many

@@ -12,6 +12,7 @@ void WriteCallManifest(const StepGraph& graph, const FragmentOptions& fragment, 
   options.memory_log = StepMemoryLogPath(log_dir);
   options.temp_root = StepTempRoot(log_dir);
   options.lock_dir = StepLocksDir(log_dir);
+  options.manifest = GlobalManifestPath(log_dir);
   auto ninja_path = [&](const StepGraph& g, const std::string& path) {
     return NinjaPath(g, options.ninja_cwd, path);
   };

@@ -19,6 +19,7 @@
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
 #include "src/base/memory_admission.h"
+#include "src/base/ninja_jobs.h"
 #include "src/base/out_of_memory.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
@@ -84,7 +85,7 @@ void SetOutputsAside(const std::vector<std::string>& outputs, WritableFileSystem
 
 /// True for an output that this step's graph keeps as a stub.
 bool Stubbed(const StepInvocation& options, const std::string& output) {
-  for (const std::vector<std::string>* list : {&options.recipe_outputs, &options.stubbed_outputs}) {
+  for (const std::vector<std::string>* list : {&options.stubbed_by_reader, &options.stubbed_outputs}) {
     for (const std::string& path : *list) {
       if (ResolvePath(options.cwd, path) == output) return true;
     }
@@ -105,7 +106,7 @@ void KeepUnchangedOutputs(const StepInvocation& options, const std::vector<std::
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
     std::optional<std::string> now = fs.Read(output);
-    bool same = now && (before == now || (Stubbed(options, output) && SameBody(*before, *now)));
+    bool same = now && (before == now || (Stubbed(options, output) && SameBody(fs, previous, *now)));
     bool keep = same && !(options.never_keep_incbin && AssemblesOtherFiles(*now));
     std::optional<std::filesystem::file_time_type> mtime = fs.MTime(previous);
     if (keep && options.restores_body && *before != *now && mtime) fs.SetMTime(output, *mtime);
@@ -497,7 +498,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   const Regenerated regenerated = RegenerateStubbedInputs(
-      options, [&](const StepInvocation& producer) { return RunStep(producer, runner, fs, inherited); }, fs);
+      options, ProducersInManifest(options, NinjaProgram(inherited), runner),
+      [&](const StepInvocation& producer) { return RunStep(producer, runner, fs, inherited); }, fs);
   if (regenerated.exit_code != 0) return regenerated.exit_code;
   const bool keep_whole = KeepsIntermediatesWhole(inherited);
   SetOutputsAside(outputs, fs);
@@ -530,7 +532,6 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     BlankDisabledCodeIn(ResolvePath(options.cwd, options.blank_disabled), fs);
   KeepUnchangedOutputs(options, outputs, fs);
   FreshenOutputs(options, outputs, fs);
-  WriteRecipes(options, fs);
   StubConsumedInputs(options, regenerated, keep_whole, fs);
   StubUnreadOutputs(options, keep_whole, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);

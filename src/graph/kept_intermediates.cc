@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "src/graph/stubbed_intermediates.h"
-
 namespace fastcuda {
 
 KeptFiles KeptFilesOf(const StepGraph& graph) {
@@ -29,9 +27,6 @@ KeptFiles KeptFilesOf(const StepGraph& graph) {
       if (!depfile.empty()) intermediates.insert(ResolvePath(graph.cwd, depfile));
     }
   }
-  // A stubbed intermediate's recipe goes with it.
-  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph))
-    intermediates.insert(RecipePath(ResolvePath(graph.cwd, stubbed.path)));
   kept.intermediates.assign(intermediates.begin(), intermediates.end());
   return kept;
 }

@@ -85,6 +85,4 @@ std::vector<UnreadIntermediate> UnreadIntermediates(const StepGraph& graph) {
   return unread;
 }
 
-std::string RecipePath(const std::string& intermediate) { return intermediate + ".recipe"; }
-
 }  // namespace fastcuda

@@ -12,8 +12,8 @@ namespace fastcuda {
 
 /// A file that one step writes and exactly one other step reads: once
 /// that reader has succeeded, `fastcuda step` leaves a stub in its place
-/// (FormatStub) and regenerates it from its producer's command, which the
-/// stub records, when the reader must run again.
+/// (intermediate_stubs.h) and regenerates it from its producer's command
+/// when the reader must run again.
 struct StubbedIntermediate {
   size_t producer = 0;
   size_t consumer = 0;
@@ -42,10 +42,5 @@ struct UnreadIntermediate {
 /// What cicc writes that no step reads (the `.cudafe1.gpu`, megabytes for
 /// a TU that uses CUB) and nvcc was not asked for.
 std::vector<UnreadIntermediate> UnreadIntermediates(const StepGraph& graph);
-
-/// Where the producer of a stubbed intermediate records its own command
-/// while the file is whole: beside it, until the reader folds it into the
-/// stub.
-std::string RecipePath(const std::string& intermediate);
 
 }  // namespace fastcuda

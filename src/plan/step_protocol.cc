@@ -14,6 +14,7 @@ namespace {
 // kSplitAutoFlag (whose home is build_load, which counts the running steps
 // that carry it).
 constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
+constexpr std::string_view kManifest = "--manifest";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
 constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir", kMemoryKind = "--memory-kind",
                            kMemoryInput = "--memory-input", kMemoryPeaks = "--memory-peaks";
@@ -25,7 +26,7 @@ constexpr std::string_view kFailureNote = "--failure-note";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
 constexpr std::string_view kNeverKeepIncbin = "--never-keep-incbin", kResponseKey = "--response-key";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
-constexpr std::string_view kStubInput = "--stub-input", kRecipeFor = "--recipe-for",
+constexpr std::string_view kStubInput = "--stub-input", kStubbedByReader = "--stubbed-by-reader",
                            kStubOutput = "--stub-output", kRegenerateInput = "--regenerate-input";
 constexpr std::string_view kNinjaDepfileFrom = "--ninja-depfile-from", kNinjaDepfile = "--ninja-depfile";
 constexpr std::string_view kReads = "--reads", kMadeBy = "--made-by";
@@ -93,6 +94,7 @@ std::vector<std::string> StepInvocation::SharedWords() const {
   AddOption(words, kTempRoot, temp_root);
   AddOption(words, kLockDir, lock_dir);
   AddOption(words, kMemoryKind, memory_kind);
+  AddOption(words, kManifest, manifest);
   return words;
 }
 
@@ -119,7 +121,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kStubName, stub_include.stub_name);
   for (const std::string& input : stubbed_inputs) AddOption(words, kStubInput, input);
   for (const std::string& input : regenerated_inputs) AddOption(words, kRegenerateInput, input);
-  for (const std::string& output : recipe_outputs) AddOption(words, kRecipeFor, output);
+  for (const std::string& output : stubbed_by_reader) AddOption(words, kStubbedByReader, output);
   for (const std::string& output : stubbed_outputs) AddOption(words, kStubOutput, output);
   AddOption(words, kNinjaDepfileFrom, ninja_depfile_from);
   AddOption(words, kNinjaDepfile, ninja_depfile);
@@ -191,6 +193,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kTempRoot) call.temp_root = value(flag);
     else if (flag == kLockDir) call.lock_dir = value(flag);
     else if (flag == kMemoryKind) call.memory_kind = value(flag);
+    else if (flag == kManifest) call.manifest = value(flag);
     else if (flag == kMemoryInput) call.memory_input = value(flag);
     else if (flag == kMemoryPeaks) call.memory_peaks = value(flag);
     else if (flag == kKeepTmpdir) call.keeps_tmpdir = true;
@@ -202,7 +205,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kStubName) call.stub_include.stub_name = value(flag);
     else if (flag == kStubInput) call.stubbed_inputs.push_back(value(flag));
     else if (flag == kRegenerateInput) call.regenerated_inputs.push_back(value(flag));
-    else if (flag == kRecipeFor) call.recipe_outputs.push_back(value(flag));
+    else if (flag == kStubbedByReader) call.stubbed_by_reader.push_back(value(flag));
     else if (flag == kStubOutput) call.stubbed_outputs.push_back(value(flag));
     else if (flag == kNinjaDepfileFrom) call.ninja_depfile_from = value(flag);
     else if (flag == kNinjaDepfile) call.ninja_depfile = value(flag);

@@ -107,13 +107,16 @@ struct StepInvocation {
   /// Inputs that may be stubs from another configuration's build
   /// (InputsThatMayBeStubs): regenerated first where they are, never stubbed.
   std::vector<std::string> regenerated_inputs;
-  /// Outputs whose reader stubs them: the step records its command beside
-  /// them (RecipePath), and an output that comes out as its stub says
+  /// Outputs whose reader stubs them: one that comes out as its stub says
   /// keeps the stub.
-  std::vector<std::string> recipe_outputs;
+  std::vector<std::string> stubbed_by_reader;
   /// Outputs that no step reads (UnreadIntermediates): stubbed after a success.
   std::vector<std::string> stubbed_outputs;
-  /// Set where a reader runs this step from its recipe to get a stubbed
+  /// The manifest Ninja runs this step from, which names the command of
+  /// each stubbed input's producer (ProducersInManifest); none: the step's
+  /// inputs stay whole.
+  std::string manifest;
+  /// Set where a reader runs this step again to get a stubbed
   /// body back (never on a command line): a body that comes out as its
   /// stub says stays whole, with the stub's mtime.
   bool restores_body = false;

@@ -563,6 +563,11 @@ class FakePrograms : public CommandRunner {
   explicit FakePrograms(FakeFileSystem& disk) : disk_(disk) {}
   ProcessResult Run(const ProcessSpec& spec) override {
     ran.push_back(spec.argv.front());
+    if (spec.argv.front() == "ninja") {  // `ninja -f MANIFEST -t commands -s PATH`
+      auto command = commands.find(spec.argv.back());
+      if (command == commands.end()) return {1, 0, "", "ninja: error: unknown target", 1};
+      return {0, 0, command->second + "\n", "", 1};
+    }
     for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
       if (spec.argv[i] == "-o")
         disk_.Write(ResolvePath(spec.cwd, spec.argv[i + 1]), writes[spec.argv.front()]);
@@ -570,6 +575,7 @@ class FakePrograms : public CommandRunner {
     return {0, 0, "", "", 1};
   }
   std::map<std::string, std::string> writes;
+  std::map<std::string, std::string> commands;  ///< the manifest's: by output
   std::vector<std::string> ran;
 
  private:
@@ -583,12 +589,19 @@ std::string Preprocessed(const std::string& version) {
 
 StepInvocation Preprocess() {
   return StepInvocation::Parse(
-      {"--cwd", "/w", "--recipe-for", "k.ii", "k.ii", "--", "gcc", "-E", "k.cu", "-o", "k.ii"});
+      {"--cwd", "/w", "--stubbed-by-reader", "k.ii", "k.ii", "--", "gcc", "-E", "k.cu", "-o", "k.ii"});
 }
 
 StepInvocation ReadPreprocessed() {
-  return StepInvocation::Parse(
-      {"--cwd", "/w", "--stub-input", "k.ii", "k.ptx", "--", "cicc", "k.ii", "-o", "k.ptx"});
+  return StepInvocation::Parse({"--cwd", "/w", "--manifest", "/w/build.ninja", "--stub-input", "k.ii",
+                                "k.ptx", "--", "cicc", "k.ii", "-o", "k.ptx"});
+}
+
+/// Programs that write as `writes` says, in a manifest where Preprocess writes /w/k.ii.
+FakePrograms ProgramsWithPreprocess(FakeFileSystem& disk) {
+  FakePrograms programs(disk);
+  programs.commands["/w/k.ii"] = "/bin/fastcuda step " + JoinShellWords(Preprocess().Words());
+  return programs;
 }
 
 }  // namespace
@@ -635,28 +648,29 @@ TEST_CASE("step on fakes: a program that failed otherwise runs once") {
   CHECK(calls == std::vector<std::string>{"shared gate", "shared running", "unlock gate", "unlock running"});
 }
 
-TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its producer's recipe") {
+TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its producer's step") {
   FakeFileSystem disk;
-  FakePrograms programs(disk);
+  FakePrograms programs = ProgramsWithPreprocess(disk);
   programs.writes = {{"gcc", Preprocessed("v1")}, {"cicc", "ptx v1"}};
   REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
   auto body_mtime = disk.MTime("/w/k.ii");
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
-  CHECK(ParseStub(disk.Read("/w/k.ii").value_or("")));
+  CHECK(ReadStub(disk, "/w/k.ii"));
+  CHECK(disk.Read("/w/k.ii") == "");
   CHECK(disk.MTime("/w/k.ii") == body_mtime);
 
   // The producer again: the same body keeps the stub and its mtime; another is written whole.
   REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
-  CHECK(ParseStub(disk.Read("/w/k.ii").value_or("")));
+  CHECK(ReadStub(disk, "/w/k.ii"));
   CHECK(disk.MTime("/w/k.ii") == body_mtime);
 
-  // The reader again (its flags changed): the producer runs first, the body
-  // keeps its stub's mtime, and is a stub again after.
+  // The reader again (its flags changed): the producer, as the manifest
+  // names it, runs first, the body keeps its stub's mtime, and is a stub again after.
   programs.ran.clear();
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);
-  CHECK(programs.ran == std::vector<std::string>{"gcc", "cicc"});
-  CHECK(disk.Read("/w/k.ii") ==
-        FormatStub(StubOf(Preprocessed("v1"), JoinShellWords(Preprocess().Words()) + "\n")));
+  CHECK(programs.ran == std::vector<std::string>{"ninja", "gcc", "cicc"});
+  REQUIRE(ReadStub(disk, "/w/k.ii"));
+  CHECK(ReadStub(disk, "/w/k.ii")->hash == StubOf(Preprocessed("v1")).hash);
   CHECK(disk.MTime("/w/k.ii") == body_mtime);
 
   // Kept whole where the build's environment asks.
@@ -671,7 +685,7 @@ TEST_CASE("step on fakes: a reader stubs what it read; it comes back from its pr
 
 TEST_CASE("step on fakes: a regenerated body other than its stub goes after its reader ran") {
   FakeFileSystem disk;
-  FakePrograms programs(disk);
+  FakePrograms programs = ProgramsWithPreprocess(disk);
   programs.writes = {{"gcc", Preprocessed("__TIME__ 10:00")}, {"cicc", "ptx"}};
   REQUIRE(RunStep(Preprocess(), programs, disk, {}) == 0);
   REQUIRE(RunStep(ReadPreprocessed(), programs, disk, {}) == 0);

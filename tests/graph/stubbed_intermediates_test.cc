@@ -66,16 +66,6 @@ TEST_CASE("a file that two steps read stays whole") {
   CHECK(StubbedIntermediates(graph).size() == before - 1);
 }
 
-TEST_CASE("a stubbed intermediate's recipe is kept, and goes, with the intermediates") {
-  StepGraph graph = RecordedGraph("single_arch");
-  KeptFiles kept = KeptFilesOf(graph);
-  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
-    std::string recipe = RecipePath(ResolvePath(graph.cwd, stubbed.path));
-    CHECK(std::find(kept.intermediates.begin(), kept.intermediates.end(), recipe) !=
-          kept.intermediates.end());
-  }
-}
-
 TEST_CASE("a file that a step's command names beside its inputs stays whole") {
   StepGraph graph = RecordedGraph("single_arch");
   std::vector<StubbedIntermediate> before = StubbedIntermediates(graph);

@@ -134,7 +134,7 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
       if (stubbed.consumer == i) expected.insert(expected.end(), {"--stub-input", stubbed.path});
     }
     for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
-      if (stubbed.producer == i) expected.insert(expected.end(), {"--recipe-for", stubbed.path});
+      if (stubbed.producer == i) expected.insert(expected.end(), {"--stubbed-by-reader", stubbed.path});
     }
     for (const UnreadIntermediate& unread : UnreadIntermediates(graph)) {
       if (unread.producer == i) expected.insert(expected.end(), {"--stub-output", unread.path});
