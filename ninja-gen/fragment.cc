@@ -296,6 +296,7 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   logging.temp_root = shared.temp_root;
   logging.lock_dir = shared.lock_dir;
   logging.manifest = shared.manifest;
+  logging.failure_notes = shared.failure_notes;
   writer.Variable("step_options", JoinShellWords(logging.SharedWords()));
   StepInvocation reading;
   reading.reads_log = shared.reads_log;

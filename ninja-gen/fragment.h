@@ -12,12 +12,13 @@ namespace fastcuda {
 
 /// How the edges of a step graph are written.
 struct FragmentOptions {
-  std::string fastcuda;      ///< the fastcuda executable, which runs every step
-  std::string env_file;      ///< holds the graph's environment (see WriteEnvironmentFile)
-  std::string ninja_cwd;     ///< directory Ninja runs in; other relative paths are made absolute
-  std::string capture_dir;   ///< non-empty: steps save their output there (launcher mode)
-  std::string failure_note;  ///< non-empty: the steps' StepInvocation::failure_note (`fastcuda ninja`)
-  std::string memory_log;    ///< non-empty: steps append their peak memory there
+  std::string fastcuda;       ///< the fastcuda executable, which runs every step
+  std::string env_file;       ///< holds the graph's environment (see WriteEnvironmentFile)
+  std::string ninja_cwd;      ///< directory Ninja runs in; other relative paths are made absolute
+  std::string capture_dir;    ///< non-empty: steps save their output there (launcher mode)
+  std::string failure_notes;  ///< non-empty: StepInvocation::failure_notes (`fastcuda ninja`)
+  std::string failure_note;   ///< with `failure_notes`: the graph's StepInvocation::failure_note
+  std::string memory_log;     ///< non-empty: steps append their peak memory there
   /// Non-empty: the steps that read the sources append when they started
   /// there (StepInvocation::reads_log).
   std::string reads_log;

@@ -99,6 +99,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   shared.temp_root = StepTempRoot(options.out_dir);
   shared.lock_dir = StepLocksDir(options.out_dir);
   shared.manifest = GlobalManifestPath(options.out_dir);
+  if (!options.failure_notes.empty()) shared.failure_notes = FailureNotesPath(options.out_dir);
   if (!users.empty()) {
     shared.env_file = std::max_element(users.begin(), users.end(), [](auto& a, auto& b) {
                         return a.second < b.second;
@@ -136,15 +137,13 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
     FragmentOptions fragment = shared;
     fragment.env_file = env_files[order[i]];
     if (options.capture_output) fragment.capture_dir = CaptureDir(graph.work_dir);
-    if (!options.failure_notes.empty()) fragment.failure_note = FailureNotePath(graph.work_dir);
+    if (!options.failure_notes.empty()) fragment.failure_note = graph.work_dir;
     WriteStepEdges(edges[i], graph, fragment, shared.env_file);
   });
   std::vector<std::string> objects, dyndeps;
   for (size_t i = 0; i < order.size(); ++i) {
     top.Append(edges[i]);
     const StepGraph& graph = graphs[order[i]];
-    if (!options.failure_notes.empty())
-      files[FailureNotePath(graph.work_dir)] = FormatFailureNote(options.failure_notes[order[i]]);
     for (const std::string& output : graph.final_outputs) objects.push_back(ninja_path(graph, output));
     const GraphStep* lookup = CacheLookupOf(graph);
     if (lookup && !lookup->cache.dyndep.empty() && needed_by_default(graph)) {
@@ -168,6 +167,12 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   }
   if (!dyndeps.empty()) top.Build({{std::string(kLookupPassTarget)}, {}, "phony", dyndeps, {}, {}, {}, {}});
   files[LookupPassPath(options.out_dir)] = dyndeps.empty() ? "" : kLookupPassTarget;
+  if (!options.failure_notes.empty()) {
+    std::vector<std::pair<std::string, FailureNote>> notes;
+    for (size_t i = 0; i < graphs.size(); ++i)
+      notes.emplace_back(graphs[i].work_dir, options.failure_notes[i]);
+    files[shared.failure_notes] = FormatFailureNotes(notes);
+  }
   if (part) {
     if (options.manifest_has_defaults && !rungs.empty()) top.Default(rungs);
     files[StepsManifestPath(options.out_dir)] = top.text();

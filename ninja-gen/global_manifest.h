@@ -37,7 +37,7 @@ struct GlobalManifestOptions {
   /// ladder and out of the lookup pass, which would build them.
   std::set<std::string> not_by_default;
   /// Part of a manifest: each graph's nvcc edge there, which its steps name
-  /// when they fail (FailureNotePath); none, or one per graph.
+  /// when they fail (FailureNotesPath); none, or one per graph.
   std::vector<FailureNote> failure_notes;
 };
 
@@ -51,7 +51,7 @@ inline constexpr const char* kLookupPassTarget = "fastcuda_cache_lookups";
 /// file per distinct environment under `OUT/env/`, LookupPassPath (with
 /// kLookupPassTarget where the graph has whole-call cache lookups), the
 /// ladder's dyndep plan where it has cached TUs, and each TU's
-/// FailureNotePath where `failure_notes` are given. TUs are ordered by their
+/// FailureNotesPath where `failure_notes` are given. TUs are ordered by their
 /// expected critical path, longest first, so that Ninja versions without
 /// critical-path scheduling (before 1.12) start the long chains first; with
 /// `priority_ladder` and a history, a PriorityLadder ranks every step by its

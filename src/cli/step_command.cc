@@ -192,7 +192,8 @@ bool PrintsAfterRun(const StepInvocation& options) { return options.capture.empt
 void PrintAfterRun(const StepInvocation& options, const ProcessResult& result, const FileSystem& fs) {
   std::string text = result.stdout_text + result.stderr_text;
   if (result.exit_code != 0) {
-    std::optional<FailureNote> note = ParseFailureNote(fs.Read(options.failure_note).value_or(""));
+    std::optional<FailureNote> note =
+        FindFailureNote(fs.Read(options.failure_notes).value_or(""), options.failure_note);
     if (note) text = FailedEdgeLines(*note, result.exit_code) + text;
   }
   std::cout << text << std::flush;

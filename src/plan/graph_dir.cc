@@ -46,7 +46,7 @@ std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, 
          StableHashHex(JoinShellWords(graph.steps[step_index].argv));
 }
 std::string StepPeaksPath(const std::string& work_dir) { return work_dir + "/step-peaks"; }
-std::string FailureNotePath(const std::string& work_dir) { return work_dir + "/failed-edge"; }
+std::string FailureNotesPath(const std::string& dir) { return dir + "/failed-edges"; }
 std::string StepsFilePath(const std::string& dir) { return dir + "/steps.json"; }
 std::string StepMemoryLogPath(const std::string& dir) { return dir + "/step-memory.tsv"; }
 std::string StepTempRoot(const std::string& dir) { return dir + "/tmp"; }

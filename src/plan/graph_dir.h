@@ -47,8 +47,8 @@ std::string CaptureDir(const std::string& work_dir);  ///< a launcher's steps' o
 /// saves its output in: named by a hash of its command too, so that output
 /// captured for another command is not replayed after the manifest changed.
 std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, size_t step_index);
-/// `failed-edge`: the user's edge of a `fastcuda ninja` TU (FailureNote).
-std::string FailureNotePath(const std::string& work_dir);
+/// `failed-edges`: the user's edge of each `fastcuda ninja` TU (FormatFailureNotes).
+std::string FailureNotesPath(const std::string& dir);
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
 std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine

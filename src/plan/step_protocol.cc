@@ -22,7 +22,7 @@ constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
                            kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
-constexpr std::string_view kFailureNote = "--failure-note";
+constexpr std::string_view kFailureNotes = "--failure-notes", kFailureNote = "--failure-note";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
 constexpr std::string_view kNeverKeepIncbin = "--never-keep-incbin", kResponseKey = "--response-key";
 constexpr std::string_view kStubHostSource = "--stub-host-source", kStubName = "--stub-name";
@@ -95,6 +95,7 @@ std::vector<std::string> StepInvocation::SharedWords() const {
   AddOption(words, kLockDir, lock_dir);
   AddOption(words, kMemoryKind, memory_kind);
   AddOption(words, kManifest, manifest);
+  AddOption(words, kFailureNotes, failure_notes);
   return words;
 }
 
@@ -188,6 +189,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kFreshOutputs) call.fresh_outputs = true;
     else if (flag == kCapture) call.capture = value(flag);
     else if (flag == kFailureNote) call.failure_note = value(flag);
+    else if (flag == kFailureNotes) call.failure_notes = value(flag);
     else if (flag == kRssLog) call.rss_log = value(flag);
     else if (flag == kReadsLog) call.reads_log = value(flag);
     else if (flag == kTempRoot) call.temp_root = value(flag);
@@ -231,21 +233,27 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
   return call;
 }
 
-std::string FormatFailureNote(const FailureNote& note) {
-  return std::string(note.exit_code_shown ? "code" : "plain") + "\n" + note.object + "\n" + note.command +
-         "\n";
+std::string FormatFailureNotes(const std::vector<std::pair<std::string, FailureNote>>& notes) {
+  std::string text;
+  for (const auto& [key, note] : notes) {
+    text += key + "\n" + (note.exit_code_shown ? "code" : "plain") + "\n" + note.object + "\n" +
+            note.command + "\n";
+  }
+  return text;
 }
 
-std::optional<FailureNote> ParseFailureNote(const std::string& text) {
+std::optional<FailureNote> FindFailureNote(const std::string& text, const std::string& key) {
   std::istringstream lines(text);
-  std::string kind;
+  std::string at, kind;
   FailureNote note;
-  if (!std::getline(lines, kind) || (kind != "code" && kind != "plain") ||
-      !std::getline(lines, note.object) || !std::getline(lines, note.command)) {
-    return std::nullopt;
+  while (std::getline(lines, at) && std::getline(lines, kind) && std::getline(lines, note.object) &&
+         std::getline(lines, note.command)) {
+    if (at != key) continue;
+    if (kind != "code" && kind != "plain") return std::nullopt;
+    note.exit_code_shown = kind == "code";
+    return note;
   }
-  note.exit_code_shown = kind == "code";
-  return note;
+  return std::nullopt;
 }
 
 std::string FailedEdgeLines(const FailureNote& note, int exit_code) {

@@ -62,10 +62,13 @@ struct StepInvocation {
   bool fresh_outputs = false;
   std::string stamp;    ///< touched when the program succeeds; it is no output to keep
   std::string capture;  ///< save what the program printed (WriteCapture)
-  /// `fastcuda ninja`: a FailureNote file. The step prints what the program
-  /// printed after its run, and where it failed the lines Ninja prints for
-  /// the user's nvcc edge before that, so that `FAILED: OBJECT` and the
-  /// user's command head the errors as they do under plain ninja.
+  /// `fastcuda ninja`: the graph's notes of the user's edges
+  /// (FormatFailureNotes) and the one of this step's TU (its key there).
+  /// The step prints what the program printed after its run, and where it
+  /// failed the lines Ninja prints for the user's nvcc edge before that, so
+  /// that `FAILED: OBJECT` and the user's command head the errors as they
+  /// do under plain ninja.
+  std::string failure_notes;
   std::string failure_note;
   std::string rss_log;  ///< append "FIRST-OUTPUT<tab>PEAK-KiB" here on success
   /// A step that reads the sources: append when it started (SourceReadLine)
@@ -173,11 +176,13 @@ struct FailureNote {
   bool exit_code_shown = false;  ///< Ninja 1.13 and later: `FAILED: [code=N] OBJECT `
 };
 
-/// The file's text: a line each, `code` or `plain` first (Ninja's paths and
-/// commands hold no newline).
-std::string FormatFailureNote(const FailureNote& note);
-/// nullopt for text FormatFailureNote did not write.
-std::optional<FailureNote> ParseFailureNote(const std::string& text);
+/// The notes of a graph's TUs, by key (the TU's work dir), in one file
+/// that a step reads only when it fails: four lines a note, the key, `code`
+/// or `plain`, the object and the command (Ninja's paths and commands hold
+/// no newline).
+std::string FormatFailureNotes(const std::vector<std::pair<std::string, FailureNote>>& notes);
+/// The note of `key` in `text` (FormatFailureNotes); nullopt where it has none.
+std::optional<FailureNote> FindFailureNote(const std::string& text, const std::string& key);
 
 /// What Ninja prints when the edge of `note` fails with `exit_code`: the
 /// `FAILED:` line (red where Ninja shows colour: it strips the escapes from

@@ -224,13 +224,15 @@ TEST_CASE("step on fakes: a failed step leaves no output, old or new, and its st
 TEST_CASE(
     "step on fakes: with a failure note the program's output, both streams in one, follows the user's edge") {
   FakeFileSystem disk(
-      {{"/w/nvcc.env", "{}"}, {"/w/failed-edge", FormatFailureNote({"k.o", "nvcc -c k.cu -o k.o", false})}});
+      {{"/w/nvcc.env", "{}"},
+       {"/b/failed-edges", FormatFailureNotes({{"/w", {"k.o", "nvcc -c k.cu -o k.o", false}}})}});
   FakeProgram failing(disk, "half a ptx", 3);
   std::ostringstream printed;
   std::streambuf* stdout_buffer = std::cout.rdbuf(printed.rdbuf());
-  const int status = RunStep(CiccStep({"--failure-note", "/w/failed-edge"}), failing, disk, {});
+  const std::vector<std::string> note = {"--failure-notes", "/b/failed-edges", "--failure-note", "/w"};
+  const int status = RunStep(CiccStep(note), failing, disk, {});
   FakeProgram working(disk, "ptx");
-  RunStep(CiccStep({"--failure-note", "/w/failed-edge"}), working, disk, {});
+  RunStep(CiccStep(note), working, disk, {});
   std::cout.rdbuf(stdout_buffer);
   CHECK(status == 3);
   REQUIRE(failing.ran.size() == 1);

@@ -24,7 +24,9 @@ StepInvocation EveryField() {
   call.stamp = "/w/step3.stamp";
   call.fresh_outputs = true;
   call.capture = "/w/capture/step3-abc";
-  call.failure_note = "/w/failed-edge";
+  call.failure_notes = "/b/failed-edges";
+  call.manifest = "/b/build.ninja";
+  call.failure_note = "/w";
   call.rss_log = "/w/step-memory.tsv";
   call.temp_root = "/w/tmp";
   call.keeps_tmpdir = true;
@@ -60,6 +62,8 @@ TEST_CASE("Parse reads every field of the command line Words writes") {
   CHECK(back.fresh_outputs);
   CHECK(back.capture == call.capture);
   CHECK(back.failure_note == call.failure_note);
+  CHECK(back.failure_notes == call.failure_notes);
+  CHECK(back.manifest == call.manifest);
   CHECK(back.rss_log == call.rss_log);
   CHECK(back.temp_root == call.temp_root);
   CHECK(back.keeps_tmpdir);
@@ -104,7 +108,8 @@ TEST_CASE("the parts Words joins are what the generator writes apart") {
     joined.insert(joined.end(), part.begin(), part.end());
   }
   CHECK(joined == call.Words());
-  CHECK(call.SharedWords().size() == 6);  // the environment, the memory log, the temp root, with their values
+  // The environment, the memory log, the temp root, the manifest and the failure notes, with their values.
+  CHECK(call.SharedWords().size() == 10);
   CHECK(call.CommandWords().front() == "--");
 }
 
@@ -154,9 +159,12 @@ TEST_CASE("a step's captured output reads back as written; a step that did not r
   CHECK(back->exit_code == 2);
 }
 
-TEST_CASE("a failure note reads back as written, and gives Ninja's FAILED lines for the user's edge") {
+TEST_CASE(
+    "a failure note reads back as written, by its TU, and gives Ninja's FAILED lines for the user's edge") {
   FailureNote note{"obj/k.cu.o", "/usr/local/cuda/bin/nvcc -c ../k.cu -o obj/k.cu.o", false};
-  std::optional<FailureNote> back = ParseFailureNote(FormatFailureNote(note));
+  FailureNote other{"obj/j.cu.o", "nvcc -c ../j.cu -o obj/j.cu.o", true};
+  const std::string notes = FormatFailureNotes({{"/w/j", other}, {"/w/k", note}});
+  std::optional<FailureNote> back = FindFailureNote(notes, "/w/k");
   REQUIRE(back);
   CHECK(back->object == note.object);
   CHECK(back->command == note.command);
@@ -164,9 +172,10 @@ TEST_CASE("a failure note reads back as written, and gives Ninja's FAILED lines 
   // As Ninja 1.11 and 1.12 print it (red where it shows colour, trailing space), then 1.13.
   CHECK(FailedEdgeLines(note, 2) ==
         "\x1B[31mFAILED: \x1B[0mobj/k.cu.o \n/usr/local/cuda/bin/nvcc -c ../k.cu -o obj/k.cu.o\n");
-  note.exit_code_shown = true;
-  CHECK(FailedEdgeLines(*ParseFailureNote(FormatFailureNote(note)), 2)
-            .starts_with("\x1B[31mFAILED: [code=2] \x1B[0mobj/k.cu.o \n"));
-  CHECK_FALSE(ParseFailureNote(""));
-  CHECK_FALSE(ParseFailureNote("code\nobj/k.cu.o\n"));
+  CHECK(FailedEdgeLines(*FindFailureNote(notes, "/w/j"), 2)
+            .starts_with("\x1B[31mFAILED: [code=2] \x1B[0mobj/j.cu.o \n"));
+  CHECK_FALSE(FindFailureNote(notes, "/w"));
+  CHECK_FALSE(FindFailureNote("", "/w/k"));
+  CHECK_FALSE(FindFailureNote("/w/k\ncode\nobj/k.cu.o\n", "/w/k"));
+  CHECK_FALSE(FindFailureNote("/w/k\nred\nobj/k.cu.o\nnvcc\n", "/w/k"));
 }
