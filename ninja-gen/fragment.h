@@ -23,6 +23,10 @@ struct FragmentOptions {
   std::string reads_log;
   std::string temp_root;  ///< non-empty: the steps' programs' TMPDIRs go there (StepTempDir)
   std::string lock_dir;   ///< non-empty: the steps' StepGate and memory ledger (StepInvocation::lock_dir)
+  /// Non-empty: the edge that writes each object is described by its
+  /// ObjectLine from this directory, which `fastcuda build --object-lines`
+  /// prints under make.
+  std::string object_lines_top;
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their

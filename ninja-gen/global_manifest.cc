@@ -98,6 +98,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   shared.reads_log = SourceReadsPath(options.out_dir);
   shared.temp_root = StepTempRoot(options.out_dir);
   shared.lock_dir = StepLocksDir(options.out_dir);
+  shared.object_lines_top = options.object_lines_top;
   if (!users.empty()) {
     shared.env_file = std::max_element(users.begin(), users.end(), [](auto& a, auto& b) {
                         return a.second < b.second;
