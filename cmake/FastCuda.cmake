@@ -52,12 +52,17 @@ terminal, a plain line each tenth of the steps and every 10 s on a pipe
 With the Makefile generators a custom target ``fastcuda_graph`` runs
 ``fastcuda build --compdb compile_commands.json --out <build>/fastcuda``
 before every target with CUDA sources (a launcher waiting for the graph
-would hold a token of make's jobserver), in the console pool, so its
-progress is visible. When CMake's own rule for an object then runs, the
-launcher (``fastcuda --graph <build>/fastcuda``) finds the object the graph
-built from the same command, checks that nothing it depends on is newer,
-writes the depfile CMake asked for and returns at once; otherwise it builds
-the TU itself. Under ``make -k`` the graph goes on past a failed step and
+would hold a token of make's jobserver), in the console pool. Make then
+finds the objects the graph built up to date and prints no line for them,
+so the graph prints, as it builds each object, the line CMake's rule would
+have: ``Building CUDA object CMakeFiles/t.dir/k.cu.o`` (without make's
+percentage, which the graph cannot know), and what a step prints under a
+line naming that step, but none of its Ninja's per-step status lines,
+which would run between make's lines. A build with nothing to do prints no such line. When CMake's own
+rule for an object does run, the launcher (``fastcuda --graph
+<build>/fastcuda``) finds the object the graph built from the same
+command, checks that nothing it depends on is newer, writes the depfile
+CMake asked for and returns at once; otherwise it builds the TU itself. Under ``make -k`` the graph goes on past a failed step and
 succeeds, so that make goes on too: each object whose steps failed is then
 compiled by its own rule, which fails as nvcc would.
 
@@ -343,8 +348,9 @@ function(_fastcuda_finalize)
     list(APPEND build_args --launcher-builds)
   else()
     # make reads each object's headers from the depfile its rule asks nvcc
-    # for, which the graph writes as it builds the object before that rule.
-    list(APPEND build_args --launcher-records --object-depfiles)
+    # for, which the graph writes as it builds the object before that rule;
+    # make, finding the object built, prints no line for it: the graph does.
+    list(APPEND build_args --launcher-records --object-depfiles --object-lines)
   endif()
   if(NOT FASTCUDA_MODULE_ID STREQUAL "")
     list(APPEND build_args --module-id "${FASTCUDA_MODULE_ID}")

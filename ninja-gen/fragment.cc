@@ -8,6 +8,7 @@
 
 #include "ninja-gen/dyndep.h"
 #include "src/base/file_system.h"
+#include "src/base/object_lines.h"
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/base/text.h"
@@ -45,7 +46,15 @@ class PathMapper {
   bool same_dir_;
 };
 
-std::string Description(const StepGraph& graph, const GraphStep& step) {
+/// Step `index`'s description: its kind, architecture and source; for the
+/// step that writes the object where FragmentOptions::object_lines_top is
+/// set, the object's line (ObjectLine).
+std::string Description(const StepGraph& graph, size_t index, const FragmentOptions& options) {
+  const GraphStep& step = graph.steps[index];
+  if (!options.object_lines_top.empty() && !graph.final_outputs.empty() &&
+      StepWriting(graph, graph.final_outputs.front()) == index) {
+    return ObjectLine(ResolvePath(graph.cwd, graph.final_outputs.front()), options.object_lines_top);
+  }
   std::string text(StepKindName(step.kind));
   if (!step.arch.empty()) text += " " + step.arch;
   return text + " " + graph.source;
@@ -362,7 +371,7 @@ void WriteStepEdges(NinjaWriter& writer, const StepGraph& graph, const FragmentO
     build.raw_variables = CommandVariables(graph, i, options, paths);
     build.raw_variables.insert(
         build.raw_variables.begin(),
-        {"desc", ThroughPathVariables(EscapeNinjaValue(Description(graph, step)), graph)});
+        {"desc", ThroughPathVariables(EscapeNinjaValue(Description(graph, i, options)), graph)});
     if (!step.depfile.empty() && step.ninja_depfile.empty()) {
       build.raw_variables.push_back({"depfile", ThroughPathVariables(EscapeNinjaValue(step.depfile), graph)});
     }

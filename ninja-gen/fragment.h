@@ -26,6 +26,10 @@ struct FragmentOptions {
   std::string lock_dir;   ///< non-empty: the steps' StepGate and memory ledger (StepInvocation::lock_dir)
   /// The manifest Ninja runs, which names every step's command (StepInvocation::manifest).
   std::string manifest;
+  /// Non-empty: the edge that writes each object is described by its
+  /// ObjectLine from this directory, which `fastcuda build --object-lines`
+  /// prints under make.
+  std::string object_lines_top;
   /// The preprocessing steps and the whole-call cache's lookup run in every
   /// build: the kept intermediates are then checked by content, not by mtime
   /// (a launcher call, where nvcc would read the sources anew whatever their

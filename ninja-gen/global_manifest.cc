@@ -100,6 +100,7 @@ std::map<std::string, std::string> GlobalManifestFiles(const std::vector<StepGra
   shared.lock_dir = StepLocksDir(options.out_dir);
   shared.manifest = GlobalManifestPath(options.out_dir);
   if (!options.failure_notes.empty()) shared.failure_notes = FailureNotesPath(options.out_dir);
+  shared.object_lines_top = options.object_lines_top;
   if (!users.empty()) {
     shared.env_file = std::max_element(users.begin(), users.end(), [](auto& a, auto& b) {
                         return a.second < b.second;

@@ -25,6 +25,7 @@ struct GlobalManifestOptions {
   unsigned jobs = 1;             ///< Ninja's job count (memory plan), threads writing edges
   bool priority_ladder = false;  ///< rank steps by remaining time (Ninja 1.12+)
   bool capture_output = false;   ///< steps save what they print in their TU's CaptureDir
+  std::string object_lines_top;  ///< FragmentOptions::object_lines_top
   /// Non-empty: the graph is part of a generator's manifest that Ninja runs
   /// in this directory (`fastcuda ninja`), which reads it as a subninja from
   /// StepsManifestPath: no regeneration edge and no `all` of its own.

@@ -77,6 +77,7 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
   // status line that Ninja redraws in place: it prints a line per step.
   const std::string makeflags = EnvironmentValue(io.environment, "MAKEFLAGS");
   ninja.plain_status = MakeRunsRecipesAtOnce(makeflags);
+  ninja.object_lines = options.object_lines;
   auto run_for = [&](const std::vector<std::string>& targets) {
     NinjaRun phase = ninja;
     phase.targets = targets;

@@ -246,6 +246,10 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   }
   manifest.priority_ladder = context.priority_ladder;
   manifest.capture_output = options.launcher_builds;
+  // CMake writes the database in its top build directory, from which its
+  // Makefiles name the objects.
+  if (options.object_lines)
+    manifest.object_lines_top = std::filesystem::path(options.compdb).parent_path().string();
   manifest.jobs = limits.jobs;
   for (auto& [path, content] : GlobalManifestFiles(plan.graphs, manifest)) generation.files[path] = content;
   generation.ninja_sees_every_read = std::all_of(plan.graphs.begin(), plan.graphs.end(), NinjaSeesEveryRead);

@@ -15,7 +15,7 @@ constexpr const char* kGenUsage =
     "usage: fastcuda gen --out DIR [--pools KIND=N,...] -- NVCC ARGS...\n"
     "       fastcuda gen --compdb FILE --out DIR [--pools KIND=N,...] [-j N]\n"
     "                    [--only TEXT]... [--exclude TEXT]... [--launcher-records]\n"
-    "                    [--launcher-builds] [--object-depfiles]\n"
+    "                    [--launcher-builds] [--object-depfiles] [--object-lines]\n"
     "                    [--launcher-for TEXT LAUNCHER]...\n"
     "  both: [--host-launcher LAUNCHER] [--device-launcher LAUNCHER | --remote grpc://HOST:PORT]\n"
     "        [--module-id nvcc|own] [--split-compile off|auto|N] [--early-host on|off]\n"
@@ -90,6 +90,7 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args,
     else if (flag == "--launcher-records") options.launcher_records = true;
     else if (flag == "--launcher-builds") options.launcher_records = options.launcher_builds = true;
     else if (flag == "--object-depfiles") options.object_depfiles = true;
+    else if (flag == "--object-lines") options.object_lines = true;
     else if (flag == "--host-launcher") options.launchers.host = SplitShellWords(value());
     else if (flag == "--device-launcher") options.launchers.device = SplitShellWords(value());
     else if (flag == "--remote") options.launchers.device = RemoteLauncher(RemoteClient(), value());
@@ -121,6 +122,7 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   if (options.launcher_builds) command.push_back("--launcher-builds");
   else if (options.launcher_records) command.push_back("--launcher-records");
   if (options.object_depfiles) command.push_back("--object-depfiles");
+  if (options.object_lines) command.push_back("--object-lines");
   // The launchers are written out, so that a changed environment regenerates.
   if (!options.launchers.host.empty()) add({"--host-launcher", JoinShellWords(options.launchers.host)});
   if (!options.launchers.device.empty()) add({"--device-launcher", JoinShellWords(options.launchers.device)});

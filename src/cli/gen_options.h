@@ -33,6 +33,11 @@ struct GenOptions {
   /// a TU's headers from there, even where the graph built its object before
   /// make's own rule would run.
   bool object_depfiles = false;
+  /// Under make (CMake's Makefiles): the edge of each object is described
+  /// as CMake's rule for it is ("Building CUDA object PATH", ObjectLine
+  /// from the database's directory), and `build` prints those lines and
+  /// the steps' output instead of Ninja's status (ObjectLineFilter).
+  bool object_lines = false;
   StepLaunchers launchers;  ///< host and device launchers
   /// (TEXT, LAUNCHER): entries whose output path contains TEXT and whose
   /// command has no launcher run as if LAUNCHER (shell words) came first

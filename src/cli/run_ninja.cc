@@ -1,10 +1,12 @@
 #include "src/cli/run_ninja.h"
 
+#include <iostream>
 #include <sstream>
 
 #include "src/base/file_system.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/ninja_status.h"
+#include "src/base/object_lines.h"
 
 namespace fastcuda {
 
@@ -31,9 +33,20 @@ ProcessResult RunNinja(const NinjaRun& run, const CommandIo& io) {
     spec.stream_stdout = [&](std::string_view text) { run.progress->Read(text); };
     spec.tick = [&] { run.progress->Tick(); };
   }
+  ObjectLineFilter object_lines;
+  if (run.object_lines) {
+    spec.capture_output = true;
+    spec.env_set["NINJA_STATUS"] = kFollowedNinjaStatus;
+    spec.stream_stdout = [&](std::string_view text) { std::cout << object_lines.Read(text) << std::flush; };
+  }
   StopIfInterrupted();  // stopped while it generated: no build
   ProcessResult result = io.runner.Run(spec);
-  if (spec.stream_stdout) result.stdout_text = run.progress->TakeOtherOutput();
+  if (run.object_lines) {
+    std::cout << object_lines.Finish() << std::flush;
+    std::cerr << result.stderr_text << std::flush;
+  } else if (spec.stream_stdout) {
+    result.stdout_text = run.progress->TakeOtherOutput();
+  }
   return result;
 }
 

@@ -29,6 +29,10 @@ struct NinjaRun {
   /// Ninja prints its status as a line per edge even at a terminal (as
   /// under TERM=dumb), where other programs write lines beside it.
   bool plain_status = false;
+  /// Ninja's output as make's users read it (ObjectLineFilter, on a graph
+  /// with object lines): Ninja runs with kFollowedNinjaStatus, its stdout
+  /// filtered as it comes, its stderr printed when it ends.
+  bool object_lines = false;
   std::vector<std::string> targets;  ///< empty: the manifest's defaults
 };
 

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <map>
+#include <sstream>
 
 #include "src/base/build_progress.h"
 #include "src/base/file_system.h"
@@ -132,4 +134,32 @@ TEST_CASE("a followed Ninja: its status in FastCuda's format, read as it comes, 
   CHECK(result.exit_code == 1);
   CHECK(result.stdout_text == "FAILED: b.o\nnvcc b.cu\n");
   CHECK(lines.written == "fastcuda: 1/2 CUDA sub-steps (50%), 1 running, 20s; last: CICC a.cu\n");
+}
+
+TEST_CASE("under make, Ninja's stdout is filtered to the objects' lines and the steps' output as it comes") {
+  fastcuda::testing::FakeIo fake(fastcuda::testing::FakeFileSystem(), {{"FASTCUDA_NINJA", "/opt/ninja"}});
+  std::ostringstream printed, printed_on_stderr;
+  std::streambuf* const cout_buffer = std::cout.rdbuf(printed.rdbuf());
+  std::streambuf* const cerr_buffer = std::cerr.rdbuf(printed_on_stderr.rdbuf());
+  std::string printed_before_end;
+  fake.runner.answer = [&](const ProcessSpec& spec) {
+    if (spec.argv.back() == "--version") return ProcessResult{0, 0, "1.12.1\n"};
+    spec.stream_stdout("ninja: Entering directory `/g'\nfastcuda-status 1 2 1: CICC a.cu\na.cu(1): warn");
+    spec.stream_stdout("ing\nfastcuda-status 2 2 0: Building CUDA object CMakeFiles/t.dir/a.cu.o\n");
+    printed_before_end = printed.str();
+    return ProcessResult{0, 0, "", "ninja: warning: on stderr\n"};
+  };
+  NinjaRun run;
+  run.dir = "/g";
+  run.object_lines = true;
+  ProcessResult result = RunNinja(run, fake.io);
+  std::cout.rdbuf(cout_buffer);
+  std::cerr.rdbuf(cerr_buffer);
+  const ProcessSpec& ninja = fake.runner.ran.back();
+  CHECK(ninja.capture_output);
+  CHECK(ninja.env_set.at("NINJA_STATUS") == kFollowedNinjaStatus);
+  CHECK(result.exit_code == 0);
+  CHECK(printed_before_end == "CICC a.cu\na.cu(1): warning\nBuilding CUDA object CMakeFiles/t.dir/a.cu.o\n");
+  CHECK(printed.str() == printed_before_end);
+  CHECK(printed_on_stderr.str() == "ninja: warning: on stderr\n");
 }

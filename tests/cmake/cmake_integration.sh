@@ -57,7 +57,11 @@ first_phase_ran() {  # GRAPH-DIR YES|NO: whether its first build ran a first pha
   if [ "$2" = yes ]; then [ "$begin" -gt "$header" ]; else [ "$begin" -eq "$header" ]; fi
 }
 ranked_then_every_step_once() { every_step_once "$1" && first_phase_ran "$@"; }
-graph_built_everything() { graph_ran_in_build "$1" 'HOST_CC .*main.cu' && graph_ran_in_build "$1" 'HOST_CC .*build_info.cu'; }
+# The object's edge: under make described as CMake's rule for the object.
+object_edge='(HOST_CC|Building CUDA object) .*'
+graph_built_everything() {
+  graph_ran_in_build "$1" "${object_edge}main.cu" && graph_ran_in_build "$1" "${object_edge}build_info.cu"
+}
 
 configure "$scratch/plain" Ninja
 build "$scratch/plain"

@@ -6,9 +6,10 @@
 # on a pseudo-terminal (a status line redrawn while the graph runs, erased
 # at its end, the TU's warning still under its object's line), on a pipe (a
 # CI log: plain lines during the build), under Unix Makefiles (`fastcuda
-# build` shows Ninja's own status) and for the launcher's own graph of one
-# TU that takes longer than 2 s. The device steps are slowed by a launcher
-# that sleeps, so that the builds take seconds whatever the machine.
+# build` prints each object's line as CMake's rule would, no Ninja status)
+# and for the launcher's own graph of one TU that takes longer than 2 s.
+# The device steps are slowed by a launcher that sleeps, so that the builds
+# take seconds whatever the machine.
 #
 # usage: progress.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -78,19 +79,44 @@ before_objects() {  # the outer Ninja prints the graph's edge when it ends: afte
 check "on a pipe, the progress lines come before the objects' lines; the warning stays under its object" \
   before_objects
 
-# Under make -j2 another recipe prints beside the graph: Ninja's status
-# comes as whole lines, which make's own lines do not run into.
+# Under make -j2 another recipe prints beside the graph. As CMake's own
+# rules would, the graph prints one "Building CUDA object" line per object
+# when it has built it (make finds the object up to date and prints none),
+# and none of Ninja's "[n/N]" status lines; a build with nothing to do
+# prints no such line, an edited TU exactly its own.
 configure "Unix Makefiles" "$scratch/make"
 terminal_log run --pty "$scratch/make.json" make -C "$scratch/make" -j2 > /dev/null || echo "the build failed"
 terminal_log screen "$scratch/make.json" > "$scratch/make.screen"
-check "under Unix Makefiles, the graph's Ninja shows its status while it runs" \
-  terminal_log during "$scratch/make.json" '\[[0-9]+/[0-9]+\] (CICC|PTXAS|FATBINARY|HOST_CC)'
-whole_lines() {
-  ! grep -E '^\[[0-9]+/[0-9]+\] ' "$scratch/make.screen" | grep -vE '\.cu$' &&
-    ! grep -E 'tick [0-9]' "$scratch/make.screen" | grep -vE '^tick [0-9]$' &&
-    [ "$(grep -c '^tick [0-9]$' "$scratch/make.screen")" = 6 ]
+object_line='Building CUDA object CMakeFiles/kernels\.dir/[abc]\.cu\.o'
+check "under Unix Makefiles, the graph prints each object's line as it builds it" \
+  terminal_log during "$scratch/make.json" "$object_line"
+object_lines() {  # LOG OBJECT...: the log's object lines are one for each OBJECT, and none is Ninja's status
+  local log=$1 expected
+  shift
+  expected=$(for object in "$@"; do echo "Building CUDA object CMakeFiles/kernels.dir/$object"; done)
+  [ "$(grep -o 'Building CUDA object .*' "$log" | sort)" = "$expected" ] && ! grep -qE '^\[[0-9]+/[0-9]+\]' "$log" ||
+    { echo "  expected the lines of: $*; the log:"; sed 's/^/    /' "$log"; return 1; }
 }
-check "under make -j2, Ninja's status lines and another recipe's lines stay whole" whole_lines
+check "under make, one line per CUDA object as plain CMake prints, no [n/N] line" \
+  object_lines "$scratch/make.screen" a.cu.o b.cu.o c.cu.o
+whole_lines() {  # the warning under the line of the step that printed it
+  ! grep -E 'tick [0-9]' "$scratch/make.screen" | grep -vE '^tick [0-9]$' &&
+    [ "$(grep -c '^tick [0-9]$' "$scratch/make.screen")" = 6 ] &&
+    awk '/warning: #warning "from c"/ { print previous; exit } { previous = $0 }' "$scratch/make.screen" |
+    grep -qE '^CPP_(HOST|DEVICE compute_80) .*/c\.cu$'
+}
+check "under make -j2, another recipe's lines stay whole; the TU's warning is under its step's line" whole_lines
+make_kernels() {  # LOG: make the library alone (not the ticker), fast steps
+  FASTCUDA_SLOW=0 make -C "$scratch/make" -j2 kernels > "$1" 2>&1 || echo "the build failed"
+}
+make_kernels "$scratch/make-noop.log"
+check "under make, a build with nothing to do prints no object line" object_lines "$scratch/make-noop.log"
+sed -i 's/2\.f/3.f/' "$project/a.cu"
+make_kernels "$scratch/make-edit.log"
+check "under make, an edited TU prints its object's line only" object_lines "$scratch/make-edit.log" a.cu.o
+touch "$project/b.cu"  # its steps find nothing changed; make, finding b.cu newer, runs its rule
+make_kernels "$scratch/make-touch.log"
+check "under make, a touched TU prints its object's line once" object_lines "$scratch/make-touch.log" b.cu.o
 
 # The launcher's own graph of one TU, as a job of a Ninja (CMake's
 # CMAKE_CUDA_COMPILER_LAUNCHER): its progress shows once it has run 2 s.

@@ -56,6 +56,18 @@ TEST_CASE("the step that writes the object gives it a new mtime on every run; in
             R"((?m)^build kernel\.o: HOST_CC [^\n]*\n(  [^\n]*\n)*  flags = [^\n]*--fresh-outputs)") == 1);
 }
 
+TEST_CASE("object lines: the edge that writes the object is described as CMake's Makefiles describe it") {
+  StepGraph graph = GraphIn("multi_gencode", "/src/sub");
+  FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src/sub", ""};
+  options.object_lines_top = "/src";
+  std::string manifest = SingleGraphManifest(graph, options, {}, "");
+  CHECK(CountMatches(
+            manifest,
+            R"((?m)^build kernel\.o: HOST_CC [^\n]*\n  desc = Building CUDA object sub/kernel\.o\n)") == 1);
+  CHECK(CountMatches(manifest, "desc = Building CUDA object") == 1);
+  CHECK(CountMatches(manifest, R"(desc = CICC compute_\d+ kernel\.cu)") == 3);
+}
+
 TEST_CASE("rerun_preprocessing: every preprocessing edge waits on a phony that is never up to date") {
   StepGraph graph = GraphIn("multi_gencode", "/src");
   FragmentOptions options{"/bin/fastcuda", "/b/w dir/nvcc.env", "/src", ""};
