@@ -31,7 +31,7 @@
 # after the last edit should run none (the module's one: its documented
 # toolchain check).
 # Usage: bench/real_project.sh [ARCHS] [REPEATS]
-#   e.g. SAMPLES_SOURCE=/work/bench-projects/cuda-samples BENCH_JOBS=2 bench/real_project.sh 80 1
+#   e.g. SAMPLES_SOURCE=$HOME/cuda-samples BENCH_JOBS=2 bench/real_project.sh 80 1
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 archs="${1:-80}"; repeats="${2:-1}"
 categories="${CATEGORIES:-0_Introduction}"
