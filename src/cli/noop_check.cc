@@ -11,6 +11,7 @@
 #include "ninja-gen/ninja_writer.h"
 #include "src/base/ninja_command_line.h"
 #include "src/base/ninja_log.h"
+#include "src/cli/commands.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/source_reads.h"
 
@@ -195,8 +196,13 @@ std::optional<int> PlainNinjaFindsNothingToDo(const NinjaArguments& arguments, c
     return std::nullopt;
   }
   WritableFileSystem& fs = io.fs;
+  // Why plain Ninja does not answer, for FASTCUDA_VERBOSE: a no-op that takes the long way.
+  auto long_way = [&](const std::string& why) -> std::optional<int> {
+    ComplainIfVerbose(io.environment, "the no-op check goes the long way: " + why);
+    return std::nullopt;
+  };
   std::optional<NoopCheck> check = ParseNoopCheck(fs.Read(NoopCheckPath(out_dir)).value_or(""));
-  if (!check) return std::nullopt;
+  if (!check) return long_way("its steps read files that Ninja's deps log does not name");
   std::string_view regenerated;  // what the regeneration printed where it ran (CMake again)
   ProcessResult regeneration;
   if (check->regeneration == ManifestRegeneration::kAlways) {
@@ -213,9 +219,10 @@ std::optional<int> PlainNinjaFindsNothingToDo(const NinjaArguments& arguments, c
     std::cout << regenerated << std::flush;
     if (check->regeneration == ManifestRegeneration::kAlways)
       HandRegenerationRecordsOver(arguments, GraphNinjaLogPath(out_dir, fs), fs);
-    return std::nullopt;
+    return long_way("the generator's manifest is newer than FastCuda's copy");
   }
-  if (SourcesChangedSinceRead(out_dir, arguments.dir, fs)) return std::nullopt;
+  if (std::optional<std::string> changed = SourceChangedSinceRead(out_dir, arguments.dir, fs))
+    return long_way(*changed + " changed (its ctime) after a step read it");
   ProcessSpec dry_run = ninja;
   dry_run.argv = {ninja.argv.front(), "-C", arguments.dir, "-f", InRewriteDir(kNoopProbeName), "-n"};
   dry_run.argv.insert(dry_run.argv.end(), arguments.passed_on.begin(), arguments.passed_on.end());
@@ -223,7 +230,8 @@ std::optional<int> PlainNinjaFindsNothingToDo(const NinjaArguments& arguments, c
   if (check->regeneration == ManifestRegeneration::kChecked) dry_run.argv.push_back(arguments.manifest);
   dry_run.capture_output = true;
   ProcessResult result = io.runner.Run(dry_run);
-  if (result.exit_code != 0 || !result.stdout_text.ends_with(kNothingToDo)) return std::nullopt;
+  if (result.exit_code != 0 || !result.stdout_text.ends_with(kNothingToDo))
+    return long_way("plain Ninja's dry run finds work: " + result.stdout_text.substr(0, 200));
   std::cout << result.stdout_text << std::flush;
   std::cerr << result.stderr_text << std::flush;
   return 0;

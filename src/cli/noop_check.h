@@ -5,7 +5,7 @@
 // what its steps read (NinjaSeesEveryRead), a step that would rerun makes
 // the generator's edge of its object dirty too; so a dry run of the
 // generator's manifest that finds nothing to do, with the rewrite up to date
-// and no source changed since a step read it (SourcesChangedSinceRead), is
+// and no source changed since a step read it (SourceChangedSinceRead), is
 // the answer the rewrite's Ninja would give, at about plain ninja's cost.
 #pragma once
 

@@ -52,7 +52,7 @@ std::string FailureNotesPath(const std::string& dir);
 std::string StepsFilePath(const std::string& dir);      ///< `steps.json`, see StepsFileText
 std::string StepMemoryLogPath(const std::string& dir);  ///< `step-memory.tsv`, see StepMemoryLine
 std::string SourceReadsPath(const std::string& dir);    ///< `source-reads.tsv`, see SourceReadLine
-/// `read-files.tsv`: the earliest start of a step that read each file (SourcesChangedSinceRead).
+/// `read-files.tsv`: the earliest start of a step that read each file (SourceChangedSinceRead).
 std::string ReadFilesPath(const std::string& dir);
 std::string StepTempRoot(const std::string& dir);  ///< `tmp/`: the steps' TMPDIRs, see StepTempDir
 std::string StepLocksDir(const std::string& dir);  ///< `step-locks/`: StepGate, MemoryAdmission

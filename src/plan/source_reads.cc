@@ -138,12 +138,13 @@ std::string IndexReadFiles(const std::string& dir, const std::string& ninja_dir,
   return lines;
 }
 
-bool SourcesChangedSinceRead(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs) {
+std::optional<std::string> SourceChangedSinceRead(const std::string& dir, const std::string& ninja_dir,
+                                                  WritableFileSystem& fs) {
   for (const auto& [path, start] : ParseSourceReads(IndexReadFiles(dir, ninja_dir, fs))) {
     std::optional<int64_t> changed = fs.ChangeTime(path);
-    if (!changed || *changed >= start) return true;
+    if (!changed || *changed >= start) return path;
   }
-  return false;
+  return std::nullopt;
 }
 
 }  // namespace fastcuda

@@ -43,10 +43,12 @@ std::vector<std::string> RereadChangedSources(const std::string& dir, const std:
 /// log and the starts, and made again where either has changed since.
 std::string IndexReadFiles(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs);
 
-/// Whether RereadChangedSources would find a step to rerun, changing
-/// nothing but the index (IndexReadFiles): for the check that a build has
+/// A file that RereadChangedSources would rerun a step for (the first in
+/// the index), nullopt where there is none, changing nothing but the
+/// index (IndexReadFiles): for the check that a build has
 /// nothing to do, which then reads neither log and stats each file once,
 /// however many steps read it.
-bool SourcesChangedSinceRead(const std::string& dir, const std::string& ninja_dir, WritableFileSystem& fs);
+std::optional<std::string> SourceChangedSinceRead(const std::string& dir, const std::string& ninja_dir,
+                                                  WritableFileSystem& fs);
 
 }  // namespace fastcuda

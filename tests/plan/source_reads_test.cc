@@ -84,22 +84,22 @@ TEST_CASE("source reads: the log of starts keeps the latest of each output once 
 TEST_CASE(
     "source reads: the no-op check answers from an index of the files read, made again as the logs grow") {
   SourceGraph graph;
-  CHECK_FALSE(SourcesChangedSinceRead("/g", "/b", graph.fs));
+  CHECK_FALSE(SourceChangedSinceRead("/g", "/b", graph.fs));
   const std::string index = *graph.fs.Read(ReadFilesPath("/g"));
   CHECK(index.find("\t/s/a.h\n") != std::string::npos);
   // Answered from the index alone: a deps log of the same size and mtime is not read again.
   graph.fs.Write("/b/t/b.ii", "");
   graph.fs.SetMTime("/s/a.h", std::filesystem::file_time_type{});  // `cp -p`: its ctime moves
-  CHECK(SourcesChangedSinceRead("/g", "/b", graph.fs));
+  CHECK(SourceChangedSinceRead("/g", "/b", graph.fs));
   CHECK(graph.fs.Read(ReadFilesPath("/g")) == index);
   // A step that ran since, reading a new file: the index is made again.
   SourceGraph later;
   later.fs.Write("/s/b.h", "#define B 1");
-  CHECK_FALSE(SourcesChangedSinceRead("/g", "/b", later.fs));
+  CHECK_FALSE(SourceChangedSinceRead("/g", "/b", later.fs));
   later.fs.Write("/b/.ninja_deps", FormatNinjaDepsLog({{"t/a.ii", {"/s/a.cu", "/s/b.h"}}}));
   later.fs.Append(SourceReadsPath("/g"), SourceReadLine(later.fs.ClockNow() + 1, "t/a.ii"));
-  CHECK_FALSE(SourcesChangedSinceRead("/g", "/b", later.fs));
+  CHECK_FALSE(SourceChangedSinceRead("/g", "/b", later.fs));
   CHECK(later.fs.Read(ReadFilesPath("/g"))->find("\t/s/b.h\n") != std::string::npos);
   later.fs.Remove("/s/b.h");
-  CHECK(SourcesChangedSinceRead("/g", "/b", later.fs));
+  CHECK(SourceChangedSinceRead("/g", "/b", later.fs));
 }
