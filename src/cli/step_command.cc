@@ -499,7 +499,11 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   }
   if (!options.made_by.empty()) fs.Remove(ResolvePath(options.cwd, options.made_by));
   const Regenerated regenerated = RegenerateStubbedInputs(
-      options, ProducersInManifest(options, NinjaProgram(inherited), runner),
+      options,
+      // Ninja is looked for only where a stub must be made whole again.
+      [&](const std::string& path) {
+        return ProducerInManifest(options, path, NinjaProgram(inherited), runner);
+      },
       [&](const StepInvocation& producer) { return RunStep(producer, runner, fs, inherited); }, fs);
   if (regenerated.exit_code != 0) return regenerated.exit_code;
   const bool keep_whole = KeepsIntermediatesWhole(inherited);

@@ -70,19 +70,17 @@ bool SameBody(const WritableFileSystem& fs, const std::string& previous, const s
   return fs.Read(previous) == now;
 }
 
-ProducerLookup ProducersInManifest(const StepInvocation& consumer, const std::string& ninja,
-                                   CommandRunner& runner) {
-  return [manifest = consumer.manifest, ninja,
-          &runner](const std::string& path) -> std::optional<StepInvocation> {
-    if (manifest.empty()) return std::nullopt;
-    ProcessSpec spec{{ninja, "-f", manifest, "-t", "commands", "-s", path}, "", {}, /*capture_output=*/true};
-    ProcessResult listed = runner.Run(spec);
-    if (listed.exit_code != 0) return std::nullopt;
-    std::string command = listed.stdout_text;
-    while (!command.empty() && command.back() == '\n') command.pop_back();
-    if (command.find('\n') != std::string::npos) return std::nullopt;  // one edge writes it
-    return StepOfCommand(command);
-  };
+std::optional<StepInvocation> ProducerInManifest(const StepInvocation& consumer, const std::string& path,
+                                                 const std::string& ninja, CommandRunner& runner) {
+  if (consumer.manifest.empty()) return std::nullopt;
+  ProcessSpec spec{
+      {ninja, "-f", consumer.manifest, "-t", "commands", "-s", path}, "", {}, /*capture_output=*/true};
+  ProcessResult listed = runner.Run(spec);
+  if (listed.exit_code != 0) return std::nullopt;
+  std::string command = listed.stdout_text;
+  while (!command.empty() && command.back() == '\n') command.pop_back();
+  if (command.find('\n') != std::string::npos) return std::nullopt;  // one edge writes it
+  return StepOfCommand(command);
 }
 
 Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const ProducerLookup& find,

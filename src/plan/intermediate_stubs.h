@@ -10,7 +10,7 @@
 // reader as it would for equal bytes. A reader that must run again while
 // its input is a stub (its own flags changed, its output was removed) first
 // runs the producer's step again, as the manifest Ninja runs names its
-// command now (ProducersInManifest), so that it reads what nvcc would
+// command now (ProducerInManifest), so that it reads what nvcc would
 // produce now from the current sources. Where the file system keeps no
 // extended attributes the bodies stay whole.
 #pragma once
@@ -58,11 +58,12 @@ bool SameBody(const WritableFileSystem& fs, const std::string& previous, const s
 /// names it now; nullopt where no step of the manifest writes it.
 using ProducerLookup = std::function<std::optional<StepInvocation>(const std::string& path)>;
 
-/// ProducerLookup through `ninja -t commands -s PATH` (`ninja` the Ninja
-/// program) on the manifest that runs `consumer` (StepInvocation::manifest),
-/// run by `runner` where Ninja runs the steps.
-ProducerLookup ProducersInManifest(const StepInvocation& consumer, const std::string& ninja,
-                                   CommandRunner& runner);
+/// The step that writes `path` as the manifest that runs `consumer`
+/// (StepInvocation::manifest) names it: `ninja -t commands -s PATH`
+/// (`ninja` the Ninja program), run by `runner` where Ninja runs the steps.
+/// A ProducerLookup.
+std::optional<StepInvocation> ProducerInManifest(const StepInvocation& consumer, const std::string& path,
+                                                 const std::string& ninja, CommandRunner& runner);
 
 /// Runs a producer's step again from its recipe (RunStep).
 using ProducerRunner = std::function<int(const StepInvocation&)>;

@@ -116,7 +116,7 @@ struct StepInvocation {
   /// Outputs that no step reads (UnreadIntermediates): stubbed after a success.
   std::vector<std::string> stubbed_outputs;
   /// The manifest Ninja runs this step from, which names the command of
-  /// each stubbed input's producer (ProducersInManifest); none: the step's
+  /// each stubbed input's producer (ProducerInManifest); none: the step's
   /// inputs stay whole.
   std::string manifest;
   /// Set where a reader runs this step again to get a stubbed

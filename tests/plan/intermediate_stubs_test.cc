@@ -153,7 +153,9 @@ TEST_CASE("the manifest names a stub's producer through ninja -t commands") {
     if (spec.argv.back() == "/w/gcc") return ProcessResult{0, 0, "gcc -E k.cu -o k.ii\n", "", 1};
     return ProcessResult{1, 0, "", "ninja: error: unknown target", 1};
   };
-  ProducerLookup find = ProducersInManifest(Reader(), "/usr/bin/ninja", runner);
+  auto find = [&](const std::string& path) {
+    return ProducerInManifest(Reader(), path, "/usr/bin/ninja", runner);
+  };
   std::optional<StepInvocation> producer = find("/w/k.ii");
   REQUIRE(producer);
   CHECK(producer->argv == Producer().argv);
@@ -166,7 +168,7 @@ TEST_CASE("the manifest names a stub's producer through ninja -t commands") {
   CHECK_FALSE(find("/w/gcc"));  // no fastcuda step
   StepInvocation no_manifest = Reader();
   no_manifest.manifest.clear();
-  CHECK_FALSE(ProducersInManifest(no_manifest, "/usr/bin/ninja", runner)("/w/k.ii"));
+  CHECK_FALSE(ProducerInManifest(no_manifest, "/w/k.ii", "/usr/bin/ninja", runner));
 }
 
 TEST_CASE("a stub's size for the views is its body's") {
