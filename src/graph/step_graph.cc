@@ -454,10 +454,12 @@ bool NinjaSeesEveryRead(const StepGraph& graph) {
   }
   return std::all_of(graph.steps.begin(), graph.steps.end(), [&](const GraphStep& step) {
     const bool reads_headers = !step.depfile.empty() && step.line_table_ptx.empty();
+    const std::string program = step.argv.empty() ? "" : ResolvePath(graph.cwd, step.argv.front());
     return !step.reruns_always && step.cache.result.empty() &&
            (!reads_headers || !step.kept_depfile.empty()) &&
            std::all_of(step.inputs.begin(), step.inputs.end(), [&](const std::string& input) {
-             return known.contains(ResolvePath(graph.cwd, input));
+             const std::string path = ResolvePath(graph.cwd, input);
+             return known.contains(path) || path == program;
            });
   });
 }

@@ -149,7 +149,9 @@ bool HandEmptyDepfileToNinja(StepGraph& graph);
 /// object every file they read that the generator's edge does not name
 /// itself (its source, its implicit inputs): the user's depfile is merged
 /// from every depfile of a step that reads headers (HandDepfileToNinja),
-/// and no step reads another file from outside. Then whatever would rerun
+/// and no step reads another file from outside, but its own program (a
+/// `-ccbin` script, an input of its steps), whose identity `fastcuda
+/// ninja` checks before it asks plain ninja (ChangedPrograms). Then whatever would rerun
 /// a step makes plain ninja rerun the generator's edge too, and plain ninja
 /// can tell that a build of the steps has nothing to do. Not where a step
 /// reruns always, nvcc runs whole or a whole-call cache decides (its dyndep

@@ -251,6 +251,13 @@ TEST_CASE("Ninja sees every read where the object's depfile merges every header 
   CHECK_FALSE(NinjaSeesEveryRead(reads_more));
   reads_more.implicit_inputs = {std::string(kProjectDir) + "/flags.rsp"};
   CHECK(NinjaSeesEveryRead(reads_more));
+  StepGraph script = graph;  // a -ccbin script, its steps' input: the rewrite's key checks it
+  GraphStep& preprocess = script.steps.front();
+  preprocess.argv.front() = "/opt/gcc/bin/g++";
+  preprocess.inputs.push_back("/opt/gcc/bin/g++");
+  CHECK(NinjaSeesEveryRead(script));
+  preprocess.inputs.push_back("/opt/gcc/bin/gcc");  // a program it does not run
+  CHECK_FALSE(NinjaSeesEveryRead(script));
   StepGraph always = graph;
   always.steps.back().reruns_always = true;
   CHECK_FALSE(NinjaSeesEveryRead(always));

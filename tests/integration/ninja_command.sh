@@ -21,7 +21,8 @@
 #            definition reaches the objects; a no-op is plain Ninja's dry run
 #            of CMake's manifest (the rewrite not loaded), and a header edit,
 #            its undoing with cp -p, CPATH or a removed object still build;
-#            with CONFIGURE_DEPENDS globs a new source reruns CMake once.
+#            with CONFIGURE_DEPENDS globs a new source reruns CMake once;
+#            with a host compiler script a no-op is still plain Ninja's.
 #
 # usage: ninja_command.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -543,5 +544,27 @@ cmake_globbed_source() {
 }
 check "CMake (no module): CONFIGURE_DEPENDS: no-ops check the globs; a new source reruns CMake once and builds" \
   cmake_globbed_source
+
+# A host compiler that is a script (CMAKE_CUDA_HOST_COMPILER, nvcc's -ccbin,
+# as toolchains in containers install them) is an input of the steps that
+# run it: plain Ninja's dry run still answers a no-op (the script's identity
+# is checked before it), and a changed script builds again.
+cat > "$scratch/host-g++" <<SH
+#!/bin/sh
+exec $(command -v g++) "\$@"
+SH
+chmod +x "$scratch/host-g++"
+cmake -S "$project" -B "$scratch/cmake-ccbin" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" \
+  -DCMAKE_CUDA_HOST_COMPILER="$scratch/host-g++" > "$scratch/cmake-ccbin.configure.log" 2>&1
+ccbin_noop() {
+  grep -q -- "-ccbin=$scratch/host-g++" "$scratch/cmake-ccbin/CMakeFiles/rules.ninja" &&
+    fc_ninja "$scratch/ccbin.log" "$scratch/cmake-ccbin" && ran_split "$scratch/ccbin.log" a.cu b.cu &&
+    FASTCUDA_VERBOSE=1 fc_ninja "$scratch/ccbin-noop.log" "$scratch/cmake-ccbin" &&
+    grep -q "no work to do" "$scratch/ccbin-noop.log" && ! grep -q "long way" "$scratch/ccbin-noop.log" || return 1
+  sleep 1
+  echo "# the toolchain's update" >> "$scratch/host-g++"
+  fc_ninja "$scratch/ccbin-changed.log" "$scratch/cmake-ccbin" && ran_split "$scratch/ccbin-changed.log" a.cu b.cu
+}
+check "CMake (no module): with a host compiler script, a no-op is plain Ninja's; a changed script builds" ccbin_noop
 
 finish
