@@ -15,12 +15,16 @@ step holds its peak memory from start to end.
                  order the steps came, a light step passing (memory_ledger.h)
                  or where three steps of its kind or more have run, half
                  over the line of their peaks over input size (LINE_MARGIN;
-                 INPUT_SIZES=0: without)
+                 INPUT_SIZES=0: without), a quarter over it for a larger
+                 input, and without a line, a larger input's size times the
+                 highest peak per input (RATIO=0: not); a waiting step's
+                 expectation follows what the ledger learns (REVISE=0: it
+                 stays what it was when the step came, as before)
   ledger, known  the same where an earlier build measured every step (a
                  rebuild): an eighth over the step's own peak, and 8 MiB
 
-The budget is BUDGET_SHARE (default 0.75) of the limit, as FastCuda's default
-takes three quarters of what a cgroup leaves. Ninja starts ready steps by
+The budget is BUDGET_SHARE (default 0.85) of the limit, as FastCuda's default
+takes 85 % of what a cgroup leaves. Ninja starts ready steps by
 their longest remaining chain, as Ninja 1.12 and later do.
 
 Usage: bench/simulate_memory.py TABLE.csv [JOBS] [LIMIT_MIB...]
@@ -39,6 +43,8 @@ LEARNED_MARGIN = float(os.environ.get("LEARNED_MARGIN", "1.25"))
 LINE_MARGIN = float(os.environ.get("LINE_MARGIN", "1.5"))
 LINE_MIN = int(os.environ.get("LINE_MIN", "3"))
 INPUT_SIZES = os.environ.get("INPUT_SIZES", "1") == "1"
+REVISE = os.environ.get("REVISE", "1") == "1"
+RATIO = os.environ.get("RATIO", "1") == "1"
 CHAIN = ["CPP_HOST", "CUDAFE", "CPP_DEVICE", "CICC", "PTXAS", "FATBINARY", "HOST_CC"]
 
 
@@ -82,7 +88,7 @@ def graph(steps, jobs, budget, policy):
     ready = [(-priority[k], str(k), k) for k in steps if not missing[k]]
     heapq.heapify(ready)
     pools = pool_depths(steps, jobs, budget) if policy == "pools" else {}
-    in_pool, learned, fits, queue, running, intervals = {}, {}, {}, [], [], []
+    in_pool, learned, fits, ratios, queue, running, intervals = {}, {}, {}, {}, [], [], []
     slots, now, ticket = jobs, 0, 0
 
     def expected(key):
@@ -92,9 +98,16 @@ def graph(steps, jobs, budget, policy):
             return guess(key)
         most = learned[key[1]] * LEARNED_MARGIN
         line = on_line(fits.get(key[1], []), steps[key].get("input_mb"))
-        return most if line is None else min(most, max(0, line) * LINE_MARGIN + 16)
+        if line is not None:  # a larger input than those before: a quarter over the line
+            return max(min(most, max(0, line) * LINE_MARGIN + 16), line * LEARNED_MARGIN)
+        size = steps[key].get("input_mb")
+        if RATIO and size and ratios.get(key[1]):  # without a line: the highest peak per input
+            return max(most, ratios[key[1]] * size * LEARNED_MARGIN)
+        return most
 
     def admit():
+        if REVISE:  # a waiting step expects what the ledger knows now, not when it joined
+            queue[:] = [(t, key, expected(key)) for t, key, _ in queue]
         held = sum(e for _, _, e, _ in running)
         passed = []
         for i, (t, key, need) in enumerate(queue):
@@ -134,6 +147,7 @@ def graph(steps, jobs, budget, policy):
         slots += 1
         learned[key[1]] = max(learned.get(key[1], 0), steps[key]["mib"])
         if steps[key].get("input_mb"):
+            ratios[key[1]] = max(ratios.get(key[1], 0), steps[key]["mib"] / steps[key]["input_mb"])
             fits.setdefault(key[1], []).append((steps[key]["input_mb"], steps[key]["mib"]))
         if policy == "pools":
             in_pool[class_of(guess(key))] -= 1
@@ -191,7 +205,7 @@ def main():
     for key, step in steps.items():
         if key[1] in producer and INPUT_SIZES:
             step["input_mb"] = produced.get(producer[key[1]](key))
-    share = float(os.environ.get("BUDGET_SHARE", "0.75"))
+    share = float(os.environ.get("BUDGET_SHARE", "0.85"))
     free_wall, free_peak = plain(steps, jobs)
     limits = [float(x) for x in sys.argv[3:]] or [free_peak * 3 / 5, free_peak * 2 / 5]
     print(f"{table}: {len(steps)} steps, {jobs} jobs; plain -j {jobs}: {free_wall / 1000:.1f} s, peak {free_peak:.0f} MiB")

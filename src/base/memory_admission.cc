@@ -72,14 +72,21 @@ int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
   input_ = request.input;
   int64_t kib = request.guess;
   bool started = false;
-  // Marks the step running where it may start; true where the ledger changed.
+  // Marks the step running where it may start, with what it expects now;
+  // true where the ledger changed.
   auto try_start = [&](MemoryLedger& ledger) {
     auto own = std::find_if(ledger.entries.begin(), ledger.entries.end(),
                             [&](const LedgerEntry& entry) { return entry.ticket == ticket_; });
     // An entry lost with a damaged file: the step goes on rather than wait for nothing.
-    started = own == ledger.entries.end() || MayStart(ledger, ticket_, request.budget, hooks_.now_ms());
-    if (started && own != ledger.entries.end()) own->running = true;
-    return started;
+    if (own == ledger.entries.end()) return started = true;
+    // What the ledger learned while the step waited: the first build's
+    // guesses give way to the peaks of the steps that ended meanwhile.
+    kib = ExpectedPeak(ledger, request);
+    const bool revised = own->kib != kib;
+    own->kib = kib;
+    started = MayStart(ledger, ticket_, request.budget, hooks_.now_ms());
+    if (started) own->running = true;
+    return started || revised;
   };
   const bool queued = Update([&](MemoryLedger& ledger) {
     DropEnded(ledger, hooks_.start_of);

@@ -20,7 +20,7 @@ MemoryLedger ParseMemoryLedger(std::string_view text) {
       std::string kind;
       KindPeaks peaks;
       if (words >> kind >> peaks.highest >> peaks.count >> peaks.sum_input >> peaks.sum_peak >>
-          peaks.sum_input_squared >> peaks.sum_input_peak)
+          peaks.sum_input_squared >> peaks.sum_input_peak >> peaks.most_per_mib)
         ledger.peaks[kind] = peaks;
     } else if (tag == "run" || tag == "wait") {
       LedgerEntry entry;
@@ -38,7 +38,8 @@ std::string FormatMemoryLedger(const MemoryLedger& ledger) {
   text << "next " << ledger.next_ticket << "\n";
   for (const auto& [kind, peaks] : ledger.peaks) {
     text << "peak " << kind << " " << peaks.highest << " " << peaks.count << " " << peaks.sum_input << " "
-         << peaks.sum_peak << " " << peaks.sum_input_squared << " " << peaks.sum_input_peak << "\n";
+         << peaks.sum_peak << " " << peaks.sum_input_squared << " " << peaks.sum_input_peak << " "
+         << peaks.most_per_mib << "\n";
   }
   for (const LedgerEntry& entry : ledger.entries) {
     text << (entry.running ? "run " : "wait ") << entry.pid << " " << entry.started << " " << entry.ticket
@@ -72,8 +73,11 @@ int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
   if (known <= 0) return request.guess;
   const int64_t most = known + known / 4;
   std::optional<double> line = OnLine(peaks, request.input);
-  if (!line) return most;
-  return std::min(most, static_cast<int64_t>(std::max(0.0, *line) * 1.5) + 16 * 1024);
+  if (line) {
+    const auto on_line = static_cast<int64_t>(*line);
+    return std::max(std::min(most, on_line + on_line / 2 + 16 * 1024), on_line + on_line / 4);
+  }
+  return std::max(most, peaks.most_per_mib * request.input / 1024 * 5 / 4);
 }
 
 LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t started, int64_t kib, int64_t now_ms) {
@@ -103,6 +107,7 @@ void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, 
   KindPeaks& peaks = ledger.peaks[kind];
   peaks.highest = std::max(peaks.highest, peak);
   if (input <= 0) return;
+  peaks.most_per_mib = std::max(peaks.most_per_mib, peak * 1024 / input);
   ++peaks.count;
   peaks.sum_input += input;
   peaks.sum_peak += peak;

@@ -32,6 +32,7 @@ struct KindPeaks {
   int64_t highest = 0;
   int64_t count = 0;  ///< the steps with an input size in the sums
   int64_t sum_input = 0, sum_peak = 0, sum_input_squared = 0, sum_input_peak = 0;
+  int64_t most_per_mib = 0;  ///< the highest peak (KiB) per MiB of input of those steps
 };
 
 /// The ledger as its file holds it.
@@ -61,6 +62,9 @@ struct MemoryRequest {
 /// less where the ledger's line of its kind (three steps or more, rising)
 /// puts a step of its input size lower: half over the line, and 16 MiB
 /// (cicc's peaks lie within a seventh of the line of the steps before them).
+/// A step of a larger input than those before expects more: a quarter
+/// over the line, or without one over its input times the highest peak
+/// per input of its kind (a CUB TU's cicc after light TUs' ones).
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 
 /// Adds a step (`pid`, `started`) that waits, from `now_ms`, for `kib`; it

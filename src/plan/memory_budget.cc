@@ -94,8 +94,11 @@ PlannedLimits PlanLimits(const std::map<std::string, std::string>& environment, 
     limits.memory_source = "FASTCUDA_MEMORY_BUDGET";
   } else if (machine.memory_kib) {
     // At least 1 KiB: 0 would mean no pools, where a full cgroup needs them most.
-    limits.memory_budget_kib = std::max<int64_t>(1, *machine.memory_kib / 4 * 3);
-    limits.memory_source = "3/4 of " + machine.memory_source;
+    // Not all of it: the page cache and what runs beside the build need some.
+    // More than 3/4, which kept a first build of heavy TUs in a cgroup at
+    // one cicc at a time; a step that runs out of memory runs again alone.
+    limits.memory_budget_kib = std::max<int64_t>(1, *machine.memory_kib / 20 * 17);
+    limits.memory_source = "85 % of " + machine.memory_source;
   } else {
     limits.memory_budget_kib = 8ll * 1024 * 1024;
     limits.memory_source = "the default, as nothing says how much memory is available";

@@ -28,9 +28,10 @@ MemoryLedger LedgerOf(const std::vector<int64_t>& running,
 
 TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty ledger") {
   MemoryLedger ledger = LedgerOf({kLedgerGiB}, {{2 * kLedgerGiB, 5}});
-  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6};
+  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6, 7};
   const std::string text = FormatMemoryLedger(ledger);
-  CHECK(text == "next 3\npeak CICC 716800 2 3 4 5 6\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
+  CHECK(text ==
+        "next 3\npeak CICC 716800 2 3 4 5 6 7\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
   CHECK(FormatMemoryLedger(ParseMemoryLedger(text)) == text);
   CHECK(ParseMemoryLedger("").entries.empty());
   const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1010 1\n");
@@ -100,8 +101,8 @@ TEST_CASE("memory ledger: a kind whose peak grows with its input expects a step'
   MemoryRequest small{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 1500};
   CHECK(ExpectedPeak(ledger, small) == static_cast<int64_t>((40 * 1024 + 60 * 1500) * 1.5) + 16 * 1024);
   MemoryRequest large{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB,
-                      20000};  // the line's more than the highest's quarter over
-  CHECK(ExpectedPeak(ledger, large) == highest + highest / 4);
+                      20000};  // a larger input than any before: a quarter over the line
+  CHECK(ExpectedPeak(ledger, large) == (40 * 1024 + 60 * 20000) * 5 / 4);
   MemoryRequest unknown_size{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 0};
   CHECK(ExpectedPeak(ledger, unknown_size) == highest + highest / 4);
   // A line that falls, or fewer than three steps: the highest's quarter over.
@@ -109,4 +110,18 @@ TEST_CASE("memory ledger: a kind whose peak grows with its input expects a step'
   for (int64_t input : {1000, 4000, 8000}) LeaveLedger(falling, 0, "PTXAS", 900 * 1024 - 50 * input, input);
   CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kLedgerGiB, 4 * kLedgerGiB, 1000}) ==
         (900 * 1024 - 50 * 1000) * 5 / 4);
+}
+
+TEST_CASE(
+    "memory ledger: without a line, a larger input expects as much more as its kind's peaks per input") {
+  MemoryLedger ledger;
+  LeaveLedger(ledger, 0, "CICC", 100 * 1024, 1000);  // a light TU's cicc: 100 MiB for 1000 KiB
+  CHECK(ledger.peaks.at("CICC").most_per_mib == 100 * 1024 * 1024 / 1000);
+  const int64_t per_mib = ledger.peaks.at("CICC").most_per_mib;
+  // A CUB TU's, eight times the input: not the light one's quarter over.
+  CHECK(ExpectedPeak(ledger, MemoryRequest{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 8000}) ==
+        per_mib * 8000 / 1024 * 5 / 4);
+  // A smaller input, or none known: the highest's quarter over.
+  CHECK(ExpectedPeak(ledger, MemoryRequest{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 500}) == 125 * 1024);
+  CHECK(ExpectedPeak(ledger, MemoryRequest{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 0}) == 125 * 1024);
 }
