@@ -34,10 +34,12 @@ for name in a b c; do
   printf '__global__ void k_%s(float *x) { x[threadIdx.x] *= 2.f; }\n' "$name" > "$project/$name.cu"
 done
 echo '#warning "from c"' >> "$project/c.cu"
-# cicc and ptxas take a second longer (FASTCUDA_SLOW seconds).
+# cicc and ptxas take a second longer (FASTCUDA_SLOW seconds), b.cu's
+# FASTCUDA_SLOW_B seconds more: its object comes last, well after the others.
 cat > "$scratch/slow.sh" <<'EOF_SLOW'
 #!/bin/sh
 case $(basename "$1") in cicc | ptxas) sleep "${FASTCUDA_SLOW:-1}" ;; esac
+case " $* " in *" b.cpp1.ii "* | *" b.ptx "* | */b.cpp1.ii* | */b.ptx*) sleep "${FASTCUDA_SLOW_B:-0}" ;; esac
 exec "$@"
 EOF_SLOW
 chmod +x "$scratch/slow.sh"
@@ -85,7 +87,8 @@ check "on a pipe, the progress lines come before the objects' lines; the warning
 # and none of Ninja's "[n/N]" status lines; a build with nothing to do
 # prints no such line, an edited TU exactly its own.
 configure "Unix Makefiles" "$scratch/make"
-terminal_log run --pty "$scratch/make.json" make -C "$scratch/make" -j2 > /dev/null || echo "the build failed"
+FASTCUDA_SLOW_B=2 terminal_log run --pty "$scratch/make.json" make -C "$scratch/make" -j2 > /dev/null ||
+  echo "the build failed"
 terminal_log screen "$scratch/make.json" > "$scratch/make.screen"
 object_line='Building CUDA object CMakeFiles/kernels\.dir/[abc]\.cu\.o'
 check "under Unix Makefiles, the graph prints each object's line as it builds it" \
