@@ -91,7 +91,10 @@ Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const Produc
   for (const std::string& input : inputs) {
     std::string path = ResolvePath(consumer.cwd, input);
     std::optional<IntermediateStub> stub = ReadStub(fs, path);
-    if (!stub) continue;
+    // No body of these is empty: an empty file is a stub whose attribute a
+    // copy dropped (tar or cp without extended attributes), never read as it is.
+    const bool lost = !stub && fs.Size(path) == 0u;
+    if (!stub && !lost) continue;
     std::optional<StepInvocation> producer = find(path);
     if (!producer) {
       fs.Remove(path);
@@ -105,7 +108,8 @@ Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const Produc
     std::optional<std::string> body = fs.Read(path);
     if (!body || ReadStub(fs, path))
       throw std::runtime_error("the command that writes " + path + " did not write it again");
-    if (body->size() != stub->size || BodyHash(*body) != stub->hash) regenerated.changed.push_back(path);
+    if (lost || body->size() != stub->size || BodyHash(*body) != stub->hash)
+      regenerated.changed.push_back(path);
   }
   return regenerated;
 }

@@ -77,7 +77,9 @@ struct Regenerated {
 
 /// Before `consumer` runs its program: every stubbed input
 /// (StepInvocation::stubbed_inputs) that is a stub gets its body back, from
-/// its producer's step (`find`) run through `run` with restores_body set.
+/// its producer's step (`find`) run through `run` with restores_body set;
+/// so does an empty one, a stub whose attribute a copy dropped, which
+/// counts as changed (its hash is lost).
 /// Throws std::runtime_error where no step writes it (the stub goes, so
 /// that the next build runs the producer).
 Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const ProducerLookup& find,

@@ -11,7 +11,8 @@
 #  no-op runs nothing; a source edit rebuilds nvcc's object; a flag that
 #  reaches cicc alone reruns cicc from a regenerated `.cpp1.ii`, a host flag
 #  the host compile from a regenerated `.cudafe1.cpp` (through cudafe++ from
-#  a regenerated `.cpp4.ii`); a removed object comes back as nvcc's; an edit
+#  a regenerated `.cpp4.ii`); stubs whose attribute a copy dropped are not
+#  read empty; a removed object comes back as nvcc's; an edit
 #  and its revert give nvcc's objects, then a no-op; a regenerated body
 #  other than its stub (`__TIME__`) makes its producer run again next build;
 #  FASTCUDA_KEEP_INTERMEDIATES keeps the bodies whole.
@@ -100,6 +101,23 @@ cp scale.h.orig scale.h
 build reverted
 check "revert: the object equals nvcc's" fresh k.o "${args[@]}"
 check "after the revert a no-op runs nothing" noop
+
+# A copy of the build directory that drops extended attributes (tar or cp
+# without them): the stubs are empty files, which a reader that must run
+# never reads as they are.
+strip_stub_attributes() {
+  find graph -type f -empty -exec python3 -c '
+import os, sys
+for path in sys.argv[1:]:
+    if "user.fastcuda.stub" in os.listxattr(path):
+        os.removexattr(path, "user.fastcuda.stub")' {} +
+}
+strip_stub_attributes
+args=(-c k.cu -MD -arch=sm_80 -ftz=false -Xcompiler -Wall)
+generate "${args[@]}"
+build copied
+check "stubs that lost their attribute in a copy: a cicc-only flag still gives nvcc's object" fresh k.o "${args[@]}"
+
 
 # A body that comes out other than its stub: the time of day in host code.
 mkdir timed && cd timed

@@ -178,3 +178,17 @@ TEST_CASE("a stub's size for the views is its body's") {
   CHECK(BodySize(disk, "/w/k.ptx") == 3u);
   CHECK_FALSE(BodySize(disk, "/w/none"));
 }
+
+TEST_CASE("an empty stubbed input, a stub whose attribute a copy dropped, is regenerated, never read empty") {
+  FakeFileSystem disk({{"/w/k.ii", ""}});  // as `tar` without --xattrs restores a stub
+  int runs = 0;
+  auto run = [&](const StepInvocation&) {
+    ++runs;
+    disk.Write("/w/k.ii", kBody);
+    return 0;
+  };
+  Regenerated lost = RegenerateStubbedInputs(Reader(), FindProducer, run, disk);
+  CHECK(runs == 1);
+  CHECK(disk.Read("/w/k.ii") == kBody);
+  CHECK(lost.changed == std::vector<std::string>{"/w/k.ii"});  // its producer runs again next build
+}
