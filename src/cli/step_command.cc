@@ -94,7 +94,7 @@ bool Stubbed(const StepInvocation& options, const std::string& output) {
 }
 
 /// After a successful step: where an output came out the same as before
-/// (or as its stub says, SameBody, where the graph keeps it as a stub:
+/// (or as its stub says, StandsFor, where the graph keeps it as a stub:
 /// another configuration's stub must not stay where a step reads the body), puts the old file back, so Ninja
 /// (restat = 1) skips what depends on it; but for one that assembles other
 /// files where the step `never_keep_incbin`. A body regenerated for its
@@ -106,7 +106,9 @@ void KeepUnchangedOutputs(const StepInvocation& options, const std::vector<std::
     std::optional<std::string> before = fs.Read(previous);
     if (!before) continue;
     std::optional<std::string> now = fs.Read(output);
-    bool same = now && (before == now || (Stubbed(options, output) && SameBody(fs, previous, *now)));
+    // A stub's body was read above: only its attribute is read again.
+    std::optional<IntermediateStub> stub = Stubbed(options, output) ? ReadStub(fs, previous) : std::nullopt;
+    bool same = now && (before == now || (stub && StandsFor(*stub, *now)));
     bool keep = same && !(options.never_keep_incbin && AssemblesOtherFiles(*now));
     std::optional<std::filesystem::file_time_type> mtime = fs.MTime(previous);
     if (keep && options.restores_body && *before != *now && mtime) fs.SetMTime(output, *mtime);

@@ -64,10 +64,8 @@ std::optional<uintmax_t> BodySize(const WritableFileSystem& fs, const std::strin
   return stub ? std::optional<uintmax_t>(stub->size) : fs.Size(path);
 }
 
-bool SameBody(const WritableFileSystem& fs, const std::string& previous, const std::string& now) {
-  if (std::optional<IntermediateStub> stub = ReadStub(fs, previous))
-    return stub->size == now.size() && stub->hash == BodyHash(now);
-  return fs.Read(previous) == now;
+bool StandsFor(const IntermediateStub& stub, const std::string& body) {
+  return stub.size == body.size() && stub.hash == BodyHash(body);
 }
 
 std::optional<StepInvocation> ProducerInManifest(const StepInvocation& consumer, const std::string& path,
@@ -108,8 +106,7 @@ Regenerated RegenerateStubbedInputs(const StepInvocation& consumer, const Produc
     std::optional<std::string> body = fs.Read(path);
     if (!body || ReadStub(fs, path))
       throw std::runtime_error("the command that writes " + path + " did not write it again");
-    if (lost || body->size() != stub->size || BodyHash(*body) != stub->hash)
-      regenerated.changed.push_back(path);
+    if (lost || !StandsFor(*stub, *body)) regenerated.changed.push_back(path);
   }
   return regenerated;
 }

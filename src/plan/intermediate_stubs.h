@@ -5,7 +5,7 @@
 // A stub is an empty file, which takes no disk block, with the body's mtime
 // and, in an extended attribute (kStubAttribute, kept in the inode), the
 // body's hash and size: Ninja sees the file present and unchanged. A
-// producer that runs again compares its new body with the stub (SameBody):
+// producer that runs again compares its new body with the stub (StandsFor):
 // the same body keeps the stub and its mtime, so that restat skips the
 // reader as it would for equal bytes. A reader that must run again while
 // its input is a stub (its own flags changed, its output was removed) first
@@ -51,8 +51,8 @@ std::optional<IntermediateStub> ReadStub(const WritableFileSystem& fs, const std
 /// where there is no such file. What a step wrote, for the views.
 std::optional<uintmax_t> BodySize(const WritableFileSystem& fs, const std::string& path);
 
-/// True where the file at `previous` (a body or a stub) stands for the body `now`.
-bool SameBody(const WritableFileSystem& fs, const std::string& previous, const std::string& now);
+/// True where `stub` stands for `body`: its size and hash.
+bool StandsFor(const IntermediateStub& stub, const std::string& body);
 
 /// The step that writes a stubbed intermediate (absolute), as the manifest
 /// names it now; nullopt where no step of the manifest writes it.

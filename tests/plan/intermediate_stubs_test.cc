@@ -81,13 +81,14 @@ TEST_CASE("an empty file is a stub only with the attribute; a body with a stale 
 TEST_CASE("a body is the same as itself and as its stub, no other") {
   FakeFileSystem disk = StubbedDisk(kBody);
   disk.Write("/w/whole", kBody);
-  CHECK(SameBody(disk, "/w/whole", kBody));
-  CHECK(SameBody(disk, "/w/k.ii", kBody));
-  CHECK_FALSE(SameBody(disk, "/w/k.ii", kBody + " "));
+  CHECK_FALSE(ReadStub(disk, "/w/whole"));  // a body: its bytes are compared, not a stub
+  const IntermediateStub stub = *ReadStub(disk, "/w/k.ii");
+  CHECK(StandsFor(stub, kBody));
+  CHECK_FALSE(StandsFor(stub, kBody + " "));
   std::string other = kBody;
   other[other.size() - 3] = ';';
-  CHECK_FALSE(SameBody(disk, "/w/k.ii", other));  // same size, other hash
-  CHECK_FALSE(SameBody(disk, "/w/k.ii", ""));
+  CHECK_FALSE(StandsFor(stub, other));  // same size, other hash
+  CHECK_FALSE(StandsFor(stub, ""));
 }
 
 TEST_CASE("a body stays whole where asked, without a manifest, or where the disk keeps no attributes") {
