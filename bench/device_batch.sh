@@ -60,7 +60,7 @@
 #   S  plain nvcc + ccache (whole call) against the module +
 #      ccache on the part A corpus: cold, warm clean rebuild, host-only edit;
 #      2 rounds. ccache from PATH (the GPU machine has none: Debian 12's,
-#      which bench/carry_ccache.sh DIR copies with the libraries it needs
+#      which bench/carry_tool.sh ccache DIR copies with the libraries it needs
 #      there, DIR then carried and put on PATH)                     (4.4–6.1 min)
 #   U  first builds of the part A corpus in a fresh build
 #      directory with the step times a build in another directory left
@@ -132,10 +132,11 @@
 # its tables and results files go there too:
 #   command: set -o pipefail; FASTCUDA_BINARY=build/bin/fastcuda bench/device_batch.sh PART 2>&1 | tee $OUT/PART.log
 #   carry:   mem-limit, mem-budget, remote-local, tiny, noop, tiny-rounds: ["build/bin/fastcuda"]
-#            remote-reapi: ["build/bin", "build/libexec", "build-carry/wheels-reapi"]
+#            remote-reapi: ["build/bin", "build/libexec", "build-carry/wheels-reapi", "build-carry/tools"]
 #              (build/bin/fastcuda-remote built with FASTCUDA_REMOTE_PYTHON, the
 #              path where the part makes the client's Python from the wheels)
-#            remote-dist: ["build/bin/fastcuda", "build-carry/wheels-dist"]
+#            remote-dist: ["build/bin/fastcuda", "build-carry/wheels-dist", "build-carry/tools"]
+#              (build-carry/tools: the `ip` the machine lacks, put on PATH here)
 #            samples: ["build/bin/fastcuda", "build-carry/cuda-samples"]
 #   remote-reapi and remote-dist with the walls remote-local printed ("plain: S",
 #   "local: S"), e.g. set -o pipefail; BENCH_WALLS="plain=271.2 local=70.3"
@@ -158,6 +159,7 @@ five="75-real;80-real;86-real;89-real;90-real"
 three="80-real;86-real;90-real"
 out="${OUT:-$FASTCUDA_BUILD_DIR/device-out}"  # what comes back from the GPU machine
 mkdir -p "$out"
+[ ! -d "$FASTCUDA_SOURCE_DIR/build-carry/tools" ] || PATH=$FASTCUDA_SOURCE_DIR/build-carry/tools:$PATH
 fastcuda_build_dir=$(dirname "$(dirname "$FASTCUDA_BINARY")")
 memory_results=$FASTCUDA_BUILD_DIR/memory_limit.results
 # The remote client's Python: the path built into fastcuda-remote, where

@@ -12,6 +12,9 @@
 #                             bubblewrap package, pip's wheel
 #   build-carry/cuda-samples  samples: NVIDIA's cuda-samples, the files
 #                             bench/real_project.sh copies (0_Introduction)
+#   build-carry/tools         remote-reapi, remote-dist: this machine's `ip`
+#                             (bench/carry_tool.sh), which the GPU machine
+#                             lacks, for the network namespaces
 # WHEELS: a directory that bench/prepare_offline.sh filled; without it, it
 # runs that (PyPI and Debian's archive, about 60 MiB). SAMPLES: a
 # cuda-samples checkout (without it, the samples are left out).
@@ -49,6 +52,8 @@ for part in reapi dist; do
   missing=$(offline_missing "$carry/wheels-$part" "$part")
   [ -z "$missing" ] || { echo "device_carry: wheels-$part lacks" $missing >&2; exit 1; }
 done
+rm -rf "$carry/tools"
+"$root/bench/carry_tool.sh" ip "$carry/tools" > /dev/null
 if [ -n "${2:-}" ]; then
   rm -rf "$carry/cuda-samples"
   mkdir -p "$carry/cuda-samples"
@@ -63,8 +68,8 @@ tree=$(cd "$root" && { git ls-files -z; git ls-files -z -o --exclude-standard; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 echo "the tree: $(mib "$tree") (tracked and untracked-not-ignored files)"
 for part in "mem-limit mem-budget remote-local tiny noop tiny-rounds:build/bin/fastcuda" \
-            "remote-reapi:build/bin build/libexec build-carry/wheels-reapi" \
-            "remote-dist:build/bin/fastcuda build-carry/wheels-dist" \
+            "remote-reapi:build/bin build/libexec build-carry/wheels-reapi build-carry/tools" \
+            "remote-dist:build/bin/fastcuda build-carry/wheels-dist build-carry/tools" \
             "samples:build/bin/fastcuda build-carry/cuda-samples"; do
   paths=${part#*:}
   sum=$(cd "$root" && bytes $paths)
