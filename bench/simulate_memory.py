@@ -19,12 +19,15 @@ step holds its peak memory from start to end.
                  input, and without a line, a larger input's size times the
                  highest peak per input (RATIO=0: not); a waiting step's
                  expectation follows what the ledger learns (REVISE=0: it
-                 stays what it was when the step came, as before)
+                 stays what it was when the step came, as before); where
+                 three steps of its kind or more had inputs as large (within
+                 an eighth), at most a 32nd over their highest peak, grown
+                 with its input, and 8 MiB (SEEN=0: not)
   ledger, known  the same where an earlier build measured every step (a
                  rebuild): an eighth over the step's own peak, and 8 MiB
 
-The budget is BUDGET_SHARE (default 0.85) of the limit, as FastCuda's default
-takes 85 % of what a cgroup leaves. Ninja starts ready steps by
+The budget is BUDGET_SHARE (default 0.95) of the limit, as FastCuda's default
+takes 95 % of what a cgroup leaves (85 % before). Ninja starts ready steps by
 their longest remaining chain, as Ninja 1.12 and later do.
 
 Usage: bench/simulate_memory.py TABLE.csv [JOBS] [LIMIT_MIB...]
@@ -45,6 +48,7 @@ LINE_MIN = int(os.environ.get("LINE_MIN", "3"))
 INPUT_SIZES = os.environ.get("INPUT_SIZES", "1") == "1"
 REVISE = os.environ.get("REVISE", "1") == "1"
 RATIO = os.environ.get("RATIO", "1") == "1"
+SEEN = os.environ.get("SEEN", "1") == "1"
 CHAIN = ["CPP_HOST", "CUDAFE", "CPP_DEVICE", "CICC", "PTXAS", "FATBINARY", "HOST_CC"]
 
 
@@ -89,6 +93,7 @@ def graph(steps, jobs, budget, policy):
     heapq.heapify(ready)
     pools = pool_depths(steps, jobs, budget) if policy == "pools" else {}
     in_pool, learned, fits, ratios, queue, running, intervals = {}, {}, {}, {}, [], [], []
+    largest = {}
     slots, now, ticket = jobs, 0, 0
 
     def expected(key):
@@ -96,6 +101,14 @@ def graph(steps, jobs, budget, policy):
             return steps[key]["mib"] * KNOWN_MARGIN + 8
         if key[1] not in learned:
             return guess(key)
+        size = steps[key].get("input_mb")
+        seen = None
+        if SEEN and size and len(fits.get(key[1], [])) >= 3 and size <= largest[key[1]] * 9 / 8:
+            grown = learned[key[1]] * max(size, largest[key[1]]) / largest[key[1]]
+            seen = grown * 33 / 32 + 8
+        return min(learned_expectation(key), seen or float("inf"))
+
+    def learned_expectation(key):
         most = learned[key[1]] * LEARNED_MARGIN
         line = on_line(fits.get(key[1], []), steps[key].get("input_mb"))
         if line is not None:  # a larger input than those before: a quarter over the line
@@ -149,6 +162,7 @@ def graph(steps, jobs, budget, policy):
         if steps[key].get("input_mb"):
             ratios[key[1]] = max(ratios.get(key[1], 0), steps[key]["mib"] / steps[key]["input_mb"])
             fits.setdefault(key[1], []).append((steps[key]["input_mb"], steps[key]["mib"]))
+            largest[key[1]] = max(largest.get(key[1], 0), steps[key]["input_mb"])
         if policy == "pools":
             in_pool[class_of(guess(key))] -= 1
         for follower in followers[key]:
@@ -205,7 +219,7 @@ def main():
     for key, step in steps.items():
         if key[1] in producer and INPUT_SIZES:
             step["input_mb"] = produced.get(producer[key[1]](key))
-    share = float(os.environ.get("BUDGET_SHARE", "0.85"))
+    share = float(os.environ.get("BUDGET_SHARE", "0.95"))
     free_wall, free_peak = plain(steps, jobs)
     limits = [float(x) for x in sys.argv[3:]] or [free_peak * 3 / 5, free_peak * 2 / 5]
     print(f"{table}: {len(steps)} steps, {jobs} jobs; plain -j {jobs}: {free_wall / 1000:.1f} s, peak {free_peak:.0f} MiB")

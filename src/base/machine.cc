@@ -20,10 +20,11 @@ std::optional<int64_t> Captured(const std::optional<std::string>& text, const RE
 }
 
 /// Takes `kib` from `source` where it is tighter than what `limits` has.
-void TightenMemory(MachineLimits& limits, int64_t kib, const std::string& source) {
+void TightenMemory(MachineLimits& limits, int64_t kib, const std::string& source, bool from_cgroup) {
   if (limits.memory_kib && *limits.memory_kib <= kib) return;
   limits.memory_kib = kib;
   limits.memory_source = source;
+  limits.memory_from_cgroup = from_cgroup;
 }
 
 /// Takes `cpus` from `source` where they are fewer than what `limits` has.
@@ -49,7 +50,7 @@ void TightenByCgroup(MachineLimits& limits, const CgroupDir& dir,
       int64_t usage = Captured(read(v2 ? "memory.current" : "memory.usage_in_bytes"), number).value_or(0);
       usage -= Captured(read("memory.stat"), v2 ? v2_inactive : v1_inactive).value_or(0);
       TightenMemory(limits, std::max<int64_t>(0, *limit - std::max<int64_t>(0, usage)) / 1024,
-                    dir.path + "/" + limit_file + " less the cgroup's usage");
+                    dir.path + "/" + limit_file + " less the cgroup's usage", /*from_cgroup=*/true);
     }
   }
   if (v2 || dir.controller == "cpu") {
@@ -73,7 +74,7 @@ MachineLimits LimitsOf(const LimitFiles& files) {
   MachineLimits limits;
   static const RE2 available(R"re(MemAvailable:\s+(\d+) kB)re");
   if (std::optional<int64_t> kib = Captured(files.meminfo, available)) {
-    TightenMemory(limits, *kib, "MemAvailable in /proc/meminfo");
+    TightenMemory(limits, *kib, "MemAvailable in /proc/meminfo", /*from_cgroup=*/false);
   }
   limits.cpus = std::max(1u, files.cores);
   limits.cpu_source = "the machine's cores";

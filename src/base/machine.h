@@ -31,6 +31,9 @@ struct MachineLimits {
   std::string memory_source;          ///< e.g. "MemAvailable in /proc/meminfo"
   unsigned cpus = 1;
   std::string cpu_source;  ///< e.g. "the quota in /sys/fs/cgroup/cpu.max"
+  /// True where the memory limit is a cgroup's: the memory of the build's
+  /// own container or slice, which the rest of the machine does not share.
+  bool memory_from_cgroup = false;
 };
 
 /// The tightest of the limits in `files`: for memory, `MemAvailable` and

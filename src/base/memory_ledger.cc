@@ -20,7 +20,7 @@ MemoryLedger ParseMemoryLedger(std::string_view text) {
       std::string kind;
       KindPeaks peaks;
       if (words >> kind >> peaks.highest >> peaks.count >> peaks.sum_input >> peaks.sum_peak >>
-          peaks.sum_input_squared >> peaks.sum_input_peak >> peaks.most_per_mib)
+          peaks.sum_input_squared >> peaks.sum_input_peak >> peaks.most_per_mib >> peaks.largest_input)
         ledger.peaks[kind] = peaks;
     } else if (tag == "run" || tag == "wait") {
       LedgerEntry entry;
@@ -39,7 +39,7 @@ std::string FormatMemoryLedger(const MemoryLedger& ledger) {
   for (const auto& [kind, peaks] : ledger.peaks) {
     text << "peak " << kind << " " << peaks.highest << " " << peaks.count << " " << peaks.sum_input << " "
          << peaks.sum_peak << " " << peaks.sum_input_squared << " " << peaks.sum_input_peak << " "
-         << peaks.most_per_mib << "\n";
+         << peaks.most_per_mib << " " << peaks.largest_input << "\n";
   }
   for (const LedgerEntry& entry : ledger.entries) {
     text << (entry.running ? "run " : "wait ") << entry.pid << " " << entry.started << " " << entry.ticket
@@ -63,6 +63,15 @@ std::optional<double> OnLine(const KindPeaks& peaks, int64_t input) {
   return (y - slope * x) / n + slope * static_cast<double>(input);
 }
 
+/// The most a step of `input` is expected to reach where steps of its
+/// kind had inputs as large: nullopt where fewer than three had.
+std::optional<int64_t> SeenAlike(const KindPeaks& peaks, int64_t input) {
+  if (peaks.count < 3 || input <= 0 || input > peaks.largest_input + peaks.largest_input / 8)
+    return std::nullopt;
+  const int64_t grown = peaks.highest * std::max(input, peaks.largest_input) / peaks.largest_input;
+  return grown + grown / 32 + 8 * 1024;
+}
+
 }  // namespace
 
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
@@ -72,12 +81,12 @@ int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
   const int64_t known = std::max(request.earlier_peak, peaks.highest);
   if (known <= 0) return request.guess;
   const int64_t most = known + known / 4;
-  std::optional<double> line = OnLine(peaks, request.input);
-  if (line) {
+  int64_t expected = std::max(most, peaks.most_per_mib * request.input / 1024 * 5 / 4);
+  if (std::optional<double> line = OnLine(peaks, request.input)) {
     const auto on_line = static_cast<int64_t>(*line);
-    return std::max(std::min(most, on_line + on_line / 2 + 16 * 1024), on_line + on_line / 4);
+    expected = std::max(std::min(most, on_line + on_line / 2 + 16 * 1024), on_line + on_line / 4);
   }
-  return std::max(most, peaks.most_per_mib * request.input / 1024 * 5 / 4);
+  return std::min(expected, SeenAlike(peaks, request.input).value_or(expected));
 }
 
 LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t started, int64_t kib, int64_t now_ms) {
@@ -113,6 +122,7 @@ void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, 
   peaks.sum_peak += peak;
   peaks.sum_input_squared += input * input;
   peaks.sum_input_peak += input * peak;
+  peaks.largest_input = std::max(peaks.largest_input, input);
 }
 
 }  // namespace fastcuda

@@ -32,7 +32,8 @@ struct KindPeaks {
   int64_t highest = 0;
   int64_t count = 0;  ///< the steps with an input size in the sums
   int64_t sum_input = 0, sum_peak = 0, sum_input_squared = 0, sum_input_peak = 0;
-  int64_t most_per_mib = 0;  ///< the highest peak (KiB) per MiB of input of those steps
+  int64_t most_per_mib = 0;   ///< the highest peak (KiB) per MiB of input of those steps
+  int64_t largest_input = 0;  ///< the largest input of those steps
 };
 
 /// The ledger as its file holds it.
@@ -65,6 +66,10 @@ struct MemoryRequest {
 /// A step of a larger input than those before expects more: a quarter
 /// over the line, or without one over its input times the highest peak
 /// per input of its kind (a CUB TU's cicc after light TUs' ones).
+/// Where three steps or more of its kind had inputs as large (within an
+/// eighth), it expects no more than their highest peak, grown with its
+/// input, a 32nd over it and 8 MiB: a margin of a quarter there kept one
+/// cicc of four out of a budget that plain nvcc's four fitted in.
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 
 /// Adds a step (`pid`, `started`) that waits, from `now_ms`, for `kib`; it

@@ -214,7 +214,7 @@ std::map<std::string, int64_t> ParseSourceReads(std::string_view text);
 /// part of the budget with (MemoryAdmission).
 struct PlannedLimits {
   int64_t memory_budget_kib = 0;
-  std::string memory_source;  ///< e.g. "85 % of MemAvailable in /proc/meminfo"
+  std::string memory_source;  ///< e.g. "95 % of /sys/fs/cgroup/memory.max less the cgroup's usage"
   unsigned jobs = 1;
   std::string jobs_source;  ///< e.g. "the quota in /sys/fs/cgroup/cpu.max"
   /// The highest peak (KiB) of a step of each kind in earlier builds (PeaksByKind).

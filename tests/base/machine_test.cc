@@ -118,6 +118,7 @@ TEST_CASE("limits: no cgroup limit on the recorded v1 machine: MemAvailable and 
   MachineLimits limits = LimitsOf(RecordedV1());
   CHECK(limits.memory_kib == 20681592);
   CHECK(limits.memory_source == "MemAvailable in /proc/meminfo");
+  CHECK_FALSE(limits.memory_from_cgroup);
   CHECK(limits.cpus == 2);
   CHECK(limits.cpu_source == "the machine's cores");
   LimitFiles without_meminfo = RecordedV1();
@@ -140,6 +141,7 @@ TEST_CASE("limits: nested v2: the parent slice's memory.max and cpu.max bound th
   MachineLimits limits = LimitsOf(NestedV2());
   CHECK(limits.memory_kib == 7 * 1024 * 1024);  // 8 GiB less 2 GiB used, 1 GiB of it inactive files
   CHECK(limits.memory_source == std::string(kUserSlice) + "/memory.max less the cgroup's usage");
+  CHECK(limits.memory_from_cgroup);
   CHECK(limits.cpus == 2);  // 1.5 CPUs, rounded up
   CHECK(limits.cpu_source == "the quota in " + std::string(kUserSlice) + "/cpu.max");
 }

@@ -28,10 +28,10 @@ MemoryLedger LedgerOf(const std::vector<int64_t>& running,
 
 TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty ledger") {
   MemoryLedger ledger = LedgerOf({kLedgerGiB}, {{2 * kLedgerGiB, 5}});
-  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6, 7};
+  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6, 7, 8};
   const std::string text = FormatMemoryLedger(ledger);
   CHECK(text ==
-        "next 3\npeak CICC 716800 2 3 4 5 6 7\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
+        "next 3\npeak CICC 716800 2 3 4 5 6 7 8\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
   CHECK(FormatMemoryLedger(ParseMemoryLedger(text)) == text);
   CHECK(ParseMemoryLedger("").entries.empty());
   const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1010 1\n");
@@ -105,11 +105,31 @@ TEST_CASE("memory ledger: a kind whose peak grows with its input expects a step'
   CHECK(ExpectedPeak(ledger, large) == (40 * 1024 + 60 * 20000) * 5 / 4);
   MemoryRequest unknown_size{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 0};
   CHECK(ExpectedPeak(ledger, unknown_size) == highest + highest / 4);
-  // A line that falls, or fewer than three steps: the highest's quarter over.
+  // A line that falls: no line; for an input as large as those before, a
+  // 32nd over the highest peak and 8 MiB.
   MemoryLedger falling;
   for (int64_t input : {1000, 4000, 8000}) LeaveLedger(falling, 0, "PTXAS", 900 * 1024 - 50 * input, input);
+  const int64_t falling_highest = 900 * 1024 - 50 * 1000;
   CHECK(ExpectedPeak(falling, MemoryRequest{"PTXAS", 0, kLedgerGiB, 4 * kLedgerGiB, 1000}) ==
-        (900 * 1024 - 50 * 1000) * 5 / 4);
+        falling_highest + falling_highest / 32 + 8 * 1024);
+}
+
+TEST_CASE("memory ledger: after three steps alike, a step expects a 32nd over their highest peak") {
+  // Heavy TUs' ciccs: 490 to 492 MiB from inputs of 8.1 to 8.3 MiB. A quarter
+  // over them (615 MiB) let three run in a budget of 2140 MiB; four fit.
+  MemoryLedger ledger;
+  const int64_t highest = 492 * 1024;
+  MemoryRequest alike{"CICC", 0, kLedgerGiB, 2140 * 1024, 8400};
+  for (auto [peak, input] : std::vector<std::pair<int64_t, int64_t>>{{490, 8100}, {492, 8300}}) {
+    LeaveLedger(ledger, 0, "CICC", peak * 1024, input);
+  }
+  CHECK(ExpectedPeak(ledger, alike) >= highest + highest / 4);  // two steps teach no more
+  LeaveLedger(ledger, 0, "CICC", 491 * 1024, 8200);
+  const int64_t grown = highest * 8400 / 8300;  // within an eighth of the largest input: grown with it
+  CHECK(ExpectedPeak(ledger, alike) == grown + grown / 32 + 8 * 1024);
+  CHECK(4 * ExpectedPeak(ledger, alike) <= alike.budget);
+  alike.input = 8300 + 8300 / 8 + 1;  // larger by more than an eighth: as before
+  CHECK(ExpectedPeak(ledger, alike) > highest + highest / 4);
 }
 
 TEST_CASE(

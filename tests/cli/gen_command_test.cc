@@ -59,7 +59,7 @@ TEST_CASE("gen on fakes: the manifest, the kept files, the cache and the key, wi
   std::optional<PlannedLimits> planned =
       ParsePlannedLimits(disk.Read(PlannedLimitsPath("/build/fc")).value_or(""));
   REQUIRE(planned);
-  CHECK(planned->memory_budget_kib == (4 << 20) / 20 * 17);
+  CHECK(planned->memory_budget_kib == (4 << 20) / 100 * 85);
   CHECK(planned->memory_source == "85 % of MemAvailable in /proc/meminfo");
   CHECK(planned->jobs == 2);
   CHECK(planned->jobs_source == "asked for (-j or FASTCUDA_JOBS)");

@@ -80,7 +80,7 @@ TEST_CASE("the step peaks planned: each graph's text where the budget may bind, 
   CHECK(texts[0] == StepPeaksText(graph, history));
 }
 
-TEST_CASE("the budget: the configured size, else 85 % of what the tightest limit leaves") {
+TEST_CASE("the budget: the configured size, else 85 % of MemAvailable or 95 % of a cgroup's limit") {
   MachineLimits machine{4000, "MemAvailable in /proc/meminfo", 6, "the machine's cores"};
   PlannedLimits configured = PlanLimits({{"FASTCUDA_MEMORY_BUDGET", "48G"}}, 0, machine);
   CHECK(configured.memory_budget_kib == 48ll * 1024 * 1024);
@@ -88,6 +88,11 @@ TEST_CASE("the budget: the configured size, else 85 % of what the tightest limit
   PlannedLimits derived = PlanLimits({}, 0, machine);
   CHECK(derived.memory_budget_kib == 3400);
   CHECK(derived.memory_source == "85 % of MemAvailable in /proc/meminfo");
+  // A cgroup's limit is the build's container's own: less held back.
+  MachineLimits container{4000, "/sys/fs/cgroup/memory.max less the cgroup's usage", 6, "", true};
+  CHECK(PlanLimits({}, 0, container).memory_budget_kib == 3800);
+  CHECK(PlanLimits({}, 0, container).memory_source ==
+        "95 % of /sys/fs/cgroup/memory.max less the cgroup's usage");
   CHECK(PlanLimits({}, 0, MachineLimits{}).memory_budget_kib == 8ll * 1024 * 1024);
   // A cgroup at its limit still gets pools (a budget of 0 would mean none).
   CHECK(PlanLimits({}, 0, MachineLimits{0, "/sys/fs/cgroup/memory.max less the cgroup's usage"})
