@@ -11,6 +11,9 @@ With --hold SECONDS it says `bot: holding lease ID` on stdout when it takes
 a lease and waits that long before running it, silent to the server: the
 test kills it there, as a machine lost while it holds a step.
 
+With --busy SECONDS its first action takes that much longer (a long
+step), the bot talking to the server meanwhile as for any action.
+
 While it runs an action it keeps calling UpdateBotSession (the lease
 ACTIVE): the server takes a bot silent past its keepalive for lost, and a
 step longer than that (a heavy cicc) would otherwise lose its bot, and the
@@ -20,7 +23,8 @@ it opens a new one.
 With --token-file FILE it sends `authorization: Bearer TOKEN`, the file's
 text, with every call (a server that checks JWTs).
 
-usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS] [--token-file FILE]
+usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS] [--busy SECONDS]
+              [--token-file FILE]
 """
 import argparse
 import io
@@ -123,6 +127,7 @@ def main():
     ap.add_argument("--instance", default="")
     ap.add_argument("--workdir", default=tempfile.gettempdir())
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--busy", type=float, default=0)
     ap.add_argument("--token-file")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -142,6 +147,8 @@ def main():
             beating = threading.Thread(target=keep_alive, args=(stub, beat, done), daemon=True)
             beating.start()
             try:
+                time.sleep(a.busy)
+                a.busy = 0
                 result = run_action(channel, a.instance, action_of(channel, a.instance, lease), a.workdir, a.log)
                 lease.status.code = 0
                 lease.result.Pack(result)
