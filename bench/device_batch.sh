@@ -142,7 +142,11 @@
 #   "local: S"), e.g. set -o pipefail; BENCH_WALLS="plain=271.2 local=70.3"
 #   FASTCUDA_BINARY=build/bin/fastcuda bench/device_batch.sh remote-reapi 2>&1 | tee $OUT/remote-reapi.log
 #   (comparable where the calls follow each other on one machine: it is given
-#   back 30 s after a call).
+#   back 30 s after a call). The remote parts stop themselves BENCH_DEADLINE
+#   (510) seconds in, printing where and the ends of their logs, so that a
+#   hang under a call's 540-600 s limit still says where it was; their logs
+#   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
+#   them too).
 # A plan: the first session mem-limit, mem-budget, remote-local, remote-reapi
 # (about 25 minutes with the machine's start), then noop if 4 minutes are
 # left; the next one remote-dist (BENCH_WALLS from the first session's
@@ -264,16 +268,19 @@ case "$part$size" in
      cp "$memory_results" "$out/" || true ;;
   mem-budget-small) step FREE_VARIANTS="plain threads0" HEAVY_UNROLL=16 bench/memory_limit.sh free 2 80-real
      cp "$memory_results" "$out/" || true ;;
-  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_OUT="$out/remote" bench/remote_build.sh - "$fastcuda_build_dir" ;;
+  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_DEADLINE="${BENCH_DEADLINE:-510}" BENCH_OUT="$out/remote" \
+       bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-local-small) step BENCH_REMOTE_PARTS="plain local" BENCH_TUS=2 BENCH_ARCHS=80-real BENCH_OUT="$out/remote" \
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-reapi | remote-reapi-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
      step "${small[@]}" BENCH_REMOTE_PARTS=reapi BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
-       BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
+       BENCH_DEADLINE="${BENCH_DEADLINE:-510}" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
+       bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
   remote-dist | remote-dist-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
-     step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
+     step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_DEADLINE="${BENCH_DEADLINE:-510}" BENCH_WALLS="${BENCH_WALLS:-}" \
+       BENCH_OUT="$out/remote" \
        bench/remote_build.sh build-carry/wheels-dist "$fastcuda_build_dir" ;;
   tiny) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 1000 80-real 1 light
      step VARIANTS="plain:1 module:1" bench/compare_builds.sh 1000 80-real 1 light ;;

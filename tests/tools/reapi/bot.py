@@ -11,10 +11,20 @@ With --hold SECONDS it says `bot: holding lease ID` on stdout when it takes
 a lease and waits that long before running it, silent to the server: the
 test kills it there, as a machine lost while it holds a step.
 
+With --busy SECONDS its first action takes that much longer (a long
+step), the bot talking to the server meanwhile as for any action.
+
+While it runs an action it keeps calling UpdateBotSession (the lease
+ACTIVE): the server takes a bot silent past its keepalive for lost, and a
+step longer than that (a heavy cicc) would otherwise lose its bot, and the
+next bot, for good. Where the server has dropped its session all the same,
+it opens a new one.
+
 With --token-file FILE it sends `authorization: Bearer TOKEN`, the file's
 text, with every call (a server that checks JWTs).
 
-usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS] [--token-file FILE]
+usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS] [--busy SECONDS]
+              [--token-file FILE]
 """
 import argparse
 import io
@@ -24,6 +34,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2
@@ -88,6 +99,27 @@ def action_of(channel, instance, lease):
         return dl.get_message(digest, action)
 
 
+def new_session(stub, instance):
+    session = bots_pb2.BotSession(bot_id=f"{socket.gethostname()}-{os.getpid()}", status=BOT_OK)
+    # Under 3.75 s the server does not long-poll for a first lease (it waits
+    # for 80% of the deadline, and not under 3 s): the session comes at once.
+    session = stub.CreateBotSession(bots_pb2.CreateBotSessionRequest(parent=instance, bot_session=session),
+                                    timeout=3.5)
+    print(f"bot: session {session.name}", flush=True)
+    return session
+
+
+def keep_alive(stub, session, done):
+    """Until done is set, tells the server every POLL_S / 2 that the bot
+    still holds its lease (at capacity, the call returns at once)."""
+    while not done.wait(POLL_S / 2):
+        try:
+            stub.UpdateBotSession(bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session),
+                                  timeout=POLL_S)
+        except Exception as e:  # the next call, or the result's, says more
+            print(f"bot: keeping its lease: {e!r}", file=sys.stderr, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--remote", required=True)
@@ -95,17 +127,13 @@ def main():
     ap.add_argument("--instance", default="")
     ap.add_argument("--workdir", default=tempfile.gettempdir())
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--busy", type=float, default=0)
     ap.add_argument("--token-file")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     channel, _ = setup_channel(a.remote, auth_token=a.token_file)
     stub = bots_pb2_grpc.BotsStub(channel)
-    session = bots_pb2.BotSession(bot_id=f"{socket.gethostname()}-{os.getpid()}", status=BOT_OK)
-    # Under 3.75 s the server does not long-poll for a first lease (it waits
-    # for 80% of the deadline, and not under 3 s): the session comes at once.
-    session = stub.CreateBotSession(bots_pb2.CreateBotSessionRequest(parent=a.instance, bot_session=session),
-                                    timeout=3.5)
-    print(f"bot: session {session.name}", flush=True)
+    session = new_session(stub, a.instance)
     while True:
         for lease in session.leases:
             if lease.state not in (PENDING, ACTIVE):
@@ -113,7 +141,14 @@ def main():
             if a.hold:
                 print(f"bot: holding lease {lease.id}", flush=True)
                 time.sleep(a.hold)
+            lease.state = ACTIVE
+            beat, done = bots_pb2.BotSession(), threading.Event()
+            beat.CopyFrom(session)  # its own copy: the lease below changes as the thread sends
+            beating = threading.Thread(target=keep_alive, args=(stub, beat, done), daemon=True)
+            beating.start()
             try:
+                time.sleep(a.busy)
+                a.busy = 0
                 result = run_action(channel, a.instance, action_of(channel, a.instance, lease), a.workdir, a.log)
                 lease.status.code = 0
                 lease.result.Pack(result)
@@ -121,6 +156,9 @@ def main():
                 lease.status.code = 13  # INTERNAL
                 lease.status.message = f"bot: {e!r}"
                 print(f"bot: lease {lease.id} failed: {e!r}", file=sys.stderr, flush=True)
+            finally:
+                done.set()
+                beating.join()
             lease.state = COMPLETED
         keep = [lease for lease in session.leases if lease.state != CANCELLED]
         del session.leases[:]
@@ -129,9 +167,12 @@ def main():
             session = stub.UpdateBotSession(bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session),
                                             timeout=POLL_S)
         except Exception as e:  # the long poll's deadline, or the server away a while: ask again
-            if "DEADLINE_EXCEEDED" not in str(getattr(e, "code", lambda: "")()):
+            code = str(getattr(e, "code", lambda: "")())
+            if "DEADLINE_EXCEEDED" not in code:
                 print(f"bot: UpdateBotSession: {e!r}", file=sys.stderr, flush=True)
                 time.sleep(1)
+            if "INVALID_ARGUMENT" in code or "NOT_FOUND" in code:  # its session closed: a new one
+                session = new_session(stub, a.instance)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ cleanup() {  # before finish, which removes the scratch directory the database r
   done
   [ -z "${proxies_dir:-}" ] || { cp -r "$proxies_dir/." "$scratch/run/" 2> /dev/null; rm -rf "$proxies_dir"; }
   proxies_dir=''
-  [ -z "$pg_started" ] || runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -m fast -w stop > /dev/null 2>&1 || true
+  [ -z "$pg_started" ] || runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -m fast -w -t 30 stop > /dev/null 2>&1 || true
   pg_started=''
   stop_network
 }
@@ -66,12 +66,15 @@ use_own_proxies() {
   export XDG_RUNTIME_DIR=$proxies_dir
 }
 
+# Every wait bounded: initdb 2 minutes, the server's start 1 (pg_ctl -t),
+# createdb 1; their output in $scratch/initdb.log, $pg/log, $scratch/createdb.log
 start_postgres() {
   mkdir -p "$pg" && chown postgres: "$pg"
-  runuser -u postgres -- "$pg_bin/initdb" -D "$pg/data" -A trust -U bgd > "$scratch/initdb.log" 2>&1 &&
-    pg_started=1 && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -l "$pg/log" -w \
+  timeout --foreground -k 5 120 runuser -u postgres -- "$pg_bin/initdb" -D "$pg/data" -A trust -U bgd > "$scratch/initdb.log" 2>&1 &&
+    pg_started=1 && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg/data" -l "$pg/log" -w -t 60 \
       -o "-p $pg_port -k $pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start > /dev/null &&
-    runuser -u postgres -- "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U bgd bgd
+    PGCONNECT_TIMEOUT=10 timeout --foreground -k 5 60 runuser -u postgres -- "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U bgd bgd \
+      > "$scratch/createdb.log" 2>&1
 }
 # BuildGrid's bgd command, from $py (an array, not a function, so that $! is
 # the server's own process id and not a subshell's)
@@ -96,7 +99,7 @@ start_server() {
     $0 == "@AUTHORIZATION@" { print authorization; next } { print }' "$tools/server.yml.in" |
     sed -e "s|@PORT@|$port|g" -e "s|@DATABASE@|$database|g" -e "s|@CAS@|$scratch/cas|g" \
       -e "s|@THREADS@|$threads|g" -e "s|@POOL@|$pool|g" > "$scratch/server.yml"
-  [ -n "$pg_migrated" ] || "${bgd[@]}" migrate apply "$database" > "$scratch/migrate.log" 2>&1 || return 1
+  [ -n "$pg_migrated" ] || timeout --foreground -k 5 180 "${bgd[@]}" migrate apply "$database" > "$scratch/migrate.log" 2>&1 || return 1
   pg_migrated=1
   "${bgd[@]}" server start "$scratch/server.yml" > "$scratch/server.log" 2>&1 &
   server_pid=$!
