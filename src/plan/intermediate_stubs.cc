@@ -11,7 +11,7 @@
 namespace fastcuda {
 namespace {
 
-std::string BodyHash(const std::string& body) { return StableHashHex(body, 16); }
+std::string BodyHash(const std::string& body) { return ContentHashHex(body); }
 
 /// Where a stub is made before it takes its body's place (ReplaceByStub).
 std::string NewStubPath(const std::string& path) { return path + ".fastcuda-stub"; }

@@ -36,7 +36,7 @@ inline constexpr std::string_view kStubAttribute = "user.fastcuda.stub";
 
 /// What a stub records of the body it stands for.
 struct IntermediateStub {
-  std::string hash;  ///< StableHashHex of the body, 16 digits
+  std::string hash;  ///< ContentHashHex of the body
   uintmax_t size = 0;
 };
 
