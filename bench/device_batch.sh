@@ -147,12 +147,13 @@
 #   hang under a call's 540-600 s limit still says where it was; their logs
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
 #   them too).
-# A plan: the first session mem-limit, mem-budget, remote-local, remote-reapi
-# (about 25 minutes with the machine's start), then noop if 4 minutes are
-# left; the next one remote-dist (BENCH_WALLS from the first session's
-# remote-local, or remote-local again just before it where time allows:
-# machines differ by tens of percent), tiny, noop, samples, tiny-rounds. Ask `status`
-# before each call: a part whose estimate passes budget_left_s is cut short.
+# A plan (2026-12-05: noop, mem-limit with the ledger before the narrower
+# margins, and remote-local ran: plain=239.96 local=55.12): mem-limit (the
+# narrower margins; plain -j 4 again only where time allows: 110.6 s then),
+# remote-reapi with those BENCH_WALLS, remote-dist, then mem-budget, tiny,
+# samples, tiny-rounds (about 30 minutes for the first four with the
+# machine's start of about 100 s). Ask `status` before each call: a part
+# whose estimate passes budget_left_s is cut short.
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
