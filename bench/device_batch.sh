@@ -113,7 +113,9 @@
 #   remote-dist   the same through sccache-dist: cold and warm     (~4.5 min, a guess)
 #   tiny          1000 one-kernel TUs, one architecture: where a module
 #      build's time goes (one round, tables into $OUT), then plain
-#      against the module side by side, one round (75-80 s a build) (~4.5 min)
+#      against the module side by side, one round (75-80 s a build), and
+#      where the machine has perf, the CPU of 300 such TUs by command
+#      (bench/cpu_by_command.sh: 2 cores put FastCuda's own at 22 ms a TU) (~6 min)
 #   noop          `fastcuda ninja` against plain ninja with nothing to do:
 #      600 light TUs, then 141 light + 1050 one-function C++ TUs (about
 #      1200 edges), each built once first; walls and CPU (BENCH_EVENTS=1:
@@ -284,7 +286,8 @@ case "$part$size" in
        BENCH_OUT="$out/remote" \
        bench/remote_build.sh build-carry/wheels-dist "$fastcuda_build_dir" ;;
   tiny) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 1000 80-real 1 light
-     step VARIANTS="plain:1 module:1" bench/compare_builds.sh 1000 80-real 1 light ;;
+     step VARIANTS="plain:1 module:1" bench/compare_builds.sh 1000 80-real 1 light
+     ! command -v perf > /dev/null || step bench/cpu_by_command.sh 300 ;;
   tiny-rounds) step VARIANTS="plain:2 module:2" bench/compare_builds.sh 1000 80-real 2 light ;;
   tiny-small) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 10 80-real 1 light
      step VARIANTS="plain:1 module:1" bench/compare_builds.sh 10 80-real 1 light ;;
