@@ -5,18 +5,34 @@
 namespace fastcuda {
 namespace {
 
-/// Steps whose first output is big text that one step reads once, and that
-/// a cheap run writes again: preprocessing, cudafe++, and fatbinary's
-/// `.fatbin.c`, which holds the device code as text, several times the
-/// cubins' size.
-bool WritesBigText(StepKind kind) {
-  return kind == StepKind::kHostPreprocess || kind == StepKind::kDevicePreprocess ||
-         kind == StepKind::kCudafe || kind == StepKind::kFatbinary;
+/// The outputs of a step that one step reads once, and that a run costing
+/// little beside their reader's writes again: preprocessed text,
+/// cudafe++'s host source, fatbinary's `.fatbin.c`, which holds the device
+/// code as text, several times the cubins' size, and ptxas's cubin (a
+/// block of disk, where a light TU's object takes three). Not cudafe++'s
+/// module id, which ties the device code to the host code and which CUB's
+/// names make differ from run to run, nor what cicc writes: a host
+/// compile run alone would run cicc again.
+bool IsStubbable(StepKind kind, const std::string& path) {
+  switch (kind) {
+    case StepKind::kHostPreprocess:
+    case StepKind::kDevicePreprocess:
+      return path.ends_with(".ii");
+    case StepKind::kCudafe:
+      return path.ends_with(".cpp");
+    case StepKind::kFatbinary:
+      return path.ends_with(".fatbin.c");
+    case StepKind::kPtxas:
+      return path.ends_with(".cubin");
+    default:
+      return false;
+  }
 }
 
 /// Steps that `fastcuda step` runs, which can regenerate what they read.
-bool ReadsBigText(StepKind kind) {
-  return kind == StepKind::kCudafe || kind == StepKind::kCicc || kind == StepKind::kHostCompile;
+bool RegeneratesInputs(StepKind kind) {
+  return kind == StepKind::kCudafe || kind == StepKind::kCicc || kind == StepKind::kHostCompile ||
+         kind == StepKind::kFatbinary;
 }
 
 /// True where `step` reads `path`: an input, or a file its command names
@@ -48,13 +64,12 @@ std::vector<size_t> ReadersOf(const StepGraph& graph, size_t writer, const std::
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
   std::vector<StubbedIntermediate> stubbed;
   for (size_t i = 0; i < graph.steps.size(); ++i) {
-    const GraphStep& producer = graph.steps[i];
-    if (!WritesBigText(producer.kind) || producer.outputs.empty()) continue;
-    const std::string& path = producer.outputs.front();
-    if (IsFinal(graph, path)) continue;
-    std::vector<size_t> readers = ReadersOf(graph, i, path);
-    if (readers.size() == 1 && ReadsBigText(graph.steps[readers.front()].kind))
-      stubbed.push_back({i, readers.front(), path});
+    for (const std::string& path : graph.steps[i].outputs) {
+      if (!IsStubbable(graph.steps[i].kind, path) || IsFinal(graph, path)) continue;
+      std::vector<size_t> readers = ReadersOf(graph, i, path);
+      if (readers.size() == 1 && RegeneratesInputs(graph.steps[readers.front()].kind))
+        stubbed.push_back({i, readers.front(), path});
+    }
   }
   return stubbed;
 }
@@ -63,13 +78,14 @@ std::vector<std::string> InputsThatMayBeStubs(const StepGraph& graph, size_t ind
   std::vector<std::string> inputs;
   const std::vector<StubbedIntermediate> stubbed = StubbedIntermediates(graph);
   for (size_t i = 0; i < graph.steps.size(); ++i) {
-    const GraphStep& producer = graph.steps[i];
-    if (i == index || !WritesBigText(producer.kind) || producer.outputs.empty()) continue;
-    const std::string& path = producer.outputs.front();
-    bool stubs_it = std::any_of(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
-      return one.path == path && one.consumer == index;
-    });
-    if (!stubs_it && !IsFinal(graph, path) && Reads(graph.steps[index], path)) inputs.push_back(path);
+    if (i == index) continue;
+    for (const std::string& path : graph.steps[i].outputs) {
+      if (!IsStubbable(graph.steps[i].kind, path)) continue;
+      bool stubs_it = std::any_of(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
+        return one.path == path && one.consumer == index;
+      });
+      if (!stubs_it && !IsFinal(graph, path) && Reads(graph.steps[index], path)) inputs.push_back(path);
+    }
   }
   return inputs;
 }

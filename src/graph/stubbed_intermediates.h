@@ -1,6 +1,6 @@
-// The big intermediates that a build keeps as stubs: preprocessed text,
-// cudafe++'s host source and fatbinary's `.fatbin.c`, each read by one step
-// only.
+// The intermediates that a build keeps as stubs: preprocessed text,
+// cudafe++'s host source, fatbinary's `.fatbin.c` and ptxas's cubins, each
+// read by one step only.
 #pragma once
 
 #include <string>
@@ -20,9 +20,9 @@ struct StubbedIntermediate {
   std::string path;  ///< as the steps name it
 };
 
-/// The host and device preprocessed files, cudafe++'s host source and
-/// fatbinary's `.fatbin.c` of `graph` that only one step reads, none of
-/// them an output nvcc was asked for. Where another step reads one too (an
+/// The host and device preprocessed files, cudafe++'s host source,
+/// fatbinary's `.fatbin.c` and the cubins of `graph` that only one step
+/// reads, none of them an output nvcc was asked for. Where another step reads one too (an
 /// early host object), it stays whole.
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph);
 

@@ -36,10 +36,13 @@ StubbedIntermediate CiccsInput(const StepGraph& graph) {
 }  // namespace
 
 TEST_CASE(
-    "the preprocessed files, cudafe++'s host source and the .fatbin.c are stubbed, each read by one step") {
+    "the preprocessed files, cudafe++'s host source, the cubin and the .fatbin.c are stubbed, each read by "
+    "one "
+    "step") {
   StepGraph graph = RecordedGraph("single_arch");
   CHECK(Described(graph) == std::vector<std::string>{"CPP_HOST .ii CUDAFE", "CUDAFE .cpp HOST_CC",
-                                                     "CPP_DEVICE .ii CICC", "FATBINARY .c HOST_CC"});
+                                                     "CPP_DEVICE .ii CICC", "PTXAS .cubin FATBINARY",
+                                                     "FATBINARY .c HOST_CC"});
   for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph))
     CHECK(stubbed.producer < stubbed.consumer);
 }
@@ -48,7 +51,7 @@ TEST_CASE("with the user's depfile too") {
   DepfileRequest depfile;
   StepGraph graph =
       BuildStepGraph(LoadTranscript("depfile"), {"/src", "/b/w", depfile, true}, FakeFileSystem());
-  CHECK(Described(graph).size() == 4);
+  CHECK(Described(graph).size() == 5);
 }
 
 TEST_CASE("every architecture's preprocessed file is stubbed for its own cicc") {

@@ -268,7 +268,7 @@ TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the f
   CHECK(
       CountMatches(
           manifest,
-          R"((?m)^  flags = --program-dir \$\{w\} --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") ==
+          R"((?m)^  flags = --program-dir \$\{w\} --stub-input \$\{w\}/kernel\.sm_80\.cubin --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") ==
       1);
 }
 
@@ -287,7 +287,7 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
   CHECK(
       CountMatches(
           manifest,
-          R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir --memory-input '\$\{w\}/kernel\.ptx'\n)") ==
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir --stubbed-by-reader '\$\{w\}/kernel\.sm_80\.cubin' --memory-input '\$\{w\}/kernel\.ptx'\n)") ==
       1);
   CHECK(CountMatches(manifest,
                      R"(argv = -- remote-run ptxas [^\n]* kernel\.ptx -o kernel\.sm_80\.cubin\n)") == 1);
