@@ -89,7 +89,8 @@ alone_ptxas_threads() {  # a one-chain TU; rebuilds its cubin, ptxas the build's
   FASTCUDA_SPLIT_COMPILE=auto "$FASTCUDA" gen --out alone -- "$NVCC" -arch=sm_80 -c split.cu -o alone.o >/dev/null &&
     ninja -C alone >/dev/null || return 1
   cubin="$(find alone -name '*.cubin')"
-  rm "$cubin" && ninja -C alone -j 4 >/dev/null || return 1
+  # Whole bodies: fatbinary, its one reader, would leave the cubin a stub.
+  rm "$cubin" && FASTCUDA_KEEP_INTERMEDIATES=1 ninja -C alone -j 4 >/dev/null || return 1
   grep -ao -- '-split-compile [0-9]*' "$cubin" || echo none
 }
 slots=$(( $(nproc) < 4 ? $(nproc) : 4 ))  # under ninja -j 4
