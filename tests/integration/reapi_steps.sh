@@ -236,9 +236,10 @@ auth() {  # a's steps, then b's: each build runs 3 device steps
   [ ! -e "$project/obj/a.o" ] || { echo "  an object is left"; return 1; }
   jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
   build auth_renewed.log && same_as_nvcc && reported 1 0 1 0 1 0 || { tail -n 5 "$scratch/auth_renewed.log"; return 1; }
-  # The token as FASTCUDA_REMOTE_HEADER's header instead
+  # The token as FASTCUDA_REMOTE_HEADER's header instead; b's cubin kept
+  # whole, not a stub: the broken-cache case finds its blob by its bytes
   clean_tu b
-  build auth_header.log FASTCUDA_REMOTE_TOKEN_FILE= FASTCUDA_REMOTE_FALLBACK=off \
+  build auth_header.log FASTCUDA_REMOTE_TOKEN_FILE= FASTCUDA_REMOTE_FALLBACK=off FASTCUDA_KEEP_INTERMEDIATES=1 \
     FASTCUDA_REMOTE_HEADER="Authorization: Bearer $(cat "$FASTCUDA_REMOTE_TOKEN_FILE")" &&
     same_as_nvcc && reported 1 0 1 0 1 0 || { tail -n 5 "$scratch/auth_header.log"; return 1; }
 }
