@@ -4,6 +4,16 @@
 #include <cstring>
 
 namespace fastcuda {
+namespace {
+
+/// `hash` as 16 hex digits.
+std::string Hex(uint64_t hash) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+}  // namespace
 
 uint64_t StableHash(std::string_view text) {
   uint64_t hash = 0xcbf29ce484222325ull;
@@ -12,9 +22,7 @@ uint64_t StableHash(std::string_view text) {
 }
 
 std::string StableHashHex(std::string_view text, int digits) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(StableHash(text)));
-  return std::string(hex, digits);
+  return Hex(StableHash(text)).substr(0, digits);
 }
 
 std::string ContentHashHex(std::string_view body) {
@@ -36,9 +44,7 @@ std::string ContentHashHex(std::string_view body) {
   std::memcpy(&tail, body.data() + at, body.size() - at);
   mix(tail);
   mix(body.size());
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return hex;
+  return Hex(hash);
 }
 
 }  // namespace fastcuda

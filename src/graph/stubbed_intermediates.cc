@@ -1,6 +1,7 @@
 #include "src/graph/stubbed_intermediates.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace fastcuda {
 namespace {
@@ -59,17 +60,26 @@ std::vector<size_t> ReadersOf(const StepGraph& graph, size_t writer, const std::
   return readers;
 }
 
+/// Every output of `graph` that IsStubbable and nvcc was not asked for,
+/// with the index of the step that writes it.
+std::vector<std::pair<size_t, std::string>> StubCandidates(const StepGraph& graph) {
+  std::vector<std::pair<size_t, std::string>> candidates;
+  for (size_t i = 0; i < graph.steps.size(); ++i) {
+    for (const std::string& path : graph.steps[i].outputs) {
+      if (IsStubbable(graph.steps[i].kind, path) && !IsFinal(graph, path)) candidates.emplace_back(i, path);
+    }
+  }
+  return candidates;
+}
+
 }  // namespace
 
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
   std::vector<StubbedIntermediate> stubbed;
-  for (size_t i = 0; i < graph.steps.size(); ++i) {
-    for (const std::string& path : graph.steps[i].outputs) {
-      if (!IsStubbable(graph.steps[i].kind, path) || IsFinal(graph, path)) continue;
-      std::vector<size_t> readers = ReadersOf(graph, i, path);
-      if (readers.size() == 1 && RegeneratesInputs(graph.steps[readers.front()].kind))
-        stubbed.push_back({i, readers.front(), path});
-    }
+  for (const auto& [producer, path] : StubCandidates(graph)) {
+    std::vector<size_t> readers = ReadersOf(graph, producer, path);
+    if (readers.size() == 1 && RegeneratesInputs(graph.steps[readers.front()].kind))
+      stubbed.push_back({producer, readers.front(), path});
   }
   return stubbed;
 }
@@ -77,15 +87,12 @@ std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
 std::vector<std::string> InputsThatMayBeStubs(const StepGraph& graph, size_t index) {
   std::vector<std::string> inputs;
   const std::vector<StubbedIntermediate> stubbed = StubbedIntermediates(graph);
-  for (size_t i = 0; i < graph.steps.size(); ++i) {
-    if (i == index) continue;
-    for (const std::string& path : graph.steps[i].outputs) {
-      if (!IsStubbable(graph.steps[i].kind, path)) continue;
-      bool stubs_it = std::any_of(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
-        return one.path == path && one.consumer == index;
-      });
-      if (!stubs_it && !IsFinal(graph, path) && Reads(graph.steps[index], path)) inputs.push_back(path);
-    }
+  for (const auto& [producer, path] : StubCandidates(graph)) {
+    if (producer == index || !Reads(graph.steps[index], path)) continue;
+    bool stubs_it = std::any_of(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
+      return one.path == path && one.consumer == index;
+    });
+    if (!stubs_it) inputs.push_back(path);
   }
   return inputs;
 }
