@@ -169,6 +169,7 @@ mkdir -p "$out"
 [ ! -d "$FASTCUDA_SOURCE_DIR/build-carry/tools" ] || PATH=$FASTCUDA_SOURCE_DIR/build-carry/tools:$PATH
 fastcuda_build_dir=$(dirname "$(dirname "$FASTCUDA_BINARY")")
 memory_results=$FASTCUDA_BUILD_DIR/memory_limit.results
+remote_deadline=${BENCH_DEADLINE:-510}  # the remote parts stop themselves before a call's limit
 # The remote client's Python: the path built into fastcuda-remote, where
 # remote_build.sh makes it from the wheels.
 client_python() { grep -aom1 '/[[:alnum:]/._-]*/bin/python[0-9.]*' "$fastcuda_build_dir/bin/fastcuda-remote"; }
@@ -271,18 +272,18 @@ case "$part$size" in
      cp "$memory_results" "$out/" || true ;;
   mem-budget-small) step FREE_VARIANTS="plain threads0" HEAVY_UNROLL=16 bench/memory_limit.sh free 2 80-real
      cp "$memory_results" "$out/" || true ;;
-  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_DEADLINE="${BENCH_DEADLINE:-510}" BENCH_OUT="$out/remote" \
+  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_DEADLINE="$remote_deadline" BENCH_OUT="$out/remote" \
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-local-small) step BENCH_REMOTE_PARTS="plain local" BENCH_TUS=2 BENCH_ARCHS=80-real BENCH_OUT="$out/remote" \
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-reapi | remote-reapi-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
      step "${small[@]}" BENCH_REMOTE_PARTS=reapi BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
-       BENCH_DEADLINE="${BENCH_DEADLINE:-510}" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
+       BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
        bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
   remote-dist | remote-dist-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
-     step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_DEADLINE="${BENCH_DEADLINE:-510}" BENCH_WALLS="${BENCH_WALLS:-}" \
+     step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" \
        BENCH_OUT="$out/remote" \
        bench/remote_build.sh build-carry/wheels-dist "$fastcuda_build_dir" ;;
   tiny) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 1000 80-real 1 light
