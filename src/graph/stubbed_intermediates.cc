@@ -87,8 +87,10 @@ std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph) {
 std::vector<std::string> InputsThatMayBeStubs(const StepGraph& graph, size_t index) {
   std::vector<std::string> inputs;
   const std::vector<StubbedIntermediate> stubbed = StubbedIntermediates(graph);
-  for (const auto& [producer, path] : StubCandidates(graph)) {
-    if (producer == index || !Reads(graph.steps[index], path)) continue;
+  for (const auto& candidate : StubCandidates(graph)) {
+    // Named apart, not bound: clang 14 captures no structured binding in a lambda.
+    const std::string& path = candidate.second;
+    if (candidate.first == index || !Reads(graph.steps[index], path)) continue;
     bool stubs_it = std::any_of(stubbed.begin(), stubbed.end(), [&](const StubbedIntermediate& one) {
       return one.path == path && one.consumer == index;
     });
