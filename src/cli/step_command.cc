@@ -491,7 +491,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   if (CacheHit(options, fs)) return UseCacheHit(options, outputs, fs);
   if (options.cache_lookup) AskWithoutCompiling(spec);
   const std::optional<std::vector<std::string>> line_table = LineTableSources(options, fs);
-  if (MadeFromUnchangedReads(options, outputs, line_table, fs)) {
+  // A body restored for its reader is needed whole, where its stub would do for Ninja.
+  if (!options.restores_body && MadeFromUnchangedReads(options, outputs, line_table, fs)) {
     if (options.fresh_outputs) {  // the record names the outputs' mtimes
       FreshenOutputs(options, outputs, fs);
       RecordMadeBy(options, outputs, line_table, fs);

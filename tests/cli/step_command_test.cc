@@ -411,6 +411,16 @@ TEST_CASE("step on fakes: ptxas with a line table lists its sources and runs aga
   CHECK(RunStep(step, ptxas, disk, {}) == 0);
   CHECK(ptxas.ran.size() == 5);
   CHECK(disk.Read("/w/a.cubin.d") == FormatDepfile({{"a.cubin"}, {"/src/a.cu", "/w/inc/gone.h"}}));
+  // Its reader left the cubin a stub (the same mtime); a reader that must
+  // run gets the body back from ptxas, though nothing ptxas reads changed.
+  auto cubin_mtime = disk.MTime("/w/a.cubin");
+  disk.Write("/w/a.cubin", "");
+  disk.SetMTime("/w/a.cubin", *cubin_mtime);
+  StepInvocation restoring = step;
+  restoring.restores_body = true;
+  CHECK(RunStep(restoring, ptxas, disk, {}) == 0);
+  CHECK(ptxas.ran.size() == 6);
+  CHECK(disk.Read("/w/a.cubin") == "cubin");
 }
 
 TEST_CASE("step on fakes: a whole-call cache lookup, the steps after its hit, and after its miss") {
