@@ -9,11 +9,13 @@ namespace {
 /// The outputs of a step that one step reads once, and that a run costing
 /// little beside their reader's writes again: preprocessed text,
 /// cudafe++'s host source, fatbinary's `.fatbin.c`, which holds the device
-/// code as text, several times the cubins' size, and ptxas's cubin (a
-/// block of disk, where a light TU's object takes three). Not cudafe++'s
-/// module id, which ties the device code to the host code and which CUB's
-/// names make differ from run to run, nor what cicc writes: a host
-/// compile run alone would run cicc again.
+/// code as text, several times the cubins' size, ptxas's cubin (a block of
+/// disk, where a light TU's object takes three) and cicc's PTX where ptxas
+/// alone reads it: ptxas runs alone only for its own flags, rare enough to
+/// pay a cicc then for a block per architecture on every TU. Not
+/// cudafe++'s module id, which ties the device code to the host code and
+/// which CUB's names make differ from run to run, nor cicc's host stub: a
+/// host compile run alone, for a host flag, would run cicc again.
 bool IsStubbable(StepKind kind, const std::string& path) {
   switch (kind) {
     case StepKind::kHostPreprocess:
@@ -21,6 +23,8 @@ bool IsStubbable(StepKind kind, const std::string& path) {
       return path.ends_with(".ii");
     case StepKind::kCudafe:
       return path.ends_with(".cpp");
+    case StepKind::kCicc:
+      return path.ends_with(".ptx");
     case StepKind::kFatbinary:
       return path.ends_with(".fatbin.c");
     case StepKind::kPtxas:
@@ -32,15 +36,16 @@ bool IsStubbable(StepKind kind, const std::string& path) {
 
 /// Steps that `fastcuda step` runs, which can regenerate what they read.
 bool RegeneratesInputs(StepKind kind) {
-  return kind == StepKind::kCudafe || kind == StepKind::kCicc || kind == StepKind::kHostCompile ||
-         kind == StepKind::kFatbinary;
+  return kind == StepKind::kCudafe || kind == StepKind::kCicc || kind == StepKind::kPtxas ||
+         kind == StepKind::kHostCompile || kind == StepKind::kFatbinary;
 }
 
 /// True where `step` reads `path`: an input, or a file its command names
 /// that Ninja need not wait for (the early host object's embedding, which
-/// may compile the host source again).
+/// may compile the host source again), but not one it writes.
 bool Reads(const GraphStep& step, const std::string& path) {
   if (std::find(step.inputs.begin(), step.inputs.end(), path) != step.inputs.end()) return true;
+  if (std::find(step.outputs.begin(), step.outputs.end(), path) != step.outputs.end()) return false;
   return std::any_of(step.argv.begin(), step.argv.end(),
                      [&](const std::string& word) { return word == path || word.ends_with("=" + path); });
 }

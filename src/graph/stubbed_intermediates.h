@@ -1,6 +1,6 @@
 // The intermediates that a build keeps as stubs: preprocessed text,
-// cudafe++'s host source, fatbinary's `.fatbin.c` and ptxas's cubins, each
-// read by one step only.
+// cudafe++'s host source, fatbinary's `.fatbin.c`, ptxas's cubins and
+// cicc's PTX, each read by one step only.
 #pragma once
 
 #include <string>
@@ -21,7 +21,7 @@ struct StubbedIntermediate {
 };
 
 /// The host and device preprocessed files, cudafe++'s host source,
-/// fatbinary's `.fatbin.c` and the cubins of `graph` that only one step
+/// fatbinary's `.fatbin.c`, the cubins and the PTX of `graph` that only one step
 /// reads, none of them an output nvcc was asked for. Where another step reads one too (an
 /// early host object), it stays whole.
 std::vector<StubbedIntermediate> StubbedIntermediates(const StepGraph& graph);

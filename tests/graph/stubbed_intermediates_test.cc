@@ -61,6 +61,18 @@ TEST_CASE("every architecture's preprocessed file is stubbed for its own cicc") 
   CHECK(device > 1);
 }
 
+TEST_CASE("cicc's PTX is stubbed where ptxas alone reads it, whole where fatbinary embeds it too") {
+  StepGraph graph = RecordedGraph("multi_gencode");  // sm_80, sm_90 and compute_90, sm_100
+  std::vector<std::string> stubbed_ptx;
+  for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
+    if (!stubbed.path.ends_with(".ptx")) continue;
+    CHECK(graph.steps[stubbed.consumer].kind == StepKind::kPtxas);
+    stubbed_ptx.push_back(stubbed.path.substr(stubbed.path.rfind('/') + 1));
+  }
+  CHECK(stubbed_ptx.size() == 2);
+  for (const std::string& name : stubbed_ptx) CHECK(name.find("90") == std::string::npos);
+}
+
 TEST_CASE("a file that two steps read stays whole") {
   StepGraph graph = RecordedGraph("single_arch");
   const size_t before = StubbedIntermediates(graph).size();

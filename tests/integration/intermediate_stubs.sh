@@ -16,7 +16,9 @@
 #  read empty; a removed object comes back as nvcc's; an edit
 #  and its revert give nvcc's objects, then a no-op; a regenerated body
 #  other than its stub (`__TIME__`) makes its producer run again next build;
-#  FASTCUDA_KEEP_INTERMEDIATES keeps the bodies whole.
+#  where ptxas alone reads cicc's PTX it is a stub too, and a ptxas flag
+#  reruns ptxas from PTX written again; FASTCUDA_KEEP_INTERMEDIATES keeps
+#  the bodies whole.
 #
 # usage: intermediate_stubs.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -139,6 +141,28 @@ ninja -C graph > removed.log
 host_source=$(find graph -name t.cudafe1.cpp)
 changed_body_goes() { [ -f t.o ] && [ ! -e "$host_source" ] && ninja -C graph > again.log && grep -q CUDAFE again.log; }
 check "a regenerated body other than its stub goes, and its producer runs again" changed_body_goes
+cd ..
+
+# cicc's PTX where ptxas alone reads it (an object without PTX, as for
+# CMake's `80-real`): a stub too, a block less; a ptxas flag reruns ptxas
+# from PTX that cicc's command writes again.
+mkdir real && cd real
+cp ../k.cu ../scale.h .
+args=(-c k.cu -MD -gencode arch=compute_80,code=sm_80)
+generate "${args[@]}"
+build first
+ptx_stub() { is_stub "$(find graph -name 'k*.ptx')"; }
+check "where ptxas alone reads the PTX, it is a stub after a build" ptx_stub
+fewer_blocks() { [ "$(kept_blocks)" -le 5 ] || { echo "  $(kept_blocks) blocks"; return 1; }; }
+check "a light TU without PTX in its object keeps at most 5 blocks" fewer_blocks
+args+=(-Xptxas -O2)
+generate "${args[@]}"
+build ptxas_flag
+ptxas_flag_regenerates() { ran ptxas_flag PTXAS && ! ran ptxas_flag CICC; }
+check "a ptxas flag reruns ptxas from regenerated PTX, not cicc's edge" ptxas_flag_regenerates
+check "after a ptxas flag the object equals nvcc's" fresh k.o "${args[@]}"
+check "after a ptxas flag a no-op runs nothing" noop
+check "after a ptxas flag the PTX is a stub again" ptx_stub
 cd ..
 
 rm -rf graph k.o

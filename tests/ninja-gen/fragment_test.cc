@@ -145,6 +145,8 @@ TEST_CASE("Ninja evaluates each edge to `fastcuda step`, its outputs and the ste
     for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
       if (stubbed.consumer == i) expected.insert(expected.end(), {"--stub-input", stubbed.path});
     }
+    for (const std::string& input : InputsThatMayBeStubs(graph, i))
+      expected.insert(expected.end(), {"--regenerate-input", input});
     for (const StubbedIntermediate& stubbed : StubbedIntermediates(graph)) {
       if (stubbed.producer == i) expected.insert(expected.end(), {"--stubbed-by-reader", stubbed.path});
     }
@@ -268,7 +270,7 @@ TEST_CASE("early host: fastcuda writes the placeholder, the wrapper embeds the f
   CHECK(
       CountMatches(
           manifest,
-          R"((?m)^  flags = --program-dir \$\{w\} --stub-input \$\{w\}/kernel\.sm_80\.cubin --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") ==
+          R"((?m)^  flags = --program-dir \$\{w\} --stub-input \$\{w\}/kernel\.sm_80\.cubin --regenerate-input \$\{w\}/kernel\.ptx --fatbin-bytes \$\{w\}/kernel\.fatbin --fatbin-layout relocatable$)") ==
       1);
 }
 
@@ -287,7 +289,7 @@ TEST_CASE("a device launcher's steps name their inputs, in the work dir's terms"
   CHECK(
       CountMatches(
           manifest,
-          R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir --stubbed-by-reader '\$\{w\}/kernel\.sm_80\.cubin' --memory-input '\$\{w\}/kernel\.ptx'\n)") ==
+          R"(flags = --program-dir '\$\{w\}' --input kernel\.ptx --keep-tmpdir --regenerate-input '\$\{w\}/kernel\.ptx' --stubbed-by-reader '\$\{w\}/kernel\.sm_80\.cubin' --memory-input '\$\{w\}/kernel\.ptx'\n)") ==
       1);
   CHECK(CountMatches(manifest,
                      R"(argv = -- remote-run ptxas [^\n]* kernel\.ptx -o kernel\.sm_80\.cubin\n)") == 1);
