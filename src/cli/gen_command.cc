@@ -117,11 +117,12 @@ void AskForObjectDepfiles(CompileDatabase& database) {
 /// is saved. Planned on `threads` threads.
 void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const GenOptions& options,
                   unsigned threads, Generation& generation) {
-  std::vector<std::optional<std::string>> records(plan.graphs.size());  // none: no depfile kept
+  std::vector<std::optional<TuRecord>> records(plan.graphs.size());  // none: no depfile kept
   ParallelFor(plan.graphs.size(), threads, [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     // As the launcher compares it: without the depfile it writes itself.
-    TuRecord record{graph.cwd, WithoutDepfileOptions(database.entries[i].nvcc), {}, {}, {}, {}, {}};
+    TuRecord record{graph.cwd, TuCommandHash(WithoutDepfileOptions(database.entries[i].nvcc)), {}, {}, {}, {},
+                    {}};
     for (size_t step = 0; step < graph.steps.size(); ++step) {
       const GraphStep& graph_step = graph.steps[step];
       if (graph_step.kind == StepKind::kCacheLookup) {
@@ -134,22 +135,22 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
         record.captures.push_back(CapturePath(CaptureDir(graph.work_dir), graph, step));
       record.landmarks.push_back(ResolvePath(graph.cwd, Landmark(graph, step)));
     }
-    if (!record.depfiles.empty()) records[i] = FormatTuRecord(record);
+    if (!record.depfiles.empty()) records[i] = record;
   });
+  std::vector<std::pair<std::string, TuRecord>> keyed;
   std::vector<GraphObject> objects;
   for (size_t i = 0; i < plan.graphs.size(); ++i) {
     const StepGraph& graph = plan.graphs[i];
-    std::string path = TuRecordPath(graph.work_dir);
-    if (!records[i]) {
-      generation.removed.push_back(path);
-      continue;
-    }
-    generation.files[path] = *records[i];
+    generation.removed.push_back(EarlierTuRecordPath(graph.work_dir));
+    if (!records[i]) continue;
+    keyed.emplace_back(TuRecordKey(graph.work_dir), *records[i]);
     if (!options.launcher_builds) continue;
     for (const std::string& object : KeptFilesOf(graph).objects) {
       objects.push_back({object, ResolvePath(graph.cwd, graph.source)});
     }
   }
+  if (keyed.empty()) generation.removed.push_back(TuRecordsPath(options.out_dir));
+  else generation.files[TuRecordsPath(options.out_dir)] = FormatTuRecords(keyed);
   if (options.launcher_builds)
     generation.files[GraphObjectsPath(options.out_dir)] = FormatGraphObjects(objects);
 }

@@ -83,9 +83,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   WritableFileSystem& disk = io.fs;
   std::optional<EnclosingNinjaProcess> ninja = EnclosingNinjaHere(disk);
   const std::string outer_build = ninja ? OuterBuildId(*ninja) : "";
-  auto record_of_object = [&] {
-    return ParseTuRecord(disk.Read(TuRecordPath(WorkDirFor(TuRoot(dir), object))).value_or(""));
-  };
+  auto record_of_object = [&] { return ReadTuRecord(disk, dir, object); };
   // As nvcc would, the call leaves a new object: restat in the graph keeps
   // an unchanged object's old mtime, which the outer Ninja would find older
   // than an input that is in no depfile (the toolchain stamp, a target's
@@ -128,7 +126,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   GenOptions options = ParseGenOptions(SplitShellWords(*build_args), io.environment);
   if (int status = PrepareGraph(options, io); status != 0) return status;
   std::optional<TuRecord> record = record_of_object();
-  if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
+  if (!RecordIsOfCall(record, call, cwd)) {
     ComplainIfVerbose(io.environment,
                       "the graph does not build " + object + " with this command: building the TU alone");
     return std::nullopt;

@@ -128,16 +128,18 @@ LauncherCall ParseLauncherCall(const std::vector<std::string>& args) {
   return call;
 }
 
+bool RecordIsOfCall(const std::optional<TuRecord>& record, const LauncherCall& call, const std::string& cwd) {
+  return record && record->cwd == cwd &&
+         record->command_hash == TuCommandHash(WithoutDepfileOptions(call.nvcc));
+}
+
 bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFileSystem& fs) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
   if (outputs.empty()) return false;
   const std::string& output = outputs.back();
   std::string object = ResolvePath(cwd, output);
-  std::optional<TuRecord> record =
-      ParseTuRecord(fs.Read(TuRecordPath(WorkDirFor(TuRoot(call.graph_dir), object))).value_or(""));
-  if (!record || record->cwd != cwd || record->command != WithoutDepfileOptions(call.nvcc)) {
-    return false;
-  }
+  std::optional<TuRecord> record = ReadTuRecord(fs, call.graph_dir, object);
+  if (!RecordIsOfCall(record, call, cwd)) return false;
   // After a whole-call cache's hit the kept preprocess depfiles are an
   // earlier miss's, or gone: the lookup's holds the headers. The steps but
   // the lookup and the object's copy did not run: their files may be none.

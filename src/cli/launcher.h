@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/base/file_system.h"
+#include "src/plan/tu_record.h"
 
 namespace fastcuda {
 
@@ -22,6 +23,10 @@ struct LauncherCall {
 /// with no such word the first is the compiler (an nvcc of another name).
 /// Throws std::invalid_argument when there is none.
 LauncherCall ParseLauncherCall(const std::vector<std::string>& args);
+
+/// True where `record` is of this very call: its working directory and
+/// command (without the depfile options, which the launcher serves itself).
+bool RecordIsOfCall(const std::optional<TuRecord>& record, const LauncherCall& call, const std::string& cwd);
 
 /// With `--graph DIR`: when the global graph has built this object from the
 /// same command and has seen the current version of every file it depends

@@ -39,7 +39,7 @@ std::string LauncherWorkDir(const std::string& absolute_output) {
   return (output.parent_path() / ".fastcuda" / output.filename()).string();
 }
 std::string EnvFilePath(const std::string& work_dir) { return work_dir + "/nvcc.env"; }
-std::string TuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
+std::string EarlierTuRecordPath(const std::string& work_dir) { return work_dir + "/record.json"; }
 std::string CaptureDir(const std::string& work_dir) { return work_dir + "/capture"; }
 std::string CapturePath(const std::string& capture_dir, const StepGraph& graph, size_t step_index) {
   return capture_dir + "/step" + std::to_string(step_index) + "-" +
@@ -61,6 +61,7 @@ std::string DryrunCachePath(const std::string& dir) { return dir + "/dryrun-cach
 std::string GenCommandPath(const std::string& dir) { return dir + "/gen-command.txt"; }
 std::string ToolchainProgramsPath(const std::string& dir) { return dir + "/toolchain-programs.json"; }
 std::string GraphObjectsPath(const std::string& dir) { return dir + "/objects.json"; }
+std::string TuRecordsPath(const std::string& dir) { return dir + "/tu-records"; }
 std::string LauncherBuildPath(const std::string& dir) { return dir + "/launcher-build.json"; }
 std::string BuildArgsPath(const std::string& dir) { return dir + "/build-args"; }
 std::string NoHistoryPath(const std::string& dir) { return dir + "/no-history"; }

@@ -37,8 +37,10 @@ std::string TuRoot(const std::string& dir);  ///< `tu/`: one work dir per TU
 /// so that it shares its fate (a `clean` of the build tree, a different
 /// build directory).
 std::string LauncherWorkDir(const std::string& absolute_output);
-std::string EnvFilePath(const std::string& work_dir);   ///< a graph's environment (`nvcc.env`)
-std::string TuRecordPath(const std::string& work_dir);  ///< what `fastcuda --graph` reads
+std::string EnvFilePath(const std::string& work_dir);  ///< a graph's environment (`nvcc.env`)
+/// `record.json`: where an earlier FastCuda kept a TU's record, a disk
+/// block each; generation removes it.
+std::string EarlierTuRecordPath(const std::string& work_dir);
 /// `step-peaks`: the peak memory earlier builds measured of the TU's steps
 /// (StepPeaksText), which each step expects again (MemoryAdmission).
 std::string StepPeaksPath(const std::string& work_dir);
@@ -63,7 +65,9 @@ std::string DryrunCachePath(const std::string& dir);  ///< dryrun texts by key
 std::string GenCommandPath(const std::string& dir);   ///< what `gen` planned with
 /// `toolchain-programs.json`, see FormatProgramRecord.
 std::string ToolchainProgramsPath(const std::string& dir);
-std::string GraphObjectsPath(const std::string& dir);   ///< `objects.json`, see FormatGraphObjects
+std::string GraphObjectsPath(const std::string& dir);  ///< `objects.json`, see FormatGraphObjects
+/// `tu-records`: what `fastcuda --graph` reads of each TU (FormatTuRecords).
+std::string TuRecordsPath(const std::string& dir);
 std::string LauncherBuildPath(const std::string& dir);  ///< see LauncherBuild
 /// `build-args`: the `fastcuda build` arguments (shell words) the CMake
 /// module writes for the launcher, which builds the graph itself.

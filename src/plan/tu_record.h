@@ -1,9 +1,14 @@
-// What the global graph tells the launcher about each TU it builds.
+// What the global graph tells the launcher about each TU it builds: one file
+// for the whole graph, a line per TU.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include "src/base/file_system.h"
 
 namespace fastcuda {
 
@@ -12,7 +17,7 @@ namespace fastcuda {
 /// for the same object, can tell whether the graph's object is current.
 struct TuRecord {
   std::string cwd;                    ///< where the command runs
-  std::vector<std::string> command;   ///< nvcc and its arguments, without depfile options
+  std::string command_hash;           ///< TuCommandHash of nvcc and its arguments, without depfile options
   std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
   std::vector<std::string> captures;  ///< where the steps save what they print, in nvcc's order (may be none)
   /// With a whole-call cache lookup: its result file, and its kept depfile,
@@ -25,10 +30,25 @@ struct TuRecord {
   std::vector<std::string> landmarks;
 };
 
-/// The record as its file holds it: JSON.
-std::string FormatTuRecord(const TuRecord& record);
+/// What a record keeps of a command: a hash, where the command itself would
+/// make every launcher read a file as large as the compile database.
+std::string TuCommandHash(const std::vector<std::string>& command);
 
-/// nullopt if the text is not a record.
-std::optional<TuRecord> ParseTuRecord(const std::string& text);
+/// The records of a graph's TUs as their file holds them: a line per TU, its
+/// key (the name of its work dir) and its record, both JSON, so that a
+/// launcher parses its own line alone.
+std::string FormatTuRecords(const std::vector<std::pair<std::string, TuRecord>>& records);
+
+/// The record of `key` in `text` (FormatTuRecords); nullopt where there is
+/// none, or it is not a record.
+std::optional<TuRecord> FindTuRecord(std::string_view text, const std::string& key);
+
+/// A TU's key among the records: the name of its work dir.
+std::string TuRecordKey(const std::string& work_dir);
+
+/// The record of the TU that writes `object` (absolute) in the global graph
+/// at `graph_dir`; nullopt where it keeps none.
+std::optional<TuRecord> ReadTuRecord(const FileSystem& fs, const std::string& graph_dir,
+                                     const std::string& object);
 
 }  // namespace fastcuda

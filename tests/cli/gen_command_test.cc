@@ -84,8 +84,7 @@ TEST_CASE(
   REQUIRE(objects.size() == 2);
   CHECK(objects[0].object == "/build/obj/a.o");
   CHECK(objects[0].source == "/src/a.cu");
-  std::optional<TuRecord> record =
-      ParseTuRecord(disk.Read(TuRecordPath(WorkDirFor(TuRoot("/build/fc"), "/build/obj/a.o"))).value_or(""));
+  std::optional<TuRecord> record = ReadTuRecord(disk, "/build/fc", "/build/obj/a.o");
   REQUIRE(record);
   REQUIRE_FALSE(record->captures.empty());
   // Every step's command saves its output where the record says.
@@ -155,7 +154,7 @@ TEST_CASE(
   const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
   CHECK(manifest.find("build fastcuda_cache_lookups: phony " + work + "/cache-dyndep\n") !=
         std::string::npos);
-  std::optional<TuRecord> record = ParseTuRecord(disk.Read(TuRecordPath(work)).value_or(""));
+  std::optional<TuRecord> record = ReadTuRecord(disk, "/build/fc", "/build/obj/a.o");
   REQUIRE(record);
   CHECK(record->cache_result == work + "/cache-result");
   CHECK(record->cache_depfile == work + "/cache-object.deps");

@@ -25,9 +25,9 @@ FakeFileSystem BuiltByGraph() {
   std::string work_dir = WorkDirFor(TuRoot("/g"), "/b/obj/a.o");
   disk.Write(work_dir + "/a.cpp4.ii.deps", "a.cpp4.ii: /src/a.cu /src/h.h\n");
   disk.Write(work_dir + "/a.cubin", "cubin");
-  TuRecord record{"/b", kCommand, {work_dir + "/a.cpp4.ii.deps"}, {}};
+  TuRecord record{"/b", TuCommandHash(kCommand), {work_dir + "/a.cpp4.ii.deps"}, {}};
   record.landmarks = {work_dir + "/a.cubin", "/b/obj/a.o"};
-  disk.Write(TuRecordPath(work_dir), FormatTuRecord(record));
+  disk.Write(TuRecordsPath("/g"), FormatTuRecords({{TuRecordKey(work_dir), record}}));
   return disk;
 }
 
@@ -92,14 +92,10 @@ TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfi
   // edit (or gone); the lookup's lists the headers now.
   disk.Write(work_dir + "/cache-result", "hit");
   disk.Write(work_dir + "/cache-object.deps", "a.o: /src/a.cu /src/h.h\n");
-  TuRecord record{"/b",
-                  kCommand,
-                  {work_dir + "/a.cpp4.ii.deps"},
-                  {},
-                  work_dir + "/cache-result",
-                  work_dir + "/cache-object.deps"};
+  TuRecord record{"/b", TuCommandHash(kCommand),    {work_dir + "/a.cpp4.ii.deps"},
+                  {},   work_dir + "/cache-result", work_dir + "/cache-object.deps"};
   record.landmarks = {work_dir + "/a.cubin"};  // ptxas did not run: the cache gave the object
-  disk.Write(TuRecordPath(work_dir), FormatTuRecord(record));
+  disk.Write(TuRecordsPath("/g"), FormatTuRecords({{TuRecordKey(work_dir), record}}));
   CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));
   CHECK(disk.Read("/b/obj/a.o.d").value_or("") ==
         FormatDepfile({{"obj/a.o"}, {"/src/a.cu", "/src/h.h"}}, /*phony_targets=*/false));
