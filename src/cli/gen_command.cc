@@ -143,7 +143,7 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
     const StepGraph& graph = plan.graphs[i];
     generation.removed.push_back(EarlierTuRecordPath(graph.work_dir));
     if (!records[i]) continue;
-    keyed.emplace_back(TuRecordKey(graph.work_dir), *records[i]);
+    keyed.emplace_back(graph.work_dir, *records[i]);
     if (!options.launcher_builds) continue;
     for (const std::string& object : KeptFilesOf(graph).objects) {
       objects.push_back({object, ResolvePath(graph.cwd, graph.source)});

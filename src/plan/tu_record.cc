@@ -13,20 +13,42 @@
 namespace fastcuda {
 namespace {
 
-/// The start of `key`'s line: its JSON string and a tab (JSON strings hold
-/// no raw tab or line break, whatever the key's bytes).
-std::string LineStart(const std::string& key) { return DumpJsonBytes(key) + "\t"; }
+/// The start of the line of the TU whose work dir is `work_dir`: the work
+/// dir's name as a JSON string and a tab (JSON strings hold no raw tab or
+/// line break, whatever the name's bytes).
+std::string LineStart(const std::string& work_dir) {
+  return DumpJsonBytes(std::filesystem::path(work_dir).filename().string()) + "\t";
+}
 
-std::optional<TuRecord> ParseTuRecord(std::string_view text) {
+/// `path` as the record's line writes it: relative to `work_dir` inside it.
+std::string Shortened(const std::string& path, const std::string& work_dir) {
+  return path.starts_with(work_dir + "/") ? path.substr(work_dir.size() + 1) : path;
+}
+std::string Lengthened(const std::string& path, const std::string& work_dir) {
+  return path.empty() || path.starts_with('/') ? path : work_dir + "/" + path;
+}
+std::vector<std::string> Shortened(std::vector<std::string> paths, const std::string& work_dir) {
+  for (std::string& path : paths) path = Shortened(path, work_dir);
+  return paths;
+}
+std::vector<std::string> Lengthened(std::vector<std::string> paths, const std::string& work_dir) {
+  for (std::string& path : paths) path = Lengthened(path, work_dir);
+  return paths;
+}
+
+std::optional<TuRecord> ParseTuRecord(std::string_view text, const std::string& work_dir) {
   try {
     nlohmann::json json = ParseJsonBytes(text);
+    auto paths = [&](const char* key) {
+      return Lengthened(json.at(key).get<std::vector<std::string>>(), work_dir);
+    };
     return TuRecord{json.at("cwd").get<std::string>(),
                     json.at("command_hash").get<std::string>(),
-                    json.at("depfiles").get<std::vector<std::string>>(),
-                    json.at("captures").get<std::vector<std::string>>(),
-                    json.at("cache_result").get<std::string>(),
-                    json.at("cache_depfile").get<std::string>(),
-                    json.at("landmarks").get<std::vector<std::string>>()};
+                    paths("depfiles"),
+                    paths("captures"),
+                    Lengthened(json.at("cache_result").get<std::string>(), work_dir),
+                    Lengthened(json.at("cache_depfile").get<std::string>(), work_dir),
+                    paths("landmarks")};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -40,38 +62,37 @@ std::string TuCommandHash(const std::vector<std::string>& command) {
 
 std::string FormatTuRecords(const std::vector<std::pair<std::string, TuRecord>>& records) {
   std::string text;
-  for (const auto& [key, record] : records) {
+  for (const auto& [work_dir, record] : records) {
     nlohmann::json json = {{"cwd", record.cwd},
                            {"command_hash", record.command_hash},
-                           {"depfiles", record.depfiles},
-                           {"captures", record.captures},
-                           {"cache_result", record.cache_result},
-                           {"cache_depfile", record.cache_depfile},
-                           {"landmarks", record.landmarks}};
-    text += LineStart(key) + DumpJsonBytes(json) + "\n";
+                           {"depfiles", Shortened(record.depfiles, work_dir)},
+                           {"captures", Shortened(record.captures, work_dir)},
+                           {"cache_result", Shortened(record.cache_result, work_dir)},
+                           {"cache_depfile", Shortened(record.cache_depfile, work_dir)},
+                           {"landmarks", Shortened(record.landmarks, work_dir)}};
+    text += LineStart(work_dir) + DumpJsonBytes(json) + "\n";
   }
   return text;
 }
 
-std::optional<TuRecord> FindTuRecord(std::string_view text, const std::string& key) {
-  const std::string start = LineStart(key);
-  size_t at = text.starts_with(start) ? 0 : text.find("\n" + start);
-  if (at == std::string_view::npos) return std::nullopt;
-  if (at != 0) ++at;
-  size_t begin = at + start.size(), end = text.find('\n', begin);
+std::optional<TuRecord> FindTuRecord(std::string_view text, const std::string& work_dir) {
+  const std::string start = LineStart(work_dir);
+  size_t line = 0;
+  if (!text.starts_with(start)) {
+    line = text.find("\n" + start);
+    if (line == std::string_view::npos) return std::nullopt;
+    ++line;
+  }
+  size_t begin = line + start.size(), end = text.find('\n', begin);
   return ParseTuRecord(
-      text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
-}
-
-std::string TuRecordKey(const std::string& work_dir) {
-  return std::filesystem::path(work_dir).filename().string();
+      text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin), work_dir);
 }
 
 std::optional<TuRecord> ReadTuRecord(const FileSystem& fs, const std::string& graph_dir,
                                      const std::string& object) {
   std::optional<std::string> text = fs.Read(TuRecordsPath(graph_dir));
   if (!text) return std::nullopt;
-  return FindTuRecord(*text, TuRecordKey(WorkDirFor(TuRoot(graph_dir), object)));
+  return FindTuRecord(*text, WorkDirFor(TuRoot(graph_dir), object));
 }
 
 }  // namespace fastcuda

@@ -34,17 +34,15 @@ struct TuRecord {
 /// make every launcher read a file as large as the compile database.
 std::string TuCommandHash(const std::vector<std::string>& command);
 
-/// The records of a graph's TUs as their file holds them: a line per TU, its
-/// key (the name of its work dir) and its record, both JSON, so that a
-/// launcher parses its own line alone.
+/// The records of a graph's TUs, each with its work dir, as their file holds
+/// them: a line per TU, its key (the name of its work dir) and its record,
+/// both JSON, its paths in the work dir relative to it, so that a launcher
+/// parses its own short line alone.
 std::string FormatTuRecords(const std::vector<std::pair<std::string, TuRecord>>& records);
 
-/// The record of `key` in `text` (FormatTuRecords); nullopt where there is
-/// none, or it is not a record.
-std::optional<TuRecord> FindTuRecord(std::string_view text, const std::string& key);
-
-/// A TU's key among the records: the name of its work dir.
-std::string TuRecordKey(const std::string& work_dir);
+/// The record of the TU whose work dir is `work_dir` in `text`
+/// (FormatTuRecords); nullopt where there is none, or it is not a record.
+std::optional<TuRecord> FindTuRecord(std::string_view text, const std::string& work_dir);
 
 /// The record of the TU that writes `object` (absolute) in the global graph
 /// at `graph_dir`; nullopt where it keeps none.

@@ -107,7 +107,8 @@ TEST_CASE("launcher records with bytes round-trip") {
                   {},
                   {},
                   {}};
-  std::optional<TuRecord> back = FindTuRecord(FormatTuRecords({{"caf\xe9.o-1", record}}), "caf\xe9.o-1");
+  std::optional<TuRecord> back =
+      FindTuRecord(FormatTuRecords({{"/w\xe9/caf\xe9.o-1", record}}), "/w\xe9/caf\xe9.o-1");
   REQUIRE(back);
   CHECK(back->cwd == record.cwd);
   CHECK(back->depfiles == record.depfiles);

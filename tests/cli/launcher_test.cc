@@ -27,7 +27,7 @@ FakeFileSystem BuiltByGraph() {
   disk.Write(work_dir + "/a.cubin", "cubin");
   TuRecord record{"/b", TuCommandHash(kCommand), {work_dir + "/a.cpp4.ii.deps"}, {}};
   record.landmarks = {work_dir + "/a.cubin", "/b/obj/a.o"};
-  disk.Write(TuRecordsPath("/g"), FormatTuRecords({{TuRecordKey(work_dir), record}}));
+  disk.Write(TuRecordsPath("/g"), FormatTuRecords({{work_dir, record}}));
   return disk;
 }
 
@@ -95,7 +95,7 @@ TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfi
   TuRecord record{"/b", TuCommandHash(kCommand),    {work_dir + "/a.cpp4.ii.deps"},
                   {},   work_dir + "/cache-result", work_dir + "/cache-object.deps"};
   record.landmarks = {work_dir + "/a.cubin"};  // ptxas did not run: the cache gave the object
-  disk.Write(TuRecordsPath("/g"), FormatTuRecords({{TuRecordKey(work_dir), record}}));
+  disk.Write(TuRecordsPath("/g"), FormatTuRecords({{work_dir, record}}));
   CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));
   CHECK(disk.Read("/b/obj/a.o.d").value_or("") ==
         FormatDepfile({{"obj/a.o"}, {"/src/a.cu", "/src/h.h"}}, /*phony_targets=*/false));
