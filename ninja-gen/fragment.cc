@@ -160,6 +160,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.depfile = step.depfile;
     call.absolute_depfile = !paths.same_dir();
     call.kept_depfile = step.kept_depfile;
+    if (!step.kept_depfile.empty()) call.kept_headers_source = KeptHeadersSource(graph);
     call.depfile_from = step.depfile_from;
   }
   call.line_table_ptx = step.line_table_ptx;
@@ -247,6 +248,8 @@ std::vector<std::pair<std::string, std::string>> CommandVariables(const StepGrap
     std::vector<std::string> words = {"merge-depfiles", std::string(kCwdFlag), graph.cwd, "--target",
                                       DepfileTarget(graph)};
     if (graph.depfile_request.phony_targets) words.push_back("--phony-targets");
+    if (std::string source = KeptHeadersSource(graph); !source.empty())
+      words.insert(words.end(), {"--source", source});
     // Kept in the work dir for the object's step to hand to Ninja, which
     // wants no -MP rules: it need not be nvcc's layout until then.
     auto hands_it_over = [&](const GraphStep& other) {

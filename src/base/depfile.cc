@@ -155,12 +155,4 @@ std::vector<std::string> UnionOfDependencies(const std::vector<Depfile>& parts) 
   return all;
 }
 
-std::vector<std::string> DependenciesOfDepfiles(const std::vector<std::string>& paths, const std::string& cwd,
-                                                const FileSystem& fs) {
-  std::vector<Depfile> parts;
-  for (const std::string& path : paths)
-    parts.push_back(ParseDepfile(fs.Read(ResolvePath(cwd, path)).value_or("")));
-  return UnionOfDependencies(parts);
-}
-
 }  // namespace fastcuda

@@ -5,8 +5,6 @@
 #include <string_view>
 #include <vector>
 
-#include "src/base/file_system.h"
-
 namespace fastcuda {
 
 /// The targets and prerequisites of one depfile rule.
@@ -35,10 +33,5 @@ std::string FormatCompactDepfile(const Depfile& depfile);
 
 /// The dependencies of all `parts`, each once, in first-seen order.
 std::vector<std::string> UnionOfDependencies(const std::vector<Depfile>& parts);
-
-/// UnionOfDependencies of the depfiles at `paths` (relative to `cwd`); a
-/// missing file adds none.
-std::vector<std::string> DependenciesOfDepfiles(const std::vector<std::string>& paths, const std::string& cwd,
-                                                const FileSystem& fs);
 
 }  // namespace fastcuda

@@ -24,8 +24,9 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io);
 int StepMain(const std::vector<std::string>& args, const CommandIo& io);
 
 /// `fastcuda merge-depfiles [--phony-targets] ...`: writes the depfile nvcc
-/// was asked for; with `--skip-on-hit RESULT`, where the whole-call cache's
-/// lookup hit, from the `--on-hit` depfiles alone.
+/// was asked for, from kept depfiles of `--source` (KeptDependencies); with
+/// `--skip-on-hit RESULT`, where the whole-call cache's lookup hit, from the
+/// `--on-hit` depfiles alone.
 int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io);
 
 /// `fastcuda ladder-dyndep PLAN FILE`: writes the priority ladder's dyndep

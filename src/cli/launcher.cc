@@ -12,6 +12,7 @@
 #include "src/base/depfile.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/kept_depfile.h"
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
@@ -155,10 +156,10 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   std::filesystem::file_time_type newest = *object_time;
   std::vector<Depfile> parts;
   for (const std::string& path : hit ? std::vector<std::string>{record->cache_depfile} : record->depfiles) {
-    std::optional<std::string> text = fs.Read(path);
+    std::optional<std::vector<std::string>> kept = KeptDependencies(fs, path, record->source);
     std::optional<std::filesystem::file_time_type> seen = fs.MTime(path);
-    if (!text || !seen) return false;
-    parts.push_back(ParseDepfile(*text));
+    if (!kept || !seen) return false;
+    parts.push_back({{}, std::move(*kept)});
     for (const std::string& dependency : parts.back().dependencies) {
       std::optional<std::filesystem::file_time_type> time = fs.MTime(ResolvePath(cwd, dependency));
       if (!time || *time > *seen) return false;

@@ -69,9 +69,8 @@ constexpr SubCommand kSubCommands[] = {
     {"step", "[OUTPUT...] [OPTION...] -- COMMAND", "run one sub-step inside a Ninja edge", StepMain,
      Audience::kNinjaEdges},
     {"merge-depfiles",
-     "[--phony-targets | --compact] [--cwd DIR] [--target T] [--skip-on-hit RESULT --on-hit DEPFILE...] -o "
-     "FILE "
-     "DEPFILE...",
+     "[--phony-targets | --compact] [--cwd DIR] [--target T] [--source S] [--skip-on-hit RESULT --on-hit "
+     "DEPFILE...] -o FILE DEPFILE...",
      "write the depfile nvcc was asked for", MergeDepfilesMain, Audience::kNinjaEdges},
     {"ladder-dyndep", "PLAN FILE",
      "write the priority ladder's dyndep file: the steps of the TUs whose cache lookup missed",

@@ -18,6 +18,7 @@
 #include "src/base/dryrun_runner.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
+#include "src/base/kept_depfile.h"
 #include "src/base/memory_admission.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/out_of_memory.h"
@@ -555,12 +556,10 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     // New after each run of the step's own edge: the launcher takes a
     // header newer than it for a change during the build. A body
     // regenerated for its reader leaves it, and the user depfile's merge, be.
-    // Compact: it stays for the next build, where Ninja's copy goes.
     std::optional<std::string> written = fs.Read(depfile);
-    std::string kept = ResolvePath(options.cwd, options.kept_depfile),
-                text = written ? FormatCompactDepfile(ParseDepfile(*written)) : "";
-    if (options.restores_body) WriteIfChanged(fs, kept, text);
-    else fs.Write(kept, text);
+    KeepDepfile(fs, ResolvePath(options.cwd, options.kept_depfile),
+                written ? ParseDepfile(*written) : Depfile{}, options.kept_headers_source,
+                options.restores_body);
   }
   if (options.cache_lookup && !fs.IsFile(depfile)) GiveMissTheLastHeaders(options, depfile, fs);
   if (!options.line_table_ptx.empty()) WriteLineTableDepfile(options, line_table, fs);
@@ -627,7 +626,7 @@ int LadderDyndepMain(const std::vector<std::string>& args, const CommandIo& io) 
 }
 
 int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io) {
-  std::string cwd, target, output, cache_result;
+  std::string cwd, target, output, cache_result, source;
   bool phony_targets = false, compact = false;
   std::vector<std::string> parts, on_hit;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -636,6 +635,7 @@ int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io)
     else if (args[i] == "--compact") compact = true;
     else if (args[i] == kCwdFlag && has_value) cwd = args[++i];
     else if (args[i] == "--target" && has_value) target = args[++i];
+    else if (args[i] == "--source" && has_value) source = args[++i];
     else if (args[i] == "-o" && has_value) output = args[++i];
     else if (args[i] == "--skip-on-hit" && has_value) cache_result = ResolvePath(cwd, args[++i]);
     else if (args[i] == "--on-hit" && has_value) on_hit.push_back(ResolvePath(cwd, args[++i]));
@@ -645,7 +645,7 @@ int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io)
   // A whole-call cache's hit: the steps that wrote the other parts did not run.
   if (!cache_result.empty() && ReadsCacheHit(io.fs, cache_result)) parts = on_hit;
   // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
-  Depfile merged{{target}, DependenciesOfDepfiles(parts, "", io.fs)};
+  Depfile merged{{target}, DependenciesOfDepfiles(parts, "", io.fs, source)};
   WriteIfChanged(io.fs, ResolvePath(cwd, output),
                  compact ? FormatCompactDepfile(merged) : FormatDepfile(merged, phony_targets));
   return 0;

@@ -1,6 +1,7 @@
 #include "src/cli/whole_call_cache_command.h"
 
 #include "src/base/depfile.h"
+#include "src/base/kept_depfile.h"
 #include "src/base/shell_words.h"
 #include "src/base/toolchain_environment.h"
 #include "src/cli/commands.h"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "src/graph/whole_call_cache.h"
+
 namespace fastcuda {
 
 KeptFiles KeptFilesOf(const StepGraph& graph) {
@@ -58,6 +60,16 @@ std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& b
     }
   }
   return left;
+}
+
+std::string KeptHeadersSource(const StepGraph& graph) {
+  if (CacheLookupOf(graph)) return "";
+  for (const GraphStep& step : graph.steps) {
+    if (step.kept_depfile.empty() || !IsPreprocess(step.kind) || step.inputs.empty()) continue;
+    const std::string& source = step.inputs.front();
+    return std::find(step.argv.begin(), step.argv.end(), source) != step.argv.end() ? source : "";
+  }
+  return "";
 }
 
 }  // namespace fastcuda

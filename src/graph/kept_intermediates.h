@@ -37,4 +37,10 @@ std::vector<std::string> OrphanedIntermediates(const std::vector<KeptFiles>& tus
 std::vector<std::string> IntermediatesLeftBehind(const std::vector<KeptFiles>& before,
                                                  const std::vector<KeptFiles>& now);
 
+/// The source that the preprocess steps of `graph` name on their command,
+/// which their kept depfiles' shared header lists leave out (KeepDepfile);
+/// "" where those stay whole: no step keeps one, or a whole-call cache's
+/// tool reads them.
+std::string KeptHeadersSource(const StepGraph& graph);
+
 }  // namespace fastcuda

@@ -20,7 +20,8 @@ constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir", k
                            kMemoryInput = "--memory-input", kMemoryPeaks = "--memory-peaks";
 constexpr std::string_view kLineTablePtx = "--line-table-ptx";
 constexpr std::string_view kDepfile = "--depfile", kAbsoluteDepfile = "--absolute-depfile",
-                           kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from";
+                           kKeepDepfile = "--keep-depfile", kDepfileFrom = "--depfile-from",
+                           kKeptHeadersOf = "--kept-headers-of";
 constexpr std::string_view kStamp = "--stamp", kCapture = "--capture", kBlankDisabled = "--blank-disabled";
 constexpr std::string_view kFailureNotes = "--failure-notes", kFailureNote = "--failure-note";
 constexpr std::string_view kKeepTmpdir = "--keep-tmpdir", kFreshOutputs = "--fresh-outputs";
@@ -107,6 +108,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   AddOption(words, kDepfile, depfile);
   if (absolute_depfile) words.emplace_back(kAbsoluteDepfile);
   AddOption(words, kKeepDepfile, kept_depfile);
+  AddOption(words, kKeptHeadersOf, kept_headers_source);
   AddOption(words, kDepfileFrom, depfile_from);
   AddOption(words, kLineTablePtx, line_table_ptx);
   AddOption(words, kStamp, stamp);
@@ -183,6 +185,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     else if (flag == kDepfile) call.depfile = value(flag);
     else if (flag == kAbsoluteDepfile) call.absolute_depfile = true;
     else if (flag == kKeepDepfile) call.kept_depfile = value(flag);
+    else if (flag == kKeptHeadersOf) call.kept_headers_source = value(flag);
     else if (flag == kDepfileFrom) call.depfile_from = value(flag);
     else if (flag == kLineTablePtx) call.line_table_ptx = value(flag);
     else if (flag == kStamp) call.stamp = value(flag);

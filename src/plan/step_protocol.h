@@ -47,8 +47,11 @@ struct StepInvocation {
   std::string env_file;           ///< JSON object of variables to set
   std::string depfile;            ///< the program writes this header depfile
   bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
-  std::string kept_depfile;       ///< copy of the depfile as the program wrote it
-  std::string depfile_from;       ///< the program writes its depfile here, copied to `depfile` first
+  std::string kept_depfile;       ///< copy of the depfile as the program wrote it (KeepDepfile)
+  /// The source it preprocesses, as its command names it, where the kept
+  /// depfile may share its headers (KeepDepfile); none: kept whole.
+  std::string kept_headers_source;
+  std::string depfile_from;  ///< the program writes its depfile here, copied to `depfile` first
   /// ptxas with line information: its PTX, whose `.file` sources go into
   /// `depfile` on success and into the `made_by` record (GraphStep::line_table_ptx).
   std::string line_table_ptx;

@@ -19,6 +19,7 @@ struct TuRecord {
   std::string cwd;                    ///< where the command runs
   std::string command_hash;           ///< TuCommandHash of nvcc and its arguments, without depfile options
   std::vector<std::string> depfiles;  ///< absolute paths of the kept preprocess depfiles
+  std::string source;  ///< the source that their shared header lists leave out (KeptHeadersSource)
   std::vector<std::string> captures;  ///< where the steps save what they print, in nvcc's order (may be none)
   /// With a whole-call cache lookup: its result file, and its kept depfile,
   /// which alone holds the headers after a hit (the preprocessing did not run).

@@ -100,17 +100,13 @@ TEST_CASE("a compile database CMake wrote in a Latin-1 directory keeps its bytes
 }
 
 TEST_CASE("launcher records with bytes round-trip") {
-  TuRecord record{"/b\xff",
-                  TuCommandHash({"nvcc", "-c", "caf\xe9.cu"}),
-                  {"/w\xe9/a.ii.deps"},
-                  {"/w\xe9/capture/step0"},
-                  {},
-                  {},
-                  {}};
+  TuRecord record{"/b\xff", TuCommandHash({"nvcc", "-c", "caf\xe9.cu"}), {"/w\xe9/a.ii.deps"}, "caf\xe9.cu"};
+  record.captures = {"/w\xe9/capture/step0"};
   std::optional<TuRecord> back =
       FindTuRecord(FormatTuRecords({{"/w\xe9/caf\xe9.o-1", record}}), "/w\xe9/caf\xe9.o-1");
   REQUIRE(back);
   CHECK(back->cwd == record.cwd);
   CHECK(back->depfiles == record.depfiles);
+  CHECK(back->source == record.source);
   CHECK(back->captures == record.captures);
 }

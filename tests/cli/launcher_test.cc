@@ -92,8 +92,9 @@ TEST_CASE("launcher on fakes: after a whole-call cache's hit, the lookup's depfi
   // edit (or gone); the lookup's lists the headers now.
   disk.Write(work_dir + "/cache-result", "hit");
   disk.Write(work_dir + "/cache-object.deps", "a.o: /src/a.cu /src/h.h\n");
-  TuRecord record{"/b", TuCommandHash(kCommand),    {work_dir + "/a.cpp4.ii.deps"},
-                  {},   work_dir + "/cache-result", work_dir + "/cache-object.deps"};
+  TuRecord record{"/b", TuCommandHash(kCommand), {work_dir + "/a.cpp4.ii.deps"}};
+  record.cache_result = work_dir + "/cache-result";
+  record.cache_depfile = work_dir + "/cache-object.deps";
   record.landmarks = {work_dir + "/a.cubin"};  // ptxas did not run: the cache gave the object
   disk.Write(TuRecordsPath("/g"), FormatTuRecords({{work_dir, record}}));
   CHECK(UseGraphResult(Call({"-MD", "-MF", "obj/a.o.d"}), "/b", disk));

@@ -175,7 +175,8 @@ TEST_CASE("when Ninja runs elsewhere, relative paths become absolute and steps c
   CHECK(manifest.find("--cwd /src") != std::string::npos);
   CHECK(manifest.find("--absolute-depfile") != std::string::npos);
   CHECK(manifest.find("build /src/obj/kernel.o.d: DEPFILE") != std::string::npos);
-  CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o -o\n") != std::string::npos);
+  CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o --source kernel.cu -o\n") !=
+        std::string::npos);
 }
 
 TEST_CASE(
@@ -205,8 +206,8 @@ TEST_CASE(
 TEST_CASE("-MP reaches the step that writes the user's depfile") {
   StepGraph graph = GraphIn("depfile", "/src", {"obj/kernel.o", true, true});
   std::string manifest = SingleGraphManifest(graph, {"/bin/fastcuda", "/b/env", "/b", ""}, {}, "");
-  CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o --phony-targets -o\n") !=
-        std::string::npos);
+  CHECK(manifest.find("flags = merge-depfiles --cwd /src --target obj/kernel.o --phony-targets --source "
+                      "kernel.cu -o\n") != std::string::npos);
 }
 
 TEST_CASE("pool depths: written as pools the rules use") {

@@ -12,6 +12,7 @@ TuRecord Record(const std::string& cwd, const std::string& work_dir) {
   return {cwd,
           TuCommandHash({"nvcc", "-c", "a b.cu"}),
           {work_dir + "/a.cpp4.ii.deps"},
+          "/src/a b.cu",
           {work_dir + "/capture/step0-1f"},
           work_dir + "/cache-result",
           "",
@@ -34,6 +35,7 @@ TEST_CASE("records round-trip, each found by its work dir alone; anything else i
   CHECK(back->cwd == first.cwd);
   CHECK(back->command_hash == first.command_hash);
   CHECK(back->depfiles == first.depfiles);
+  CHECK(back->source == first.source);
   CHECK(back->captures == first.captures);
   CHECK(back->cache_result == first.cache_result);
   CHECK(back->cache_depfile.empty());
