@@ -160,7 +160,6 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.depfile = step.depfile;
     call.absolute_depfile = !paths.same_dir();
     call.kept_depfile = step.kept_depfile;
-    if (!step.kept_depfile.empty()) call.kept_headers_source = KeptHeadersSource(graph);
     call.depfile_from = step.depfile_from;
   }
   call.line_table_ptx = step.line_table_ptx;
@@ -185,6 +184,8 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
   }
   call.ninja_depfile_from = step.ninja_depfile_from;
   call.ninja_depfile = step.ninja_depfile;
+  if (!call.kept_depfile.empty() || !call.ninja_depfile_from.empty())
+    call.kept_headers_source = KeptHeadersSource(graph);
   // A host compile of the source itself reads headers that no `reads` names.
   if ((!step.ninja_depfile.empty() && !step.compiles_source) || !step.line_table_ptx.empty()) {
     call.reads = step.inputs;

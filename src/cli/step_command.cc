@@ -372,14 +372,18 @@ void RecordMadeBy(const StepInvocation& options, const std::vector<std::string>&
 }
 
 /// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it),
-/// in gcc's layout from the compact one kept in the work dir, or an empty
-/// one where the TU writes none (HandEmptyDepfileToNinja).
+/// in gcc's layout from the one kept in the work dir (KeptDependencies), or
+/// an empty one where the TU writes none (HandEmptyDepfileToNinja).
 void WriteNinjaDepfile(const StepInvocation& options, WritableFileSystem& fs) {
   if (options.ninja_depfile.empty()) return;
   const std::string& from = options.ninja_depfile_from;
-  std::string text = from.empty() ? "" : fs.Read(ResolvePath(options.cwd, from)).value_or("");
+  std::vector<std::string> dependencies;
+  if (!from.empty() && !options.outputs.empty()) {
+    dependencies = KeptDependencies(fs, ResolvePath(options.cwd, from), options.kept_headers_source)
+                       .value_or(std::vector<std::string>{});
+  }
   fs.Write(ResolvePath(options.cwd, options.ninja_depfile),
-           text.empty() ? "" : FormatDepfile(ParseDepfile(text)));
+           dependencies.empty() ? "" : FormatDepfile({{options.outputs.front()}, dependencies}));
 }
 
 /// Whether the whole-call cache's lookup, which this step waits for, hit.
@@ -644,10 +648,10 @@ int MergeDepfilesMain(const std::vector<std::string>& args, const CommandIo& io)
   if (output.empty()) throw std::invalid_argument("merge-depfiles needs -o FILE");
   // A whole-call cache's hit: the steps that wrote the other parts did not run.
   if (!cache_result.empty() && ReadsCacheHit(io.fs, cache_result)) parts = on_hit;
-  // Unchanged text keeps its mtime: the object's host compile reads it (StepInvocation::reads).
   Depfile merged{{target}, DependenciesOfDepfiles(parts, "", io.fs, source)};
-  WriteIfChanged(io.fs, ResolvePath(cwd, output),
-                 compact ? FormatCompactDepfile(merged) : FormatDepfile(merged, phony_targets));
+  // Unchanged, it keeps its mtime: the object's step reads it (StepInvocation::reads).
+  if (compact) KeepDepfile(io.fs, ResolvePath(cwd, output), merged, source, /*only_if_changed=*/true);
+  else WriteIfChanged(io.fs, ResolvePath(cwd, output), FormatDepfile(merged, phony_targets));
   return 0;
 }
 

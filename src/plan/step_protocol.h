@@ -48,8 +48,9 @@ struct StepInvocation {
   std::string depfile;            ///< the program writes this header depfile
   bool absolute_depfile = false;  ///< rewrite the depfile's relative paths as absolute
   std::string kept_depfile;       ///< copy of the depfile as the program wrote it (KeepDepfile)
-  /// The source it preprocesses, as its command names it, where the kept
-  /// depfile may share its headers (KeepDepfile); none: kept whole.
+  /// The TU's source as its preprocess steps name it, which shared header
+  /// lists leave out (KeepDepfile): of the depfile this step keeps, or of
+  /// the one it hands Ninja (`ninja_depfile_from`); none: they are whole.
   std::string kept_headers_source;
   std::string depfile_from;  ///< the program writes its depfile here, copied to `depfile` first
   /// ptxas with line information: its PTX, whose `.file` sources go into
