@@ -353,6 +353,19 @@ void WriteLineTableDepfile(const StepInvocation& options,
   fs.Write(ResolvePath(options.cwd, options.depfile), FormatDepfile({{options.outputs.front()}, existing}));
 }
 
+/// The attribute of a `made_by` file that holds the hash of its record
+/// (MadeByRecord): the file stays empty, which takes no disk block, where
+/// a TU's record took one. Where no attributes are kept the file holds it.
+constexpr std::string_view kMadeByAttribute = "user.fastcuda.made-by";
+
+/// The hash that the `made_by` file holds; nullopt where there is none.
+std::optional<std::string> RecordedMadeBy(const StepInvocation& options, const WritableFileSystem& fs) {
+  const std::string path = ResolvePath(options.cwd, options.made_by);
+  std::optional<std::string> text = fs.Read(path);
+  if (!text || !text->empty()) return text;
+  return fs.Attribute(path, std::string(kMadeByAttribute));
+}
+
 /// True when the outputs were made by this very command from the files it
 /// reads as they are now, and are still as it wrote them.
 bool MadeFromUnchangedReads(const StepInvocation& options, const std::vector<std::string>& outputs,
@@ -360,15 +373,23 @@ bool MadeFromUnchangedReads(const StepInvocation& options, const std::vector<std
                             const WritableFileSystem& fs) {
   if (options.made_by.empty()) return false;
   std::optional<std::string> now = MadeByRecord(options, outputs, line_table, fs);
-  return now && fs.Read(ResolvePath(options.cwd, options.made_by)) == now;
+  return now && RecordedMadeBy(options, fs) == ContentHashHex(*now);
 }
 
-/// Records in `made_by` what made the outputs as they are now (MadeByRecord).
+/// Records in `made_by` what made the outputs as they are now (MadeByRecord),
+/// or nothing where that cannot be told.
 void RecordMadeBy(const StepInvocation& options, const std::vector<std::string>& outputs,
                   const std::optional<std::vector<std::string>>& line_table, WritableFileSystem& fs) {
   if (options.made_by.empty()) return;
-  fs.Write(ResolvePath(options.cwd, options.made_by),
-           MadeByRecord(options, outputs, line_table, fs).value_or(""));
+  const std::string path = ResolvePath(options.cwd, options.made_by);
+  std::optional<std::string> record = MadeByRecord(options, outputs, line_table, fs);
+  if (!record) {
+    fs.Remove(path);
+    return;
+  }
+  const std::string hash = ContentHashHex(*record);
+  fs.Write(path, "");
+  if (!fs.SetAttribute(path, std::string(kMadeByAttribute), hash)) fs.Write(path, hash);
 }
 
 /// Gives Ninja the TU's merged depfile (`deps = gcc` reads and removes it),

@@ -296,6 +296,9 @@ TEST_CASE("step on fakes: an object made by this command from reads older than i
   };
   CHECK(RunStep(object_step({}), compiler, disk, {}) == 0);
   CHECK(compiler.ran.size() == 1);
+  // The record's hash is in an attribute: the file takes no disk block.
+  CHECK(disk.Read("/w/made-by") == "");
+  CHECK(disk.Attribute("/w/made-by", "user.fastcuda.made-by"));
   // Ninja reran the edge for a header touched in its deps log: nothing the compile reads changed.
   disk.Remove("/w/a.o.d");
   CHECK(RunStep(object_step({}), compiler, disk, {}) == 0);
@@ -323,6 +326,13 @@ TEST_CASE("step on fakes: an object made by this command from reads older than i
   disk.Write("/w/a.cpp", "host v3");
   CHECK(RunStep(object_step({"--stamp", "/w/other"}), failing, disk, {}) == 1);
   CHECK_FALSE(disk.IsFile("/w/made-by"));
+  // Where no attributes are kept the file holds the hash, and tells the same.
+  disk.keeps_attributes = false;
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk, {}) == 0);
+  CHECK(compiler.ran.size() == 6);
+  CHECK(disk.Read("/w/made-by").value_or("").size() == 16);
+  CHECK(RunStep(object_step({"--stamp", "/w/other"}), compiler, disk, {}) == 0);
+  CHECK(compiler.ran.size() == 6);
 }
 
 TEST_CASE("step on fakes: an object not made again gets a new mtime where it is nvcc's, and stays made") {
