@@ -121,10 +121,10 @@ void AddTuRecords(const CompileDatabase& database, const GlobalPlan& plan, const
   ParallelFor(plan.graphs.size(), threads, [&](size_t i) {
     const StepGraph& graph = plan.graphs[i];
     // As the launcher compares it: without the depfile it writes itself.
-    TuRecord record{graph.cwd, TuCommandHash(WithoutDepfileOptions(database.entries[i].nvcc)),
-                    {},        KeptHeadersSource(graph),
-                    {},        {},
-                    {},        {}};
+    TuRecord record;
+    record.cwd = graph.cwd;
+    record.command_hash = TuCommandHash(WithoutDepfileOptions(database.entries[i].nvcc));
+    record.source = KeptHeadersSource(graph);
     for (size_t step = 0; step < graph.steps.size(); ++step) {
       const GraphStep& graph_step = graph.steps[step];
       if (graph_step.kind == StepKind::kCacheLookup) {
