@@ -1,6 +1,8 @@
 #include "src/base/kept_depfile.h"
 
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "src/base/stable_hash.h"
 
@@ -61,6 +63,23 @@ std::optional<std::vector<std::string>> KeptDependencies(const WritableFileSyste
   std::vector<std::string> dependencies = {source};
   for (std::string& header : ParseDepfile(*body).dependencies) dependencies.push_back(std::move(header));
   return dependencies;
+}
+
+std::vector<std::string> UnnamedHeaderLists(const WritableFileSystem& fs,
+                                            const std::vector<std::string>& kept_depfiles) {
+  std::map<std::string, std::set<std::string>> named;  // by their dir
+  for (const std::string& kept : kept_depfiles) {
+    std::set<std::string>& names = named[SharedHeadersDir(kept)];
+    if (std::optional<std::string> name = fs.Attribute(kept, std::string(kSharedHeadersAttribute)))
+      names.insert(SharedHeadersDir(kept) + "/" + *name);
+  }
+  std::vector<std::string> unnamed;
+  for (const auto& [dir, names] : named) {
+    for (const std::string& list : fs.FilesIn(dir)) {
+      if (!names.contains(list)) unnamed.push_back(list);
+    }
+  }
+  return unnamed;
 }
 
 std::vector<std::string> DependenciesOfDepfiles(const std::vector<std::string>& paths, const std::string& cwd,

@@ -37,6 +37,12 @@ void KeepDepfile(WritableFileSystem& fs, const std::string& path, const Depfile&
 std::optional<std::vector<std::string>> KeptDependencies(const WritableFileSystem& fs,
                                                          const std::string& path, const std::string& source);
 
+/// The header lists in the SharedHeadersDir of `kept_depfiles` (absolute,
+/// every kept depfile of a graph) that none of them names: their steps'
+/// headers have changed since, or their TUs have gone.
+std::vector<std::string> UnnamedHeaderLists(const WritableFileSystem& fs,
+                                            const std::vector<std::string>& kept_depfiles);
+
 /// UnionOfDependencies of the depfiles at `paths` (relative to `cwd`), gcc's,
 /// compact or kept ones of `source`; a missing file adds none.
 std::vector<std::string> DependenciesOfDepfiles(const std::vector<std::string>& paths, const std::string& cwd,

@@ -9,6 +9,7 @@
 #include "ninja-gen/global_manifest.h"
 #include "src/base/file_system.h"
 #include "src/base/json_bytes.h"
+#include "src/base/kept_depfile.h"
 #include "src/base/machine.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/parallel_for.h"
@@ -260,7 +261,14 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   MarkWhetherMeasured(ninja_log, plan.graphs, manifest, fs, generation);
   generation.files[DryrunCachePath(options.out_dir)] = DumpJsonBytes(nlohmann::json(cache)) + "\n";
   std::vector<KeptFiles> kept;
-  for (const StepGraph& graph : plan.graphs) kept.push_back(KeptFilesOf(graph));
+  for (const StepGraph& graph : plan.graphs) {
+    kept.push_back(KeptFilesOf(graph));
+    for (const GraphStep& step : graph.steps) {
+      for (const std::string& kept : {step.kept_depfile, step.ninja_depfile_from}) {
+        if (!kept.empty()) generation.kept_depfiles.push_back(ResolvePath(graph.cwd, kept));
+      }
+    }
+  }
   std::vector<KeptFiles> kept_before = ParseKeptFiles(fs.Read(KeptFilesPath(options.out_dir)).value_or(""));
   std::vector<std::string> left_behind = IntermediatesLeftBehind(kept_before, kept);
   generation.removed.insert(generation.removed.end(), left_behind.begin(), left_behind.end());
@@ -304,6 +312,7 @@ void WriteGeneration(const Generation& generation, const std::string& out_dir, W
     fs.Write(path, file.text);
   }
   for (const std::string& path : generation.removed) fs.Remove(path);
+  for (const std::string& list : UnnamedHeaderLists(fs, generation.kept_depfiles)) fs.Remove(list);
 }
 
 int Generate(const GenOptions& options, const CommandIo& io) {

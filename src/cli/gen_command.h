@@ -36,6 +36,10 @@ struct Generation {
   /// Written where the file holds none of what it may (DryRunDyndepFiles).
   std::map<std::string, DryRunFile> dry_run_files;
   std::vector<std::string> removed;
+  /// Every depfile the graph keeps (absolute): a step's, and the TU's merged
+  /// one handed to Ninja; the header lists in their dirs that none names go
+  /// (UnnamedHeaderLists).
+  std::vector<std::string> kept_depfiles;
   std::string report;
   /// Besides the entries: what a change of must plan anew (fastcuda, the nvcc
   /// binaries, the response files).

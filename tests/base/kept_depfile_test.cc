@@ -69,3 +69,17 @@ TEST_CASE(
   CHECK(disk.Read("/g/tu/a-1/a.deps") == "");
   CHECK(KeptDependencies(disk, "/g/tu/a-1/a.deps", "/src/a.cu") == std::vector<std::string>{});
 }
+
+TEST_CASE("the header lists that no kept depfile names are the ones to remove") {
+  FakeFileSystem disk;
+  KeepDepfile(disk, "/g/tu/a-1/a.deps", Written("/src/a.cu"), "/src/a.cu", false);
+  KeepDepfile(disk, "/g/tu/a-1/a.deps", Written("/src/a.cu", {"/inc/new.h"}), "/src/a.cu", false);
+  KeepDepfile(disk, "/g/tu/b-2/b.deps", Written("/src/b.cu"), "", false);  // whole: names none
+  REQUIRE(disk.FilesIn("/g/tu/fastcuda-headers").size() == 2);
+  std::vector<std::string> unnamed = UnnamedHeaderLists(disk, {"/g/tu/a-1/a.deps", "/g/tu/b-2/b.deps"});
+  REQUIRE(unnamed.size() == 1);
+  disk.Remove(unnamed.front());
+  CHECK(KeptDependencies(disk, "/g/tu/a-1/a.deps", "/src/a.cu") ==
+        std::vector<std::string>{"/src/a.cu", "/inc/new.h"});
+  CHECK(UnnamedHeaderLists(disk, {"/g/tu/a-1/a.deps"}).empty());
+}

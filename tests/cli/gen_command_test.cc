@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "src/base/kept_depfile.h"
 #include "src/cli/build_command.h"
 #include "src/cli/gen_command.h"
 #include "src/nvcc/compile_database.h"
@@ -92,6 +93,15 @@ TEST_CASE(
   for (const std::string& capture : record->captures) {
     CHECK(manifest.find("/capture/" + capture.substr(capture.rfind('/') + 1)) != std::string::npos);
   }
+  // A header list that no kept depfile names any more goes at the next generation; a named one stays.
+  REQUIRE_FALSE(record->depfiles.empty());
+  KeepDepfile(disk, record->depfiles.front(), {{"a.ii"}, {record->source, "/inc/a.h"}}, record->source,
+              false);
+  const std::string lists = SharedHeadersDir(record->depfiles.front());
+  disk.Write(lists + "/0123456789abcdef", "a list of headers that changed since");
+  WriteGeneration(GenerateForDatabase(options, Context(), FakeDryrunRunner(), disk), "/build/fc", disk);
+  CHECK(disk.FilesIn(lists).size() == 1);
+  CHECK(KeptDependencies(disk, record->depfiles.front(), record->source)->size() == 2);
   std::vector<std::string> regenerate = GenCommandLine(options);  // fastcuda gen ...
   CHECK(GenCommandLine(ParseGenOptions({regenerate.begin() + 2, regenerate.end()}, {})) == regenerate);
 
