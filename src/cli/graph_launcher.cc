@@ -83,7 +83,6 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   WritableFileSystem& disk = io.fs;
   std::optional<EnclosingNinjaProcess> ninja = EnclosingNinjaHere(disk);
   const std::string outer_build = ninja ? OuterBuildId(*ninja) : "";
-  auto record_of_object = [&] { return ReadTuRecord(disk, dir, object); };
   // As nvcc would, the call leaves a new object: restat in the graph keeps
   // an unchanged object's old mtime, which the outer Ninja would find older
   // than an input that is in no depfile (the toolchain stamp, a target's
@@ -95,10 +94,9 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   // The object as this outer build's run of the graph left it: nvcc's output.
   auto built_for_this_build = [&]() -> std::optional<int> {
     std::optional<LauncherBuild> build = ParseLauncherBuild(disk.Read(LauncherBuildPath(dir)).value_or(""));
-    if (!build || !BuiltForThisBuild(*build, outer_build, object) || !UseGraphResult(call, cwd, disk)) {
-      return std::nullopt;
-    }
-    std::optional<TuRecord> record = record_of_object();  // UseGraphResult found it
+    if (!build || !BuiltForThisBuild(*build, outer_build, object)) return std::nullopt;
+    std::optional<TuRecord> record = UseGraphResult(call, cwd, disk);
+    if (!record) return std::nullopt;
     return succeeded(*record);
   };
   {
@@ -125,7 +123,7 @@ std::optional<int> BuildThroughGraph(const LauncherCall& call, const std::string
   }
   GenOptions options = ParseGenOptions(SplitShellWords(*build_args), io.environment);
   if (int status = PrepareGraph(options, io); status != 0) return status;
-  std::optional<TuRecord> record = record_of_object();
+  std::optional<TuRecord> record = ReadTuRecord(disk, dir, object);
   if (!RecordIsOfCall(record, call, cwd)) {
     ComplainIfVerbose(io.environment,
                       "the graph does not build " + object + " with this command: building the TU alone");

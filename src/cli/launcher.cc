@@ -134,13 +134,14 @@ bool RecordIsOfCall(const std::optional<TuRecord>& record, const LauncherCall& c
          record->command_hash == TuCommandHash(WithoutDepfileOptions(call.nvcc));
 }
 
-bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFileSystem& fs) {
+std::optional<TuRecord> UseGraphResult(const LauncherCall& call, const std::string& cwd,
+                                       WritableFileSystem& fs) {
   std::vector<std::string> outputs = FlagValues(call.nvcc, {"-o", "--output-file"});
-  if (outputs.empty()) return false;
+  if (outputs.empty()) return std::nullopt;
   const std::string& output = outputs.back();
   std::string object = ResolvePath(cwd, output);
   std::optional<TuRecord> record = ReadTuRecord(fs, call.graph_dir, object);
-  if (!RecordIsOfCall(record, call, cwd)) return false;
+  if (!RecordIsOfCall(record, call, cwd)) return std::nullopt;
   // After a whole-call cache's hit the kept preprocess depfiles are an
   // earlier miss's, or gone: the lookup's holds the headers. The steps but
   // the lookup and the object's copy did not run: their files may be none.
@@ -149,20 +150,20 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
   // -k goes on after it): the object, if any, is an older build's.
   if (!hit && std::any_of(record->landmarks.begin(), record->landmarks.end(),
                           [&](const std::string& landmark) { return !fs.IsFile(landmark); })) {
-    return false;
+    return std::nullopt;
   }
   std::optional<std::filesystem::file_time_type> object_time = fs.MTime(object);
-  if (!object_time) return false;
+  if (!object_time) return std::nullopt;
   std::filesystem::file_time_type newest = *object_time;
   std::vector<Depfile> parts;
   for (const std::string& path : hit ? std::vector<std::string>{record->cache_depfile} : record->depfiles) {
     std::optional<std::vector<std::string>> kept = KeptDependencies(fs, path, record->source);
     std::optional<std::filesystem::file_time_type> seen = fs.MTime(path);
-    if (!kept || !seen) return false;
+    if (!kept || !seen) return std::nullopt;
     parts.push_back({{}, std::move(*kept)});
     for (const std::string& dependency : parts.back().dependencies) {
       std::optional<std::filesystem::file_time_type> time = fs.MTime(ResolvePath(cwd, dependency));
-      if (!time || *time > *seen) return false;
+      if (!time || *time > *seen) return std::nullopt;
       newest = std::max(newest, *time);
     }
   }
@@ -174,7 +175,7 @@ bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFi
              FormatDepfile({{request.target.empty() ? output : request.target}, dependencies},
                            request.phony_targets));
   }
-  return true;
+  return record;
 }
 
 int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) {

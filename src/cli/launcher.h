@@ -2,6 +2,7 @@
 // parts that decide, testable on a fake disk.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ bool RecordIsOfCall(const std::optional<TuRecord>& record, const LauncherCall& c
 
 /// With `--graph DIR`: when the global graph has built this object from the
 /// same command and has seen the current version of every file it depends
-/// on, writes the depfile the caller asked for and returns true. The graph's
+/// on, writes the depfile the caller asked for and returns the TU's record
+/// (its captures to replay); else nullopt. The graph's
 /// preprocessing rewrites its kept depfiles each time it runs, so a source
 /// or header newer than the depfile that lists it means the graph has not
 /// caught up (the object's own mtime says nothing: restat keeps an unchanged
@@ -38,7 +40,8 @@ bool RecordIsOfCall(const std::optional<TuRecord>& record, const LauncherCall& c
 /// newest dependency gets that one's mtime: CMake's Ninja records the
 /// object's mtime after this call and would otherwise find it older than a
 /// touched header on every later build, and run this call again.
-bool UseGraphResult(const LauncherCall& call, const std::string& cwd, WritableFileSystem& fs);
+std::optional<TuRecord> UseGraphResult(const LauncherCall& call, const std::string& cwd,
+                                       WritableFileSystem& fs);
 
 /// Prints what steps saved under the `captures` prefixes (WriteCapture), in
 /// nvcc's order, up to the first failure; returns that failure's exit code,
