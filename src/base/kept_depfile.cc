@@ -28,6 +28,11 @@ void KeepWhole(WritableFileSystem& fs, const std::string& path, const std::strin
   fs.Write(path, text);
 }
 
+/// The header list named `name` that the kept depfile at `path` may name.
+std::string HeaderListPath(const std::string& path, const std::string& name) {
+  return SharedHeadersDir(path) + "/" + name;
+}
+
 }  // namespace
 
 std::string SharedHeadersDir(const std::string& path) {
@@ -43,8 +48,7 @@ void KeepDepfile(WritableFileSystem& fs, const std::string& path, const Depfile&
   const std::string body = HeaderListBody({written.dependencies.begin() + 1, written.dependencies.end()});
   const std::string name = ContentHashHex(body);
   const std::string attribute(kSharedHeadersAttribute);
-  const std::string list = SharedHeadersDir(path) + "/" + name;
-  if (fs.Read(list) != body) fs.Write(list, body);
+  WriteIfChanged(fs, HeaderListPath(path, name), body);
   if (only_if_changed && fs.Read(path) == "" && fs.Attribute(path, attribute) == name) return;
   fs.Write(path, "");
   // Where the file system keeps no attributes the headers stay in the file.
@@ -58,7 +62,7 @@ std::optional<std::vector<std::string>> KeptDependencies(const WritableFileSyste
   std::optional<std::string> name;
   if (text->empty()) name = fs.Attribute(path, std::string(kSharedHeadersAttribute));
   if (!name) return ParseDepfile(*text).dependencies;
-  std::optional<std::string> body = fs.Read(SharedHeadersDir(path) + "/" + *name);
+  std::optional<std::string> body = fs.Read(HeaderListPath(path, *name));
   if (!body || ContentHashHex(*body) != *name) return std::nullopt;
   std::vector<std::string> dependencies = {source};
   for (std::string& header : ParseDepfile(*body).dependencies) dependencies.push_back(std::move(header));
@@ -71,7 +75,7 @@ std::vector<std::string> UnnamedHeaderLists(const WritableFileSystem& fs,
   for (const std::string& kept : kept_depfiles) {
     std::set<std::string>& names = named[SharedHeadersDir(kept)];
     if (std::optional<std::string> name = fs.Attribute(kept, std::string(kSharedHeadersAttribute)))
-      names.insert(SharedHeadersDir(kept) + "/" + *name);
+      names.insert(HeaderListPath(kept, *name));
   }
   std::vector<std::string> unnamed;
   for (const auto& [dir, names] : named) {
