@@ -234,7 +234,13 @@ stops_cleanly() {
   cicc_wrote_temp_file "$pid" && in_cicc=1
   kill -TERM "$pid"
   wait "$pid" && return 1  # it must fail
-  sleep 1
+  # Every step ends and removes its TMPDIR; a sanitized fastcuda on busy
+  # cores took more than the one second this case waited once (CI, 2 cores).
+  local tenth
+  for tenth in $(seq 100); do
+    ! pgrep -f "$scratch/slow" > /dev/null && empty_dir "$scratch/slow-tmp" && break
+    sleep 0.1
+  done
   # a stopped cicc leaves its bitcode file in TMPDIR, unless its step removes it
   [ "$in_cicc" -eq 1 ] && ! pgrep -f "$scratch/slow" >/dev/null && empty_dir "$scratch/slow-tmp" &&
     "$FASTCUDA" build --compdb "$project/build/slow_db.json" --out "$scratch/slow" > "$scratch/slow2.log" 2>&1 &&
