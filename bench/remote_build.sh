@@ -10,7 +10,8 @@
 #            4 cores each for the remote steps: a network namespace each,
 #            joined by a veth pair, with 4 bots (tests/tools/reapi/bot.py, one
 #            action at a time each) pinned to its cores; a server with an empty
-#            action cache and CAS
+#            action cache and CAS. At most 4 local steps and BENCH_REMOTE_JOBS
+#            (16) remote ones at once (FASTCUDA_LOCAL_JOBS, FASTCUDA_REMOTE_JOBS)
 #   warm     the same sources configured in a second build directory, built
 #            as cold with the action cache that cold filled
 #   dist_cold  FastCuda with FASTCUDA_DEVICE_LAUNCHER=sccache on sccache-dist
@@ -31,7 +32,9 @@
 # local, warm <= 0.15 x cold; the same for dist_cold and dist_warm), the
 # client's overhead per remote step (median, p99: the step's time in
 # fastcuda-remote outside the remote action and the transfers,
-# FASTCUDA_REMOTE_STATS), the bytes sent and received per build, sccache's
+# FASTCUDA_REMOTE_STATS), the bytes sent and received per build, the CPU
+# time of the server, the database, the client's proxy and the bots beside
+# the steps, what a bot spends per action beside the tool, sccache's
 # counts (steps distributed, compiled locally after a failed or refused
 # distribution, cache hits), and checks that every object's device code
 # equals plain nvcc's.
@@ -258,13 +261,47 @@ configure() {  # DIR [CMAKE ARGS...]
 ! part reapi || { configure "$scratch/cold"; configure "$scratch/warm"; }
 ! part dist || { configure "$scratch/dist_cold"; configure "$scratch/dist_warm"; }
 now() { date +%s.%N; }
-declare -A wall=()
+declare -A wall=() began=() ended=()
 for given in ${BENCH_WALLS:-}; do wall[${given%%=*}]=${given#*=}; done
+# The CPU seconds the remote setup's long-lived processes have used so far,
+# by role ("ROLE<TAB>SECONDS" lines, from /proc; their children not
+# counted): what the build's cores and the workers' spend beside the steps
+role_cpu() {
+  "${BENCH_PYTHON3:-python3}" - <<'PY'
+import os, re
+roles = [(r" server start ", "BuildGrid server"), (r"^\S*postgres", "PostgreSQL"),
+         (r"fastcuda_remote_proxy", "client proxy"), (r"bot\.py", "bots"),
+         (r"sccache-dist scheduler", "sccache-dist scheduler"), (r"sccache-dist server", "sccache-dist build servers"),
+         (r"^\S*/sccache$", "sccache client server")]
+ticks, used = os.sysconf("SC_CLK_TCK"), {}
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        args = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace").strip()
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        continue
+    for pattern, role in roles:
+        if re.search(pattern, args):
+            used[role] = used.get(role, 0) + (int(fields[11]) + int(fields[12])) / ticks
+            break
+for role, seconds in sorted(used.items()):
+    print(f"{role}\t{seconds:.2f}")
+PY
+}
+cpu_since() {  # BEFORE (role_cpu's lines): each role's seconds since, "ROLE N s" joined by commas
+  role_cpu | awk -F '\t' -v before="$1" 'BEGIN { n = split(before, lines, "\n")
+      for (i = 1; i <= n; i++) { split(lines[i], f, "\t"); was[f[1]] = f[2] } }
+    { used = $2 - was[$1]; if (used >= 0.01) out = out (out == "" ? "" : ", ") $1 " " sprintf("%.1f", used) " s" }
+    END { print (out == "" ? "none measured" : out) }'
+}
 timed() {  # VARIANT CORES COMMAND...: COMMAND (a program) pinned to CORES, bounded (BENCH_BUILD_TIMEOUT,
-  # BENCH_DEADLINE); its wall time in wall[VARIANT]; exits where it fails (returns 1 under soft=1)
-  local start
+  # BENCH_DEADLINE); its wall time in wall[VARIANT], the remote setup's CPU
+  # beside the steps in SCRATCH/VARIANT.cpu; exits where it fails (returns 1 under soft=1)
+  local start cpu_before
   phase "$1: building" "$scratch/$1.log"
+  cpu_before=$(role_cpu)
   start=$(now)
+  began[$1]=$start
   pin "$2" timeout --foreground -k 10 "$(bound "${BENCH_BUILD_TIMEOUT:-1800}")" "${@:3}" > "$scratch/$1.log" 2>&1 || {
     log "$1 failed (exit $?; 124: stopped at its bound, BENCH_BUILD_TIMEOUT or BENCH_DEADLINE)"
     tail -n 30 "$scratch/$1.log" >&2
@@ -275,7 +312,9 @@ timed() {  # VARIANT CORES COMMAND...: COMMAND (a program) pinned to CORES, boun
     [ "${soft:-0}" = 1 ] && return 1
     exit 1
   }
-  wall[$1]=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  ended[$1]=$(now)
+  wall[$1]=$(awk -v a="$start" -v b="${ended[$1]}" 'BEGIN { printf "%.2f", b - a }')
+  cpu_since "$cpu_before" > "$scratch/$1.cpu"
   log "$1: ${wall[$1]} s"
 }
 all_cores=0-$(($(nproc) - 1))
@@ -307,7 +346,8 @@ if part reapi; then  # BuildGrid's server and 3 x 4 bots
   phase "starting 3 x 4 bots" "$scratch/bot.out"
   for n in 1 2 3; do
     for k in 1 2 3 4; do
-      bot_cpus=$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k start_bot "$n" ||
+      bot_cpus=$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k \
+        start_bot "$n" --timings "$scratch/bot-timings.$n-$k" ||
         { log "bot $n$k did not start"; tails "$scratch/bot.out" "$scratch/server.log"; exit 1; }
     done
   done
@@ -315,9 +355,9 @@ if part reapi; then  # BuildGrid's server and 3 x 4 bots
   # is counted below), not after the client's default 10
   remote_build() {  # VARIANT
     timed "$1" "$local_cores" env FASTCUDA_REMOTE="grpc://127.0.0.1:$port" FASTCUDA_REMOTE_STATS="$scratch/$1.stats" \
-      FASTCUDA_REMOTE_TIMEOUT="${FASTCUDA_REMOTE_TIMEOUT:-180}" FASTCUDA_MEMORY_BUDGET=512G "$fastcuda" build \
-      --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph" -j 24 \
-      --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
+      FASTCUDA_REMOTE_TIMEOUT="${FASTCUDA_REMOTE_TIMEOUT:-180}" FASTCUDA_MEMORY_BUDGET=512G \
+      FASTCUDA_LOCAL_JOBS=4 FASTCUDA_REMOTE_JOBS="${BENCH_REMOTE_JOBS:-16}" "$fastcuda" build \
+      --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph"
   }
   remote_build cold
   remote_build warm
@@ -408,6 +448,9 @@ goals() {  # COLD WARM
   goal "$2 (a second build directory) / $1" "$(given_ratio "$2" "$1")" 0.15
 }
 for given in ${BENCH_WALLS:-}; do echo "${given%%=*}: ${given#*=} s (given: BENCH_WALLS)"; done
+for variant in "${variants[@]}"; do
+  [ ! -s "$scratch/$variant.cpu" ] || echo "$variant: CPU beside the steps: $(cat "$scratch/$variant.cpu")"
+done
 goals cold warm
 if [ -n "${wall[dist_cold]:-}" ]; then
   echo "sccache-dist: packaging and sending its toolchains took ${wall[toolchains]} s (a one-TU build before dist_cold)"
@@ -422,6 +465,32 @@ for variant in cold warm; do
   awk -v v="$variant" '{ hits += $4; sent += $5; received += $6; remote += $2; transfer += $3 }
     END { printf "%s: %d hits of %d, %.1f MiB sent, %.1f MiB received; %.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
                  v, hits, NR, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"
+done
+# What the bots spent per action beside the tool (their --timings lines)
+bot_phases() {  # VARIANT
+  "${BENCH_PYTHON3:-python3}" - "$1" "${began[$1]}" "${ended[$1]}" "$scratch"/bot-timings.* <<'PY'
+import statistics, sys
+variant, began, ended = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+phases, gaps, bots = {"inputs": [], "run": [], "outputs": []}, [], 0
+for path in sys.argv[4:]:
+    rows = [line.split() for line in open(path)]
+    rows = [(float(r[0]), float(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in rows
+            if began <= float(r[0]) <= ended]
+    bots += 1
+    for taken, inputs, run, outputs, done in rows:
+        phases["inputs"].append(inputs); phases["run"].append(run); phases["outputs"].append(outputs)
+    gaps += [b[0] - a[4] for a, b in zip(rows, rows[1:])]
+if phases["run"]:
+    busy = sum(sum(v) for v in phases.values())
+    print("%s: bots ran %d actions; per action (median): inputs %.3f s, tool %.3f s, outputs %.3f s, "
+          "between actions %.3f s; the tools ran %.0f %% of the bots' time (%d bots), fetching and sending "
+          "%.0f %%" % (variant, len(phases["run"]), *(statistics.median(phases[k]) for k in ("inputs", "run", "outputs")),
+                       statistics.median(gaps) if gaps else 0, 100 * sum(phases["run"]) / (bots * (ended - began)),
+                       bots, 100 * (busy - sum(phases["run"])) / (bots * (ended - began))))
+PY
+}
+for variant in cold warm; do
+  [ -z "${began[$variant]:-}" ] || ! ls "$scratch"/bot-timings.* > /dev/null 2>&1 || bot_phases "$variant"
 done
 ! part reapi || grep -h 'running the step locally' "$scratch/cold.log" "$scratch/warm.log" | sort | uniq -c | head -5 || true
 

@@ -22,8 +22,6 @@
 namespace fastcuda {
 namespace {
 
-std::string PoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
-
 /// NinjaPath for one graph, and whether its steps run where Ninja does.
 class PathMapper {
  public:
@@ -314,7 +312,10 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
   StepInvocation reading;
   reading.reads_log = shared.reads_log;
   writer.Variable("read_options", JoinShellWords(reading.SharedWords()));
-  for (const auto& [kind, depth] : pools) writer.Pool(PoolName(kind), depth);
+  std::set<std::string> declared;
+  for (const auto& [kind, pool] : pools) {
+    if (declared.insert(pool.name).second) writer.Pool(pool.name, pool.depth);
+  }
   for (StepKind kind : kAllKinds) {
     // restat: `fastcuda step` keeps an output that came out unchanged, with
     // its old mtime, and Ninja then skips the steps that depend on it.
@@ -325,7 +326,8 @@ void WriteStepRules(NinjaWriter& writer, const PoolDepths& pools, const Fragment
       rule.variables.push_back({"depfile", "$depfile"});
       rule.variables.push_back({"deps", "gcc"});
     }
-    if (pools.count(kind)) rule.variables.push_back({"pool", PoolName(kind)});
+    if (auto pool = pools.find(kind); pool != pools.end())
+      rule.variables.push_back({"pool", pool->second.name});
     writer.Rule(rule);
   }
 }

@@ -5,6 +5,7 @@
 
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
 #include "src/base/make_flags.h"
 #include "src/base/process.h"
 #include "src/base/toolchain_environment.h"
@@ -70,7 +71,7 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
   if (int status = PrepareGraph(options, io); status != 0) return status;
   NinjaRun ninja;
   ninja.dir = options.out_dir;
-  ninja.jobs = options.jobs;
+  ninja.jobs = GraphNinjaJobs(options, io.environment, MachineLimitsHere(io.fs).cpus);
   ninja.lock_fd = lock.fd();
   // Where make runs other recipes beside this one (the module's
   // fastcuda_graph under `make -jN`), their lines would be written after a

@@ -55,8 +55,9 @@ int GenerateForCall(const GenOptions& options, const CommandIo& io) {
   fragment.fastcuda = SelfExecutable();
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
-  WriteCallManifest(graph, fragment, ParsePoolDepths(options.pools), options.out_dir,
-                    PlanLimits(io.environment, options.jobs, MachineLimitsHere(io.fs)), io.fs);
+  MachineLimits machine = MachineLimitsHere(io.fs);
+  WriteCallManifest(graph, fragment, GraphPools(options, io.environment, machine.cpus), options.out_dir,
+                    PlanLimits(io.environment, options.jobs, machine), io.fs);
   return 0;
 }
 
@@ -237,7 +238,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.regenerate_inputs = {options.compdb};
   manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), generation.inputs.begin(),
                                     generation.inputs.end());
-  manifest.pools = ParsePoolDepths(options.pools);
+  manifest.pools = GraphPools(options, context.environment, context.machine.cpus);
   const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
   if (part) {

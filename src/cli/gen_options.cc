@@ -134,8 +134,24 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   return command;
 }
 
+PoolDepths GraphPools(const GenOptions& options, const std::map<std::string, std::string>& environment,
+                      unsigned cpus) {
+  return WithRemotePools(ParsePoolDepths(options.pools), RemoteKinds(options.launchers),
+                         RemoteJobsOf(environment, cpus));
+}
+
+unsigned GraphNinjaJobs(const GenOptions& options, const std::map<std::string, std::string>& environment,
+                        unsigned cpus) {
+  if (options.jobs || RemoteKinds(options.launchers).empty()) return options.jobs;
+  RemoteJobs jobs = RemoteJobsOf(environment, cpus);
+  return jobs.local + jobs.remote;
+}
+
 std::string GenerationKey(const GenOptions& options, const std::map<std::string, std::string>& environment) {
-  return JoinShellWords(GenCommandLine(options)) + "\n" + EnvironmentKey(ToolchainEnvironment(environment));
+  // The remote jobs are the depths of the graph's pools.
+  return JoinShellWords(GenCommandLine(options)) + "\n" + EnvironmentKey(ToolchainEnvironment(environment)) +
+         "\n" + EnvironmentValue(environment, "FASTCUDA_LOCAL_JOBS") + " " +
+         EnvironmentValue(environment, "FASTCUDA_REMOTE_JOBS");
 }
 
 }  // namespace fastcuda

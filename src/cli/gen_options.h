@@ -9,6 +9,7 @@
 
 #include "src/graph/compile_modes.h"
 #include "src/graph/launchers.h"
+#include "src/plan/pool_depths.h"
 
 namespace fastcuda {
 
@@ -63,6 +64,18 @@ GenOptions ParseGenOptions(const std::vector<std::string>& args,
 
 /// The compile modes that the options' mode texts name.
 CompileModes CompileModesOf(const GenOptions& options);
+
+/// The pools of a graph generated with `options` (--pools, and where its
+/// device compiles run remotely, WithRemotePools of RemoteJobsOf
+/// `environment` on a machine of `cpus`).
+PoolDepths GraphPools(const GenOptions& options, const std::map<std::string, std::string>& environment,
+                      unsigned cpus);
+
+/// The -j that runs the graph of `options`: theirs, else where its device
+/// compiles run remotely, RemoteJobsOf's local and remote jobs together,
+/// else 0 (NinjaJobArguments decides).
+unsigned GraphNinjaJobs(const GenOptions& options, const std::map<std::string, std::string>& environment,
+                        unsigned cpus);
 
 /// The `fastcuda gen` call that regenerates with the same options.
 std::vector<std::string> GenCommandLine(const GenOptions& options);

@@ -6,6 +6,7 @@
 #include "src/base/build_load.h"
 #include "src/base/directory_lock.h"
 #include "src/base/file_system.h"
+#include "src/base/machine.h"
 #include "src/base/ninja_command_line.h"
 #include "src/base/ninja_jobs.h"
 #include "src/base/process.h"
@@ -64,7 +65,7 @@ ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>
                        int lock_fd, BuildProgress* progress, const CommandIo& io) {
   NinjaRun ninja;
   ninja.dir = options.out_dir;
-  ninja.jobs = options.jobs;
+  ninja.jobs = GraphNinjaJobs(options, io.environment, MachineLimitsHere(io.fs).cpus);
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock_fd;
   ninja.keep_going = keep_going;

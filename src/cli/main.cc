@@ -104,6 +104,8 @@ environment: FASTCUDA_JOBS, FASTCUDA_NINJA, FASTCUDA_POOLS (e.g. cicc=4,ptxas=8)
              FASTCUDA_EARLY_HOST=on|off (the host compile does not wait for the device code),
              FASTCUDA_HOST_LAUNCHER (runs the host compiles: ccache, distcc...),
              FASTCUDA_DEVICE_LAUNCHER (runs cicc, ptxas, fatbinary: sccache, a remote runner),
+             FASTCUDA_REMOTE=grpc://HOST:PORT (FastCuda's remote client runs them), with
+             FASTCUDA_LOCAL_JOBS and FASTCUDA_REMOTE_JOBS (the steps at once on each side),
              FASTCUDA_PROGRESS=0 (no progress of a graph run as a job of a Ninja)
 )";
 

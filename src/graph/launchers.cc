@@ -106,6 +106,15 @@ bool RunsRemotely(const std::vector<std::string>& argv) {
   return argv.size() > 2 && argv[1] == "--remote" && argv[0].ends_with("fastcuda-remote");
 }
 
+std::set<StepKind> RemoteKinds(const StepLaunchers& launchers) {
+  if (!RunsRemotely(launchers.device)) return {};
+  std::set<StepKind> kinds;
+  for (StepKind kind : kAllKinds) {
+    if (IsDeviceCompile(kind)) kinds.insert(kind);
+  }
+  return kinds;
+}
+
 VersionProbe VersionProbeOf(CommandRunner& runner) {
   return [&runner](const std::string& program) { return ProgramVersion(runner, program); };
 }

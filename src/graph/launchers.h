@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
 std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
 /// True for a step's command that RemoteLauncher starts.
 bool RunsRemotely(const std::vector<std::string>& argv);
+/// The kinds of step that `launchers` run on remote workers (RemoteLauncher):
+/// cicc, ptxas and fatbinary, or none.
+std::set<StepKind> RemoteKinds(const StepLaunchers& launchers);
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;

@@ -4,9 +4,25 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "src/base/ninja_jobs.h"
 #include "src/base/text.h"
+#include "src/base/toolchain_environment.h"
 
 namespace fastcuda {
+
+namespace {
+
+/// A kind's own pool's name, as ParsePoolDepths makes it.
+std::string OwnPoolName(StepKind kind) { return "fastcuda_" + Lower(StepKindName(kind)); }
+
+/// The count `name` of `environment` sets, or `otherwise` where it is unset or 0.
+unsigned JobsSetting(const std::map<std::string, std::string>& environment, const char* name,
+                     unsigned otherwise) {
+  unsigned set = ParseJobCount(EnvironmentValue(environment, name, "0"), name);
+  return set ? set : otherwise;
+}
+
+}  // namespace
 
 PoolDepths ParsePoolDepths(const std::string& text) {
   PoolDepths pools;
@@ -25,9 +41,29 @@ PoolDepths ParsePoolDepths(const std::string& text) {
     if (kind == std::end(kAllKinds)) throw std::invalid_argument("unknown step kind: " + name);
     int depth = std::stoi(item.substr(eq + 1));
     if (depth < 1) throw std::invalid_argument("pool depth must be at least 1: " + item);
-    pools[*kind] = depth;
+    pools[*kind] = {OwnPoolName(*kind), depth};
   }
   return pools;
+}
+
+RemoteJobs RemoteJobsOf(const std::map<std::string, std::string>& environment, unsigned cpus) {
+  RemoteJobs jobs;
+  jobs.local = JobsSetting(environment, "FASTCUDA_LOCAL_JOBS", std::max(1u, cpus));
+  // A remote step spends part of its time in transfers and the service's
+  // queue: a few per local job keep the workers busy.
+  jobs.remote = JobsSetting(environment, "FASTCUDA_REMOTE_JOBS", 4 * jobs.local);
+  return jobs;
+}
+
+PoolDepths WithRemotePools(PoolDepths configured, const std::set<StepKind>& remote_kinds,
+                           const RemoteJobs& jobs) {
+  if (remote_kinds.empty()) return configured;
+  for (StepKind kind : kAllKinds) {
+    if (configured.count(kind)) continue;
+    configured[kind] = remote_kinds.count(kind) ? StepPool{"fastcuda_remote", static_cast<int>(jobs.remote)}
+                                                : StepPool{"fastcuda_local", static_cast<int>(jobs.local)};
+  }
+  return configured;
 }
 
 }  // namespace fastcuda

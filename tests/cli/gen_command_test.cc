@@ -199,3 +199,24 @@ TEST_CASE("--remote needs FastCuda's remote client beside the binary; the unit t
           {"--compdb", "/build/db.json", "--out", "/build/fc", "--remote", "grpc://10.0.0.1:8980"}, {}),
       doctest::Contains("without its remote client"), std::invalid_argument);
 }
+
+TEST_CASE("gen on fakes: with remote device compiles, local and remote steps each have their share") {
+  FakeFileSystem disk({{"/build/db.json", kDatabase}});
+  FakeDryrunRunner runner;
+  GenOptions options = ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc"}, {});
+  options.launchers.device = RemoteLauncher("/opt/bin/fastcuda-remote", "grpc://h:1");
+  std::map<std::string, std::string> environment = {{"FASTCUDA_REMOTE_JOBS", "12"}};
+  WriteGeneration(GenerateForDatabase(options, Context(environment), runner, disk), "/build/fc", disk);
+  const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
+  CHECK(manifest.find("pool fastcuda_local\n  depth = 4\n") != std::string::npos);
+  CHECK(manifest.find("pool fastcuda_remote\n  depth = 12\n") != std::string::npos);
+  CHECK(CountMatches(manifest, "pool = fastcuda_remote\n") == 3);  // the CICC, PTXAS and FATBINARY rules
+  // Without -j, Ninja runs both shares at once; -j still caps them.
+  CHECK(GraphNinjaJobs(options, environment, 4) == 16);
+  CHECK(GraphNinjaJobs(options, {}, 4) == 20);
+  options.jobs = 6;
+  CHECK(GraphNinjaJobs(options, environment, 4) == 6);
+  CHECK(GraphNinjaJobs(Options(), environment, 4) == 2);
+  // The shares are the pools' depths: a changed one generates anew.
+  CHECK(GenerationKey(options, environment) != GenerationKey(options, {}));
+}

@@ -120,6 +120,14 @@ TEST_CASE("FASTCUDA_REMOTE makes FastCuda's remote client the device launcher, w
   CHECK(LaunchersFrom(environment, "").device.empty());
 }
 
+TEST_CASE("the remote kinds: cicc, ptxas and fatbinary where the remote client runs them, else none") {
+  StepLaunchers launchers = LaunchersFrom({{"FASTCUDA_REMOTE", "grpc://h:1"}}, "/opt/bin/fastcuda-remote");
+  CHECK(RemoteKinds(launchers) ==
+        std::set<StepKind>{StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary});
+  CHECK(RemoteKinds(LaunchersFrom({{"FASTCUDA_DEVICE_LAUNCHER", "sccache"}})).empty());
+  CHECK(RemoteKinds(StepLaunchers{}).empty());
+}
+
 TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {
   std::vector<std::string> asked;
   VersionProbe probe = [&](const std::string& program) {

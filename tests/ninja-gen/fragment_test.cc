@@ -227,6 +227,20 @@ TEST_CASE("pool depths: written as pools the rules use") {
         std::string::npos);
 }
 
+TEST_CASE("pool depths: a pool that several kinds share is declared once") {
+  NinjaWriter writer;
+  WriteStepRules(writer, WithRemotePools({}, {StepKind::kCicc, StepKind::kPtxas}, {4, 16}),
+                 FragmentOptions{});
+  const std::string& text = writer.text();
+  CHECK(text.find("pool fastcuda_remote\n  depth = 16\n") != std::string::npos);
+  CHECK(text.find("pool fastcuda_remote\n", text.find("pool fastcuda_remote\n") + 1) == std::string::npos);
+  CHECK(text.find("pool fastcuda_local\n  depth = 4\n") != std::string::npos);
+  CHECK(text.find("rule PTXAS\n") < text.find("pool = fastcuda_remote\n", text.find("rule PTXAS\n")));
+  CHECK(text.find("rule HOST_CC\n") != std::string::npos);
+  CHECK(text.find("pool = fastcuda_local\n", text.find("rule HOST_CC\n")) <
+        text.find("rule ", text.find("rule HOST_CC\n") + 1));
+}
+
 TEST_CASE("own module id and auto split: fastcuda writes the id, the wrapper picks the threads") {
   StepGraphOptions graph_options{"/src", "/b/w dir"};
   graph_options.modes = {ModuleIdMode::kOwn, {SplitCompile::Mode::kAuto, 0}};

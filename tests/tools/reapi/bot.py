@@ -20,11 +20,16 @@ step longer than that (a heavy cicc) would otherwise lose its bot, and the
 next bot, for good. Where the server has dropped its session all the same,
 it opens a new one.
 
+With --timings FILE it appends a line per action: when the bot took its
+lease, the seconds it spent fetching the inputs, running the tool and
+sending the outputs, when it reported the result (time.time()), and the
+tool's name: what a worker spends beside the tool (bench/remote_build.sh).
+
 With --token-file FILE it sends `authorization: Bearer TOKEN`, the file's
 text, with every call (a server that checks JWTs).
 
 usage: bot.py --remote URL --log FILE [--instance NAME] [--workdir DIR] [--hold SECONDS] [--busy SECONDS]
-              [--token-file FILE]
+              [--token-file FILE] [--timings FILE]
 """
 import argparse
 import io
@@ -51,17 +56,22 @@ BOT_OK = 1  # bots_pb2.BotStatus.OK
 POLL_S = 5
 
 
-def run_action(channel, instance, action, workroot, log):
+def run_action(channel, instance, action, workroot, log, timing):
+    """Runs `action`, putting in `timing` the tool's name and the seconds its
+    inputs, its run and its outputs took."""
     root = tempfile.mkdtemp(prefix="action-", dir=workroot)
     try:
+        start = time.time()
         with download(channel, instance=instance) as dl:
             command = dl.get_message(action.command_digest, re_pb2.Command())
             dl.download_directory(action.input_root_digest, root)
+        timing["inputs"] = time.time() - start
         cwd = os.path.join(root, command.working_directory)
         outputs = list(command.output_paths) or list(command.output_files) + list(command.output_directories)
         for path in outputs:  # REAPI: the worker makes the outputs' directories
             os.makedirs(os.path.dirname(os.path.join(cwd, path)) or cwd, exist_ok=True)
         env = {e.name: e.value for e in command.environment_variables}
+        start = time.time()
         try:
             proc = subprocess.run(list(command.arguments), cwd=cwd, env=env, capture_output=True,
                                   stdin=subprocess.DEVNULL, timeout=action.timeout.seconds or None)
@@ -70,8 +80,10 @@ def run_action(channel, instance, action, workroot, log):
             exit_code, out, err = 127, b"", f"bot: {e}\n".encode()
         except subprocess.TimeoutExpired as e:
             exit_code, out, err = 124, e.stdout or b"", (e.stderr or b"") + b"bot: timeout\n"
+        timing["run"], timing["tool"] = time.time() - start, os.path.basename(command.arguments[0])
         with open(log, "a") as f:
             f.write(f"ran {os.path.basename(command.arguments[0])} {' '.join(outputs)}\n")
+        start = time.time()
 
         result = re_pb2.ActionResult(exit_code=exit_code)
         with upload(channel, instance=instance) as up:
@@ -83,6 +95,7 @@ def run_action(channel, instance, action, workroot, log):
                     digest = up.upload_file(full, queue=False)
                     result.output_files.add(path=path, digest=digest, is_executable=os.access(full, os.X_OK))
             up.flush()
+        timing["outputs"] = time.time() - start
         return result
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -129,6 +142,7 @@ def main():
     ap.add_argument("--hold", type=float, default=0)
     ap.add_argument("--busy", type=float, default=0)
     ap.add_argument("--token-file")
+    ap.add_argument("--timings")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     channel, _ = setup_channel(a.remote, auth_token=a.token_file)
@@ -141,6 +155,7 @@ def main():
             if a.hold:
                 print(f"bot: holding lease {lease.id}", flush=True)
                 time.sleep(a.hold)
+            taken, timing = time.time(), {}
             lease.state = ACTIVE
             beat, done = bots_pb2.BotSession(), threading.Event()
             beat.CopyFrom(session)  # its own copy: the lease below changes as the thread sends
@@ -149,7 +164,8 @@ def main():
             try:
                 time.sleep(a.busy)
                 a.busy = 0
-                result = run_action(channel, a.instance, action_of(channel, a.instance, lease), a.workdir, a.log)
+                result = run_action(channel, a.instance, action_of(channel, a.instance, lease), a.workdir, a.log,
+                                    timing)
                 lease.status.code = 0
                 lease.result.Pack(result)
             except Exception as e:  # the server reports it to the client
@@ -160,6 +176,10 @@ def main():
                 done.set()
                 beating.join()
             lease.state = COMPLETED
+            if a.timings and "outputs" in timing:
+                with open(a.timings, "a") as f:  # the result goes with the next UpdateBotSession
+                    f.write(f"{taken:.3f} {timing['inputs']:.3f} {timing['run']:.3f} {timing['outputs']:.3f} "
+                            f"{time.time():.3f} {timing['tool']}\n")
         keep = [lease for lease in session.leases if lease.state != CANCELLED]
         del session.leases[:]
         session.leases.extend(keep)
