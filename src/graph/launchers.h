@@ -37,9 +37,12 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
 std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
 /// True for a step's command that RemoteLauncher starts.
 bool RunsRemotely(const std::vector<std::string>& argv);
-/// The kinds of step that `launchers` run on remote workers (RemoteLauncher):
-/// cicc, ptxas and fatbinary, or none.
-std::set<StepKind> RemoteKinds(const StepLaunchers& launchers);
+/// The kinds of step that `launchers` run on remote workers: cicc, ptxas
+/// and fatbinary where FastCuda's client (RemoteLauncher) runs them, or
+/// another device launcher does and `environment` sets FASTCUDA_REMOTE_JOBS
+/// (a launcher that distributes: sccache-dist, rewrapper); else none.
+std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
+                               const std::map<std::string, std::string>& environment);
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;

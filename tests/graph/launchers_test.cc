@@ -120,12 +120,15 @@ TEST_CASE("FASTCUDA_REMOTE makes FastCuda's remote client the device launcher, w
   CHECK(LaunchersFrom(environment, "").device.empty());
 }
 
-TEST_CASE("the remote kinds: cicc, ptxas and fatbinary where the remote client runs them, else none") {
+TEST_CASE("the remote kinds: cicc, ptxas and fatbinary where a remote runs them, else none") {
   StepLaunchers launchers = LaunchersFrom({{"FASTCUDA_REMOTE", "grpc://h:1"}}, "/opt/bin/fastcuda-remote");
-  CHECK(RemoteKinds(launchers) ==
-        std::set<StepKind>{StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary});
-  CHECK(RemoteKinds(LaunchersFrom({{"FASTCUDA_DEVICE_LAUNCHER", "sccache"}})).empty());
-  CHECK(RemoteKinds(StepLaunchers{}).empty());
+  const std::set<StepKind> device = {StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary};
+  CHECK(RemoteKinds(launchers, {}) == device);
+  // Another device launcher distributes only where the user gives it remote jobs.
+  StepLaunchers sccache = LaunchersFrom({{"FASTCUDA_DEVICE_LAUNCHER", "sccache"}});
+  CHECK(RemoteKinds(sccache, {}).empty());
+  CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}) == device);
+  CHECK(RemoteKinds(StepLaunchers{}, {{"FASTCUDA_REMOTE_JOBS", "15"}}).empty());
 }
 
 TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {
