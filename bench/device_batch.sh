@@ -106,10 +106,13 @@
 #   remote-local  the remote benchmark's baselines, 48 mixed TUs x 5
 #      architectures: plain nvcc --threads 0 at -j 4 on 4 cores (guessed
 #      from its CPU time: 4-5 min) and FastCuda on all 16 (70 s)  (~6.5 min)
-#   remote-reapi  the same corpus with cicc, ptxas and fatbinary on 3 x 4
+#   remote-reapi  FastCuda all-local again (its step table feeds the
+#      model), then the same corpus with cicc, ptxas and fatbinary on 3 x 4
 #      remote cores through BuildGrid (bots in network namespaces): cold,
-#      then warm in a second build directory; with BENCH_WALLS="plain=S
-#      local=S" (remote-local's walls) it prints the goals   (~5 min, a guess)
+#      then warm in a second build directory; with BENCH_WALLS="plain=S"
+#      (remote-local's wall) it prints the goals, and the model's prediction
+#      of cold (263 + 143 s with one -j for both sides, 2026-12-05;
+#      the pools since: ~5 min guessed)                         (~7.5 min)
 #   remote-dist   the same through sccache-dist: cold and warm     (~4.5 min, a guess)
 #   tiny          1000 one-kernel TUs, one architecture: where a module
 #      build's time goes (one round, tables into $OUT), then plain
@@ -149,13 +152,13 @@
 #   hang under a call's 540-600 s limit still says where it was; their logs
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
 #   them too).
-# A plan (2026-12-05: noop, mem-limit with the ledger before the narrower
-# margins, and remote-local ran: plain=239.96 local=55.12): mem-limit (the
-# narrower margins; plain -j 4 again only where time allows: 110.6 s then),
-# remote-reapi with those BENCH_WALLS, remote-dist, then mem-budget, tiny,
-# samples, tiny-rounds (about 30 minutes for the first four with the
-# machine's start of about 100 s). Ask `status` before each call: a part
-# whose estimate passes budget_left_s is cut short.
+# A plan (2026-12-05 10:03-10:27 UTC: mem-limit, remote-reapi, remote-dist
+# and mem-budget ran with one -j for both sides of the remote builds;
+# remote-local before them: plain=239.96 local=55.12): remote-reapi and
+# remote-dist with BENCH_WALLS="plain=239.96 local=55.12", now with local
+# and remote pools; then tiny, samples, tiny-rounds (the machine goes back
+# 30 s after a call: make the calls back to back). Ask `status` before each
+# call: a part whose estimate passes budget_left_s is cut short.
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
@@ -278,7 +281,7 @@ case "$part$size" in
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-reapi | remote-reapi-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
-     step "${small[@]}" BENCH_REMOTE_PARTS=reapi BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
+     step "${small[@]}" BENCH_REMOTE_PARTS="local reapi" BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
        BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
        bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
   remote-dist | remote-dist-small)

@@ -468,12 +468,12 @@ for variant in cold warm; do
                  v, hits, NR, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"
 done
 # What the bots spent per action beside the tool (their --timings lines)
-bot_phases() {  # VARIANT
-  "${BENCH_PYTHON3:-python3}" - "$1" "${began[$1]}" "${ended[$1]}" "$scratch"/bot-timings.* <<'PY'
+bot_phases() {  # VARIANT: also SCRATCH/VARIANT.action_ms, the mean of a worker's time per action beside the tool
+  "${BENCH_PYTHON3:-python3}" - "$1" "${began[$1]}" "${ended[$1]}" "$scratch/$1.action_ms" "$scratch"/bot-timings.* <<'PY'
 import statistics, sys
-variant, began, ended = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+variant, began, ended, mean_file = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 phases, gaps, bots = {"inputs": [], "run": [], "outputs": []}, [], 0
-for path in sys.argv[4:]:
+for path in sys.argv[5:]:
     rows = [line.split() for line in open(path)]
     rows = [(float(r[0]), float(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in rows
             if began <= float(r[0]) <= ended]
@@ -488,11 +488,23 @@ if phases["run"]:
           "%.0f %%" % (variant, len(phases["run"]), *(statistics.median(phases[k]) for k in ("inputs", "run", "outputs")),
                        statistics.median(gaps) if gaps else 0, 100 * sum(phases["run"]) / (bots * (ended - began)),
                        bots, 100 * (busy - sum(phases["run"])) / (bots * (ended - began))))
+    beside = busy - sum(phases["run"]) + sum(gaps)
+    open(mean_file, "w").write("%.0f\n" % (1000 * beside / len(phases["run"])))
 PY
 }
 for variant in cold warm; do
   [ -z "${began[$variant]:-}" ] || ! ls "$scratch"/bot-timings.* > /dev/null 2>&1 || bot_phases "$variant"
 done
+# The model (bench/remote_scaling.py) replays the all-local build's steps
+# with this build's measured costs: its prediction against the cold wall
+if [ -s "$out/local.csv" ] && [ -s "$scratch/cold.action_ms" ] && [ -n "${wall[cold]:-}" ]; then
+  predicted=$(STATS="$scratch/cold.stats" ACTION_MS=$(cat "$scratch/cold.action_ms") WORKERS=12 \
+    "${BENCH_PYTHON3:-python3}" "$root/bench/remote_scaling.py" "$out/local.csv" 4 | awk '$1 == 12 { print $2 }') ||
+    predicted=''  # the model's own error above; the summary goes on
+  [ -z "$predicted" ] || echo "model: cold predicted $predicted s with 4 local cores and 12 workers" \
+    "($(cat "$scratch/cold.action_ms") ms a worker's per action beside the tool), measured ${wall[cold]} s:" \
+    "$(ratio "$predicted" "${wall[cold]}") (goal: within 10 %)"
+fi
 ! part reapi || grep -h 'running the step locally' "$scratch/cold.log" "$scratch/warm.log" | sort | uniq -c | head -5 || true
 
 # Every object's device code is plain nvcc's (or, where plain did not run

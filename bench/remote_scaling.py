@@ -14,15 +14,27 @@ is taken as PTX_SHARE of its .cpp1.ii (0.29: 0.8 MiB of PTX for 2.8 MiB of
 .cpp1.ii on average, docs/distributed.md); a cubin and a .fatbin.c are the
 table's own.
 
-Usage: bench/remote_scaling.py TABLE.csv [LOCAL_JOBS] [GBIT_PER_S] [ROUND_TRIP_MS]"""
+Measured costs, where a remote build was measured (bench/remote_build.sh
+prints them): STATS, the FASTCUDA_REMOTE_STATS file of that build, gives
+each remote kind's mean time in the client outside the remote action (the
+transfers and the client's own cost), which replaces the bandwidth and the
+round trip; ACTION_MS adds what a worker spends per action beside the tool
+(the service's dispatch, fetching inputs, sending outputs: the bots'
+timings). WORKERS lists the worker counts to predict (16 64 256).
+
+Usage: [STATS=FILE] [ACTION_MS=N] [WORKERS="N..."] bench/remote_scaling.py TABLE.csv [LOCAL_JOBS] [GBIT_PER_S] [ROUND_TRIP_MS]"""
 import csv
+import os
+import statistics
 import sys
 
 from simulate_schedule import ladder, remaining, simulate, steps_of
 
 REMOTE = {"CICC", "PTXAS", "FATBINARY"}
 PTX_SHARE = 0.29
-WORKERS = [16, 64, 256]
+WORKERS = [int(n) for n in os.environ.get("WORKERS", "16 64 256").split()]
+# A remote step's first output, as FASTCUDA_REMOTE_STATS names it, by kind
+STATS_SUFFIX = {"CICC": ".cudafe1.c", "PTXAS": ".cubin", "FATBINARY": ".image.fatbin"}
 
 
 def transfer_bytes(rows):
@@ -36,11 +48,27 @@ def transfer_bytes(rows):
         elif kind == "PTXAS":
             ptx = PTX_SHARE * size.get((tu, "CPP_DEVICE", arch.replace("sm_", "compute_")), 0)
             moved[(tu, kind, arch)] = ptx + own
+        elif kind == "FATBINARY" and arch:  # one image's
+            moved[(tu, kind, arch)] = size.get((tu, "PTXAS", arch), 0) + own
         elif kind == "FATBINARY":
             images = sum(v for k, v in size.items() if k[:2] == (tu, "PTXAS"))
             ptx = sum(PTX_SHARE * v for k, v in size.items() if k[:2] == (tu, "CPP_DEVICE"))
             moved[(tu, kind, arch)] = images + ptx + own
     return moved
+
+
+def client_ms(stats_path):
+    """kind -> mean ms a remote step spent in the client outside its remote
+    action, from a FASTCUDA_REMOTE_STATS file (wall, remote, transfer, hit,
+    sent, received, output; seconds)."""
+    spent = {kind: [] for kind in STATS_SUFFIX}
+    for line in open(stats_path):
+        wall, remote, output = float(line.split()[0]), float(line.split()[1]), line.split()[-1]
+        kind = max((k for k, suffix in STATS_SUFFIX.items() if output.endswith(suffix)),
+                   key=lambda k: len(STATS_SUFFIX[k]), default=None)
+        if kind:
+            spent[kind].append((wall - remote) * 1000)
+    return {kind: statistics.mean(ms) for kind, ms in spent.items() if ms}
 
 
 def main():
@@ -50,8 +78,11 @@ def main():
     round_trip_ms = float(sys.argv[4]) if len(sys.argv) > 4 else 100.0
     steps = steps_of(rows, False)
     measured_ms = sum(s["ms"] for s in steps.values())
+    action_ms = float(os.environ.get("ACTION_MS", "0"))
+    measured = client_ms(os.environ["STATS"]) if os.environ.get("STATS") else None
     for key, moved in transfer_bytes(rows).items():
-        steps[key]["ms"] += round(round_trip_ms + moved * 8 / (gbit * 1e9) * 1000)
+        outside = measured.get(key[1], 0) if measured else round_trip_ms + moved * 8 / (gbit * 1e9) * 1000
+        steps[key]["ms"] += round(outside + action_ms)
     pool_of = lambda key: "remote" if key[1] in REMOTE else "local"
     by_time = remaining(steps, lambda s: s["ms"])
     priority = ladder(steps, by_time)
@@ -62,8 +93,10 @@ def main():
     on_cores = simulate(steps_of(rows, False), priority, order, local)
     print(f"{len(steps)} steps, {measured_ms / 1000:.1f} s measured; all on {local} local cores: "
           f"{on_cores / 1000:.2f} s (simulated)")
-    print(f"remote: cicc, ptxas, fatbinary ({remote_ms / 1000:.1f} s with transfers at {gbit:g} Gbit/s "
-          f"and {round_trip_ms:g} ms a round trip); local: the rest ({local_ms / 1000:.1f} s) on {local} cores")
+    costs = (", ".join(f"{kind} {ms:.0f} ms" for kind, ms in measured.items()) + " in the client (measured)"
+             if measured else f"transfers at {gbit:g} Gbit/s and {round_trip_ms:g} ms a round trip")
+    print(f"remote: cicc, ptxas, fatbinary ({remote_ms / 1000:.1f} s with {costs}, {action_ms:g} ms a worker's "
+          f"per action); local: the rest ({local_ms / 1000:.1f} s) on {local} cores")
     print(f"floor: the longest chain {chain_ms / 1000:.2f} s; local work / {local}: {local_ms / local / 1000:.2f} s")
     print(f"{'workers':>8} {'predicted s':>12} {'bound s':>8} {'x bound':>8} {'x local':>8}")
     for workers in WORKERS:

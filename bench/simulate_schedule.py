@@ -18,7 +18,7 @@ import csv
 import heapq
 import sys
 
-KINDS = ["CPP_HOST", "CPP_DEVICE", "CUDAFE", "CICC", "PTXAS", "FATBINARY", "HOST_CC", "EMBED_FATBIN"]
+KINDS = ["CPP_HOST", "CPP_DEVICE", "CUDAFE", "CICC", "PTXAS", "FATBINARY", "FATBIN_STITCH", "HOST_CC", "EMBED_FATBIN"]
 
 
 def steps_of(rows, own_module_id):
@@ -28,12 +28,16 @@ def steps_of(rows, own_module_id):
         virtual = arch.replace("sm_", "compute_")
         ptxas = [key for key in steps if key[:2] == (tu, "PTXAS")]
         ciccs = sorted(key for key in steps if key[:2] == (tu, "CICC"))
+        # One fatbinary per TU, or (since) one per image that a stitch joins
+        images = [key for key in steps if key[:2] == (tu, "FATBINARY") and key[2]]
+        fatbin = (tu, "FATBIN_STITCH", "") if images else (tu, "FATBINARY", "")
         step["deps"] = {
             "CUDAFE": [(tu, "CPP_HOST", "")],
             "CICC": [(tu, "CPP_DEVICE", virtual)] + ([] if own_module_id else [(tu, "CUDAFE", "")]),
             "PTXAS": [(tu, "CICC", virtual)],
-            "FATBINARY": ptxas,
-            "HOST_CC": [(tu, "CUDAFE", ""), (tu, "FATBINARY", "")] + ciccs[-1:],
+            "FATBINARY": [(tu, "PTXAS", arch)] if arch else ptxas,
+            "FATBIN_STITCH": images,
+            "HOST_CC": [(tu, "CUDAFE", ""), fatbin] + ciccs[-1:],
         }.get(kind, [])
     return steps
 
