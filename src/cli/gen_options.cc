@@ -136,13 +136,15 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
 
 PoolDepths GraphPools(const GenOptions& options, const std::map<std::string, std::string>& environment,
                       unsigned cpus) {
-  return WithRemotePools(ParsePoolDepths(options.pools), RemoteKinds(options.launchers, environment),
+  return WithRemotePools(ParsePoolDepths(options.pools),
+                         RemoteKinds(options.launchers, environment, CompileModesOf(options).module_id),
                          RemoteJobsOf(environment, cpus));
 }
 
 unsigned GraphNinjaJobs(const GenOptions& options, const std::map<std::string, std::string>& environment,
                         unsigned cpus) {
-  if (options.jobs || RemoteKinds(options.launchers, environment).empty()) return options.jobs;
+  if (options.jobs || RemoteKinds(options.launchers, environment, CompileModesOf(options).module_id).empty())
+    return options.jobs;
   RemoteJobs jobs = RemoteJobsOf(environment, cpus);
   return jobs.local + jobs.remote;
 }

@@ -25,12 +25,18 @@ struct KnownLauncher {
 /// also knows cicc and ptxas since 0.9 (mozilla/sccache#2247; older ones
 /// fail on them), and cudafe++ since 0.10. None of them does anything with
 /// `-E` (the caches pass it straight to the compiler, distcc and icecc
-/// preprocess locally anyway), and none knows fatbinary.
+/// preprocess locally anyway), and none knows fatbinary. FastCuda's remote
+/// client runs the device compiles and cudafe++: their inputs are all in
+/// the work dir, and a cached cudafe++ gives back the module id it made,
+/// which nvcc makes anew in every run for some TUs (CUB's algorithms), so
+/// that their cicc hits too.
 constexpr KnownLauncher kKnownLaunchers[] = {
-    {"ccache", StepKind::kHostCompile, ""}, {"distcc", StepKind::kHostCompile, ""},
-    {"icecc", StepKind::kHostCompile, ""},  {"sccache", StepKind::kHostCompile, ""},
-    {"sccache", StepKind::kCicc, "0.9"},    {"sccache", StepKind::kPtxas, "0.9"},
-    {"sccache", StepKind::kCudafe, "0.10"},
+    {"ccache", StepKind::kHostCompile, ""},     {"distcc", StepKind::kHostCompile, ""},
+    {"icecc", StepKind::kHostCompile, ""},      {"sccache", StepKind::kHostCompile, ""},
+    {"sccache", StepKind::kCicc, "0.9"},        {"sccache", StepKind::kPtxas, "0.9"},
+    {"sccache", StepKind::kCudafe, "0.10"},     {"fastcuda-remote", StepKind::kCicc, ""},
+    {"fastcuda-remote", StepKind::kPtxas, ""},  {"fastcuda-remote", StepKind::kFatbinary, ""},
+    {"fastcuda-remote", StepKind::kCudafe, ""},
 };
 
 /// The numbers of a dotted version ("0.10.1" -> 0, 10, 1).
@@ -107,7 +113,8 @@ bool RunsRemotely(const std::vector<std::string>& argv) {
 }
 
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
-                               const std::map<std::string, std::string>& environment) {
+                               const std::map<std::string, std::string>& environment,
+                               ModuleIdMode module_id) {
   bool distributes =
       !launchers.device.empty() && !EnvironmentValue(environment, "FASTCUDA_REMOTE_JOBS").empty();
   if (!RunsRemotely(launchers.device) && !distributes) return {};
@@ -115,6 +122,7 @@ std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
   for (StepKind kind : kAllKinds) {
     if (IsDeviceCompile(kind)) kinds.insert(kind);
   }
+  if (RunsRemotely(launchers.device) && module_id == ModuleIdMode::kNvcc) kinds.insert(StepKind::kCudafe);
   return kinds;
 }
 
@@ -154,9 +162,9 @@ std::string UnversionedLaunchersReport(const std::map<std::string, std::string>&
 
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step) {
   bool host = step.kind == StepKind::kHostCompile;
-  // cudafe++ only through a tool known to cache it (never a remote runner's
-  // wrapper, which is told of cicc, ptxas and fatbinary alone), and only
-  // where it makes the module id.
+  // cudafe++ only through a tool known to cache or run it (never another
+  // remote runner's wrapper, which is told of cicc, ptxas and fatbinary
+  // alone), and only where it makes the module id.
   bool cudafe = step.kind == StepKind::kCudafe;
   if (step.outputs.empty() || (!host && !cudafe && !IsDeviceCompile(step.kind))) return {};
   if (cudafe && ReadsModuleId(step)) return {};

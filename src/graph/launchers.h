@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/base/process.h"
+#include "src/graph/compile_modes.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -38,11 +39,12 @@ std::vector<std::string> RemoteLauncher(const std::string& remote_client, const 
 /// True for a step's command that RemoteLauncher starts.
 bool RunsRemotely(const std::vector<std::string>& argv);
 /// The kinds of step that `launchers` run on remote workers: cicc, ptxas
-/// and fatbinary where FastCuda's client (RemoteLauncher) runs them, or
-/// another device launcher does and `environment` sets FASTCUDA_REMOTE_JOBS
-/// (a launcher that distributes: sccache-dist, rewrapper); else none.
+/// and fatbinary where FastCuda's client (RemoteLauncher) runs them, with
+/// cudafe++ where it makes nvcc's module id (`module_id`), or where another
+/// device launcher runs them and `environment` sets FASTCUDA_REMOTE_JOBS (a
+/// launcher that distributes: sccache-dist, rewrapper); else none.
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
-                               const std::map<std::string, std::string>& environment);
+                               const std::map<std::string, std::string>& environment, ModuleIdMode module_id);
 
 /// Tells the version of a launcher's program ("0.9.1"), or "" if it cannot.
 using VersionProbe = std::function<std::string(const std::string& program)>;
@@ -73,7 +75,8 @@ std::string UnversionedLaunchersReport(const std::map<std::string, std::string>&
 /// the host compile when the tool is not one of those. sccache knows cicc
 /// and ptxas since 0.9 (`launchers.versions`), and cudafe++ since 0.10:
 /// cudafe++ gets `device` (or else the nvcc command's launcher) only when
-/// that is sccache and cudafe++ writes the module id. Its hit gives back the
+/// that is sccache or FastCuda's remote client and cudafe++ writes the
+/// module id. Its hit gives back the
 /// id it stored, on which cicc's key depends: without it, a TU whose id
 /// cudafe++ makes anew in every run (it holds its process id) misses every
 /// cicc and ptxas.

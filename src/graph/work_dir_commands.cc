@@ -4,13 +4,18 @@
 #include <set>
 
 #include "src/base/text.h"
+#include "src/graph/launchers.h"
 #include "src/nvcc/ptx_line_table.h"
 
 namespace fastcuda {
 namespace {
 
-bool ReadsOnlyWorkFiles(StepKind kind) {
-  return kind == StepKind::kCicc || kind == StepKind::kPtxas || kind == StepKind::kFatbinary;
+/// Whether `step` reads and writes its TU's work files alone: cicc, ptxas,
+/// fatbinary, and cudafe++ where a remote runs it (elsewhere it keeps the
+/// paths nvcc gives it, which sccache's entries of `sccache nvcc` key on).
+bool ReadsOnlyWorkFiles(const GraphStep& step) {
+  return step.kind == StepKind::kCicc || step.kind == StepKind::kPtxas || step.kind == StepKind::kFatbinary ||
+         (step.kind == StepKind::kCudafe && RunsRemotely(step.argv));
 }
 
 /// True if `step` is a cicc that writes LTO-IR (`-lto`): NVVM records the
@@ -43,7 +48,7 @@ std::vector<std::string> NamesInWorkDir(const std::vector<std::string>& paths, c
 
 std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir,
                                            bool in_work_dir) {
-  if (step.launcher_words == 0 || !ReadsOnlyWorkFiles(step.kind)) return {};
+  if (step.launcher_words == 0 || !ReadsOnlyWorkFiles(step)) return {};
   return in_work_dir ? NamesInWorkDir(step.inputs, work_dir) : step.inputs;
 }
 
@@ -51,8 +56,7 @@ std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, 
   // Line information names the directory the tool runs in: cicc makes the
   // file names the preprocessor saw (relative ones too: `-Iinc`) absolute
   // from it, and -G records it itself; so does LTO-IR.
-  if (!ReadsOnlyWorkFiles(step.kind) || work_dir.empty() || WritesLineInformation(step.argv) ||
-      WritesLtoIr(step))
+  if (!ReadsOnlyWorkFiles(step) || work_dir.empty() || WritesLineInformation(step.argv) || WritesLtoIr(step))
     return std::nullopt;
   auto in_work_dir = [&](const std::string& path) { return path.starts_with(work_dir + "/"); };
   if (!std::all_of(step.inputs.begin(), step.inputs.end(), in_work_dir) ||

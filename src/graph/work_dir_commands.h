@@ -13,7 +13,7 @@
 namespace fastcuda {
 
 /// `step`'s command with every `WORK_DIR/` left out, where the step may run
-/// in `work_dir`: cicc, ptxas and fatbinary whose inputs and outputs are all
+/// in `work_dir`: cicc, ptxas and fatbinary (and cudafe++ run remotely) whose inputs and outputs are all
 /// the work directory's (not the `-cubin` or `-fatbin` output the user asked
 /// for), and whose command then names no path relative to the TU's directory
 /// (a word with a `/` that is not absolute; of the launcher's words, only its
@@ -25,7 +25,7 @@ std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, 
 /// The files `step` reads as its launcher is told them (FASTCUDA_STEP_INPUTS),
 /// relative to where it runs: bare where it runs in the work dir, else as the
 /// step names them (absolute, or relative to the TU's directory). None for a
-/// step without a launcher, or other than cicc, ptxas and fatbinary.
+/// step without a launcher, or other than cicc, ptxas, fatbinary and a remote cudafe++.
 std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir,
                                            bool in_work_dir);
 

@@ -90,6 +90,11 @@ TEST_CASE("cudafe++ goes through sccache only where it writes the module id, whi
   std::erase(reads_id.argv, "--gen_module_id_file");
   reads_id.outputs = {"k.cudafe1.cpp"};
   CHECK(LauncherFor(launchers, reads_id).empty());
+  // FastCuda's remote client runs it on the same terms; another remote runner never.
+  StepLaunchers remote{{}, RemoteLauncher("/opt/bin/fastcuda-remote", "grpc://h:1"), {}};
+  CHECK(LauncherFor(remote, writes_id) == remote.device);
+  CHECK(LauncherFor(remote, reads_id).empty());
+  CHECK(LauncherFor(StepLaunchers{{}, {"rexec"}, {}}, writes_id).empty());
 }
 
 TEST_CASE("a step that writes no file (ptxas checking a PTX-only target) runs locally") {
@@ -120,15 +125,18 @@ TEST_CASE("FASTCUDA_REMOTE makes FastCuda's remote client the device launcher, w
   CHECK(LaunchersFrom(environment, "").device.empty());
 }
 
-TEST_CASE("the remote kinds: cicc, ptxas and fatbinary where a remote runs them, else none") {
+TEST_CASE("the remote kinds: the device compiles and cudafe++ where a remote runs them, else none") {
   StepLaunchers launchers = LaunchersFrom({{"FASTCUDA_REMOTE", "grpc://h:1"}}, "/opt/bin/fastcuda-remote");
   const std::set<StepKind> device = {StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary};
-  CHECK(RemoteKinds(launchers, {}) == device);
+  std::set<StepKind> with_cudafe = device;
+  with_cudafe.insert(StepKind::kCudafe);
+  CHECK(RemoteKinds(launchers, {}, ModuleIdMode::kNvcc) == with_cudafe);
+  CHECK(RemoteKinds(launchers, {}, ModuleIdMode::kOwn) == device);  // cudafe++ reads FastCuda's id: local
   // Another device launcher distributes only where the user gives it remote jobs.
   StepLaunchers sccache = LaunchersFrom({{"FASTCUDA_DEVICE_LAUNCHER", "sccache"}});
-  CHECK(RemoteKinds(sccache, {}).empty());
-  CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}) == device);
-  CHECK(RemoteKinds(StepLaunchers{}, {{"FASTCUDA_REMOTE_JOBS", "15"}}).empty());
+  CHECK(RemoteKinds(sccache, {}, ModuleIdMode::kNvcc).empty());
+  CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc) == device);
+  CHECK(RemoteKinds(StepLaunchers{}, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc).empty());
 }
 
 TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {

@@ -109,3 +109,21 @@ TEST_CASE("a launcher is told the inputs as the step runs: bare in the work dir,
   host.launcher_words = 1;
   CHECK(InputsForLauncher(host, kWorkDir, false).empty());
 }
+
+TEST_CASE("cudafe++ that FastCuda's remote client runs names the work dir's files bare too") {
+  GraphStep cudafe = FirstOf(RecordedGraph("multi_gencode"), StepKind::kCudafe);
+  CHECK_FALSE(CommandInWorkDir(cudafe, kWorkDir));
+  const std::vector<std::string> client = {"/opt/bin/fastcuda-remote", "--remote", "grpc://h:1"};
+  cudafe.argv.insert(cudafe.argv.begin(), client.begin(), client.end());
+  cudafe.launcher_words = client.size();
+  std::optional<std::vector<std::string>> argv = CommandInWorkDir(cudafe, kWorkDir);
+  REQUIRE(argv);
+  for (const std::string& word : *argv) CHECK(word.find(kWorkDir) == std::string::npos);
+  CHECK(Contains(*argv, "kernel.cpp4.ii"));
+  CHECK(InputsForLauncher(cudafe, kWorkDir, true) == std::vector<std::string>{"kernel.cpp4.ii"});
+  // Through another launcher (sccache) it keeps nvcc's paths.
+  cudafe.argv.erase(cudafe.argv.begin(), cudafe.argv.begin() + 3);
+  cudafe.argv.insert(cudafe.argv.begin(), "sccache");
+  cudafe.launcher_words = 1;
+  CHECK_FALSE(CommandInWorkDir(cudafe, kWorkDir));
+}

@@ -9,7 +9,7 @@
 # output travels through the CAS. The server takes only calls with a JWT
 # (BuildGrid's jwt authorization, HS256): the bot sends its own, the builds
 # theirs through FASTCUDA_REMOTE_TOKEN_FILE. Two TUs for sm_80 through
-# `fastcuda build --compdb` (3 device steps each: cicc, ptxas, fatbinary):
+# `fastcuda build --compdb` (4 remote steps each: cudafe++, cicc, ptxas, fatbinary):
 #  cold         every device edge's command is fastcuda-remote's; every device
 #               step runs on the bot and misses; objects equal nvcc's;
 #               `fastcuda report` counts the misses per step kind
@@ -17,6 +17,9 @@
 #               module's FASTCUDA_REMOTE) in place of the variable: every device
 #               step hits the action cache, none runs on the bot; objects equal
 #               nvcc's
+#  module id    a TU whose module id nvcc makes anew in every run (CUB's
+#               pattern), built in a second build directory: cudafe++'s cached
+#               action gives back its id, and no step runs on the bot
 #  tls          the same after `ninja -t clean` through grpcs:// to the server's
 #               TLS port with FASTCUDA_REMOTE_TLS_CA naming its certificate:
 #               every step hits; without the CA (fallback off) the build fails
@@ -152,22 +155,23 @@ build() {  # LOG [VARIABLE=VALUE...]: builds project/graph with FASTCUDA_REMOTE=
   env FASTCUDA_REMOTE="$remote" "$@" "$FASTCUDA" build --compdb "$project/compile_commands.json" \
     --out "$project/graph" -j 2 "${build_args[@]}" > "$scratch/$log" 2>&1
 }
-device_steps() {  # the graph's device edges: "COUNT TOOL" lines
-  awk '$1 == "build" && match($0, /: (CICC|PTXAS|FATBINARY) /) { print tolower(substr($0, RSTART + 2, RLENGTH - 3)) }' \
+device_steps() {  # the graph's remote edges: "COUNT TOOL" lines
+  awk '$1 == "build" && match($0, /: (CUDAFE|CICC|PTXAS|FATBINARY) /) {
+         tool = tolower(substr($0, RSTART + 2, RLENGTH - 3)); print tool == "cudafe" ? "cudafe++" : tool }' \
     "$project/graph/build.ninja" | sort | uniq -c | awk '{ print $1, $2 }'
 }
 ran_since() {  # MARK: the bot's actions after its log had MARK lines, as device_steps
   tail -n +"$(($1 + 1))" "$scratch/bot.log" | awk '{ print $2 }' | sort | uniq -c | awk '{ print $1, $2 }'
 }
 lines() { wc -l < "$1"; }
-launched_all() {  # every device edge's command is the shipped client's, with the endpoint
-  awk -v client="$client --remote $remote" '$1 == "build" && $0 ~ /: (CICC|PTXAS|FATBINARY) / { edge = 1; next }
+launched_all() {  # every remote edge's command is the shipped client's, with the endpoint
+  awk -v client="$client --remote $remote" '$1 == "build" && $0 ~ /: (CUDAFE|CICC|PTXAS|FATBINARY) / { edge = 1; next }
        edge && $1 == "argv" { if (index($0, client) == 0) missed = 1; edge = 0 } END { exit missed }' \
     "$project/graph/build.ninja"
 }
-reported() {  # CICC-HITS CICC-MISSES PTXAS-HITS PTXAS-MISSES FATBINARY-HITS FATBINARY-MISSES: fastcuda report's counts
+reported() {  # HITS MISSES: fastcuda report's counts of each remote kind
   local wanted
-  wanted=$(printf '  %-10s %5d hit %5d miss\n' CICC "$1" "$2" FATBINARY "$5" "$6" PTXAS "$3" "$4")
+  wanted=$(printf '  %-10s %5d hit %5d miss\n' CICC "$1" "$2" CUDAFE "$1" "$2" FATBINARY "$1" "$2" PTXAS "$1" "$2")
   "$FASTCUDA" report "$project/graph" > "$scratch/report.txt" &&
     [ "$(sed -n '/^step cache, as the launchers said:$/,/^$/p' "$scratch/report.txt" | sed '1d;/^$/d')" = "$wanted" ] ||
     { echo "  fastcuda report says:"; sed -n '/^step cache/,/^$/p' "$scratch/report.txt"; return 1; }
@@ -176,10 +180,10 @@ reported() {  # CICC-HITS CICC-MISSES PTXAS-HITS PTXAS-MISSES FATBINARY-HITS FAT
 cold() {
   build cold.log && same_as_nvcc && launched_all || { tail -n 20 "$scratch/cold.log"; return 1; }
   [ "$(ran_since 0)" = "$(device_steps)" ] || { echo "  the bot ran:" $(ran_since 0) "; the graph has:" $(device_steps); return 1; }
-  [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 6 ] || { echo "  device steps:" $(device_steps); return 1; }
-  reported 0 2 0 2 0 2
+  [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 8 ] || { echo "  remote steps:" $(device_steps); return 1; }
+  reported 0 2
 }
-check "cold: every device step (2 cicc, 2 ptxas, 2 fatbinary) goes through fastcuda-remote to the bot and misses; nvcc's objects" cold
+check "cold: every remote step (2 each of cudafe++, cicc, ptxas, fatbinary) goes through fastcuda-remote to the bot and misses; nvcc's objects" cold
 
 warm() {
   local bot_mark
@@ -190,15 +194,36 @@ warm() {
   build_args=()
   same_as_nvcc && launched_all || return 1
   [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  the bot ran:" $(ran_since "$bot_mark"); return 1; }
-  reported 2 0 2 0 2 0
+  reported 2 0
 }
 check "warm: after ninja -t clean, with build --remote, every device step hits the action cache, none on the bot; nvcc's objects" warm
+
+# A TU whose module id cudafe++ makes anew in every run (its process id in
+# it, as in every TU of CUB's device-wide algorithms), built in two build
+# directories of the same source
+module_id_case() {
+  local bot_mark dir
+  printf 'template <typename T> __global__ void k(T *x) { x[threadIdx.x] *= 2; }\n%s\n%s\n' \
+    'template <typename T> void launch(T *x) { k<<<1, 32>>>(x); }' 'template void launch<float>(float *);' > "$project/c.cu"
+  for dir in b1 b2; do
+    mkdir -p "$scratch/$dir/obj"
+    printf '[{"directory": "%s", "file": "%s/c.cu", "output": "obj/c.o", "command": "%s %s -c %s/c.cu -o obj/c.o"}]\n' \
+      "$scratch/$dir" "$project" "$NVCC" "${archs[*]}" "$project" > "$scratch/$dir/compile_commands.json"
+    [ "$dir" = b1 ] || bot_mark=$(lines "$scratch/bot.log")
+    FASTCUDA_REMOTE="$remote" "$FASTCUDA" build --compdb "$scratch/$dir/compile_commands.json" --out "$scratch/$dir/graph" \
+      -j 2 > "$scratch/module_id_$dir.log" 2>&1 || { tail -n 5 "$scratch/module_id_$dir.log"; return 1; }
+  done
+  [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  the bot ran:" $(ran_since "$bot_mark"); return 1; }
+  same_object "$scratch/b2/obj/c.o" "$scratch/b1/obj/c.o"
+}
+check "module id: a TU whose id nvcc makes anew in every run hits every remote step in a second build directory" \
+  module_id_case
 
 tls() {
   local plain=$remote
   remote=grpcs://localhost:$tls_port
   ninja -C "$project/graph" -t clean > /dev/null && build tls.log FASTCUDA_REMOTE_TLS_CA="$scratch/tls.crt" &&
-    same_as_nvcc && launched_all && reported 2 0 2 0 2 0 || { tail -n 5 "$scratch/tls.log"; remote=$plain; return 1; }
+    same_as_nvcc && launched_all && reported 2 0 || { tail -n 5 "$scratch/tls.log"; remote=$plain; return 1; }
   ninja -C "$project/graph" -t clean > /dev/null
   ! build tls_unknown.log FASTCUDA_REMOTE_FALLBACK=off || { echo "  the build trusted an unknown certificate"; remote=$plain; return 1; }
   remote=$plain
@@ -214,7 +239,7 @@ else
 fi
 
 clean_tu() { ninja -C "$project/graph" -t clean "$project/obj/$1.o" > /dev/null; }  # TU: its steps to run again
-auth() {  # a's steps, then b's: each build runs 3 device steps
+auth() {  # a's steps, then b's: each build runs 4 remote steps
   local start real_secret=$jwt_secret
   clean_tu a
   # A token of another secret, renewed in place as an expired one would be:
@@ -235,13 +260,13 @@ auth() {  # a's steps, then b's: each build runs 3 device steps
     "$scratch/auth_none.log" || { echo "  no client error:"; tail -n 5 "$scratch/auth_none.log"; return 1; }
   [ ! -e "$project/obj/a.o" ] || { echo "  an object is left"; return 1; }
   jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
-  build auth_renewed.log && same_as_nvcc && reported 1 0 1 0 1 0 || { tail -n 5 "$scratch/auth_renewed.log"; return 1; }
+  build auth_renewed.log && same_as_nvcc && reported 1 0 || { tail -n 5 "$scratch/auth_renewed.log"; return 1; }
   # The token as FASTCUDA_REMOTE_HEADER's header instead; b's cubin kept
   # whole, not a stub: the broken-cache case finds its blob by its bytes
   clean_tu b
   build auth_header.log FASTCUDA_REMOTE_TOKEN_FILE= FASTCUDA_REMOTE_FALLBACK=off FASTCUDA_KEEP_INTERMEDIATES=1 \
     FASTCUDA_REMOTE_HEADER="Authorization: Bearer $(cat "$FASTCUDA_REMOTE_TOKEN_FILE")" &&
-    same_as_nvcc && reported 1 0 1 0 1 0 || { tail -n 5 "$scratch/auth_header.log"; return 1; }
+    same_as_nvcc && reported 1 0 || { tail -n 5 "$scratch/auth_header.log"; return 1; }
 }
 check "auth: a token refused runs a's steps locally, one line naming it; none, fallback off, fails; renewed or as a header, all hit" \
   auth
@@ -293,7 +318,7 @@ started_outputs_absent() {  # LOG: no output (nor a client's temporary) of a dev
                       <(expanded_manifest "$project/graph/build.ninja")); do
       [ ! -e "$output" ] || { echo "  $desc left $output"; return 1; }
     done
-  done < <(sed -n -E 's/^\[[0-9]+\/[0-9]+\] ((CICC|PTXAS|FATBINARY) .*a\.cu)$/\1/p' "$scratch/$1")
+  done < <(sed -n -E 's/^\[[0-9]+\/[0-9]+\] ((CUDAFE|CICC|PTXAS|FATBINARY) .*a\.cu)$/\1/p' "$scratch/$1")
   [ -z "$(find "$project/graph" -name '.*.fastcuda-remote-*')" ] || { echo "  temporaries left"; return 1; }
 }
 holding_since() {  # MARK: a bot said it holds a lease after bot.out had MARK lines
@@ -355,7 +380,7 @@ worker_lost() {
   [ "$status" = 0 ] || { echo "  the build failed ($status):"; tail -n 5 "$scratch/worker_lost.log"; return 1; }
   [ $((SECONDS - start)) -le 60 ] || { echo "  the build took $((SECONDS - start)) s"; return 1; }
   echo "  (the build ended $((SECONDS - lost_at)) s after its bot was lost)"
-  same_as_nvcc && ran_on_new_bot "$bot_mark" a.ptx a.sm_80.cubin a.fatbin.c
+  same_as_nvcc && ran_on_new_bot "$bot_mark" a.cudafe1.cpp a.ptx a.sm_80.cubin a.fatbin.c
 }
 ran_on_new_bot() {  # MARK OUTPUT...: the bot ran a step writing each OUTPUT after its log had MARK lines
   local mark=$1 output since
