@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Predicts the wall time of one measured FastCuda build (`fastcuda table
-DIR` CSV) with cicc, ptxas and fatbinary on W remote workers (a REAPI
+DIR` CSV) with cudafe++, cicc, ptxas and fatbinary on W remote workers (a REAPI
 service, sccache-dist) and the other steps on the local cores: the steps'
 measured times, plus for each remote step a round trip and the transfer of
 what it reads and writes at the given bandwidth. The priority ladder ranks
@@ -30,11 +30,11 @@ import sys
 
 from simulate_schedule import ladder, remaining, simulate, steps_of
 
-REMOTE = {"CICC", "PTXAS", "FATBINARY"}
+REMOTE = {"CUDAFE", "CICC", "PTXAS", "FATBINARY"}
 PTX_SHARE = 0.29
 WORKERS = [int(n) for n in os.environ.get("WORKERS", "16 64 256").split()]
 # A remote step's first output, as FASTCUDA_REMOTE_STATS names it, by kind
-STATS_SUFFIX = {"CICC": ".cudafe1.c", "PTXAS": ".cubin", "FATBINARY": ".image.fatbin"}
+STATS_SUFFIX = {"CUDAFE": ".cudafe1.cpp", "CICC": ".cudafe1.c", "PTXAS": ".cubin", "FATBINARY": ".image.fatbin"}
 
 
 def transfer_bytes(rows):
@@ -42,7 +42,9 @@ def transfer_bytes(rows):
     size = {(int(r["tu"]), r["kind"], r["arch"]): max(int(r["output_bytes"]), 0) for r in rows}
     moved = {}
     for (tu, kind, arch), own in size.items():
-        if kind == "CICC":
+        if kind == "CUDAFE":
+            moved[(tu, kind, arch)] = size.get((tu, "CPP_HOST", ""), 0) + own
+        elif kind == "CICC":
             source = size.get((tu, "CPP_DEVICE", arch), 0)
             moved[(tu, kind, arch)] = source + PTX_SHARE * source
         elif kind == "PTXAS":
@@ -95,7 +97,7 @@ def main():
           f"{on_cores / 1000:.2f} s (simulated)")
     costs = (", ".join(f"{kind} {ms:.0f} ms" for kind, ms in measured.items()) + " in the client (measured)"
              if measured else f"transfers at {gbit:g} Gbit/s and {round_trip_ms:g} ms a round trip")
-    print(f"remote: cicc, ptxas, fatbinary ({remote_ms / 1000:.1f} s with {costs}, {action_ms:g} ms a worker's "
+    print(f"remote: cudafe++, cicc, ptxas, fatbinary ({remote_ms / 1000:.1f} s with {costs}, {action_ms:g} ms a worker's "
           f"per action); local: the rest ({local_ms / 1000:.1f} s) on {local} cores")
     print(f"floor: the longest chain {chain_ms / 1000:.2f} s; local work / {local}: {local_ms / local / 1000:.2f} s")
     print(f"{'workers':>8} {'predicted s':>12} {'bound s':>8} {'x bound':>8} {'x local':>8}")
