@@ -55,7 +55,18 @@ int RegenerateRanked(const GenOptions& options, const CommandIo& io) {
   return GenerateIfNeeded(ranked, io);
 }
 
+void StartRemoteProxy(const StepLaunchers& launchers, CommandRunner& runner) {
+  if (!RunsRemotely(launchers.device)) return;
+  ProcessSpec start{{launchers.device[0], "--remote", launchers.device[2], "--start-proxy"}};
+  start.capture_output = true;
+  try {
+    runner.Run(start);
+  } catch (const std::exception&) {  // the steps start it themselves, or fall back
+  }
+}
+
 int PrepareGraph(const GenOptions& options, const CommandIo& io) {
+  StartRemoteProxy(options.launchers, io.runner);
   if (int status = GenerateIfNeeded(options, io); status != 0) return status;
   RemoveOrphanedIntermediates(options.out_dir, io.fs);
   RereadChangedSources(options.out_dir, options.out_dir, io.fs);

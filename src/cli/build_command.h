@@ -48,4 +48,11 @@ int RegenerateRanked(const GenOptions& options, const CommandIo& io);
 /// again (RereadChangedSources). Returns the generation's failure status, or 0.
 int PrepareGraph(const GenOptions& options, const CommandIo& io);
 
+/// Where `launchers` run steps on FastCuda's remote client, has it start
+/// its proxy in the background (`fastcuda-remote --start-proxy`, which
+/// returns at once), so that the first remote steps do not wait for the
+/// proxy's start. PrepareGraph does, first, so that the generation's time
+/// covers the start.
+void StartRemoteProxy(const StepLaunchers& launchers, CommandRunner& runner);
+
 }  // namespace fastcuda

@@ -30,3 +30,14 @@ TEST_CASE("on fakes: build hands the generation its parsed options, and generate
   CHECK(GenerateIfNeeded(options, fake.io) == 0);
   CHECK(fake.fs.MTime(GlobalManifestPath("/p/fc")) != generated);
 }
+
+TEST_CASE("a build with remote steps has the client start its proxy before the steps run; others do not") {
+  fastcuda::testing::FakeCommandRunner runner;
+  StartRemoteProxy(StepLaunchers{}, runner);
+  StartRemoteProxy(StepLaunchers{{}, {"sccache"}, {}}, runner);
+  CHECK(runner.ran.empty());
+  StartRemoteProxy(StepLaunchers{{}, RemoteLauncher("/opt/bin/fastcuda-remote", "grpc://h:1"), {}}, runner);
+  REQUIRE(runner.ran.size() == 1);
+  CHECK(runner.ran[0].argv ==
+        std::vector<std::string>{"/opt/bin/fastcuda-remote", "--remote", "grpc://h:1", "--start-proxy"});
+}

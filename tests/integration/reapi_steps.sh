@@ -10,6 +10,8 @@
 # (BuildGrid's jwt authorization, HS256): the bot sends its own, the builds
 # theirs through FASTCUDA_REMOTE_TOKEN_FILE. Two TUs for sm_80 through
 # `fastcuda build --compdb` (4 remote steps each: cudafe++, cicc, ptxas, fatbinary):
+#  start proxy  `fastcuda-remote --start-proxy` (what `fastcuda build` runs
+#               first) returns at once, and the proxy listens soon after
 #  cold         every device edge's command is fastcuda-remote's; every device
 #               step runs on the bot and misses; objects equal nvcc's;
 #               `fastcuda report` counts the misses per step kind
@@ -176,6 +178,17 @@ reported() {  # HITS MISSES: fastcuda report's counts of each remote kind
     [ "$(sed -n '/^step cache, as the launchers said:$/,/^$/p' "$scratch/report.txt" | sed '1d;/^$/d')" = "$wanted" ] ||
     { echo "  fastcuda report says:"; sed -n '/^step cache/,/^$/p' "$scratch/report.txt"; return 1; }
 }
+
+proxy_listening() { compgen -G "$proxies_dir/fastcuda-remote-*/*.sock" > /dev/null; }
+start_proxy() {  # as `fastcuda build` has it before the steps run
+  local start=$SECONDS
+  ! proxy_listening || { echo "  a proxy runs already"; return 1; }
+  "$client" --remote "$remote" --start-proxy || { echo "  it failed"; return 1; }
+  [ $((SECONDS - start)) -le 1 ] || { echo "  it took $((SECONDS - start)) s"; return 1; }
+  wait_for 15 proxy_listening || { echo "  no proxy listens"; return 1; }
+}
+check "start proxy: fastcuda-remote --start-proxy returns at once, and the proxy the steps use listens soon after" \
+  start_proxy
 
 cold() {
   build cold.log && same_as_nvcc && launched_all || { tail -n 20 "$scratch/cold.log"; return 1; }
