@@ -14,7 +14,8 @@
 #            (16) remote ones at once (FASTCUDA_LOCAL_JOBS, FASTCUDA_REMOTE_JOBS)
 #   warm     the same sources configured in a second build directory, built
 #            as cold with the action cache that cold filled
-#   dist_cold  FastCuda with FASTCUDA_DEVICE_LAUNCHER=sccache on sccache-dist
+#   dist_cold  FastCuda with FASTCUDA_DEVICE_LAUNCHER and FASTCUDA_HOST_LAUNCHER
+#            sccache (docs/distributed.md's setup) on sccache-dist
 #            (tests/tools/sccache_dist.sh): after the REAPI builds, whose bots
 #            and server it stops, a scheduler on the local cores and one
 #            build server in each of the 3 namespaces, pinned to its 4 cores;
@@ -22,10 +23,11 @@
 #            Every cudafe++, cicc and ptxas goes to sccache, which hands it
 #            to a build server where the scheduler has a slot (5 per 4-core
 #            server: 15), else compiles it locally; so the build runs
-#            BENCH_DIST_JOBS (15) cicc, ptxas and fatbinary steps at once
-#            (FASTCUDA_REMOTE_JOBS) and 4 others (FASTCUDA_LOCAL_JOBS). A
-#            one-TU build before it has sccache package cicc, ptxas and
-#            cudafe++ (its toolchains, once per toolkit and client: printed,
+#            BENCH_DIST_JOBS (15) cicc, ptxas, fatbinary and host compile
+#            steps at once (FASTCUDA_REMOTE_JOBS) and 4 others
+#            (FASTCUDA_LOCAL_JOBS). A
+#            one-TU build before it has sccache package cicc, ptxas,
+#            cudafe++ and gcc (its toolchains, once per toolkit and client: printed,
 #            not in the wall time)
 #   dist_warm  a second build directory, built as dist_cold with the cache
 #            that dist_cold filled (sccache's own, on the local disk)
@@ -389,7 +391,8 @@ sccache_dist_variants() {
   done
   client_config client "$dist_url"
   dist_build() {  # VARIANT
-    timed "$1" "$local_cores" env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" FASTCUDA_MEMORY_BUDGET=512G \
+    timed "$1" "$local_cores" env FASTCUDA_DEVICE_LAUNCHER="$sccache_bin/sccache" \
+      FASTCUDA_HOST_LAUNCHER="$sccache_bin/sccache" FASTCUDA_MEMORY_BUDGET=512G \
       FASTCUDA_LOCAL_JOBS=4 FASTCUDA_REMOTE_JOBS="${BENCH_DIST_JOBS:-15}" \
       "$fastcuda" build --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph"
   }

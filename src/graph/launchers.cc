@@ -115,14 +115,16 @@ bool RunsRemotely(const std::vector<std::string>& argv) {
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
                                const std::map<std::string, std::string>& environment,
                                ModuleIdMode module_id) {
-  bool distributes =
-      !launchers.device.empty() && !EnvironmentValue(environment, "FASTCUDA_REMOTE_JOBS").empty();
-  if (!RunsRemotely(launchers.device) && !distributes) return {};
+  // The user's word that the launchers distribute (sccache-dist, distcc).
+  bool distributing = !EnvironmentValue(environment, "FASTCUDA_REMOTE_JOBS").empty();
   std::set<StepKind> kinds;
-  for (StepKind kind : kAllKinds) {
-    if (IsDeviceCompile(kind)) kinds.insert(kind);
+  if (RunsRemotely(launchers.device) || (distributing && !launchers.device.empty())) {
+    for (StepKind kind : kAllKinds) {
+      if (IsDeviceCompile(kind)) kinds.insert(kind);
+    }
   }
   if (RunsRemotely(launchers.device) && module_id == ModuleIdMode::kNvcc) kinds.insert(StepKind::kCudafe);
+  if (distributing && !launchers.host.empty()) kinds.insert(StepKind::kHostCompile);
   return kinds;
 }
 

@@ -40,9 +40,10 @@ std::vector<std::string> RemoteLauncher(const std::string& remote_client, const 
 bool RunsRemotely(const std::vector<std::string>& argv);
 /// The kinds of step that `launchers` run on remote workers: cicc, ptxas
 /// and fatbinary where FastCuda's client (RemoteLauncher) runs them, with
-/// cudafe++ where it makes nvcc's module id (`module_id`), or where another
-/// device launcher runs them and `environment` sets FASTCUDA_REMOTE_JOBS (a
-/// launcher that distributes: sccache-dist, rewrapper); else none.
+/// cudafe++ where it makes nvcc's module id (`module_id`). Where
+/// `environment` sets FASTCUDA_REMOTE_JOBS, the user's word that the
+/// launchers distribute (sccache-dist, distcc, rewrapper): also those of
+/// another device launcher, and the host compile where a host launcher runs it.
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
                                const std::map<std::string, std::string>& environment, ModuleIdMode module_id);
 

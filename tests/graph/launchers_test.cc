@@ -137,6 +137,11 @@ TEST_CASE("the remote kinds: the device compiles and cudafe++ where a remote run
   CHECK(RemoteKinds(sccache, {}, ModuleIdMode::kNvcc).empty());
   CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc) == device);
   CHECK(RemoteKinds(StepLaunchers{}, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc).empty());
+  // A host launcher that distributes (distcc, sccache-dist) takes the host compile.
+  StepLaunchers distcc = LaunchersFrom({{"FASTCUDA_HOST_LAUNCHER", "distcc"}});
+  CHECK(RemoteKinds(distcc, {}, ModuleIdMode::kNvcc).empty());
+  CHECK(RemoteKinds(distcc, {{"FASTCUDA_REMOTE_JOBS", "48"}}, ModuleIdMode::kNvcc) ==
+        std::set<StepKind>{StepKind::kHostCompile});
 }
 
 TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {
