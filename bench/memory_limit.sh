@@ -5,7 +5,9 @@
 #   free     no limit: plain nvcc, --threads 0, FastCuda (the module) with its
 #            defaults, and FastCuda with FASTCUDA_MEMORY_BUDGET = plain's peak,
 #            a first build and a clean rebuild that knows the steps' peaks;
-#            wall, CPU and peak memory (MemTotal - MemAvailable, lib.sh)
+#            wall, CPU and peak memory (MemTotal - MemAvailable, lib.sh); and
+#            the floor of any schedule within that budget (the rebuild's
+#            steps' peak x time / budget)
 #   limited  inside a memory cgroup of LIMIT_MIB (default 3/5 of plain's peak
 #            from `free`; no swap): plain nvcc and --threads 0 at -j $jobs,
 #            killed or not, and FastCuda with its defaults (its budget from
@@ -59,6 +61,13 @@ run_free() {
     remember "free.$variant.wall" "$(median "$work/free.$variant" 1)"
     remember "free.$variant.peak_mib" "$(median "$work/free.$variant" 3)"
   done
+  # The floor of any schedule that never passes the budget: each step may
+  # reach its peak at any time, so it holds it for its whole run; the
+  # steps' peak x time over the budget (the rebuild's step table)
+  "$FASTCUDA_BINARY" table "$work/module/fastcuda" > "$work/free.budget_known.csv" &&
+    remember free.budget_floor "$(awk -F, -v budget="${budget%M}" \
+      'NR > 1 && $NF > 0 { mib_s += $(NF - 2) / 1000 * $NF / 1024 } END { printf "%.1f", mib_s / budget }' \
+      "$work/free.budget_known.csv")"
   summary_header "no limit" threads0
   local threads0
   threads0=$(result free.threads0.wall)
@@ -67,6 +76,8 @@ run_free() {
     summary_row "$variant" "$work/free.$variant" "$threads0"
   done
   echo "budget, budget_known: FastCuda with FASTCUDA_MEMORY_BUDGET=$budget (plain's peak); budget_known a clean rebuild"
+  echo "floor within that budget (the steps' peak x time / budget): $(result free.budget_floor) s;" \
+    "0.9 x --threads 0: $(awk -v t="$threads0" 'BEGIN { printf "%.1f", 0.9 * t }') s"
 }
 
 make_limited_cgroup() {

@@ -57,7 +57,8 @@ int RegenerateRanked(const GenOptions& options, const CommandIo& io) {
 
 void StartRemoteProxy(const StepLaunchers& launchers, CommandRunner& runner) {
   if (!RunsRemotely(launchers.device)) return;
-  ProcessSpec start{{launchers.device[0], "--remote", launchers.device[2], "--start-proxy"}};
+  ProcessSpec start;
+  start.argv = {launchers.device[0], "--remote", launchers.device[2], "--start-proxy"};
   start.capture_output = true;
   try {
     runner.Run(start);
