@@ -156,9 +156,12 @@
 # and mem-budget ran with one -j for both sides of the remote builds;
 # remote-local before them: plain=239.96 local=55.12): remote-reapi and
 # remote-dist with BENCH_WALLS="plain=239.96 local=55.12", now with local
-# and remote pools; then tiny, samples, tiny-rounds (the machine goes back
-# 30 s after a call: make the calls back to back). Ask `status` before each
-# call: a part whose estimate passes budget_left_s is cut short.
+# and remote pools, cudafe++ remote and the proxy started first (the
+# model's prediction printed beside the cold build); then tiny, samples,
+# mem-budget (for the floor within plain's peak it now prints),
+# tiny-rounds (the machine goes back 30 s after a call: make the calls
+# back to back). Ask `status` before each call: a part whose estimate
+# passes budget_left_s is cut short.
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
