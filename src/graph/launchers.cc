@@ -85,6 +85,17 @@ bool ReadsModuleId(const Step& step) {
   return has("--module_id_file_name") && !has("--gen_module_id_file");
 }
 
+/// Whether the host launcher sends compiles to other machines: distcc and
+/// icecc do; sccache does where it is the device launcher too, which
+/// distributes (sccache-dist). Others (ccache, sccache beside FastCuda's
+/// remote client) compile here.
+bool HostLauncherDistributes(const StepLaunchers& launchers) {
+  if (launchers.host.empty()) return false;
+  const std::string tool = ToolOf(launchers.host);
+  return tool == "distcc" || tool == "icecc" ||
+         (launchers.host == launchers.device && !RunsRemotely(launchers.device));
+}
+
 }  // namespace
 
 StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment,
@@ -124,7 +135,7 @@ std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
     }
   }
   if (RunsRemotely(launchers.device) && module_id == ModuleIdMode::kNvcc) kinds.insert(StepKind::kCudafe);
-  if (distributing && !launchers.host.empty()) kinds.insert(StepKind::kHostCompile);
+  if (distributing && HostLauncherDistributes(launchers)) kinds.insert(StepKind::kHostCompile);
   return kinds;
 }
 

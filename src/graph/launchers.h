@@ -43,7 +43,9 @@ bool RunsRemotely(const std::vector<std::string>& argv);
 /// cudafe++ where it makes nvcc's module id (`module_id`). Where
 /// `environment` sets FASTCUDA_REMOTE_JOBS, the user's word that the
 /// launchers distribute (sccache-dist, distcc, rewrapper): also those of
-/// another device launcher, and the host compile where a host launcher runs it.
+/// another device launcher, and the host compile where the host launcher
+/// distributes (distcc, icecc, or the device launcher's own tool:
+/// sccache-dist), not where it caches here (ccache).
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
                                const std::map<std::string, std::string>& environment, ModuleIdMode module_id);
 

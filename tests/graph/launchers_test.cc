@@ -142,6 +142,15 @@ TEST_CASE("the remote kinds: the device compiles and cudafe++ where a remote run
   CHECK(RemoteKinds(distcc, {}, ModuleIdMode::kNvcc).empty());
   CHECK(RemoteKinds(distcc, {{"FASTCUDA_REMOTE_JOBS", "48"}}, ModuleIdMode::kNvcc) ==
         std::set<StepKind>{StepKind::kHostCompile});
+  StepLaunchers both_sccache =
+      LaunchersFrom({{"FASTCUDA_HOST_LAUNCHER", "sccache"}, {"FASTCUDA_DEVICE_LAUNCHER", "sccache"}});
+  CHECK(RemoteKinds(both_sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc)
+            .count(StepKind::kHostCompile));
+  // A cache of host compiles here stays local beside FastCuda's remote client.
+  StepLaunchers cached = LaunchersFrom(
+      {{"FASTCUDA_HOST_LAUNCHER", "ccache"}, {"FASTCUDA_REMOTE", "grpc://h:1"}}, "/opt/bin/fastcuda-remote");
+  CHECK_FALSE(RemoteKinds(cached, {{"FASTCUDA_REMOTE_JOBS", "64"}}, ModuleIdMode::kNvcc)
+                  .count(StepKind::kHostCompile));
 }
 
 TEST_CASE("planning runs no program: only the versions that matter are asked for, once, at the edge") {
