@@ -79,10 +79,9 @@ std::string UnversionedLaunchersReport(const std::map<std::string, std::string>&
 /// and ptxas since 0.9 (`launchers.versions`), and cudafe++ since 0.10:
 /// cudafe++ gets `device` (or else the nvcc command's launcher) only when
 /// that is sccache or FastCuda's remote client and cudafe++ writes the
-/// module id. Its hit gives back the
-/// id it stored, on which cicc's key depends: without it, a TU whose id
-/// cudafe++ makes anew in every run (it holds its process id) misses every
-/// cicc and ptxas.
+/// module id. Its hit gives back the id it stored, on which cicc's key
+/// depends: without it, a TU whose id cudafe++ makes anew in every run (it
+/// holds its process id) misses every cicc and ptxas.
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step);
 
 /// The variables to set for a step whose command is `argv`, where
