@@ -109,9 +109,10 @@ All but ``FASTCUDA_ENABLE`` and ``FASTCUDA_JOBS`` are advanced.
 .. variable:: FASTCUDA_REMOTE
 
   A REAPI endpoint, ``grpc://HOST:PORT`` or ``grpcs://HOST:PORT``: cicc,
-  ptxas and fatbinary run there through FastCuda's remote client (see the
-  README). Empty takes the ``FASTCUDA_REMOTE`` environment variable of the
-  build.
+  ptxas, fatbinary and cudafe++ run there through FastCuda's remote client
+  (see the README), at most ``FASTCUDA_REMOTE_JOBS`` of them at once and
+  ``FASTCUDA_LOCAL_JOBS`` local steps (environment variables of the build).
+  Empty takes the ``FASTCUDA_REMOTE`` environment variable of the build.
 
 .. variable:: FASTCUDA_EARLY_HOST
 
