@@ -136,9 +136,7 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
 
 PoolDepths GraphPools(const GenOptions& options, const std::map<std::string, std::string>& environment,
                       unsigned cpus) {
-  return WithRemotePools(ParsePoolDepths(options.pools),
-                         RemoteKinds(options.launchers, environment, CompileModesOf(options).module_id),
-                         RemoteJobsOf(environment, cpus));
+  return GraphPools(options.pools, options.launchers, CompileModesOf(options).module_id, environment, cpus);
 }
 
 unsigned GraphNinjaJobs(const GenOptions& options, const std::map<std::string, std::string>& environment,

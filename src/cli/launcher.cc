@@ -218,9 +218,8 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
   std::string manifest = GlobalManifestPath(graph.work_dir);
   unsigned jobs = ParseJobCount(EnvironmentValue(environment, "FASTCUDA_JOBS", "0"), "FASTCUDA_JOBS");
   PoolDepths pools =
-      WithRemotePools(ParsePoolDepths(EnvironmentValue(environment, "FASTCUDA_POOLS")),
-                      RemoteKinds(launchers, environment, CompileModesFrom(environment).module_id),
-                      RemoteJobsOf(environment, MachineLimitsHere(disk).cpus));
+      GraphPools(EnvironmentValue(environment, "FASTCUDA_POOLS"), launchers,
+                 CompileModesFrom(environment).module_id, environment, MachineLimitsHere(disk).cpus);
   // Calls for one object run one after another, as each nvcc call would
   // write the object whole; Ninja holds the lock until its last step ends.
   std::optional<DirectoryLock> lock;

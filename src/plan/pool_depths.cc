@@ -66,4 +66,10 @@ PoolDepths WithRemotePools(PoolDepths configured, const std::set<StepKind>& remo
   return configured;
 }
 
+PoolDepths GraphPools(const std::string& configured, const StepLaunchers& launchers, ModuleIdMode module_id,
+                      const std::map<std::string, std::string>& environment, unsigned cpus) {
+  return WithRemotePools(ParsePoolDepths(configured), RemoteKinds(launchers, environment, module_id),
+                         RemoteJobsOf(environment, cpus));
+}
+
 }  // namespace fastcuda

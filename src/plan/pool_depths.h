@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "src/graph/launchers.h"
 #include "src/nvcc/step.h"
 
 namespace fastcuda {
@@ -46,5 +47,12 @@ RemoteJobs RemoteJobsOf(const std::map<std::string, std::string>& environment, u
 /// the preprocessing need on the local CPUs, nor do these oversubscribe them.
 PoolDepths WithRemotePools(PoolDepths configured, const std::set<StepKind>& remote_kinds,
                            const RemoteJobs& jobs);
+
+/// The pools of a graph whose steps run through `launchers`: those
+/// `configured` text names (ParsePoolDepths), WithRemotePools of the kinds
+/// they run remotely (RemoteKinds under `module_id`) and RemoteJobsOf
+/// `environment` on `cpus` CPUs.
+PoolDepths GraphPools(const std::string& configured, const StepLaunchers& launchers, ModuleIdMode module_id,
+                      const std::map<std::string, std::string>& environment, unsigned cpus);
 
 }  // namespace fastcuda
