@@ -35,7 +35,8 @@
 # local, warm <= 0.15 x cold; the same for dist_cold and dist_warm), the
 # client's overhead per remote step (median, p99: the step's time in
 # fastcuda-remote outside the remote action and the transfers,
-# FASTCUDA_REMOTE_STATS), the bytes sent and received per build, the CPU
+# FASTCUDA_REMOTE_STATS) and its parts (in the proxy, hashing, the action
+# cache's answer, outside the proxy), the bytes sent and received per build, the CPU
 # time of the server, the database, the client's proxy and the bots beside
 # the steps, what a bot spends per action beside the tool, sccache's
 # counts (steps distributed, compiled locally after a failed or refused
@@ -461,11 +462,18 @@ if [ -n "${wall[dist_cold]:-}" ]; then
   goals dist_cold dist_warm
   cat "$scratch/dist_cold.counts" "$scratch/dist_warm.counts"
 fi
+overhead_line() {  # VARIANT WHAT EXPRESSION: median, p99 and max of a per-step time in ms
+  awk "{ print $3 * 1000 }" "$scratch/$1.stats" | sort -n | awk -v v="$1" -v what="$2" '
+    { o[NR] = $1 } END { if (NR) printf "%s: %s, %d remote steps: median %.1f ms, p99 %.1f ms, max %.1f ms\n",
+                                        v, what, NR, o[int((NR + 1) / 2)], o[int(NR * 0.99 + 0.999)], o[NR] }'
+}
 for variant in cold warm; do
   [ -f "$scratch/$variant.stats" ] || continue
-  awk '{ print ($1 - $2 - $3) * 1000 }' "$scratch/$variant.stats" | sort -n | awk -v v="$variant" '
-    { o[NR] = $1 } END { if (NR) printf "%s: %d remote steps, client overhead median %.1f ms, p99 %.1f ms, max %.1f ms\n",
-                                        v, NR, o[int((NR + 1) / 2)], o[int(NR * 0.99 + 0.999)], o[NR] }'
+  overhead_line "$variant" "client overhead" '($1 - $2 - $3)'
+  overhead_line "$variant" "of it in the proxy" '($7 - $2 - $3)'
+  overhead_line "$variant" "of it hashing inputs" '$8'
+  overhead_line "$variant" "of it asking the action cache" '$9'
+  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $7)'
   awk -v v="$variant" '{ hits += $4; sent += $5; received += $6; remote += $2; transfer += $3 }
     END { printf "%s: %d hits of %d, %.1f MiB sent, %.1f MiB received; %.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
                  v, hits, NR, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"

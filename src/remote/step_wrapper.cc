@@ -380,14 +380,20 @@ int main(int argc, char** argv) {
       close(said_fd);
     }
   }
-  // WALL REMOTE TRANSFER HIT SENT RECEIVED OUTPUT: seconds in the step, in
-  // the remote action and in the transfers (the rest is the client's), bytes.
-  if (std::string stats = Env("FASTCUDA_REMOTE_STATS"); !stats.empty() && fields.size() >= 9) {
+  // WALL REMOTE TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP OUTPUT:
+  // seconds in the step, in the remote action and in the transfers (the rest
+  // is the client's), bytes; then the client's share: seconds in the proxy
+  // (the rest is this wrapper's start, the socket and waits for a CPU), of
+  // which hashing the inputs and asking the action cache.
+  if (std::string stats = Env("FASTCUDA_REMOTE_STATS"); !stats.empty() && fields.size() >= 12) {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     char text[64];
     snprintf(text, sizeof text, "%.4f", wall);
-    AppendLine(stats, std::string(text) + " " + fields[5] + " " + fields[6] + " " + (hit ? "1" : "0") + " " +
-                          fields[7] + " " + fields[8] + " " + (outputs.empty() ? command[0] : outputs[0]));
+    std::string line = text;
+    for (const std::string& field : {fields[5], fields[6], std::string(hit ? "1" : "0"), fields[7], fields[8],
+                                     fields[9], fields[10], fields[11]})
+      line += " " + field;
+    AppendLine(stats, line + " " + (outputs.empty() ? command[0] : outputs[0]));
   }
   return atoi(fields[1].c_str());
 }
