@@ -278,19 +278,19 @@ case "$part$size" in
      cp "$memory_results" "$out/" || true ;;
   mem-budget-small) step FREE_VARIANTS="plain threads0" HEAVY_UNROLL=16 bench/memory_limit.sh free 2 80-real
      cp "$memory_results" "$out/" || true ;;
-  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_DEADLINE="$remote_deadline" BENCH_OUT="$out/remote" \
+  remote-local) step BENCH_REMOTE_PARTS="plain local" BENCH_DEADLINE="$remote_deadline" BENCH_OUT="$out/remote" BENCH_PACK=1 \
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-local-small) step BENCH_REMOTE_PARTS="plain local" BENCH_TUS=2 BENCH_ARCHS=80-real BENCH_OUT="$out/remote" \
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-reapi | remote-reapi-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
      step "${small[@]}" BENCH_REMOTE_PARTS="local reapi" BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
-       BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" \
+       BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" BENCH_PACK=1 \
        bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
   remote-dist | remote-dist-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
      step "${small[@]}" BENCH_REMOTE_PARTS=dist BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" \
-       BENCH_OUT="$out/remote" \
+       BENCH_OUT="$out/remote" BENCH_PACK=1 \
        bench/remote_build.sh build-carry/wheels-dist "$fastcuda_build_dir" ;;
   tiny) step KEEP_TABLES="$out/tiny" bench/first_build_anatomy.sh 1000 80-real 1 light
      step VARIANTS="plain:1 module:1" bench/compare_builds.sh 1000 80-real 1 light

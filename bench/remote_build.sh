@@ -36,9 +36,10 @@
 # client's overhead per remote step (median, p99: the step's time in
 # fastcuda-remote outside the remote action and the transfers,
 # FASTCUDA_REMOTE_STATS) and its parts (in the proxy, hashing, the action
-# cache's answer, outside the proxy), the bytes sent and received per build, the CPU
-# time of the server, the database, the client's proxy and the bots beside
-# the steps, what a bot spends per action beside the tool, sccache's
+# cache's answer, outside the proxy), the bytes sent and received per
+# build, the CPU time of the server, the database, the client's proxy and
+# the bots beside the steps, how busy the local and the other cores were
+# during each build, what a bot spends per action beside the tool, sccache's
 # counts (steps distributed, compiled locally after a failed or refused
 # distribution, cache hits), and checks that every object's device code
 # equals plain nvcc's.
@@ -91,7 +92,10 @@
 #   client's per-step records (cold.stats, warm.stats); where BENCH_OUT is
 #   given, also the logs of the run (their last 256 KiB each) in
 #   BENCH_OUT/logs, copied every 30 s and on every exit, so that a run
-#   killed from outside leaves them too.
+#   killed from outside leaves them too,
+#   BENCH_PACK (0): 1 packs what BENCH_OUT holds but summary.txt into
+#   BENCH_OUT/run.tar.gz on exit (with the bots' timings and the CPU
+#   samples), for a machine that returns few files.
 # Each phase says what it starts (`remote_build: ...`), every wait in it is
 # bounded, and one line a minute says how far a long one is: a hang says
 # where it stopped.
@@ -141,6 +145,16 @@ save_logs() {
     tail -c 262144 "$file" > "$BENCH_OUT/logs/${name//\//_}" 2> /dev/null || true
   done
 }
+# Under BENCH_PACK=1, all BENCH_OUT holds but summary.txt, with the bots'
+# timings and the CPU samples, packed into BENCH_OUT/run.tar.gz: one file
+# back from a machine that returns few
+pack_out() {
+  [ "${BENCH_PACK:-0}" = 1 ] && [ -d "${BENCH_OUT:-}/logs" ] || return 0
+  cat "$scratch"/bot-timings.* > "$BENCH_OUT/logs/bot-timings" 2> /dev/null || true
+  cp "$scratch/cpu.samples" "$BENCH_OUT/logs/" 2> /dev/null || true
+  (cd "$BENCH_OUT" && tar -czf run.tar.gz --exclude=summary.txt --exclude=run.tar.gz -- * &&
+    find . -mindepth 1 -maxdepth 1 -not -name summary.txt -not -name run.tar.gz -exec rm -rf {} +) || true
+}
 # The phases: each names itself (and its log) before it starts
 phase() {  # WHAT [LOG]
   printf '%s\t%s\n' "$1" "${2:-}" > "$scratch/phase"
@@ -157,15 +171,26 @@ watch_run() {
     log "still at \"$what\" ($SECONDS s in)${file:+: $(tail -n 1 "$file" 2> /dev/null | cut -c 1-160)}"
   done
 }
+# Every 2 s each CPU's counters (/proc/stat), for how busy the local and
+# the remote cores were during each build
+sample_cpus() {
+  while kill -0 $$ 2> /dev/null; do
+    { echo "time $(date +%s.%N)"; grep '^cpu[0-9]' /proc/stat; } >> "$scratch/cpu.samples"
+    sleep 2 > /dev/null 2>&1
+  done
+}
 phase "starting"
 watch_run &
 watcher=$!
+sample_cpus &
+sampler=$!
 on_exit=()  # the fixtures' cleanups, run on exit before the logs are saved
 finish() {
   local status=$? step
-  kill "$watcher" 2> /dev/null || true
+  kill "$watcher" "$sampler" 2> /dev/null || true
   for step in "${on_exit[@]}"; do "$step"; done
   save_logs
+  pack_out
   [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$scratch"
   return "$status"
 }
@@ -363,9 +388,8 @@ if part reapi; then  # BuildGrid's server and 3 x 4 bots
       FASTCUDA_LOCAL_JOBS=4 FASTCUDA_REMOTE_JOBS="${BENCH_REMOTE_JOBS:-16}" "$fastcuda" build \
       --compdb "$scratch/$1/compile_commands.json" --out "$scratch/$1/graph"
   }
-  remote_build cold
-  remote_build warm
-  variants+=(cold warm)
+  # A build past the deadline leaves the ones before it to the summary
+  soft=1 remote_build cold && variants+=(cold) && soft=1 remote_build warm && variants+=(warm)
 fi
 
 # sccache-dist, on the same namespaces and cores once BuildGrid is gone
@@ -441,7 +465,7 @@ mkdir -p "$out"
 for variant in local cold dist_cold; do
   [ ! -d "$scratch/$variant/graph" ] || "$fastcuda" table "$scratch/$variant/graph" > "$out/$variant.csv"
 done
-! part reapi || cp "$scratch/cold.stats" "$scratch/warm.stats" "$out/"
+! part reapi || cp "$scratch"/*.stats "$out/" 2> /dev/null || true
 exec > >(tee "$out/summary.txt")
 echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
 echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores"
@@ -503,8 +527,41 @@ if phases["run"]:
     open(mean_file, "w").write("%.0f\n" % (1000 * beside / len(phases["run"])))
 PY
 }
+# How busy the local cores and the remote ones were, build by build: idle
+# remote cores beside a full queue say the dispatch, busy ones the tools
+cores_busy() {  # VARIANT
+  "${BENCH_PYTHON3:-python3}" - "$1" "${began[$1]}" "${ended[$1]}" "$local_cores" "$scratch/cpu.samples" <<'PY'
+import sys
+variant, began, ended, local, path = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+first, last = local.split("-")
+local = set(range(int(first), int(last) + 1))
+samples, now = [], None
+for line in open(path):
+    f = line.split()
+    if f[0] == "time":
+        now = float(f[1])
+        samples.append((now, {}))
+    elif now is not None:
+        ticks = list(map(int, f[1:]))
+        samples[-1][1][int(f[0][3:])] = (sum(ticks) - ticks[3] - ticks[4], sum(ticks))  # busy, all
+inside = [s for s in samples if began <= s[0] <= ended]
+if len(inside) < 2:
+    sys.exit(0)
+(_, a), (_, b) = inside[0], inside[-1]
+def busy(cpus):
+    cpus = [c for c in cpus if c in a and c in b]
+    total = sum(b[c][1] - a[c][1] for c in cpus)
+    return 100 * sum(b[c][0] - a[c][0] for c in cpus) / total if total else 0
+remote = set(a) - local
+print("%s: local cores (%d) busy %.0f %%, the others (%d) %.0f %%" % (variant, len(local & set(a)), busy(local),
+                                                                   len(remote), busy(remote)))
+PY
+}
+for variant in "${variants[@]}"; do
+  [ ! -s "$scratch/cpu.samples" ] || [ -z "${ended[$variant]:-}" ] || cores_busy "$variant"
+done
 for variant in cold warm; do
-  [ -z "${began[$variant]:-}" ] || ! ls "$scratch"/bot-timings.* > /dev/null 2>&1 || bot_phases "$variant"
+  [ -z "${ended[$variant]:-}" ] || ! ls "$scratch"/bot-timings.* > /dev/null 2>&1 || bot_phases "$variant"
 done
 # The model (bench/remote_scaling.py) replays the all-local build's steps
 # with this build's measured costs: its prediction against the cold wall
