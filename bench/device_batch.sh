@@ -111,9 +111,11 @@
 #      remote cores through BuildGrid (bots in network namespaces): cold,
 #      then warm in a second build directory; with BENCH_WALLS="plain=S"
 #      (remote-local's wall) it prints the goals, and the model's prediction
-#      of cold (263 + 143 s with one -j for both sides, 2026-12-05;
-#      the pools since: ~5 min guessed)                         (~7.5 min)
-#   remote-dist   the same through sccache-dist: cold and warm     (~4.5 min, a guess)
+#      of cold (local 75 s and cold 349 s on 2026-12-05 12:36, when warm
+#      ran past the deadline: BENCH_REMOTE_PARTS=reapi leaves local out,
+#      BENCH_WALLS giving its wall)                  (~7.5 min, up to the 8.5)
+#   remote-dist   the same through sccache-dist: cold and warm (348 and 59 s
+#      on 2026-12-05 12:49)                                          (~7.2 min)
 #   tiny          1000 one-kernel TUs, one architecture: where a module
 #      build's time goes (one round, tables into $OUT), then plain
 #      against the module side by side, one round (75-80 s a build), and
@@ -151,17 +153,19 @@
 #   (510) seconds in, printing where and the ends of their logs, so that a
 #   hang under a call's 540-600 s limit still says where it was; their logs
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
-#   them too).
-# A plan (2026-12-05 10:03-10:27 UTC: mem-limit, remote-reapi, remote-dist
-# and mem-budget ran with one -j for both sides of the remote builds;
-# remote-local before them: plain=239.96 local=55.12): remote-reapi and
-# remote-dist with BENCH_WALLS="plain=239.96 local=55.12", now with local
-# and remote pools, cudafe++ remote and the proxy started first (the
-# model's prediction printed beside the cold build); then tiny, samples,
-# mem-budget (for the floor within plain's peak it now prints),
-# tiny-rounds (the machine goes back 30 s after a call: make the calls
-# back to back). Ask `status` before each call: a part whose estimate
-# passes budget_left_s is cut short.
+#   them too), packed with the rest into run.tar.gz when the part ends.
+# A plan (2026-12-05: mem-limit met its goal at 10:03; the remote builds
+# with local and remote pools at 12:36 and 12:49 took 349 and 348 s cold,
+# their remote steps 5 x their local time, cause not yet known; mem-budget
+# at 12:44 printed a floor that was no floor, since fixed): remote-reapi
+# with BENCH_REMOTE_PARTS=reapi BENCH_WALLS="plain=239.96 local=75.21"
+# (its summary says how busy the remote cores were and what the bots did
+# between actions: tools or dispatch), then remote-dist, mem-budget (the
+# floor from CPU time), tiny, samples, tiny-rounds (the machine goes back
+# 30 s after a call: make the calls back to back). Ask `status` before
+# each call: a part whose estimate passes budget_left_s is cut short. A
+# remote part returns $OUT/remote/summary.txt and run.tar.gz (the tables,
+# the client's stats, the bots' timings, the CPU samples and the logs).
 # SMALL=1: a few TUs, one or two architectures and light kernels, to check on a
 # small machine that a part runs end to end (the numbers mean little).
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
@@ -284,7 +288,8 @@ case "$part$size" in
        bench/remote_build.sh - "$fastcuda_build_dir" ;;
   remote-reapi | remote-reapi-small)
      [ "$size" = -small ] && small=(BENCH_TUS=2 BENCH_ARCHS=80-real) || small=()
-     step "${small[@]}" BENCH_REMOTE_PARTS="local reapi" BENCH_PREBUILT=1 BENCH_CLIENT_PYTHON="$(client_python)" \
+     step "${small[@]}" BENCH_REMOTE_PARTS="${BENCH_REMOTE_PARTS:-local reapi}" BENCH_PREBUILT=1 \
+       BENCH_CLIENT_PYTHON="$(client_python)" \
        BENCH_DEADLINE="$remote_deadline" BENCH_WALLS="${BENCH_WALLS:-}" BENCH_OUT="$out/remote" BENCH_PACK=1 \
        bench/remote_build.sh build-carry/wheels-reapi "$fastcuda_build_dir" ;;
   remote-dist | remote-dist-small)
