@@ -577,8 +577,42 @@ PY
 for variant in "${variants[@]}"; do
   [ ! -s "$scratch/cpu.samples" ] || [ -z "${ended[$variant]:-}" ] || cores_busy "$variant"
 done
+# Each remote step's time in three parts, from the client's record
+# (started, wall) and the bot's (taken, done) of the same output: before a
+# bot took it (the client's hashing, lookup and upload, the server's queue
+# and dispatch), on the bot, and after (the result's way back, the download)
+step_parts() {  # VARIANT
+  "${BENCH_PYTHON3:-python3}" - "$1" "$scratch/$1.stats" "$scratch"/bot-timings.* <<'PY'
+import collections, os, statistics, sys
+variant, stats = sys.argv[1], sys.argv[2]
+client = {}
+for line in open(stats):
+    f = line.split()
+    if len(f) >= 11 and f[3] == "0":  # executed, not a cache hit
+        client[os.path.basename(f[-1])] = (float(f[-2]), float(f[0]))
+parts = collections.defaultdict(lambda: ([], [], []))
+for path in sys.argv[3:]:
+    for line in open(path):
+        f = line.split()
+        if len(f) < 7 or os.path.basename(f[6]) not in client:
+            continue
+        started, wall = client[os.path.basename(f[6])]
+        taken, done = float(f[0]), float(f[4])
+        if not started <= taken <= done <= started + wall + 1:
+            continue  # another build's action of the same name
+        for part, seconds in zip(parts[f[5]], (taken - started, done - taken, started + wall - done)):
+            part.append(seconds)
+for tool, (before, on, after) in sorted(parts.items()):
+    print("%s: %s, %d steps: before a bot took it median %.2f s (sum %.0f), on the bot %.2f s (%.0f), "
+          "after %.2f s (%.0f)" % (variant, tool, len(on), statistics.median(before), sum(before),
+                                   statistics.median(on), sum(on), statistics.median(after), sum(after)))
+PY
+}
 for variant in cold warm; do
-  [ -z "${ended[$variant]:-}" ] || ! ls "$scratch"/bot-timings.* > /dev/null 2>&1 || bot_phases "$variant"
+  [ -z "${ended[$variant]:-}" ] || ! ls "$scratch"/bot-timings.* > /dev/null 2>&1 || {
+    bot_phases "$variant"
+    step_parts "$variant"
+  }
 done
 # The model (bench/remote_scaling.py) replays the all-local build's steps
 # with this build's measured costs: its prediction against the cold wall

@@ -282,6 +282,8 @@ int StartProxyInBackground(const std::string& remote) {
 
 int main(int argc, char** argv) {
   auto started = std::chrono::steady_clock::now();
+  const double started_epoch =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string remote = Env("FASTCUDA_REMOTE");
   size_t first = 0;
@@ -380,11 +382,12 @@ int main(int argc, char** argv) {
       close(said_fd);
     }
   }
-  // WALL REMOTE TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP OUTPUT:
+  // WALL REMOTE TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT:
   // seconds in the step, in the remote action and in the transfers (the rest
   // is the client's), bytes; then the client's share: seconds in the proxy
   // (the rest is this wrapper's start, the socket and waits for a CPU), of
-  // which hashing the inputs and asking the action cache.
+  // which hashing the inputs and asking the action cache; when the step
+  // started (seconds since the epoch), to set beside the worker's times.
   if (std::string stats = Env("FASTCUDA_REMOTE_STATS"); !stats.empty() && fields.size() >= 12) {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     char text[64];
@@ -393,7 +396,8 @@ int main(int argc, char** argv) {
     for (const std::string& field : {fields[5], fields[6], std::string(hit ? "1" : "0"), fields[7], fields[8],
                                      fields[9], fields[10], fields[11]})
       line += " " + field;
-    AppendLine(stats, line + " " + (outputs.empty() ? command[0] : outputs[0]));
+    snprintf(text, sizeof text, " %.3f ", started_epoch);
+    AppendLine(stats, line + text + (outputs.empty() ? command[0] : outputs[0]));
   }
   return atoi(fields[1].c_str());
 }

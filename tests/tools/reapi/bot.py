@@ -22,8 +22,10 @@ it opens a new one.
 
 With --timings FILE it appends a line per action: when the bot took its
 lease, the seconds it spent fetching the inputs, running the tool and
-sending the outputs, when it reported the result (time.time()), and the
-tool's name: what a worker spends beside the tool (bench/remote_build.sh).
+sending the outputs, when it reported the result (time.time()), the
+tool's name and its first output: what a worker spends beside the tool,
+and when, beside the client's records of the same steps
+(bench/remote_build.sh).
 
 With --token-file FILE it sends `authorization: Bearer TOKEN`, the file's
 text, with every call (a server that checks JWTs).
@@ -81,6 +83,7 @@ def run_action(channel, instance, action, workroot, log, timing):
         except subprocess.TimeoutExpired as e:
             exit_code, out, err = 124, e.stdout or b"", (e.stderr or b"") + b"bot: timeout\n"
         timing["run"], timing["tool"] = time.time() - start, os.path.basename(command.arguments[0])
+        timing["output"] = outputs[0] if outputs else "-"
         with open(log, "a") as f:
             f.write(f"ran {os.path.basename(command.arguments[0])} {' '.join(outputs)}\n")
         start = time.time()
@@ -179,7 +182,7 @@ def main():
             if a.timings and "outputs" in timing:
                 with open(a.timings, "a") as f:  # the result goes with the next UpdateBotSession
                     f.write(f"{taken:.3f} {timing['inputs']:.3f} {timing['run']:.3f} {timing['outputs']:.3f} "
-                            f"{time.time():.3f} {timing['tool']}\n")
+                            f"{time.time():.3f} {timing['tool']} {timing['output']}\n")
         keep = [lease for lease in session.leases if lease.state != CANCELLED]
         del session.leases[:]
         session.leases.extend(keep)
