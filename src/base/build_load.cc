@@ -50,26 +50,36 @@ std::optional<ProcessInfo> ReadProcess(const FileSystem& disk, int pid) {
   return process;
 }
 
-/// What BuildLoadOf needs of the machine's processes: `self`'s ancestors and
-/// the children of the Ninjas among them, a few dozen reads where a scan of
-/// /proc would read every process. A Ninja whose children cannot be listed
-/// (a kernel without /proc/PID/task/TID/children) counts as no Ninja, so
-/// that nothing splits rather than too much.
-std::vector<ProcessInfo> ReadBuildProcesses(const FileSystem& disk, int self) {
+/// `self` and its ancestors, nearest first, a few reads where a scan of
+/// /proc would read every process: what EnclosingNinja and
+/// EnclosingNinjaJobs need. A cycle (a recycled pid) or 64 levels end it.
+std::vector<ProcessInfo> ReadAncestry(const FileSystem& disk, int self) {
   std::vector<ProcessInfo> processes;
   std::set<int> seen;
-  std::string children;  // of every Ninja ancestor, separated by spaces
   for (int pid = self, depth = 0; pid > 0 && depth < 64 && seen.insert(pid).second; ++depth) {
     std::optional<ProcessInfo> process = ReadProcess(disk, pid);
     if (!process) break;
-    if (IsNinja(*process)) {
-      std::string task = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid);
-      std::optional<std::string> listed = disk.Read(task + "/children");
-      if (!listed) return {};
-      children += *listed + " ";
-    }
     pid = process->parent;
     processes.push_back(std::move(*process));
+  }
+  return processes;
+}
+
+/// What BuildLoadOf needs besides: the children of the Ninjas among
+/// `self`'s ancestors. A Ninja whose children cannot be listed (a kernel
+/// without /proc/PID/task/TID/children) counts as no Ninja, so that nothing
+/// splits rather than too much.
+std::vector<ProcessInfo> ReadBuildProcesses(const FileSystem& disk, int self) {
+  std::vector<ProcessInfo> processes = ReadAncestry(disk, self);
+  std::set<int> seen;
+  std::string children;  // of every Ninja ancestor, separated by spaces
+  for (const ProcessInfo& process : processes) {
+    seen.insert(process.pid);
+    if (!IsNinja(process)) continue;
+    std::string task = "/proc/" + std::to_string(process.pid) + "/task/" + std::to_string(process.pid);
+    std::optional<std::string> listed = disk.Read(task + "/children");
+    if (!listed) return {};
+    children += *listed + " ";
   }
   std::istringstream words(children);
   for (int child; words >> child;) {
@@ -175,7 +185,7 @@ std::optional<ProcessInfo> EnclosingNinja(const std::vector<ProcessInfo>& proces
 }
 
 std::optional<EnclosingNinjaProcess> EnclosingNinjaHere(const FileSystem& fs) {
-  std::optional<ProcessInfo> ninja = EnclosingNinja(ReadBuildProcesses(fs, getpid()), getpid());
+  std::optional<ProcessInfo> ninja = EnclosingNinja(ReadAncestry(fs, getpid()), getpid());
   if (!ninja) return std::nullopt;
   std::error_code error;
   std::filesystem::path cwd =
@@ -185,7 +195,7 @@ std::optional<EnclosingNinjaProcess> EnclosingNinjaHere(const FileSystem& fs) {
 }
 
 std::optional<int> EnclosingNinjaJobsHere(const FileSystem& fs) {
-  return EnclosingNinjaJobs(ReadBuildProcesses(fs, getpid()), getpid());
+  return EnclosingNinjaJobs(ReadAncestry(fs, getpid()), getpid());
 }
 
 BuildLoad CurrentBuildLoad(const FileSystem& fs, const std::map<std::string, std::string>& environment) {
