@@ -624,7 +624,7 @@ if [ -s "$out/local.csv" ] && [ -s "$scratch/cold.action_ms" ] && [ -n "${wall[c
     "($(cat "$scratch/cold.action_ms") ms a worker's per action beside the tool), measured ${wall[cold]} s:" \
     "$(ratio "$predicted" "${wall[cold]}") (goal: within 10 %)"
 fi
-! part reapi || grep -h 'running the step locally' "$scratch/cold.log" "$scratch/warm.log" | sort | uniq -c | head -5 || true
+! part reapi || grep -hs 'running the step locally' "$scratch/cold.log" "$scratch/warm.log" | sort | uniq -c | head -5 || true
 
 # Every object's device code is plain nvcc's (or, where plain did not run
 # here, the first variant's that did). Where the two builds' cudafe++ wrote
