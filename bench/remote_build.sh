@@ -340,6 +340,7 @@ timed() {  # VARIANT CORES COMMAND...: COMMAND (a program) pinned to CORES, boun
   began[$1]=$start
   pin "$2" timeout --foreground -k 10 "$(bound "${BENCH_BUILD_TIMEOUT:-1800}")" "${@:3}" > "$scratch/$1.log" 2>&1 || {
     log "$1 failed (exit $?; 124: stopped at its bound, BENCH_BUILD_TIMEOUT or BENCH_DEADLINE)"
+    ended[$1]=$(now)  # what it did until then, the bots' and the client's records, is still summed up
     tail -n 30 "$scratch/$1.log" >&2
     case $1 in
       cold | warm) tails "$scratch/bot.out" "$scratch/server.log" ;;
@@ -487,6 +488,10 @@ echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' 
 echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores," \
   "servers on cores $server_cores"
 for variant in "${variants[@]}"; do echo "$variant: ${wall[$variant]} s"; done
+for variant in "${!ended[@]}"; do  # cut short: what follows of it is up to then
+  [ -n "${wall[$variant]:-}" ] ||
+    echo "$variant: stopped after $(awk -v a="${began[$variant]}" -v b="${ended[$variant]}" 'BEGIN { printf "%.2f", b - a }') s, unfinished"
+done
 given_ratio() { [ -z "${wall[$1]:-}" ] || [ -z "${wall[$2]:-}" ] || ratio "${wall[$1]}" "${wall[$2]}"; }  # A B
 goals() {  # COLD WARM
   goal "$1 / plain nvcc --threads 0 on the local cores" "$(given_ratio "$1" plain)" 0.35
@@ -574,8 +579,8 @@ print("%s: local cores (%d) busy %.0f %%, the others (%d) %.0f %%" % (variant, l
                                                                    len(remote), busy(remote)))
 PY
 }
-for variant in "${variants[@]}"; do
-  [ ! -s "$scratch/cpu.samples" ] || [ -z "${ended[$variant]:-}" ] || cores_busy "$variant"
+for variant in "${!ended[@]}"; do
+  [ ! -s "$scratch/cpu.samples" ] || cores_busy "$variant"
 done
 # Each remote step's time in three parts, from the client's record
 # (started, wall) and the bot's (taken, done) of the same output: before a
