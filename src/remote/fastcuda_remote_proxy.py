@@ -504,10 +504,7 @@ class Client:
         action_digest, blobs = self.action_of(step)
         step.digest_s = time.monotonic() - started
         try:
-            result = self.rpc(step, self.action_cache.GetActionResult, re_pb2.GetActionResultRequest(
-                instance_name=self.config.instance, action_digest=action_digest, inline_stdout=True,
-                inline_stderr=True))
-            step.lookup_s = time.monotonic() - started - step.digest_s
+            result = self.ask_action_cache(step, action_digest)
             if result.exit_code == 0:
                 try:
                     stdout, stderr = self.write_outputs(step, result)
@@ -519,8 +516,17 @@ class Client:
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.NOT_FOUND:
                 raise
-            step.lookup_s = time.monotonic() - started - step.digest_s
         return self.run_action(step, action_digest, blobs, skip_cache=False)
+
+    def ask_action_cache(self, step, action_digest):
+        """The action cache's entry (GetActionResult), its time in step.lookup_s."""
+        started = time.monotonic()
+        try:
+            return self.rpc(step, self.action_cache.GetActionResult, re_pb2.GetActionResultRequest(
+                instance_name=self.config.instance, action_digest=action_digest, inline_stdout=True,
+                inline_stderr=True))
+        finally:
+            step.lookup_s = time.monotonic() - started
 
     def run_action(self, step, action_digest, blobs, skip_cache):
         for attempt in (0, 1):

@@ -176,6 +176,27 @@ class ClientTest(unittest.TestCase):
         os.utime(path, ns=(0, os.stat(path).st_mtime_ns + 10**9))
         self.assertEqual(client.file_digest(path), proxy.digest_of(b"int xy;\n"))
 
+    def test_a_downloaded_output_is_known_by_its_final_path(self):
+        client = self.client()
+        body = b"// PTX\n.version 9.0\n"
+        step = proxy.Step([self.scratch.name.encode(), b"", b"a.ptx", b"/usr/bin", b"cicc"], None)
+        result = re_pb2.ActionResult(exit_code=0)
+        result.output_files.add(path="a.ptx", digest=proxy.digest_of(body), contents=body)
+        client.write_outputs(step, result)
+        (temporary, final), = step.temporaries
+        os.rename(temporary, final)  # as the wrapper does
+        # Known from the download (a marked digest shows it is not read
+        # again), and in the CAS: ptxas's step hashes and asks nothing.
+        key, digest = client.digests[final]
+        self.assertEqual(digest, proxy.digest_of(body))
+        client.digests[final] = (key, proxy.digest_of(b"kept"))
+        self.assertEqual(client.file_digest(final), proxy.digest_of(b"kept"))
+        self.assertIn(digest.hash, client.present)
+        # Rewritten in place (a local run): hashed again.
+        with open(final, "wb") as f:
+            f.write(b"// other PTX\n")
+        self.assertEqual(client.file_digest(final), proxy.digest_of(b"// other PTX\n"))
+
 
 if __name__ == "__main__":
     unittest.main()
