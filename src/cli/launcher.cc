@@ -217,9 +217,9 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
   options.rerun_preprocessing = true;
   std::string manifest = GlobalManifestPath(graph.work_dir);
   unsigned jobs = ParseJobCount(EnvironmentValue(environment, "FASTCUDA_JOBS", "0"), "FASTCUDA_JOBS");
-  PoolDepths pools =
-      GraphPools(EnvironmentValue(environment, "FASTCUDA_POOLS"), launchers,
-                 CompileModesFrom(environment).module_id, environment, MachineLimitsHere(disk).cpus);
+  const MachineLimits machine = MachineLimitsHere(disk);
+  PoolDepths pools = GraphPools(EnvironmentValue(environment, "FASTCUDA_POOLS"), launchers,
+                                CompileModesFrom(environment).module_id, environment, machine.cpus);
   // Calls for one object run one after another, as each nvcc call would
   // write the object whole; Ninja holds the lock until its last step ends.
   std::optional<DirectoryLock> lock;
@@ -232,8 +232,7 @@ int LauncherMain(const std::vector<std::string>& all_args, const CommandIo& io) 
     disk.Remove(path);
   }
   try {
-    WriteCallManifest(graph, options, pools, graph.work_dir,
-                      PlanLimits(environment, jobs, MachineLimitsHere(disk)), disk);
+    WriteCallManifest(graph, options, pools, graph.work_dir, PlanLimits(environment, jobs, machine), disk);
   } catch (const UnnameablePath& unnameable) {
     run_nvcc_itself(unnameable.what());
   }
