@@ -128,13 +128,14 @@ std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
                                ModuleIdMode module_id) {
   // The user's word that the launchers distribute (sccache-dist, distcc).
   bool distributing = !EnvironmentValue(environment, "FASTCUDA_REMOTE_JOBS").empty();
+  bool own_client = RunsRemotely(launchers.device);
   std::set<StepKind> kinds;
-  if (RunsRemotely(launchers.device) || (distributing && !launchers.device.empty())) {
+  if (own_client || (distributing && !launchers.device.empty())) {
     for (StepKind kind : kAllKinds) {
       if (IsDeviceCompile(kind)) kinds.insert(kind);
     }
   }
-  if (RunsRemotely(launchers.device) && module_id == ModuleIdMode::kNvcc) kinds.insert(StepKind::kCudafe);
+  if (own_client && module_id == ModuleIdMode::kNvcc) kinds.insert(StepKind::kCudafe);
   if (distributing && HostLauncherDistributes(launchers)) kinds.insert(StepKind::kHostCompile);
   return kinds;
 }
