@@ -122,11 +122,16 @@ local_cores=${BENCH_LOCAL_CORES:-0-3}
 # run on the cluster's side, as they would beside real workers, not on the
 # client's cores that the build's local steps fill
 server_cores=${BENCH_SERVER_CORES:-4-15}
+# The machine's cores, counted once: once this shell is pinned to the local
+# cores, nproc says 4, and what it starts after would not be pinned at all
+# (the bots and servers then shared the local cores with the build)
+cores=$(nproc)
+layout=$([ "$cores" -ge 16 ] && echo 1 || echo 0)  # 1: the 16-core layout; 0: nothing pinned
 [ "$(id -u)" = 0 ] || { echo "remote_build: run as root (network namespaces)" >&2; exit 1; }
-[ "$(nproc)" -ge 16 ] || echo "remote_build: $(nproc) cores; the layout wants 16 (4 local + 3 x 4 remote)" >&2
+[ "$layout" = 1 ] || echo "remote_build: $cores cores; the layout wants 16 (4 local + 3 x 4 remote)" >&2
 # The tools it needs, found missing now, not minutes in
 needed=(objcopy)
-[ "$(nproc)" -lt 16 ] || needed+=(taskset)
+[ "$layout" = 0 ] || needed+=(taskset)
 ! part reapi && ! part dist || needed+=(ip runuser useradd)
 for tool in "${needed[@]}"; do
   command -v "$tool" > /dev/null || { echo "remote_build: no $tool here" >&2; exit 1; }
@@ -226,7 +231,7 @@ tails() {  # FILE...: the last lines of those that are there and not empty
 }
 export FASTCUDA_STEP_HISTORY=off  # first builds are first builds (bench/lib.sh)
 # The layout of 16 cores; on fewer (a smoke test) nothing is pinned.
-pin() { if [ "$(nproc)" -ge 16 ]; then taskset -c "$@"; else "${@:2}"; fi; }
+pin() { if [ "$layout" = 1 ]; then taskset -c "$@"; else "${@:2}"; fi; }
 
 # The Python environments, offline
 make_venv() {  # DIR
@@ -354,24 +359,24 @@ timed() {  # VARIANT CORES COMMAND...: COMMAND (a program) pinned to CORES, boun
   cpu_since "$cpu_before" > "$scratch/$1.cpu"
   log "$1: ${wall[$1]} s"
 }
-all_cores=0-$(($(nproc) - 1))
+all_cores=0-$((cores - 1))
 variants=()  # the builds of this run, in order
 ! part plain || { timed plain "$local_cores" cmake --build "$scratch/plain" -j 4 && variants+=(plain); }
 ! part local || { timed local "$all_cores" "$fastcuda" build --compdb "$scratch/local/compile_commands.json" \
-  --out "$scratch/local/graph" -j "$(nproc)" && variants+=(local); }
+  --out "$scratch/local/graph" -j "$cores" && variants+=(local); }
 # FUNCTION... run with this shell pinned to SERVER_CORES: what it starts
 # stays there
 on_server_cores() {
   local status=0
-  [ "$(nproc)" -lt 16 ] || taskset -cp "$server_cores" $$ > /dev/null
+  [ "$layout" = 0 ] || taskset -cp "$server_cores" $$ > /dev/null
   "$@" || status=$?
-  [ "$(nproc)" -lt 16 ] || taskset -cp "$local_cores" $$ > /dev/null
+  [ "$layout" = 0 ] || taskset -cp "$local_cores" $$ > /dev/null
   return "$status"
 }
 if part reapi || part dist; then
   # The 3 remote "machines": a network namespace each (this shell, and the
   # client-side processes it starts, pinned to the local cores)
-  [ "$(nproc)" -lt 16 ] || taskset -cp "$local_cores" $$ > /dev/null
+  [ "$layout" = 0 ] || taskset -cp "$local_cores" $$ > /dev/null
   bots=3 threads=200 pool=20
   source "$root/tests/tools/reapi/fixture.sh"
   use_own_proxies
@@ -392,7 +397,7 @@ if part reapi; then  # BuildGrid's server and 3 x 4 bots
   phase "starting 3 x 4 bots" "$scratch/bot.out"
   for n in 1 2 3; do
     for k in 1 2 3 4; do
-      bot_cpus=$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k \
+      bot_cpus=$([ "$layout" = 0 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k \
         start_bot "$n" --timings "$scratch/bot-timings.$n-$k" ||
         { log "bot $n$k did not start"; tails "$scratch/bot.out" "$scratch/server.log"; exit 1; }
     done
@@ -428,7 +433,7 @@ sccache_dist_variants() {
   phase "starting sccache-dist's scheduler and 3 build servers" "$scratch/scheduler.log"
   on_server_cores start_scheduler || { tail "$scratch/scheduler.log" >&2; return 1; }
   for n in 1 2 3; do
-    start_build_server "$n" "$([ "$(nproc)" -lt 16 ] || echo $((4 * n))-$((4 * n + 3)))" ||
+    start_build_server "$n" "$([ "$layout" = 0 ] || echo $((4 * n))-$((4 * n + 3)))" ||
       { tail "$scratch/scheduler.log" "$scratch/dist-server-$n.log" >&2; return 1; }
   done
   client_config client "$dist_url"
@@ -484,7 +489,7 @@ for variant in local cold dist_cold; do
 done
 ! part reapi || cp "$scratch"/*.stats "$out/" 2> /dev/null || true
 exec > >(tee "$out/summary.txt")
-echo "machine: $(nproc) cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
+echo "machine: $cores cores ($(sed -n '/^model name[[:space:]]*: /{s///p;q;}' /proc/cpuinfo)); $("$fastcuda" --version)"
 echo "corpus: $tus TUs (mixed, seed 1), CUDA_ARCHITECTURES=$archs; local cores $local_cores, 3 x 4 remote cores," \
   "servers on cores $server_cores"
 for variant in "${variants[@]}"; do echo "$variant: ${wall[$variant]} s"; done
