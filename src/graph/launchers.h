@@ -38,12 +38,12 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
 std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
 /// True for a step's command that RemoteLauncher starts.
 bool RunsRemotely(const std::vector<std::string>& argv);
-/// The kinds of step that `launchers` run on remote workers: cicc, ptxas
-/// and fatbinary where FastCuda's client (RemoteLauncher) runs them, with
-/// cudafe++ where it makes nvcc's module id (`module_id`). Where
-/// `environment` sets FASTCUDA_REMOTE_JOBS, the user's word that the
-/// launchers distribute (sccache-dist, distcc, rewrapper): also those of
-/// another device launcher, and the host compile where the host launcher
+/// The kinds of step that `launchers` run on remote workers: cicc and
+/// ptxas where FastCuda's client (RemoteLauncher) runs them, with cudafe++
+/// where it makes nvcc's module id (`module_id`). Where `environment` sets
+/// FASTCUDA_REMOTE_JOBS, the user's word that the launchers distribute
+/// (sccache-dist, distcc, rewrapper): also the device compiles another
+/// device launcher runs (LauncherFor), and the host compile where the host launcher
 /// distributes (distcc, icecc, or the device launcher's own tool:
 /// sccache-dist), not where it caches here (ccache).
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,

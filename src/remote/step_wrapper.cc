@@ -1,6 +1,6 @@
 // fastcuda-remote: the step wrapper of FastCuda's remote-execution client.
 //
-// FastCuda runs each cicc, ptxas and fatbinary step as
+// FastCuda runs each cicc, ptxas and cudafe++ step as
 // `fastcuda-remote --remote URL CMD ARGS...` where FASTCUDA_REMOTE is set.
 // This wrapper starts for every step, so it is a small native program (a
 // Python one would start in 10-20 ms): it hands the step to a long-running

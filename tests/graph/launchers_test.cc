@@ -61,6 +61,9 @@ TEST_CASE("FASTCUDA_DEVICE_LAUNCHER: cicc, ptxas and fatbinary, as far as a know
   CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}, "0.9.1") == "CICC PTXAS ");
   CHECK(Prefixed({{}, {"sccache"}, {}}, {"sccache"}, "0.8.2") == "");
   CHECK(Prefixed({{}, {"ccache"}, {}}, {"ccache"}) == "");
+  // FastCuda's client: fatbinary stays local (cudafe++ here reads no module id of its own)
+  std::vector<std::string> remote = RemoteLauncher("/opt/bin/fastcuda-remote", "grpc://h:1");
+  CHECK(Prefixed({{}, remote, {}}, remote) == "CUDAFE CICC PTXAS ");
 }
 
 TEST_CASE("FASTCUDA_HOST_LAUNCHER: the host compile only, never preprocessing") {
@@ -125,17 +128,25 @@ TEST_CASE("FASTCUDA_REMOTE makes FastCuda's remote client the device launcher, w
   CHECK(LaunchersFrom(environment, "").device.empty());
 }
 
-TEST_CASE("the remote kinds: the device compiles and cudafe++ where a remote runs them, else none") {
+TEST_CASE("the remote kinds: the device compiles and cudafe++ a remote runs, else none") {
   StepLaunchers launchers = LaunchersFrom({{"FASTCUDA_REMOTE", "grpc://h:1"}}, "/opt/bin/fastcuda-remote");
-  const std::set<StepKind> device = {StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary};
-  std::set<StepKind> with_cudafe = device;
+  // FastCuda's client: not fatbinary, milliseconds locally against a round trip
+  const std::set<StepKind> compiles = {StepKind::kCicc, StepKind::kPtxas};
+  std::set<StepKind> with_cudafe = compiles;
   with_cudafe.insert(StepKind::kCudafe);
   CHECK(RemoteKinds(launchers, {}, ModuleIdMode::kNvcc) == with_cudafe);
-  CHECK(RemoteKinds(launchers, {}, ModuleIdMode::kOwn) == device);  // cudafe++ reads FastCuda's id: local
-  // Another device launcher distributes only where the user gives it remote jobs.
+  CHECK(RemoteKinds(launchers, {}, ModuleIdMode::kOwn) == compiles);  // cudafe++ reads FastCuda's id: local
+  // Another device launcher distributes only where the user gives it remote
+  // jobs, and only what it runs: sccache cicc and ptxas from 0.9 on
   StepLaunchers sccache = LaunchersFrom({{"FASTCUDA_DEVICE_LAUNCHER", "sccache"}});
+  sccache.versions["sccache"] = "0.16.0";
   CHECK(RemoteKinds(sccache, {}, ModuleIdMode::kNvcc).empty());
-  CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc) == device);
+  CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc) == compiles);
+  sccache.versions["sccache"] = "0.8.2";
+  CHECK(RemoteKinds(sccache, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc).empty());
+  StepLaunchers rewrapper = LaunchersFrom({{"FASTCUDA_DEVICE_LAUNCHER", "rewrapper"}});
+  CHECK(RemoteKinds(rewrapper, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc) ==
+        std::set<StepKind>{StepKind::kCicc, StepKind::kPtxas, StepKind::kFatbinary});
   CHECK(RemoteKinds(StepLaunchers{}, {{"FASTCUDA_REMOTE_JOBS", "15"}}, ModuleIdMode::kNvcc).empty());
   // A host launcher that distributes (distcc, sccache-dist) takes the host compile.
   StepLaunchers distcc = LaunchersFrom({{"FASTCUDA_HOST_LAUNCHER", "distcc"}});

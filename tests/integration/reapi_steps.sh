@@ -9,7 +9,8 @@
 # output travels through the CAS. The server takes only calls with a JWT
 # (BuildGrid's jwt authorization, HS256): the bot sends its own, the builds
 # theirs through FASTCUDA_REMOTE_TOKEN_FILE. Two TUs for sm_80 through
-# `fastcuda build --compdb` (4 remote steps each: cudafe++, cicc, ptxas, fatbinary):
+# `fastcuda build --compdb` (3 remote steps each: cudafe++, cicc, ptxas; fatbinary
+# runs locally):
 #  start proxy  `fastcuda-remote --start-proxy` (what `fastcuda build` runs
 #               first) returns at once, and the proxy listens soon after
 #  cold         every device edge's command is fastcuda-remote's; every device
@@ -158,7 +159,7 @@ build() {  # LOG [VARIABLE=VALUE...]: builds project/graph with FASTCUDA_REMOTE=
     --out "$project/graph" -j 2 "${build_args[@]}" > "$scratch/$log" 2>&1
 }
 device_steps() {  # the graph's remote edges: "COUNT TOOL" lines
-  awk '$1 == "build" && match($0, /: (CUDAFE|CICC|PTXAS|FATBINARY) /) {
+  awk '$1 == "build" && match($0, /: (CUDAFE|CICC|PTXAS) /) {
          tool = tolower(substr($0, RSTART + 2, RLENGTH - 3)); print tool == "cudafe" ? "cudafe++" : tool }' \
     "$project/graph/build.ninja" | sort | uniq -c | awk '{ print $1, $2 }'
 }
@@ -166,14 +167,15 @@ ran_since() {  # MARK: the bot's actions after its log had MARK lines, as device
   tail -n +"$(($1 + 1))" "$scratch/bot.log" | awk '{ print $2 }' | sort | uniq -c | awk '{ print $1, $2 }'
 }
 lines() { wc -l < "$1"; }
-launched_all() {  # every remote edge's command is the shipped client's, with the endpoint
-  awk -v client="$client --remote $remote" '$1 == "build" && $0 ~ /: (CUDAFE|CICC|PTXAS|FATBINARY) / { edge = 1; next }
-       edge && $1 == "argv" { if (index($0, client) == 0) missed = 1; edge = 0 } END { exit missed }' \
+launched_all() {  # every remote edge's command is the shipped client's, with the endpoint; fatbinary's not
+  awk -v client="$client --remote $remote" '$1 == "build" && $0 ~ /: (CUDAFE|CICC|PTXAS|FATBINARY) / { edge = $0; next }
+       edge && $1 == "argv" { if ((index($0, client) == 0) != (edge ~ /: FATBINARY /)) missed = 1; edge = "" }
+       END { exit missed }' \
     "$project/graph/build.ninja"
 }
 reported() {  # HITS MISSES: fastcuda report's counts of each remote kind
   local wanted
-  wanted=$(printf '  %-10s %5d hit %5d miss\n' CICC "$1" "$2" CUDAFE "$1" "$2" FATBINARY "$1" "$2" PTXAS "$1" "$2")
+  wanted=$(printf '  %-10s %5d hit %5d miss\n' CICC "$1" "$2" CUDAFE "$1" "$2" PTXAS "$1" "$2")
   "$FASTCUDA" report "$project/graph" > "$scratch/report.txt" &&
     [ "$(sed -n '/^step cache, as the launchers said:$/,/^$/p' "$scratch/report.txt" | sed '1d;/^$/d')" = "$wanted" ] ||
     { echo "  fastcuda report says:"; sed -n '/^step cache/,/^$/p' "$scratch/report.txt"; return 1; }
@@ -193,10 +195,10 @@ check "start proxy: fastcuda-remote --start-proxy returns at once, and the proxy
 cold() {
   build cold.log && same_as_nvcc && launched_all || { tail -n 20 "$scratch/cold.log"; return 1; }
   [ "$(ran_since 0)" = "$(device_steps)" ] || { echo "  the bot ran:" $(ran_since 0) "; the graph has:" $(device_steps); return 1; }
-  [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 8 ] || { echo "  remote steps:" $(device_steps); return 1; }
+  [ "$(device_steps | awk '{ n += $1 } END { print n }')" = 6 ] || { echo "  remote steps:" $(device_steps); return 1; }
   reported 0 2
 }
-check "cold: every remote step (2 each of cudafe++, cicc, ptxas, fatbinary) goes through fastcuda-remote to the bot and misses; nvcc's objects" cold
+check "cold: every remote step (2 each of cudafe++, cicc, ptxas) goes through fastcuda-remote to the bot and misses, fatbinary runs locally; nvcc's objects" cold
 
 warm() {
   local bot_mark
@@ -252,7 +254,7 @@ else
 fi
 
 clean_tu() { ninja -C "$project/graph" -t clean "$project/obj/$1.o" > /dev/null; }  # TU: its steps to run again
-auth() {  # a's steps, then b's: each build runs 4 remote steps
+auth() {  # a's steps, then b's: each build runs 3 remote steps
   local start real_secret=$jwt_secret
   clean_tu a
   # A token of another secret, renewed in place as an expired one would be:
@@ -331,7 +333,7 @@ started_outputs_absent() {  # LOG: no output (nor a client's temporary) of a dev
                       <(expanded_manifest "$project/graph/build.ninja")); do
       [ ! -e "$output" ] || { echo "  $desc left $output"; return 1; }
     done
-  done < <(sed -n -E 's/^\[[0-9]+\/[0-9]+\] ((CUDAFE|CICC|PTXAS|FATBINARY) .*a\.cu)$/\1/p' "$scratch/$1")
+  done < <(sed -n -E 's/^\[[0-9]+\/[0-9]+\] ((CUDAFE|CICC|PTXAS) .*a\.cu)$/\1/p' "$scratch/$1")
   [ -z "$(find "$project/graph" -name '.*.fastcuda-remote-*')" ] || { echo "  temporaries left"; return 1; }
 }
 holding_since() {  # MARK: a bot said it holds a lease after bot.out had MARK lines
@@ -393,7 +395,7 @@ worker_lost() {
   [ "$status" = 0 ] || { echo "  the build failed ($status):"; tail -n 5 "$scratch/worker_lost.log"; return 1; }
   [ $((SECONDS - start)) -le 60 ] || { echo "  the build took $((SECONDS - start)) s"; return 1; }
   echo "  (the build ended $((SECONDS - lost_at)) s after its bot was lost)"
-  same_as_nvcc && ran_on_new_bot "$bot_mark" a.cudafe1.cpp a.ptx a.sm_80.cubin a.fatbin.c
+  same_as_nvcc && ran_on_new_bot "$bot_mark" a.cudafe1.cpp a.ptx a.sm_80.cubin
 }
 ran_on_new_bot() {  # MARK OUTPUT...: the bot ran a step writing each OUTPUT after its log had MARK lines
   local mark=$1 output since
