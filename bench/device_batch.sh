@@ -154,15 +154,13 @@
 #   hang under a call's 540-600 s limit still says where it was; their logs
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
 #   them too), packed with the rest into run.tar.gz when the part ends.
-# A plan (2026-12-05: mem-limit met its goal at 10:03; the remote builds
-# with local and remote pools at 12:36 and 12:49 took 349 and 348 s cold,
-# their remote steps 5 x their local time, cause not yet known; mem-budget
-# at 12:44 printed a floor that was no floor, since fixed): remote-reapi
-# with BENCH_REMOTE_PARTS=reapi BENCH_WALLS="plain=239.96 local=75.21"
-# (its summary says how busy the remote cores were and what the bots did
-# between actions: tools or dispatch), then remote-dist, mem-budget (the
-# floor from CPU time), tiny, samples, tiny-rounds (the machine goes back
-# 30 s after a call: make the calls back to back). Ask `status` before
+# A plan (2026-12-05 evening: the remote parts' workers now sit on their
+# own cores; fatbinary runs locally since 7674870, not yet measured whole):
+# remote-reapi with BENCH_REMOTE_PARTS="local reapi" BENCH_WALLS="plain=239.96"
+# (about 5 min: the all-local build on the same host, then cold and warm),
+# then remote-dist with the local wall it printed, tiny-rounds, samples (the
+# machine goes back 30 s after a call: make the calls back to back; a fresh
+# one takes about 70 s of device time to start). Ask `status` before
 # each call: a part whose estimate passes budget_left_s is cut short. A
 # remote part returns $OUT/remote/summary.txt and run.tar.gz (the tables,
 # the client's stats, the bots' timings, the CPU samples and the logs).

@@ -232,6 +232,14 @@ tails() {  # FILE...: the last lines of those that are there and not empty
 export FASTCUDA_STEP_HISTORY=off  # first builds are first builds (bench/lib.sh)
 # The layout of 16 cores; on fewer (a smoke test) nothing is pinned.
 pin() { if [ "$layout" = 1 ]; then taskset -c "$@"; else "${@:2}"; fi; }
+# Fails, naming it, where process PID may run on other cores than CPUS (a
+# range): workers left on the client's cores measure nothing remote
+pinned() {  # PID CPUS WHAT
+  [ "$layout" = 1 ] || return 0
+  local cpus
+  cpus=$(taskset -cp "$1" | sed 's/.*: //')
+  [ "$cpus" = "$2" ] || { log "$3 runs on cores $cpus, not $2"; return 1; }
+}
 
 # The Python environments, offline
 make_venv() {  # DIR
@@ -394,12 +402,14 @@ if part reapi; then  # BuildGrid's server and 3 x 4 bots
   on_server_cores start_postgres || { log "PostgreSQL did not start"; tails "$scratch/initdb.log" "$pg/log" "$scratch/createdb.log"; exit 1; }
   phase "starting BuildGrid's server" "$scratch/server.log"
   on_server_cores start_server || { log "the server did not start"; tails "$scratch/migrate.log" "$scratch/server.log" "$pg/log"; exit 1; }
+  pinned "$server_pid" "$server_cores" "BuildGrid's server" || exit 1
   phase "starting 3 x 4 bots" "$scratch/bot.out"
   for n in 1 2 3; do
     for k in 1 2 3 4; do
       bot_cpus=$([ "$layout" = 0 ] || echo $((4 * n))-$((4 * n + 3))) bot_key=-$k \
         start_bot "$n" --timings "$scratch/bot-timings.$n-$k" ||
         { log "bot $n$k did not start"; tails "$scratch/bot.out" "$scratch/server.log"; exit 1; }
+      pinned "${bot_pids[$n-$k]}" "$((4 * n))-$((4 * n + 3))" "bot $n-$k" || exit 1
     done
   done
   # A remote step that hangs runs locally after 3 minutes (its fallback line
@@ -435,6 +445,7 @@ sccache_dist_variants() {
   for n in 1 2 3; do
     start_build_server "$n" "$([ "$layout" = 0 ] || echo $((4 * n))-$((4 * n + 3)))" ||
       { tail "$scratch/scheduler.log" "$scratch/dist-server-$n.log" >&2; return 1; }
+    pinned "${build_server_pids[$n]}" "$((4 * n))-$((4 * n + 3))" "sccache-dist build server $n" || return 1
   done
   client_config client "$dist_url"
   dist_build() {  # VARIANT
