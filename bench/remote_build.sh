@@ -536,9 +536,12 @@ for variant in cold warm; do
   overhead_line "$variant" "of it hashing inputs" '$8'
   overhead_line "$variant" "of it asking the action cache" '$9'
   overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $7)'
-  awk -v v="$variant" '{ hits += $4; sent += $5; received += $6; remote += $2; transfer += $3 }
-    END { printf "%s: %d hits of %d, %.1f MiB sent, %.1f MiB received; %.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
-                 v, hits, NR, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"
+  # HIT "L": a miss run on an idle local core (FASTCUDA_REMOTE_LOCAL=idle), REMOTE its run there
+  awk -v v="$variant" '{ hits += ($4 == "1"); sent += $5; received += $6; transfer += $3
+                         if ($4 == "L") { here++; local_s += $2 } else remote += $2 }
+    END { printf "%s: %d hits of %d, %d misses run on idle local cores (%.1f s); %.1f MiB sent, %.1f MiB received; " \
+                 "%.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
+                 v, hits, NR, here, local_s, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"
 done
 # What the bots spent per action beside the tool (their --timings lines)
 bot_phases() {  # VARIANT: also SCRATCH/VARIANT.action_ms, the mean of a worker's time per action beside the tool

@@ -223,6 +223,27 @@ int64_t OwnPeakOf(const StepInvocation& options, const std::vector<std::string>&
   return own == peaks.end() ? 0 : own->second;
 }
 
+/// The limits the step's graph was planned with, where its memory budget
+/// may bind (BudgetMayBind); nullopt where there is none or it cannot.
+std::optional<PlannedLimits> BindingLimits(const StepInvocation& options, const WritableFileSystem& fs) {
+  if (options.lock_dir.empty()) return std::nullopt;
+  std::optional<PlannedLimits> limits =
+      ParsePlannedLimits(fs.Read(PlannedLimitsPath(GraphDirOfStepLocks(options.lock_dir))).value_or(""));
+  if (!limits || limits->memory_budget_kib <= 0 || !BudgetMayBind(*limits)) return std::nullopt;
+  return limits;
+}
+
+/// FastCuda's remote client runs a miss on an idle local core
+/// (FASTCUDA_REMOTE_LOCAL=idle), where the memory ledger does not see it:
+/// where the graph's budget may bind, a remote step's misses go to the
+/// workers unless the user chose otherwise.
+void KeepMissesRemoteUnderBudget(const StepInvocation& options,
+                                 const std::map<std::string, std::string>& inherited,
+                                 const WritableFileSystem& fs, ProcessSpec& spec) {
+  if (RunsRemotely(options.argv) && !inherited.count("FASTCUDA_REMOTE_LOCAL") && BindingLimits(options, fs))
+    spec.env_set.try_emplace("FASTCUDA_REMOTE_LOCAL", "never");
+}
+
 /// What the step asks its graph's memory ledger for (MemoryAdmission), from
 /// the limits the graph was planned with; nullopt for a step that does not
 /// wait for a part of the budget: one that runs remotely, or in a graph
@@ -230,11 +251,9 @@ int64_t OwnPeakOf(const StepInvocation& options, const std::vector<std::string>&
 std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
                                              const std::vector<std::string>& outputs,
                                              const WritableFileSystem& fs) {
-  if (options.lock_dir.empty() || options.memory_kind.empty() || RunsRemotely(options.argv))
-    return std::nullopt;
-  std::optional<PlannedLimits> limits =
-      ParsePlannedLimits(fs.Read(PlannedLimitsPath(GraphDirOfStepLocks(options.lock_dir))).value_or(""));
-  if (!limits || limits->memory_budget_kib <= 0 || !BudgetMayBind(*limits)) return std::nullopt;
+  if (options.memory_kind.empty() || RunsRemotely(options.argv)) return std::nullopt;
+  std::optional<PlannedLimits> limits = BindingLimits(options, fs);
+  if (!limits) return std::nullopt;
   std::optional<StepKind> kind = StepKindNamed(options.memory_kind);
   auto earlier = limits->peak_of_kind.find(options.memory_kind);
   std::optional<uintmax_t> input =
@@ -509,6 +528,7 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
     spec.temp_dir = std::filesystem::absolute(temp_dir).string();  // the program may run elsewhere
   for (const auto& [name, value] : LauncherVariables(options.argv, inherited))
     spec.env_set.try_emplace(name, value);
+  KeepMissesRemoteUnderBudget(options, inherited, fs, spec);
   std::vector<std::string> outputs;
   for (const std::string& output : options.outputs) {
     if (output != options.stamp) outputs.push_back(ResolvePath(options.cwd, output));

@@ -22,6 +22,15 @@ digest; the wrapper renames them into place. An action-cache entry whose
 outputs are gone from the CAS, or do not match their digests, is run
 again with the cache lookup skipped.
 
+A step the action cache misses while a core of the build's own sits idle
+runs there instead (FASTCUDA_REMOTE_LOCAL=idle, the default), as Bazel's
+dynamic execution and reclient's racing run a step where it ends first:
+the wrapper runs it and hands back its result, which the proxy stores in
+the CAS and the action cache (UpdateActionResult), so that another build
+directory hits it as if a worker had run it. `never`: every miss runs
+remotely; `always`: every miss runs here, the service only a shared
+cache.
+
 The protocol's messages and stubs come from buildgrid-common's
 `buildgrid.common.protos` (PyPI), gRPC from grpcio.
 
@@ -64,6 +73,11 @@ class CacheEntryBroken(Exception):
     """An action-cache entry whose outputs are gone or corrupt."""
 
 
+class RunHere(Exception):
+    """The action cache missed and a local core is idle: the step runs
+    there. Carries the action's digest, under which its result is stored."""
+
+
 class Cancelled(Exception):
     """The step's wrapper went away (Ctrl-C)."""
 
@@ -89,6 +103,9 @@ class Config:
         self.retries = int(environment_float("FASTCUDA_REMOTE_RETRIES", 3))
         self.idle = environment_float("FASTCUDA_REMOTE_IDLE", 600)
         self.fallback = os.environ.get("FASTCUDA_REMOTE_FALLBACK", "on") != "off"
+        self.local = os.environ.get("FASTCUDA_REMOTE_LOCAL", "idle")
+        if self.local not in ("idle", "never", "always"):
+            sys.exit(f"fastcuda-remote: FASTCUDA_REMOTE_LOCAL={self.local}: idle, never or always")
         self.headers = []
         for line in os.environ.get("FASTCUDA_REMOTE_HEADER", "").split("\n"):
             if line.strip():
@@ -186,6 +203,52 @@ def digest_of(data):
     return re_pb2.Digest(hash=hashlib.sha256(data).hexdigest(), size_bytes=len(data))
 
 
+class IdleCores:
+    """Whether a core this process may run on (its CPU affinity, which the
+    build's local steps share) sits idle: from /proc/stat's ticks since the
+    last look, at most every WINDOW_S. A core given to a step counts as
+    busy for two windows, until the step shows in the ticks."""
+    WINDOW_S = 0.25
+
+    def __init__(self, cpus=None, read_stat=None, clock=time.monotonic):
+        self.cpus = set(os.sched_getaffinity(0) if cpus is None else cpus)
+        self.read_stat = read_stat or (lambda: open("/proc/stat").read())
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.ticks = None  # cpu: (busy, all) at the last look
+        self.looked = -float("inf")
+        self.idle = 0.0  # idle cores between the last two looks
+        self.given = []  # when cores were given to steps
+
+    def sample(self):
+        ticks = {}
+        for line in self.read_stat().splitlines():
+            name, *fields = line.split()
+            if name[:3] == "cpu" and name[3:].isdigit() and int(name[3:]) in self.cpus:
+                values = [int(v) for v in fields]
+                waiting = values[3] + (values[4] if len(values) > 4 else 0)  # idle and iowait
+                ticks[int(name[3:])] = (sum(values) - waiting, sum(values))
+        return ticks
+
+    def take(self):
+        """True, and the core counted as given, where one is idle."""
+        with self.lock:
+            now = self.clock()
+            if now - self.looked >= self.WINDOW_S:
+                ticks = self.sample()
+                if self.ticks is not None:
+                    both = [c for c in ticks if c in self.ticks]
+                    busy = sum(ticks[c][0] - self.ticks[c][0] for c in both)
+                    total = sum(ticks[c][1] - self.ticks[c][1] for c in both)
+                    self.idle = len(both) * (1 - busy / total) if total else 0.0
+                self.ticks, self.looked = ticks, now
+            self.given = [t for t in self.given if now - t < 2 * self.WINDOW_S]
+            if self.idle - len(self.given) < 1:
+                return False
+            self.given.append(now)
+            return True
+
+
 class Client:
     def __init__(self, config):
         self.config = config
@@ -201,6 +264,7 @@ class Client:
         self.down_until = 0.0
         self.down_reason = ""
         self.batch_limit = BATCH_LIMIT
+        self.idle_cores = IdleCores() if config.local == "idle" else None
 
     # --- calls, retried on UNAVAILABLE with backoff -------------------------
     def rpc(self, step, method, request, timeout=RPC_S):
@@ -516,7 +580,35 @@ class Client:
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.NOT_FOUND:
                 raise
+        if self.config.local == "always" or (self.idle_cores and self.idle_cores.take()):
+            raise RunHere(action_digest)
         return self.run_action(step, action_digest, blobs, skip_cache=False)
+
+    def store(self, step, action_digest, stdout, stderr):
+        """Stores the result of a step that ran here and succeeded, its
+        outputs in place: the CAS gets what it lacks, the action cache the
+        entry a worker's run would have left."""
+        result = re_pb2.ActionResult(exit_code=0)
+        blobs = {}
+        for line in sorted(step.outputs):
+            # PATH SIZE MTIME_NS INODE as the step left it: a file rewritten
+            # since (another build's step) is not this action's output
+            path, *seen = line.rsplit("\t", 3)
+            full = os.path.join(step.cwd, path)
+            digest = self.file_digest(full)
+            st = os.stat(full)
+            if [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino)] != seen or digest.size_bytes != st.st_size:
+                raise OSError(f"{path} changed since the step wrote it")
+            blobs[digest.hash] = (digest, full)
+            result.output_files.add(path=path, digest=digest, is_executable=os.access(full, os.X_OK))
+        for data, field in ((stdout, result.stdout_digest), (stderr, result.stderr_digest)):
+            digest = digest_of(data)
+            blobs[digest.hash] = (digest, data)
+            field.CopyFrom(digest)
+        self.connect()
+        self.upload(step, blobs)
+        self.rpc(step, self.action_cache.UpdateActionResult, re_pb2.UpdateActionResultRequest(
+            instance_name=self.config.instance, action_digest=action_digest, action_result=result))
 
     def ask_action_cache(self, step, action_digest):
         """The action cache's entry (GetActionResult), its time in step.lookup_s."""
@@ -588,6 +680,9 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         try:
             status, hit, stdout, stderr = client.run(step)
             return ("done", status, hit, stdout, stderr)
+        except RunHere as here:
+            digest = here.args[0]
+            return ("here", f"{digest.hash}/{digest.size_bytes}")
         except Cancelled:
             client.cancel(step)
             raise
@@ -638,7 +733,10 @@ class Handler(socketserver.BaseRequestHandler):
         with server.state:
             server.busy += 1
         try:
-            fields = receive_exactly(self.request, int.from_bytes(receive_exactly(self.request, 8), "big")).split(b"\0")
+            fields = self.receive_frame().split(b"\0")
+            if not fields[0]:  # no working directory: the result of a step that ran here
+                self.store(fields[1:])
+                return
             step = Step(fields, self.request)
             threading.Thread(target=step.watch, daemon=True).start()
             try:
@@ -646,14 +744,14 @@ class Handler(socketserver.BaseRequestHandler):
             except Cancelled:
                 server.client.discard(step)
                 return
+            costs = [f"{step.remote_s:.4f}", f"{step.transfer_s:.4f}", str(step.sent), str(step.received),
+                     f"{time.monotonic() - step.started:.4f}", f"{step.digest_s:.4f}", f"{step.lookup_s:.4f}"]
             if answer[0] == "done":
                 _, status, hit, stdout, stderr = answer
                 header = ["done", str(status), "1" if hit else "0", "",
-                          "\n".join(f"{t}\t{f}" for t, f in step.temporaries),
-                          f"{step.remote_s:.4f}", f"{step.transfer_s:.4f}", str(step.sent), str(step.received),
-                          f"{time.monotonic() - step.started:.4f}", f"{step.digest_s:.4f}", f"{step.lookup_s:.4f}"]
-            else:
-                header, stdout, stderr = [answer[0], "125", "0", answer[1], ""], b"", b""
+                          "\n".join(f"{t}\t{f}" for t, f in step.temporaries)] + costs
+            else:  # "here" with the action's digest, "local" or "fail" with a message
+                header, stdout, stderr = [answer[0], "125", "0", answer[1], ""] + costs, b"", b""
             try:
                 self.request.sendall(frame("\0".join(header).encode("utf-8", "surrogateescape")) +
                                      frame(stdout) + frame(stderr))
@@ -665,6 +763,22 @@ class Handler(socketserver.BaseRequestHandler):
             with server.state:
                 server.busy -= 1
                 server.last = time.monotonic()
+
+    def receive_frame(self):
+        return receive_exactly(self.request, int.from_bytes(receive_exactly(self.request, 8), "big"))
+
+    def store(self, fields):
+        """ACTION CWD OUTPUTS, then the step's stdout and stderr: stored
+        (Client.store) where it can be; a store that fails costs a later
+        build a miss, nothing else."""
+        action, cwd, outputs = (os.fsdecode(f) for f in fields[:3])
+        stdout, stderr = self.receive_frame(), self.receive_frame()
+        digest_hash, _, size = action.partition("/")
+        step = Step([os.fsencode(cwd), b"", os.fsencode(outputs), b""], None)  # no wrapper waits on it
+        try:
+            self.server.client.store(step, re_pb2.Digest(hash=digest_hash, size_bytes=int(size)), stdout, stderr)
+        except (Failure, grpc.RpcError, OSError, ValueError) as e:
+            log(f"{self.server.client.config.endpoint}: storing the result of {step.outputs[:1]}: {e}")
 
 
 def main():

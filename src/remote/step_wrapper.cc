@@ -18,7 +18,9 @@
 // A standalone tool: it links nothing of FastCuda's and talks to the system
 // directly. Where the remote cannot run the step, the step runs here
 // (FASTCUDA_REMOTE_FALLBACK, on by default), or fails with one line naming
-// the endpoint (off).
+// the endpoint (off). Where the action cache misses it while a local core
+// sits idle, the proxy says so and the step runs here too, its output
+// captured: the proxy then stores its result for other builds (RunHere).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -230,6 +232,75 @@ int RunLocally(const std::vector<std::string>& command, const std::string& messa
   return 127;
 }
 
+/// The whole text of `file`, read from its start.
+std::string ReadWhole(FILE* file) {
+  std::string text;
+  rewind(file);
+  char buffer[65536];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, file)) > 0;) text.append(buffer, n);
+  return text;
+}
+
+/// "PATH\tSIZE\tMTIME_NS\tINODE" of each output as the step left it, a line
+/// each: the proxy stores only what is still that file.
+std::string OutputsAsLeft(const std::vector<std::string>& outputs) {
+  std::string lines;
+  for (const std::string& output : outputs) {
+    struct stat st {};
+    if (stat(output.c_str(), &st) != 0) return "";
+    long long mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    lines += output + '\t' + std::to_string((long long)st.st_size) + '\t' + std::to_string(mtime_ns) + '\t' +
+             std::to_string((unsigned long long)st.st_ino) + '\n';
+  }
+  return lines;
+}
+
+void WriteAll(int fd, const std::string& data);
+
+/// Runs the step here, on a local core the proxy found idle after the
+/// action cache missed `action`: its stdout and stderr captured and passed
+/// on, then, where it succeeded, handed to the proxy at `proxy_path` with
+/// its outputs to store as that action's result (the proxy uploads them
+/// after this returns). Returns the step's status; dies of the signal that
+/// killed it, as the program would have.
+int RunHere(const std::vector<std::string>& command, const std::string& action, const std::string& proxy_path,
+            const std::string& cwd, const std::vector<std::string>& outputs) {
+  FILE* out = tmpfile();
+  FILE* err = tmpfile();
+  if (!out || !err) return RunLocally(command, "");
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    RunLocally(command, "");
+    _exit(127);
+  }
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string out_text = ReadWhole(out), err_text = ReadWhole(err);
+  WriteAll(1, out_text);
+  WriteAll(2, err_text);
+  if (pid < 0) return 127;
+  if (WIFSIGNALED(status)) {
+    signal(WTERMSIG(status), SIG_DFL);
+    raise(WTERMSIG(status));
+  }
+  int code = WEXITSTATUS(status);
+  std::string left = OutputsAsLeft(outputs);
+  if (code == 0 && !stopped && !left.empty()) {
+    int fd = Connect(proxy_path);
+    if (fd >= 0) {
+      std::string request = std::string(1, '\0') + action + '\0' + cwd + '\0' + left;
+      SendAll(fd, Frame(request) + Frame(out_text) + Frame(err_text));
+      close(fd);
+    }
+  }
+  return stopped ? 130 : code;
+}
+
 /// Writes `data` to `fd` whole.
 void WriteAll(int fd, const std::string& data) {
   size_t done = 0;
@@ -252,6 +323,40 @@ void AppendLine(const std::string& path, const std::string& line) {
 /// Removes the temporaries the proxy wrote (tab-separated pairs).
 void Discard(const std::vector<std::string>& moves) {
   for (const std::string& move : moves) unlink(move.substr(0, move.find('\t')).c_str());
+}
+
+/// Tells `fastcuda report` whether the step hit the cache
+/// (FASTCUDA_STEP_CACHE_RESULT names the file).
+void SayCacheResult(const std::string& result) {
+  std::string said = Env("FASTCUDA_STEP_CACHE_RESULT");
+  if (said.empty()) return;
+  int fd = open(said.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  WriteAll(fd, result);
+  close(fd);
+}
+
+/// Appends the step's line to FASTCUDA_REMOTE_STATS, where set: WALL REMOTE
+/// TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT: seconds in
+/// the step, in the remote action (for a step run here, HIT "L": its run
+/// here) and in the transfers (the rest is the client's), bytes; then the
+/// client's share: seconds in the proxy (the rest is this wrapper's start,
+/// the socket and waits for a CPU), of which hashing the inputs and asking
+/// the action cache; when the step started (seconds since the epoch), to
+/// set beside the worker's times. `fields`: the proxy's answer.
+void WriteStats(std::chrono::steady_clock::time_point started, double started_epoch,
+                const std::vector<std::string>& fields, const std::string& hit, const std::string& output) {
+  std::string stats = Env("FASTCUDA_REMOTE_STATS");
+  if (stats.empty() || fields.size() < 12) return;
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char text[64];
+  snprintf(text, sizeof text, "%.4f", wall);
+  std::string line = text;
+  for (const std::string& field :
+       {fields[5], fields[6], hit, fields[7], fields[8], fields[9], fields[10], fields[11]})
+    line += " " + field;
+  snprintf(text, sizeof text, " %.3f ", started_epoch);
+  AppendLine(stats, line + text + output);
 }
 
 /// The proxy of this configuration (the path beside this program) and how
@@ -360,6 +465,18 @@ int main(int argc, char** argv) {
   }
   const std::string& kind = fields[0];
   if (kind == "local") return RunLocally(command, fields[3]);
+  if (kind == "here") {
+    close(fd);
+    auto ran = std::chrono::steady_clock::now();
+    int status = RunHere(command, fields[3], path, cwd, outputs);
+    SayCacheResult("miss");
+    // Its stats line: HIT "L", REMOTE its run here
+    if (fields.size() >= 12)
+      fields[5] =
+          std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count());
+    WriteStats(started, started_epoch, fields, "L", outputs.empty() ? command[0] : outputs[0]);
+    return status;
+  }
   if (kind == "fail") {
     fprintf(stderr, "%s\n", fields[3].c_str());
     return 125;
@@ -375,29 +492,7 @@ int main(int argc, char** argv) {
   WriteAll(1, *out);
   WriteAll(2, *err);
   bool hit = fields[2] == "1";
-  if (std::string said = Env("FASTCUDA_STEP_CACHE_RESULT"); !said.empty()) {  // for `fastcuda report`
-    int said_fd = open(said.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (said_fd >= 0) {
-      WriteAll(said_fd, hit ? "hit" : "miss");
-      close(said_fd);
-    }
-  }
-  // WALL REMOTE TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT:
-  // seconds in the step, in the remote action and in the transfers (the rest
-  // is the client's), bytes; then the client's share: seconds in the proxy
-  // (the rest is this wrapper's start, the socket and waits for a CPU), of
-  // which hashing the inputs and asking the action cache; when the step
-  // started (seconds since the epoch), to set beside the worker's times.
-  if (std::string stats = Env("FASTCUDA_REMOTE_STATS"); !stats.empty() && fields.size() >= 12) {
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    char text[64];
-    snprintf(text, sizeof text, "%.4f", wall);
-    std::string line = text;
-    for (const std::string& field : {fields[5], fields[6], std::string(hit ? "1" : "0"), fields[7], fields[8],
-                                     fields[9], fields[10], fields[11]})
-      line += " " + field;
-    snprintf(text, sizeof text, " %.3f ", started_epoch);
-    AppendLine(stats, line + text + (outputs.empty() ? command[0] : outputs[0]));
-  }
+  SayCacheResult(hit ? "hit" : "miss");
+  WriteStats(started, started_epoch, fields, hit ? "1" : "0", outputs.empty() ? command[0] : outputs[0]);
   return atoi(fields[1].c_str());
 }

@@ -124,6 +124,27 @@ TEST_CASE("step on fakes: a device step runs in its work dir and names its files
   CHECK(local.ran[0].env_set.count("FASTCUDA_STEP_INPUTS") == 0);
 }
 
+TEST_CASE("step on fakes: under a memory budget that may bind, a remote step's misses stay remote") {
+  // Run on an idle local core (FASTCUDA_REMOTE_LOCAL=idle), the memory ledger would not see them
+  auto local_mode = [](int64_t budget_kib, const std::map<std::string, std::string>& inherited) {
+    FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
+    PlannedLimits limits;
+    limits.memory_budget_kib = budget_kib;
+    limits.jobs = 16;
+    disk.Write(PlannedLimitsPath("/g"), FormatPlannedLimits(limits));
+    FakeProgram program(disk, "ptx");
+    StepInvocation step = StepInvocation::Parse(
+        {"--cwd", "/w", "--env-file", "/w/nvcc.env", "--lock-dir", "/g/step-locks", "/w/a.ptx", "--",
+         "/opt/bin/fastcuda-remote", "--remote", "grpc://h:1", "cicc", "-o", "a.ptx"});
+    RunStep(step, program, disk, inherited);
+    auto value = program.ran.at(0).env_set.find("FASTCUDA_REMOTE_LOCAL");
+    return value == program.ran.at(0).env_set.end() ? std::string("(unset)") : value->second;
+  };
+  CHECK(local_mode(1 << 20, {}) == "never");             // 16 steps in 1 GiB: it may bind
+  CHECK(local_mode(int64_t(1) << 40, {}) == "(unset)");  // it cannot bind
+  CHECK(local_mode(1 << 20, {{"FASTCUDA_REMOTE_LOCAL", "always"}}) == "(unset)");  // the user's choice
+}
+
 TEST_CASE("step on fakes: the program's TMPDIR is its step's own, under the temp root") {
   FakeFileSystem disk({{"/w/nvcc.env", "{}"}});
   FakeProgram program(disk, "ptx");

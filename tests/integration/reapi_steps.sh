@@ -23,6 +23,12 @@
 #  module id    a TU whose module id nvcc makes anew in every run (CUB's
 #               pattern), built in a second build directory: cudafe++'s cached
 #               action gives back its id, and no step runs on the bot
+#  run here     a new TU built with FASTCUDA_REMOTE_LOCAL=always: every step
+#               the cache misses runs locally, none on the bot, nvcc's
+#               object; in a second build directory with `never`, each hits
+#               the result the first stored, none on the bot. The other
+#               cases run with `never`: a step on an idle local core would
+#               not reach the bot they watch
 #  tls          the same after `ninja -t clean` through grpcs:// to the server's
 #               TLS port with FASTCUDA_REMOTE_TLS_CA naming its certificate:
 #               every step hits; without the CA (fallback off) the build fails
@@ -148,7 +154,7 @@ use_own_proxies
 export FASTCUDA_REMOTE_CONNECT_TIMEOUT=3 FASTCUDA_REMOTE_RETRIES=2 FASTCUDA_REMOTE_TIMEOUT=60 \
   FASTCUDA_REMOTE_IDLE=60 FASTCUDA_REMOTE_STATS=$scratch/stats
 touch "$scratch/stats"
-export FASTCUDA_REMOTE_TOKEN_FILE=$scratch/token
+export FASTCUDA_REMOTE_TOKEN_FILE=$scratch/token FASTCUDA_REMOTE_LOCAL=never
 jwt_token "$FASTCUDA_REMOTE_TOKEN_FILE"
 remote=grpc://127.0.0.1:$port
 build_args=()
@@ -233,6 +239,26 @@ module_id_case() {
 }
 check "module id: a TU whose id nvcc makes anew in every run hits every remote step in a second build directory" \
   module_id_case
+
+run_here() {
+  local bot_mark dir local_mode
+  printf '__global__ void twice(float *x) { x[threadIdx.x] *= 2.5f; }\n' > "$project/d.cu"
+  "$NVCC" "${archs[@]}" -c "$project/d.cu" -o "$scratch/ref/d.o" || return 1
+  bot_mark=$(lines "$scratch/bot.log")
+  for dir in h1 h2; do
+    mkdir -p "$scratch/$dir/obj"
+    printf '[{"directory": "%s", "file": "%s/d.cu", "output": "obj/d.o", "command": "%s %s -c %s/d.cu -o obj/d.o"}]\n' \
+      "$scratch/$dir" "$project" "$NVCC" "${archs[*]}" "$project" > "$scratch/$dir/compile_commands.json"
+    local_mode=$([ "$dir" = h1 ] && echo always || echo never)
+    FASTCUDA_REMOTE="$remote" FASTCUDA_REMOTE_LOCAL=$local_mode "$FASTCUDA" build \
+      --compdb "$scratch/$dir/compile_commands.json" --out "$scratch/$dir/graph" -j 2 > "$scratch/run_here_$dir.log" 2>&1 ||
+      { tail -n 5 "$scratch/run_here_$dir.log"; return 1; }
+    [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  $dir: the bot ran:" $(ran_since "$bot_mark"); return 1; }
+    same_object "$scratch/$dir/obj/d.o" "$scratch/ref/d.o" || return 1
+  done
+}
+check "run here: misses run locally with FASTCUDA_REMOTE_LOCAL=always, none on the bot; a second build directory hits them" \
+  run_here
 
 tls() {
   local plain=$remote

@@ -1,8 +1,10 @@
 """Unit tests of FastCuda's remote client (src/remote/fastcuda_remote_proxy.py),
 run by the Python it was configured with (FASTCUDA_REMOTE_PYTHON): what it
 sends a server besides the protocol's requests, and what it keeps between
-steps. The server here is a gRPC server of the test's own that answers
-GetCapabilities and GetActionResult and records their metadata.
+steps, how it finds an idle local core and stores the result of a step
+run there. The server here is a gRPC server of the test's own that answers
+GetCapabilities, GetActionResult (never cached), UpdateActionResult and
+the CAS's FindMissingBlobs and BatchUpdateBlobs, and records the calls.
 
 usage: proxy_test.py PROXY_SOURCE"""
 import concurrent.futures
@@ -29,6 +31,8 @@ class Recorded:
 
     def __init__(self):
         self.calls = []
+        self.stored = {}  # action hash: ActionResult
+        self.blobs = {}  # hash: bytes
 
     def check(self, name, context):
         metadata = dict(context.invocation_metadata())
@@ -54,6 +58,28 @@ class ActionCache(re_grpc.ActionCacheServicer):
         self.recorded.check("GetActionResult", context)
         context.abort(grpc.StatusCode.NOT_FOUND, "not cached")
 
+    def UpdateActionResult(self, request, context):
+        self.recorded.check("UpdateActionResult", context)
+        self.recorded.stored[request.action_digest.hash] = request.action_result
+        return request.action_result
+
+
+class Storage(re_grpc.ContentAddressableStorageServicer):
+    def __init__(self, recorded):
+        self.recorded = recorded
+
+    def FindMissingBlobs(self, request, context):
+        self.recorded.check("FindMissingBlobs", context)
+        return re_pb2.FindMissingBlobsResponse(
+            missing_blob_digests=[d for d in request.blob_digests if d.hash not in self.recorded.blobs])
+
+    def BatchUpdateBlobs(self, request, context):
+        self.recorded.check("BatchUpdateBlobs", context)
+        for r in request.requests:
+            self.recorded.blobs[r.digest.hash] = r.data
+        return re_pb2.BatchUpdateBlobsResponse(responses=[
+            re_pb2.BatchUpdateBlobsResponse.Response(digest=r.digest) for r in request.requests])
+
 
 class Step:
     """What Client.rpc asks of a step."""
@@ -69,6 +95,7 @@ class ClientTest(unittest.TestCase):
         self.server = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=2))
         re_grpc.add_CapabilitiesServicer_to_server(Capabilities(self.recorded), self.server)
         re_grpc.add_ActionCacheServicer_to_server(ActionCache(self.recorded), self.server)
+        re_grpc.add_ContentAddressableStorageServicer_to_server(Storage(self.recorded), self.server)
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         self.server.start()
         self.scratch = tempfile.TemporaryDirectory()
@@ -115,7 +142,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(raised.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
 
     def proxy(self, **variables):
-        server = proxy.Proxy(os.path.join(self.scratch.name, "socket"), self.client(**variables))
+        server = proxy.Proxy(tempfile.mktemp(dir=self.scratch.name), self.client(**variables))
         self.addCleanup(server.server_close)
         return server
 
@@ -138,7 +165,7 @@ class ClientTest(unittest.TestCase):
         self.token_file(TOKEN)
         del self.recorded.calls[:]
         server.answer(self.step())
-        self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls],
+        self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls[:2]],
                          [("GetCapabilities", "Bearer " + TOKEN), ("GetActionResult", "Bearer " + TOKEN)])
 
     def test_a_token_file_not_there_falls_back_once_until_it_is(self):
@@ -151,7 +178,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.recorded.calls, [])
         self.token_file(TOKEN)
         server.answer(self.step())
-        self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls],
+        self.assertEqual([(name, metadata["authorization"]) for name, metadata in self.recorded.calls[:2]],
                          [("GetCapabilities", "Bearer " + TOKEN), ("GetActionResult", "Bearer " + TOKEN)])
 
     def test_no_token_fails_naming_the_settings(self):
@@ -196,6 +223,73 @@ class ClientTest(unittest.TestCase):
         with open(final, "wb") as f:
             f.write(b"// other PTX\n")
         self.assertEqual(client.file_digest(final), proxy.digest_of(b"// other PTX\n"))
+
+
+    def test_an_idle_core_is_given_once_until_the_ticks_show_it(self):
+        now, cpus = [0.0], {cpu: [1000, 1000] for cpu in range(5)}  # cpu: [busy, idle] ticks
+
+        def run(seconds, busy):  # each core of ours busy for its share of SECONDS; cpu4 (not ours) always
+            now[0] += seconds
+            for cpu, share in enumerate(busy + [1.0]):
+                cpus[cpu][0] += round(100 * seconds * share)
+                cpus[cpu][1] += round(100 * seconds * (1 - share))
+
+        def stat():
+            return "cpu  0 0 0 0\n" + "".join(f"cpu{c} {b} 0 0 {i} 0 0 0 0 0 0\n" for c, (b, i) in cpus.items())
+        cores = proxy.IdleCores(cpus={0, 1, 2, 3}, read_stat=stat, clock=lambda: now[0])
+        self.assertFalse(cores.take())  # a first look: nothing to compare with
+        run(0.25, [1, 1, 0, 0.1])  # 1.9 cores idle
+        self.assertTrue(cores.take())
+        self.assertFalse(cores.take())  # the one given counts as busy
+        run(0.1, [1, 1, 0, 0.1])
+        self.assertFalse(cores.take())  # no new look within the window
+        # The next look shows it only in part: given within two windows, it
+        # still counts as busy
+        run(0.25, [1, 1, 0.6, 0.1])
+        self.assertFalse(cores.take())
+        run(0.25, [1, 1, 1, 0.1])  # the ticks show what runs
+        self.assertFalse(cores.take())
+        run(0.25, [1, 1, 0, 0])  # it ended: two cores idle
+        self.assertTrue(cores.take())
+
+    def test_a_step_run_here_is_stored_as_a_workers_run_would_be(self):
+        client = self.client(FASTCUDA_REMOTE_TOKEN_FILE=self.token_file(TOKEN))
+        body = b"// PTX\n"
+        path = os.path.join(self.scratch.name, "a.ptx")
+        with open(path, "wb") as f:
+            f.write(body)
+
+        def as_left(p):
+            st = os.stat(p)
+            return f"a.ptx\t{st.st_size}\t{st.st_mtime_ns}\t{st.st_ino}".encode()
+        action = proxy.digest_of(b"action")
+        step = proxy.Step([self.scratch.name.encode(), b"", as_left(path), b""], None)
+        client.store(step, action, b"", b"a warning\n")
+        stored = self.recorded.stored[action.hash]
+        self.assertEqual([(f.path, f.digest) for f in stored.output_files], [("a.ptx", proxy.digest_of(body))])
+        self.assertEqual(self.recorded.blobs[stored.stderr_digest.hash], b"a warning\n")
+        self.assertEqual(self.recorded.blobs[proxy.digest_of(body).hash], body)
+        # Rewritten since the step left it (another build's step): not stored
+        left = as_left(path)
+        with open(path, "wb") as f:
+            f.write(b"// another PTX\n")
+        other = proxy.digest_of(b"another action")
+        with self.assertRaises(OSError):
+            client.store(proxy.Step([self.scratch.name.encode(), b"", left, b""], None), other, b"", b"")
+        self.assertNotIn(other.hash, self.recorded.stored)
+
+    def test_a_miss_runs_here_where_told_or_a_core_is_idle(self):
+        os.environ["FASTCUDA_REMOTE_TOKEN_FILE"] = self.token_file(TOKEN)
+        action = proxy.Client(proxy.Config("grpc://x:1")).action_of(self.step())[0]
+        here = ("here", f"{action.hash}/{action.size_bytes}")
+        self.assertEqual(self.proxy(FASTCUDA_REMOTE_LOCAL="always").answer(self.step()), here)
+        idle = self.proxy()
+        idle.client.idle_cores = type("Idle", (), {"take": lambda self: True})()
+        self.assertEqual(idle.answer(self.step()), here)
+        # Never: the miss goes to the server (which here cannot execute: the step falls back)
+        self.assertEqual(self.proxy(FASTCUDA_REMOTE_LOCAL="never").answer(self.step())[0], "local")
+        with self.assertRaises(SystemExit):
+            self.client(FASTCUDA_REMOTE_LOCAL="sometimes")
 
 
 if __name__ == "__main__":
