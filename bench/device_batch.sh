@@ -155,7 +155,8 @@
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
 #   them too), packed with the rest into run.tar.gz when the part ends.
 # A plan (2026-12-05 evening: the remote parts' workers now sit on their
-# own cores; fatbinary runs locally since 7674870, not yet measured whole):
+# own cores; fatbinary runs locally since 7674870, and a miss on an idle
+# local core since 9cbd3cd, neither measured whole yet):
 # remote-reapi with BENCH_REMOTE_PARTS="local reapi" BENCH_WALLS="plain=239.96"
 # (about 5 min: the all-local build on the same host, then cold and warm),
 # then remote-dist with the local wall it printed, tiny-rounds, samples (the
