@@ -232,6 +232,30 @@ int RunLocally(const std::vector<std::string>& command, const std::string& messa
   return 127;
 }
 
+/// Writes `data` to `fd` whole.
+void WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += size_t(n);
+  }
+}
+
+/// Appends `line` to the file `path`.
+void AppendLine(const std::string& path, const std::string& line) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  WriteAll(fd, line + "\n");
+  close(fd);
+}
+
+/// Removes the temporaries the proxy wrote (tab-separated pairs).
+void Discard(const std::vector<std::string>& moves) {
+  for (const std::string& move : moves) unlink(move.substr(0, move.find('\t')).c_str());
+}
+
 /// The whole text of `file`, read from its start.
 std::string ReadWhole(FILE* file) {
   std::string text;
@@ -254,8 +278,6 @@ std::string OutputsAsLeft(const std::vector<std::string>& outputs) {
   }
   return lines;
 }
-
-void WriteAll(int fd, const std::string& data);
 
 /// Runs the step here, on a local core the proxy found idle after the
 /// action cache missed `action`: its stdout and stderr captured and passed
@@ -281,6 +303,8 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
   while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::string out_text = ReadWhole(out), err_text = ReadWhole(err);
+  fclose(out);
+  fclose(err);
   WriteAll(1, out_text);
   WriteAll(2, err_text);
   if (pid < 0) return 127;
@@ -299,30 +323,6 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
     }
   }
   return stopped ? 130 : code;
-}
-
-/// Writes `data` to `fd` whole.
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += size_t(n);
-  }
-}
-
-/// Appends `line` to the file `path`.
-void AppendLine(const std::string& path, const std::string& line) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  WriteAll(fd, line + "\n");
-  close(fd);
-}
-
-/// Removes the temporaries the proxy wrote (tab-separated pairs).
-void Discard(const std::vector<std::string>& moves) {
-  for (const std::string& move : moves) unlink(move.substr(0, move.find('\t')).c_str());
 }
 
 /// Tells `fastcuda report` whether the step hit the cache
