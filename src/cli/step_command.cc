@@ -511,7 +511,7 @@ std::string TakeCacheOutcome(const std::string& result, WritableFileSystem& fs) 
   std::string outcome = fs.Read(result).value_or("");
   fs.Remove(result);
   while (!outcome.empty() && std::isspace(static_cast<unsigned char>(outcome.back()))) outcome.pop_back();
-  return outcome == "hit" || outcome == "miss" ? outcome : "";
+  return outcome == "hit" || outcome == "miss" || outcome == "here" ? outcome : "";
 }
 
 }  // namespace

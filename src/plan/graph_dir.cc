@@ -217,7 +217,7 @@ namespace {
 /// Calls `take(output, peak_kib, cache_outcome)` for each well-formed line.
 void ForEachStepMemoryLine(std::string_view text,
                            const std::function<void(const std::string&, int64_t, const std::string&)>& take) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss))?)?\n?)re", RE2::Latin1);
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss|here))?)?\n?)re", RE2::Latin1);
   re2::StringPiece input(text.data(), text.size());
   std::string output, outcome;
   int64_t kib = 0;

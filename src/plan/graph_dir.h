@@ -185,7 +185,7 @@ using StepMemory = std::map<std::string, int64_t>;
 
 /// The line a step appends to `step-memory.tsv`: its first output, its
 /// peak memory, its CPU time and, where its launcher said, whether a cache
-/// gave its outputs ("hit" or "miss": kStepCacheResultVariable) (in one
+/// gave its outputs (kStepCacheResultVariable) (in one
 /// write, so that concurrent steps' lines do not interleave); and the peaks
 /// read back (lines without the CPU time, from earlier versions, too).
 std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,

@@ -22,7 +22,8 @@ inline constexpr std::string_view kCwdFlag = "--cwd";
 /// What a device step's launcher finds in its environment: the files the
 /// program reads and writes, one a line, relative to where it runs; and a
 /// file to write "hit" or "miss" to, where the launcher knows whether a
-/// cache or a remote service's action cache gave the outputs (`fastcuda
+/// cache or a remote service's action cache gave the outputs, or "here" for
+/// a miss FastCuda's remote client ran on an idle local core (`fastcuda
 /// report` counts them per step kind).
 inline constexpr std::string_view kStepInputsVariable = "FASTCUDA_STEP_INPUTS";
 inline constexpr std::string_view kStepOutputsVariable = "FASTCUDA_STEP_OUTPUTS";

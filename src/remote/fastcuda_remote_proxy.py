@@ -584,23 +584,38 @@ class Client:
             raise RunHere(action_digest)
         return self.run_action(step, action_digest, blobs, skip_cache=False)
 
-    def store(self, step, action_digest, stdout, stderr):
-        """Stores the result of a step that ran here and succeeded, its
-        outputs in place: the CAS gets what it lacks, the action cache the
-        entry a worker's run would have left."""
+    @staticmethod
+    def read_outputs(step):
+        """(path, bytes, executable) of each output of a step that ran here,
+        read while it is still the file the step left (step.outputs: PATH
+        SIZE MTIME_NS INODE lines): one rewritten since, by FastCuda
+        (an intermediate's stub) or another build's step, is not this
+        action's output, and stores nothing."""
+        def as_left(f):
+            st = os.fstat(f.fileno())
+            return [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino)]
+        files = []
+        for line in sorted(step.outputs):
+            path, *seen = line.rsplit("\t", 3)
+            with open(os.path.join(step.cwd, path), "rb") as f:
+                if as_left(f) != seen:
+                    raise OSError(f"{path} changed since the step wrote it")
+                data = f.read()
+                if as_left(f) != seen or len(data) != int(seen[0]):
+                    raise OSError(f"{path} changed while it was read")
+                files.append((path, data, bool(os.fstat(f.fileno()).st_mode & 0o111)))
+        return files
+
+    def store(self, step, action_digest, files, stdout, stderr):
+        """Stores the result of a step that ran here and succeeded (its
+        outputs as read_outputs read them): the CAS gets what it lacks, the
+        action cache the entry a worker's run would have left."""
         result = re_pb2.ActionResult(exit_code=0)
         blobs = {}
-        for line in sorted(step.outputs):
-            # PATH SIZE MTIME_NS INODE as the step left it: a file rewritten
-            # since (another build's step) is not this action's output
-            path, *seen = line.rsplit("\t", 3)
-            full = os.path.join(step.cwd, path)
-            digest = self.file_digest(full)
-            st = os.stat(full)
-            if [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino)] != seen or digest.size_bytes != st.st_size:
-                raise OSError(f"{path} changed since the step wrote it")
-            blobs[digest.hash] = (digest, full)
-            result.output_files.add(path=path, digest=digest, is_executable=os.access(full, os.X_OK))
+        for path, data, executable in files:
+            digest = digest_of(data)
+            blobs[digest.hash] = (digest, data)
+            result.output_files.add(path=path, digest=digest, is_executable=executable)
         for data, field in ((stdout, result.stdout_digest), (stderr, result.stderr_digest)):
             digest = digest_of(data)
             blobs[digest.hash] = (digest, data)
@@ -768,15 +783,21 @@ class Handler(socketserver.BaseRequestHandler):
         return receive_exactly(self.request, int.from_bytes(receive_exactly(self.request, 8), "big"))
 
     def store(self, fields):
-        """ACTION CWD OUTPUTS, then the step's stdout and stderr: stored
-        (Client.store) where it can be; a store that fails costs a later
-        build a miss, nothing else."""
+        """ACTION CWD OUTPUTS, then the step's stdout and stderr: its outputs
+        read (Client.read_outputs) before the wrapper, told by a byte, lets
+        FastCuda go on with them, then stored (Client.store) where they can
+        be; a store that fails costs a later build a miss, nothing else."""
         action, cwd, outputs = (os.fsdecode(f) for f in fields[:3])
         stdout, stderr = self.receive_frame(), self.receive_frame()
         digest_hash, _, size = action.partition("/")
         step = Step([os.fsencode(cwd), b"", os.fsencode(outputs), b""], None)  # no wrapper waits on it
         try:
-            self.server.client.store(step, re_pb2.Digest(hash=digest_hash, size_bytes=int(size)), stdout, stderr)
+            try:
+                files = Client.read_outputs(step)
+            finally:
+                self.request.sendall(b"\0")
+            self.server.client.store(step, re_pb2.Digest(hash=digest_hash, size_bytes=int(size)), files, stdout,
+                                     stderr)
         except (Failure, grpc.RpcError, OSError, ValueError) as e:
             log(f"{self.server.client.config.endpoint}: storing the result of {step.outputs[:1]}: {e}")
 

@@ -282,8 +282,8 @@ std::string OutputsAsLeft(const std::vector<std::string>& outputs) {
 /// Runs the step here, on a local core the proxy found idle after the
 /// action cache missed `action`: its stdout and stderr captured and passed
 /// on, then, where it succeeded, handed to the proxy at `proxy_path` with
-/// its outputs to store as that action's result (the proxy uploads them
-/// after this returns). Returns the step's status; dies of the signal that
+/// its outputs to store as that action's result (the proxy reads them
+/// before this returns, and uploads them after). Returns the step's status; dies of the signal that
 /// killed it, as the program would have.
 int RunHere(const std::vector<std::string>& command, const std::string& action, const std::string& proxy_path,
             const std::string& cwd, const std::vector<std::string>& outputs) {
@@ -318,7 +318,9 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
     int fd = Connect(proxy_path);
     if (fd >= 0) {
       std::string request = std::string(1, '\0') + action + '\0' + cwd + '\0' + left;
-      SendAll(fd, Frame(request) + Frame(out_text) + Frame(err_text));
+      // Its byte says the outputs are read: FastCuda may then go on with
+      // them (and stub an intermediate) while the proxy uploads
+      if (SendAll(fd, Frame(request) + Frame(out_text) + Frame(err_text))) ReceiveExactly(fd, 1);
       close(fd);
     }
   }
@@ -469,7 +471,7 @@ int main(int argc, char** argv) {
     close(fd);
     auto ran = std::chrono::steady_clock::now();
     int status = RunHere(command, fields[3], path, cwd, outputs);
-    SayCacheResult("miss");
+    SayCacheResult("here");  // a miss, run here
     // Its stats line: HIT "L", REMOTE its run here
     if (fields.size() >= 12)
       fields[5] =

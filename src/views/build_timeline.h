@@ -23,7 +23,7 @@ struct TimedStep {
   int64_t end_ms = 0;
   int64_t peak_kib = 0;       ///< 0 when not recorded
   int64_t output_bytes = -1;  ///< -1 when the output is gone
-  std::string cache;          ///< "hit" or "miss" where its launcher said (kStepCacheResultVariable)
+  std::string cache;          ///< "hit", "miss" or "here" where its launcher said (kStepCacheResultVariable)
 };
 
 /// The last build.

@@ -53,20 +53,26 @@ std::string Colour(const std::string& kind) {
 }
 
 /// "step cache, as the launchers said:" and a line per step kind with hits
-/// and misses, or nothing where no launcher said.
+/// and misses (and of those, the ones FastCuda's remote client ran on an
+/// idle local core: "here"), or nothing where no launcher said.
 std::string StepCacheOutcomes(const Timeline& timeline) {
-  std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (hits, misses)
+  struct Counts {
+    int hits = 0, misses = 0, here = 0;
+  };
+  std::map<std::string, Counts> by_kind;
   for (const TimedStep& step : timeline.steps) {
     if (step.cache.empty()) continue;
-    std::pair<int, int>& counts = by_kind[timeline.Step(step).kind];
-    ++(step.cache == "hit" ? counts.first : counts.second);
+    Counts& counts = by_kind[timeline.Step(step).kind];
+    ++(step.cache == "hit" ? counts.hits : counts.misses);
+    counts.here += step.cache == "here";
   }
   if (by_kind.empty()) return "";
   std::string text = "\nstep cache, as the launchers said:\n";
   for (const auto& [kind, counts] : by_kind) {
     char line[128];
-    std::snprintf(line, sizeof line, "  %-10s %5d hit %5d miss\n", kind.c_str(), counts.first, counts.second);
+    std::snprintf(line, sizeof line, "  %-10s %5d hit %5d miss", kind.c_str(), counts.hits, counts.misses);
     text += line;
+    text += counts.here ? ", " + std::to_string(counts.here) + " of them run on idle local cores\n" : "\n";
   }
   return text;
 }

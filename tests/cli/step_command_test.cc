@@ -205,9 +205,10 @@ TEST_CASE("step on fakes: what a device launcher says of the cache goes to the m
   };
   CHECK(run("hit\n") == std::map<std::string, std::string>{{"/w/a.ptx", "hit"}});
   CHECK(run("miss") == std::map<std::string, std::string>{{"/w/a.ptx", "miss"}});
+  CHECK(run("here") == std::map<std::string, std::string>{{"/w/a.ptx", "here"}});  // a miss run locally
   CHECK(run("not sure").empty());
   CHECK(fastcuda::testing::CountMatches(disk.Read(memory_log).value_or(""), "/w/a.ptx") ==
-        3);  // a line a run, appended
+        4);  // a line a run, appended
 }
 
 TEST_CASE("step on fakes: a stamp is gone while its program runs, and after it fails") {

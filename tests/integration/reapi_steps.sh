@@ -25,7 +25,8 @@
 #               action gives back its id, and no step runs on the bot
 #  run here     a new TU built with FASTCUDA_REMOTE_LOCAL=always: every step
 #               the cache misses runs locally, none on the bot, nvcc's
-#               object; in a second build directory with `never`, each hits
+#               object, `fastcuda report` counting them as run on idle local
+#               cores; in a second build directory with `never`, each hits
 #               the result the first stored, none on the bot. The other
 #               cases run with `never`: a step on an idle local core would
 #               not reach the bot they watch
@@ -256,6 +257,9 @@ run_here() {
     [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  $dir: the bot ran:" $(ran_since "$bot_mark"); return 1; }
     same_object "$scratch/$dir/obj/d.o" "$scratch/ref/d.o" || return 1
   done
+  "$FASTCUDA" report "$scratch/h1/graph" > "$scratch/report_h1.txt" &&
+    grep -Eq '^  CICC +0 hit +1 miss, 1 of them run on idle local cores$' "$scratch/report_h1.txt" ||
+    { echo "  fastcuda report of the first:"; sed -n '/^step cache/,/^$/p' "$scratch/report_h1.txt"; return 1; }
 }
 check "run here: misses run locally with FASTCUDA_REMOTE_LOCAL=always, none on the bot; a second build directory hits them" \
   run_here

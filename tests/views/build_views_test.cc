@@ -159,6 +159,12 @@ TEST_CASE("report: the step cache's hits and misses per kind, as the launchers s
   CHECK(report.find("step cache, as the launchers said:\n"
                     "  CICC           1 hit     0 miss\n"
                     "  PTXAS          0 hit     1 miss\n") != std::string::npos);
+  // Misses FastCuda's remote client ran on an idle local core
+  timeline = BuildTimeline(Tus(), kLog, "/w/k.ptx\t2048\t3\there\n/w/k.cubin\t10\t1\tmiss\n",
+                           [](const std::string&) { return -1; });
+  CHECK(BuildReport(timeline, 2)
+            .find("  CICC           0 hit     1 miss, 1 of them run on idle local cores\n"
+                  "  PTXAS          0 hit     1 miss\n") != std::string::npos);
 }
 
 TEST_CASE("CSV: a header and one row per step, ten columns each") {
