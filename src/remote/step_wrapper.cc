@@ -127,17 +127,22 @@ std::optional<std::string> ReceiveFrame(int fd) {
   return ReceiveExactly(fd, size_t(size));
 }
 
-/// Names the proxy of this configuration: the endpoint, the proxy and every
-/// FASTCUDA_REMOTE* setting but the stats file, which this wrapper writes
-/// (FNV-1a).
+/// The version of what this wrapper and its proxy say to each other: a
+/// proxy of another version, left running by an earlier FastCuda, is
+/// another proxy's (ConfigKey). 2: a miss run here ("here", and its result).
+constexpr const char* kProtocol = "2";
+
+/// Names the proxy of this configuration: the protocol, the endpoint, the
+/// proxy and every FASTCUDA_REMOTE* setting but the stats file, which this
+/// wrapper writes (FNV-1a).
 std::string ConfigKey(const std::string& remote, const std::string& proxy) {
-  std::vector<std::string> settings = {remote, FASTCUDA_REMOTE_PYTHON, proxy};
+  std::vector<std::string> settings = {kProtocol, remote, FASTCUDA_REMOTE_PYTHON, proxy};
   for (char** entry = environ; *entry; ++entry) {
     if (strncmp(*entry, "FASTCUDA_REMOTE", 15) == 0 && strncmp(*entry, "FASTCUDA_REMOTE_STATS=", 22) != 0) {
       settings.push_back(*entry);
     }
   }
-  std::sort(settings.begin() + 3, settings.end());
+  std::sort(settings.begin() + 4, settings.end());
   uint64_t hash = 0xcbf29ce484222325ull;
   for (const std::string& setting : settings) {
     for (unsigned char c : setting + "\n") hash = (hash ^ c) * 0x100000001b3ull;
