@@ -223,17 +223,25 @@ check "warm: after ninja -t clean, with build --remote, every device step hits t
 # A TU whose module id cudafe++ makes anew in every run (its process id in
 # it, as in every TU of CUB's device-wide algorithms), built in two build
 # directories of the same source
+# A build directory DIR of its own whose database holds NAME.cu alone,
+# built with FASTCUDA_REMOTE and the variables given (obj/NAME.o; the log
+# DIR.log beside it)
+build_one_tu() {  # DIR NAME [VARIABLE=VALUE...]
+  local dir=$scratch/$1 name=$2
+  shift 2
+  mkdir -p "$dir/obj"
+  printf '[{"directory": "%s", "file": "%s/%s.cu", "output": "obj/%s.o", "command": "%s %s -c %s/%s.cu -o obj/%s.o"}]\n' \
+    "$dir" "$project" "$name" "$name" "$NVCC" "${archs[*]}" "$project" "$name" "$name" > "$dir/compile_commands.json"
+  env FASTCUDA_REMOTE="$remote" "$@" "$FASTCUDA" build --compdb "$dir/compile_commands.json" --out "$dir/graph" \
+    -j 2 > "$dir.log" 2>&1 || { tail -n 5 "$dir.log"; return 1; }
+}
 module_id_case() {
   local bot_mark dir
   printf 'template <typename T> __global__ void k(T *x) { x[threadIdx.x] *= 2; }\n%s\n%s\n' \
     'template <typename T> void launch(T *x) { k<<<1, 32>>>(x); }' 'template void launch<float>(float *);' > "$project/c.cu"
   for dir in b1 b2; do
-    mkdir -p "$scratch/$dir/obj"
-    printf '[{"directory": "%s", "file": "%s/c.cu", "output": "obj/c.o", "command": "%s %s -c %s/c.cu -o obj/c.o"}]\n' \
-      "$scratch/$dir" "$project" "$NVCC" "${archs[*]}" "$project" > "$scratch/$dir/compile_commands.json"
     [ "$dir" = b1 ] || bot_mark=$(lines "$scratch/bot.log")
-    FASTCUDA_REMOTE="$remote" "$FASTCUDA" build --compdb "$scratch/$dir/compile_commands.json" --out "$scratch/$dir/graph" \
-      -j 2 > "$scratch/module_id_$dir.log" 2>&1 || { tail -n 5 "$scratch/module_id_$dir.log"; return 1; }
+    build_one_tu "$dir" c || return 1
   done
   [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  the bot ran:" $(ran_since "$bot_mark"); return 1; }
   same_object "$scratch/b2/obj/c.o" "$scratch/b1/obj/c.o"
@@ -247,13 +255,8 @@ run_here() {
   "$NVCC" "${archs[@]}" -c "$project/d.cu" -o "$scratch/ref/d.o" || return 1
   bot_mark=$(lines "$scratch/bot.log")
   for dir in h1 h2; do
-    mkdir -p "$scratch/$dir/obj"
-    printf '[{"directory": "%s", "file": "%s/d.cu", "output": "obj/d.o", "command": "%s %s -c %s/d.cu -o obj/d.o"}]\n' \
-      "$scratch/$dir" "$project" "$NVCC" "${archs[*]}" "$project" > "$scratch/$dir/compile_commands.json"
     local_mode=$([ "$dir" = h1 ] && echo always || echo never)
-    FASTCUDA_REMOTE="$remote" FASTCUDA_REMOTE_LOCAL=$local_mode "$FASTCUDA" build \
-      --compdb "$scratch/$dir/compile_commands.json" --out "$scratch/$dir/graph" -j 2 > "$scratch/run_here_$dir.log" 2>&1 ||
-      { tail -n 5 "$scratch/run_here_$dir.log"; return 1; }
+    build_one_tu "$dir" d FASTCUDA_REMOTE_LOCAL="$local_mode" || return 1
     [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  $dir: the bot ran:" $(ran_since "$bot_mark"); return 1; }
     same_object "$scratch/$dir/obj/d.o" "$scratch/ref/d.o" || return 1
   done
