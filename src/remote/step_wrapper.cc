@@ -288,8 +288,8 @@ std::string OutputsAsLeft(const std::vector<std::string>& outputs) {
 /// action cache missed `action`: its stdout and stderr captured and passed
 /// on, then, where it succeeded, handed to the proxy at `proxy_path` with
 /// its outputs to store as that action's result (the proxy reads them
-/// before this returns, and uploads them after). Returns the step's status; dies of the signal that
-/// killed it, as the program would have.
+/// before this returns, and uploads them after). Returns the step's status;
+/// dies of the signal that killed it, as the program would have.
 int RunHere(const std::vector<std::string>& command, const std::string& action, const std::string& proxy_path,
             const std::string& cwd, const std::vector<std::string>& outputs) {
   FILE* out = tmpfile();
@@ -298,6 +298,7 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
+  if (pid < 0) return RunLocally(command, "");
   if (pid == 0) {
     dup2(fileno(out), 1);
     dup2(fileno(err), 2);
@@ -305,14 +306,13 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
     _exit(127);
   }
   int status = 0;
-  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::string out_text = ReadWhole(out), err_text = ReadWhole(err);
   fclose(out);
   fclose(err);
   WriteAll(1, out_text);
   WriteAll(2, err_text);
-  if (pid < 0) return 127;
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
     raise(WTERMSIG(status));
@@ -345,14 +345,15 @@ void SayCacheResult(const std::string& result) {
 
 /// Appends the step's line to FASTCUDA_REMOTE_STATS, where set: WALL REMOTE
 /// TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT: seconds in
-/// the step, in the remote action (for a step run here, HIT "L": its run
-/// here) and in the transfers (the rest is the client's), bytes; then the
-/// client's share: seconds in the proxy (the rest is this wrapper's start,
-/// the socket and waits for a CPU), of which hashing the inputs and asking
-/// the action cache; when the step started (seconds since the epoch), to
-/// set beside the worker's times. `fields`: the proxy's answer.
+/// the step, in the remote action (`remote`; for a step run here, HIT "L":
+/// its run here) and in the transfers (the rest is the client's), bytes;
+/// then the client's share: seconds in the proxy (the rest is this wrapper's
+/// start, the socket and waits for a CPU), of which hashing the inputs and
+/// asking the action cache; when the step started (seconds since the
+/// epoch), to set beside the worker's times. `fields`: the proxy's answer.
 void WriteStats(std::chrono::steady_clock::time_point started, double started_epoch,
-                const std::vector<std::string>& fields, const std::string& hit, const std::string& output) {
+                const std::vector<std::string>& fields, const std::string& remote, const std::string& hit,
+                const std::string& output) {
   std::string stats = Env("FASTCUDA_REMOTE_STATS");
   if (stats.empty() || fields.size() < 12) return;
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -360,7 +361,7 @@ void WriteStats(std::chrono::steady_clock::time_point started, double started_ep
   snprintf(text, sizeof text, "%.4f", wall);
   std::string line = text;
   for (const std::string& field :
-       {fields[5], fields[6], hit, fields[7], fields[8], fields[9], fields[10], fields[11]})
+       {remote, fields[6], hit, fields[7], fields[8], fields[9], fields[10], fields[11]})
     line += " " + field;
   snprintf(text, sizeof text, " %.3f ", started_epoch);
   AppendLine(stats, line + text + output);
@@ -458,7 +459,7 @@ int main(int argc, char** argv) {
   if (SendAll(fd, Frame(request))) header = ReceiveFrame(fd);
   if (header) out = ReceiveFrame(fd);
   if (out) err = ReceiveFrame(fd);
-  std::vector<std::string> fields = header ? Split(*header, '\0') : std::vector<std::string>{};
+  const std::vector<std::string> fields = header ? Split(*header, '\0') : std::vector<std::string>{};
   std::vector<std::string> moves = fields.size() > 4 ? Lines(fields[4]) : std::vector<std::string>{};
   if (stopped) {
     close(fd);
@@ -477,11 +478,9 @@ int main(int argc, char** argv) {
     auto ran = std::chrono::steady_clock::now();
     int status = RunHere(command, fields[3], path, cwd, outputs);
     SayCacheResult("here");  // a miss, run here
-    // Its stats line: HIT "L", REMOTE its run here
-    if (fields.size() >= 12)
-      fields[5] =
-          std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count());
-    WriteStats(started, started_epoch, fields, "L", outputs.empty() ? command[0] : outputs[0]);
+    std::string run =
+        std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count());
+    WriteStats(started, started_epoch, fields, run, "L", outputs.empty() ? command[0] : outputs[0]);
     return status;
   }
   if (kind == "fail") {
@@ -500,6 +499,7 @@ int main(int argc, char** argv) {
   WriteAll(2, *err);
   bool hit = fields[2] == "1";
   SayCacheResult(hit ? "hit" : "miss");
-  WriteStats(started, started_epoch, fields, hit ? "1" : "0", outputs.empty() ? command[0] : outputs[0]);
+  WriteStats(started, started_epoch, fields, fields.size() > 5 ? fields[5] : "", hit ? "1" : "0",
+             outputs.empty() ? command[0] : outputs[0]);
   return atoi(fields[1].c_str());
 }
