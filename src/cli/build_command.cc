@@ -17,6 +17,7 @@
 #include "src/cli/lookup_pass.h"
 #include "src/cli/run_ninja.h"
 #include "src/graph/kept_intermediates.h"
+#include "src/graph/launchers.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/source_reads.h"
 #include "src/plan/toolchain_programs.h"
@@ -83,7 +84,8 @@ int BuildMain(const std::vector<std::string>& args, const CommandIo& io) {
   if (int status = PrepareGraph(options, io); status != 0) return status;
   NinjaRun ninja;
   ninja.dir = options.out_dir;
-  ninja.jobs = GraphNinjaJobs(options, io.environment, MachineLimitsHere(io.fs).cpus);
+  ninja.jobs = GraphNinjaJobs(options, VersionedLaunchers(options.launchers, VersionProbeOf(io.runner)),
+                              io.environment, MachineLimitsHere(io.fs).cpus);
   ninja.lock_fd = lock.fd();
   // Where make runs other recipes beside this one (the module's
   // fastcuda_graph under `make -jN`), their lines would be written after a

@@ -56,8 +56,8 @@ int GenerateForCall(const GenOptions& options, const CommandIo& io) {
   fragment.env_file = EnvFilePath(graph.work_dir);
   fragment.ninja_cwd = options.out_dir;
   MachineLimits machine = MachineLimitsHere(io.fs);
-  WriteCallManifest(graph, fragment, GraphPools(options, io.environment, machine.cpus), options.out_dir,
-                    PlanLimits(io.environment, options.jobs, machine), io.fs);
+  WriteCallManifest(graph, fragment, GraphPools(options, launchers, io.environment, machine.cpus),
+                    options.out_dir, PlanLimits(io.environment, options.jobs, machine), io.fs);
   return 0;
 }
 
@@ -238,7 +238,7 @@ Generation GenerateForEntries(CompileDatabase database, const GenOptions& option
   manifest.regenerate_inputs = {options.compdb};
   manifest.regenerate_inputs.insert(manifest.regenerate_inputs.end(), generation.inputs.begin(),
                                     generation.inputs.end());
-  manifest.pools = GraphPools(options, context.environment, context.machine.cpus);
+  manifest.pools = GraphPools(options, planning.launchers, context.environment, context.machine.cpus);
   const std::string ninja_log = fs.Read(part ? part->ninja_log : NinjaLogPath(options.out_dir)).value_or("");
   manifest.history = ParseNinjaLog(ninja_log);
   if (part) {

@@ -134,14 +134,14 @@ std::vector<std::string> GenCommandLine(const GenOptions& options) {
   return command;
 }
 
-PoolDepths GraphPools(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                      unsigned cpus) {
-  return GraphPools(options.pools, options.launchers, CompileModesOf(options).module_id, environment, cpus);
+PoolDepths GraphPools(const GenOptions& options, const StepLaunchers& launchers,
+                      const std::map<std::string, std::string>& environment, unsigned cpus) {
+  return GraphPools(options.pools, launchers, CompileModesOf(options).module_id, environment, cpus);
 }
 
-unsigned GraphNinjaJobs(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                        unsigned cpus) {
-  if (options.jobs || RemoteKinds(options.launchers, environment, CompileModesOf(options).module_id).empty())
+unsigned GraphNinjaJobs(const GenOptions& options, const StepLaunchers& launchers,
+                        const std::map<std::string, std::string>& environment, unsigned cpus) {
+  if (options.jobs || RemoteKinds(launchers, environment, CompileModesOf(options).module_id).empty())
     return options.jobs;
   RemoteJobs jobs = RemoteJobsOf(environment, cpus);
   return jobs.local + jobs.remote;

@@ -67,15 +67,17 @@ CompileModes CompileModesOf(const GenOptions& options);
 
 /// The pools of a graph generated with `options` (--pools, and where its
 /// device compiles run remotely, WithRemotePools of RemoteJobsOf
-/// `environment` on a machine of `cpus`).
-PoolDepths GraphPools(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                      unsigned cpus);
+/// `environment` on a machine of `cpus`). `launchers` are the options' own
+/// with their versions (AddLauncherVersions): which steps sccache runs,
+/// and so which go to the remote pool, depends on its version.
+PoolDepths GraphPools(const GenOptions& options, const StepLaunchers& launchers,
+                      const std::map<std::string, std::string>& environment, unsigned cpus);
 
 /// The -j that runs the graph of `options`: theirs, else where its device
-/// compiles run remotely, RemoteJobsOf's local and remote jobs together,
-/// else 0 (NinjaJobArguments decides).
-unsigned GraphNinjaJobs(const GenOptions& options, const std::map<std::string, std::string>& environment,
-                        unsigned cpus);
+/// compiles run remotely (`launchers` as for GraphPools), RemoteJobsOf's
+/// local and remote jobs together, else 0 (NinjaJobArguments decides).
+unsigned GraphNinjaJobs(const GenOptions& options, const StepLaunchers& launchers,
+                        const std::map<std::string, std::string>& environment, unsigned cpus);
 
 /// The `fastcuda gen` call that regenerates with the same options.
 std::vector<std::string> GenCommandLine(const GenOptions& options);

@@ -18,6 +18,7 @@
 #include "src/cli/lookup_pass.h"
 #include "src/cli/progress_output.h"
 #include "src/cli/run_ninja.h"
+#include "src/graph/launchers.h"
 #include "src/nvcc/nvcc_options.h"
 #include "src/plan/graph_dir.h"
 #include "src/plan/launcher_build.h"
@@ -65,7 +66,8 @@ ProcessResult RunGraph(const GenOptions& options, const std::vector<std::string>
                        int lock_fd, BuildProgress* progress, const CommandIo& io) {
   NinjaRun ninja;
   ninja.dir = options.out_dir;
-  ninja.jobs = GraphNinjaJobs(options, io.environment, MachineLimitsHere(io.fs).cpus);
+  ninja.jobs = GraphNinjaJobs(options, VersionedLaunchers(options.launchers, VersionProbeOf(io.runner)),
+                              io.environment, MachineLimitsHere(io.fs).cpus);
   ninja.quiet = ninja.capture = true;
   ninja.lock_fd = lock_fd;
   ninja.keep_going = keep_going;

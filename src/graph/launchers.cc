@@ -166,6 +166,11 @@ void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version) 
   }
 }
 
+StepLaunchers VersionedLaunchers(StepLaunchers launchers, const VersionProbe& version) {
+  AddLauncherVersions(launchers, version);
+  return launchers;
+}
+
 std::string UnversionedLaunchersReport(const std::map<std::string, std::string>& versions) {
   std::string report;
   for (const auto& [program, version] : versions) {

@@ -63,6 +63,9 @@ void AddLauncherVersion(std::map<std::string, std::string>& versions,
 /// AddLauncherVersion for the host, device and nvcc launchers.
 void AddLauncherVersions(StepLaunchers& launchers, const VersionProbe& version);
 
+/// `launchers` with AddLauncherVersions' versions.
+StepLaunchers VersionedLaunchers(StepLaunchers launchers, const VersionProbe& version);
+
 /// One line for each launcher program in `versions` that told no version
 /// (not on PATH, say): LauncherFor then leaves it out of the steps that
 /// need one (sccache's cicc, ptxas and cudafe++), which the user asked it

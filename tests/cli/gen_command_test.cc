@@ -212,11 +212,32 @@ TEST_CASE("gen on fakes: with remote device compiles, local and remote steps eac
   CHECK(manifest.find("pool fastcuda_remote\n  depth = 12\n") != std::string::npos);
   CHECK(CountMatches(manifest, "pool = fastcuda_remote\n") == 3);  // CICC, PTXAS, CUDAFE: not FATBINARY
   // Without -j, Ninja runs both shares at once; -j still caps them.
-  CHECK(GraphNinjaJobs(options, environment, 4) == 16);
-  CHECK(GraphNinjaJobs(options, {}, 4) == 20);
+  CHECK(GraphNinjaJobs(options, options.launchers, environment, 4) == 16);
+  CHECK(GraphNinjaJobs(options, options.launchers, {}, 4) == 20);
   options.jobs = 6;
-  CHECK(GraphNinjaJobs(options, environment, 4) == 6);
-  CHECK(GraphNinjaJobs(Options(), environment, 4) == 2);
+  CHECK(GraphNinjaJobs(options, options.launchers, environment, 4) == 6);
+  CHECK(GraphNinjaJobs(Options(), Options().launchers, environment, 4) == 2);
   // The shares are the pools' depths: a changed one generates anew.
   CHECK(GenerationKey(options, environment) != GenerationKey(options, {}));
+}
+
+TEST_CASE("gen on fakes: sccache-dist's share is the steps its version runs, as the steps' launchers") {
+  FakeFileSystem disk({{"/build/db.json", kDatabase}});
+  FakeDryrunRunner runner;
+  std::map<std::string, std::string> environment = {{"FASTCUDA_REMOTE_JOBS", "12"}};
+  GenOptions options = ParseGenOptions({"--compdb", "/build/db.json", "--out", "/build/fc"}, {});
+  options.launchers.host = options.launchers.device = {"/usr/bin/sccache"};
+  GenerationContext context = Context(environment);
+  context.launcher_version = [](const std::string&) { return "0.16.0"; };
+  WriteGeneration(GenerateForDatabase(options, context, runner, disk), "/build/fc", disk);
+  const std::string manifest = disk.Read("/build/fc/build.ninja").value_or("");
+  // CICC, PTXAS and HOST_CC: sccache 0.16 runs them, not fatbinary; its
+  // cudafe++ too, but only FastCuda's own client sends that one away.
+  CHECK(CountMatches(manifest, "pool = fastcuda_remote\n") == 3);
+  CHECK(CountMatches(manifest, "pool = fastcuda_local\n") >= 3);
+  StepLaunchers unversioned = options.launchers;
+  unversioned.host.clear();
+  CHECK(GraphNinjaJobs(options, unversioned, environment, 4) == 0);  // an sccache of no known version
+  CHECK(GraphNinjaJobs(options, VersionedLaunchers(unversioned, context.launcher_version), environment, 4) ==
+        16);
 }

@@ -11,8 +11,9 @@
 # only), each case with an empty sccache cache, so that every step misses:
 #  distributed  every cudafe++, cicc and ptxas is compiled on a build server
 #               (sccache's distributed counts equal its misses, none failed;
-#               the servers' logs name 4 cicc and 4 ptxas commands); objects
-#               equal nvcc's
+#               the servers' logs name 4 cicc and 4 ptxas commands), with
+#               FASTCUDA_REMOTE_JOBS set cicc and ptxas in the graph's remote
+#               pool and fatbinary in its local one; objects equal nvcc's
 #  host too     FASTCUDA_HOST_LAUNCHER=sccache as well: the two host compiles
 #               are compiled on the servers too (from gcc -E's output, which
 #               sccache makes locally); device code and host symbols equal
@@ -92,13 +93,23 @@ host_cc='([^"/]*-)?g(cc|\+\+)(-[0-9.]+)?'  # gcc as nvcc names it, /usr/bin/gcc 
 counts() { echo "  distributed $(distributed) of $(misses) misses, $(stats .stats.dist_errors) failed;" \
   "on the servers: $(ran_remotely cicc) cicc, $(ran_remotely ptxas) ptxas, $(ran_remotely "$host_cc") gcc"; }
 
+pool_of() {  # RULE: the pool the graph's rule RULE runs in
+  awk -v rule="rule $1" '$0 == rule { found = 1; next } /^rule / { found = 0 } found && $1 == "pool" { print $3 }' \
+    "$build/graph/build.ninja"
+}
 client_config distributed "$dist_url"
 on_servers() {
-  start_client "$scratch/distributed.conf" "$scratch/cache-distributed" && compile_all distributed same_object || return 1
+  start_client "$scratch/distributed.conf" "$scratch/cache-distributed" &&
+    compile_all distributed same_object FASTCUDA_REMOTE_JOBS=8 || return 1
   [ "$(misses)" = "$steps" ] && [ "$(distributed)" = "$steps" ] && [ "$(stats .stats.dist_errors)" = 0 ] &&
     [ "$(ran_remotely cicc)" = 4 ] && [ "$(ran_remotely ptxas)" = 4 ] || { counts; return 1; }
+  # The steps sccache sends away take the remote share (FASTCUDA_REMOTE_JOBS),
+  # fatbinary, which sccache does not know, the local one.
+  [ "$(pool_of CICC) $(pool_of PTXAS) $(pool_of FATBINARY)" = "fastcuda_remote fastcuda_remote fastcuda_local" ] ||
+    { echo "  pools: CICC $(pool_of CICC), PTXAS $(pool_of PTXAS), FATBINARY $(pool_of FATBINARY)"; return 1; }
 }
-check "distributed: every cudafe++, cicc and ptxas is compiled on a build server; objects equal nvcc's" on_servers
+check "distributed: every cudafe++, cicc and ptxas is compiled on a build server, in the remote share; objects equal nvcc's" \
+  on_servers
 
 host_too() {
   start_client "$scratch/distributed.conf" "$scratch/cache-host" &&
