@@ -77,17 +77,21 @@ def ladder(steps, by_time):
     return ladder_rank(steps, by_time, max(250, max(by_time.values()) / 100))
 
 
-def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=None):
+def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=None, spill=None):
     """Wall time when every free slot takes the ready step of highest priority.
     jobs: the number of slots, or {pool: slots} with pool_of(key) naming each
     step's pool (local cores and remote workers, say). limit: (limited(key),
     depth): at most depth of the limited steps run at once (a Ninja pool
-    within the slots)."""
+    within the slots). spill: (from_pool, to_pool, ms): a step of from_pool
+    taken while to_pool has a slot its own steps leave free runs there
+    instead, for ms[key] (FastCuda's client running a remote step on an
+    idle local core)."""
     slots = jobs if isinstance(jobs, dict) else {None: jobs}
     busy = {pool: 0 for pool in slots}
     done, running, waiting, ready, now = {}, [], set(steps), {pool: [] for pool in slots}, 0
     limited, depth = limit or (lambda key: False, None)
     in_limit = 0
+    spilled = {}  # key -> the pool it ran in, where not its own
 
     def release():
         for key in [k for k in waiting if all(d in done for d in steps[k]["deps"])]:
@@ -97,8 +101,17 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=None)
     def finish(key):
         nonlocal in_limit
         done[key] = now
-        busy[pool_of(key)] -= 1
+        busy[spilled.pop(key, pool_of(key))] -= 1
         in_limit -= limited(key)
+
+    def start(key, pool):
+        nonlocal in_limit
+        ms = steps[key]["ms"]
+        if spill and pool == spill[0] and busy[spill[1]] < slots[spill[1]] and not ready[spill[1]]:
+            pool, ms, spilled[key] = spill[1], spill[2][key], spill[1]
+        busy[pool] += 1
+        in_limit += limited(key)
+        heapq.heappush(running, (now + ms, key))
 
     release()
     while any(ready.values()) or running:
@@ -110,9 +123,7 @@ def simulate(steps, priority, order, jobs, pool_of=lambda key: None, limit=None)
                 if limited(key) and in_limit >= depth:
                     held.append(item)
                     continue
-                busy[pool] += 1
-                in_limit += limited(key)
-                heapq.heappush(running, (now + steps[key]["ms"], key))
+                start(key, pool)
             for item in held:
                 heapq.heappush(queue, item)
         now, key = heapq.heappop(running)
