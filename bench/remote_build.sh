@@ -531,12 +531,14 @@ overhead_line() {  # VARIANT WHAT EXPRESSION: median, p99 and max of a per-step 
 }
 for variant in cold warm; do
   [ -f "$scratch/$variant.stats" ] || continue
+  # HIT "L": a miss run on an idle local core (FASTCUDA_REMOTE_LOCAL=idle),
+  # REMOTE its run there, which the proxy's time (PROXY) leaves out
   overhead_line "$variant" "client overhead" '($1 - $2 - $3)'
-  overhead_line "$variant" "of it in the proxy" '($7 - $2 - $3)'
+  overhead_line "$variant" "of it in the proxy" '($7 - ($4 == "L" ? 0 : $2 + $3))'
   overhead_line "$variant" "of it hashing inputs" '$8'
   overhead_line "$variant" "of it asking the action cache" '$9'
-  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $7)'
-  # HIT "L": a miss run on an idle local core (FASTCUDA_REMOTE_LOCAL=idle), REMOTE its run there
+  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $2 - $3 - $7 + ($4 == "L" ? 0 : $2 + $3))'
+
   awk -v v="$variant" '{ hits += ($4 == "1"); sent += $5; received += $6; transfer += $3
                          if ($4 == "L") { here++; local_s += $2 } else remote += $2 }
     END { printf "%s: %d hits of %d, %d misses run on idle local cores (%.1f s); %.1f MiB sent, %.1f MiB received; " \

@@ -237,19 +237,21 @@ class ClientTest(unittest.TestCase):
         def stat():
             return "cpu  0 0 0 0\n" + "".join(f"cpu{c} {b} 0 0 {i} 0 0 0 0 0 0\n" for c, (b, i) in cpus.items())
         cores = proxy.IdleCores(cpus={0, 1, 2, 3}, read_stat=stat, clock=lambda: now[0])
+        window = cores.WINDOW_S * 1.001  # a look each (sums of 0.1 fall short of 0.1 apart)
         self.assertFalse(cores.take())  # a first look: nothing to compare with
-        run(0.25, [1, 1, 0, 0.1])  # 1.9 cores idle
+        run(window, [1, 1, 0, 0.4])  # 1.6 cores idle
         self.assertTrue(cores.take())
-        self.assertFalse(cores.take())  # the one given counts as busy
-        run(0.1, [1, 1, 0, 0.1])
+        self.assertTrue(cores.take())  # the second: 0.6 of a core is left
+        self.assertFalse(cores.take())  # both given count as busy
+        run(window / 2, [1, 1, 0, 0])
         self.assertFalse(cores.take())  # no new look within the window
-        # The next look shows it only in part: given within two windows, it
-        # still counts as busy
-        run(0.25, [1, 1, 0.6, 0.1])
+        # The next look shows them only in part: given within two windows,
+        # they still count as busy
+        run(window, [1, 1, 0.6, 0.4])
         self.assertFalse(cores.take())
-        run(0.25, [1, 1, 1, 0.1])  # the ticks show what runs
+        run(window, [1, 1, 1, 0.6])  # the ticks show what runs: 0.4 of a core idle
         self.assertFalse(cores.take())
-        run(0.25, [1, 1, 0, 0])  # it ended: two cores idle
+        run(window, [1, 1, 1, 0.4])  # 0.6 of one
         self.assertTrue(cores.take())
 
     def test_a_step_run_here_is_stored_as_a_workers_run_would_be(self):
