@@ -92,9 +92,9 @@ def main():
     order = {key: key[0] * 100 for key in steps}
     local_ms = sum(s["ms"] for k, s in steps.items() if pool_of(k) == "local")
     remote_ms = sum(s["ms"] for k, s in steps.items() if pool_of(k) == "remote")
-    chain_ms = max(by_time.values())
-    # Where remote steps may run locally, a slot of either kind does a
-    # remote step in at least its local time.
+    # Where remote steps may run locally, their local time is the least
+    # they take, on the longest chain and in a slot of either kind.
+    chain_ms = max((remaining(steps_of(rows, False), lambda s: s["ms"]) if spill else by_time).values())
     least_ms = local_ms + sum(local_run_ms[k] for k in steps if pool_of(k) == "remote")
     spilled_bound = lambda workers: least_ms / (local + workers)
     on_cores = simulate(steps_of(rows, False), priority, order, local)
