@@ -20,9 +20,9 @@ Measured costs, where a remote build was measured (bench/remote_build.sh
 prints them): STATS, the FASTCUDA_REMOTE_STATS file of that build, gives
 each remote kind's mean time in the client outside the remote action (the
 transfers and the client's own cost) over the steps that ran remotely, which
-replaces the bandwidth and the round trip; ACTION_MS adds what a worker spends per action beside the tool
-(the service's dispatch, fetching inputs, sending outputs: the bots'
-timings). WORKERS lists the worker counts to predict (16 64 256).
+replaces the bandwidth and the round trip; ACTION_MS adds what a worker
+spends per action beside the tool (the service's dispatch, fetching inputs,
+sending outputs: the bots' timings). WORKERS lists the worker counts to predict (16 64 256).
 
 Usage: [STATS=FILE] [ACTION_MS=N] [WORKERS="N..."] [LOCAL_RUNS=idle|never] bench/remote_scaling.py TABLE.csv [LOCAL_JOBS] [GBIT_PER_S] [ROUND_TRIP_MS]"""
 import csv
