@@ -472,6 +472,7 @@ int main(int argc, char** argv) {
     return give_up("lost the client's proxy (its log: " + path + ".log)");
   }
   const std::string& kind = fields[0];
+  const std::string& stats_name = outputs.empty() ? command[0] : outputs[0];  // its line in the stats file
   if (kind == "local") return RunLocally(command, fields[3]);
   if (kind == "here") {
     close(fd);
@@ -480,7 +481,7 @@ int main(int argc, char** argv) {
     SayCacheResult("here");  // a miss, run here
     std::string run =
         std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count());
-    WriteStats(started, started_epoch, fields, run, "L", outputs.empty() ? command[0] : outputs[0]);
+    WriteStats(started, started_epoch, fields, run, "L", stats_name);
     return status;
   }
   if (kind == "fail") {
@@ -499,7 +500,6 @@ int main(int argc, char** argv) {
   WriteAll(2, *err);
   bool hit = fields[2] == "1";
   SayCacheResult(hit ? "hit" : "miss");
-  WriteStats(started, started_epoch, fields, fields.size() > 5 ? fields[5] : "", hit ? "1" : "0",
-             outputs.empty() ? command[0] : outputs[0]);
+  WriteStats(started, started_epoch, fields, fields.size() > 5 ? fields[5] : "", hit ? "1" : "0", stats_name);
   return atoi(fields[1].c_str());
 }
