@@ -220,9 +220,6 @@ warm() {
 }
 check "warm: after ninja -t clean, with build --remote, every device step hits the action cache, none on the bot; nvcc's objects" warm
 
-# A TU whose module id cudafe++ makes anew in every run (its process id in
-# it, as in every TU of CUB's device-wide algorithms), built in two build
-# directories of the same source
 # A build directory DIR of its own whose database holds NAME.cu alone,
 # built with FASTCUDA_REMOTE and the variables given (obj/NAME.o; the log
 # DIR.log beside it)
@@ -235,6 +232,9 @@ build_one_tu() {  # DIR NAME [VARIABLE=VALUE...]
   env FASTCUDA_REMOTE="$remote" "$@" "$FASTCUDA" build --compdb "$dir/compile_commands.json" --out "$dir/graph" \
     -j 2 > "$dir.log" 2>&1 || { tail -n 5 "$dir.log"; return 1; }
 }
+# A TU whose module id cudafe++ makes anew in every run (its process id in
+# it, as in every TU of CUB's device-wide algorithms), built in two build
+# directories of the same source
 module_id_case() {
   local bot_mark dir
   printf 'template <typename T> __global__ void k(T *x) { x[threadIdx.x] *= 2; }\n%s\n%s\n' \
