@@ -537,7 +537,7 @@ for variant in cold warm; do
   overhead_line "$variant" "of it in the proxy" '($7 - ($4 == "L" ? 0 : $2 + $3))'
   overhead_line "$variant" "of it hashing inputs" '$8'
   overhead_line "$variant" "of it asking the action cache" '$9'
-  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $2 - $3 - $7 + ($4 == "L" ? 0 : $2 + $3))'
+  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $7 - ($4 == "L" ? $2 + $3 : 0))'
 
   awk -v v="$variant" '{ hits += ($4 == "1"); sent += $5; received += $6; transfer += $3
                          if ($4 == "L") { here++; local_s += $2 } else remote += $2 }
