@@ -526,24 +526,27 @@ if [ -n "${wall[dist_cold]:-}" ]; then
 fi
 overhead_line() {  # VARIANT WHAT EXPRESSION: median, p99 and max of a per-step time in ms
   awk "{ print $3 * 1000 }" "$scratch/$1.stats" | sort -n | awk -v v="$1" -v what="$2" '
-    { o[NR] = $1 } END { if (NR) printf "%s: %s, %d remote steps: median %.1f ms, p99 %.1f ms, max %.1f ms\n",
+    { o[NR] = $1 } END { if (NR) printf "%s: %s, %d steps through the client: median %.1f ms, p99 %.1f ms, max %.1f ms\n",
                                         v, what, NR, o[int((NR + 1) / 2)], o[int(NR * 0.99 + 0.999)], o[NR] }'
 }
 for variant in cold warm; do
   [ -f "$scratch/$variant.stats" ] || continue
   # HIT "L": a miss run on an idle local core (FASTCUDA_REMOTE_LOCAL=idle),
-  # REMOTE its run there, which the proxy's time (PROXY) leaves out
+  # "C": a miss of a step cached here (preprocessing, host compile), REMOTE
+  # its run here, which the proxy's time (PROXY) leaves out
   overhead_line "$variant" "client overhead" '($1 - $2 - $3)'
-  overhead_line "$variant" "of it in the proxy" '($7 - ($4 == "L" ? 0 : $2 + $3))'
+  overhead_line "$variant" "of it in the proxy" '($7 - ($4 ~ /^[LC]$/ ? 0 : $2 + $3))'
   overhead_line "$variant" "of it hashing inputs" '$8'
   overhead_line "$variant" "of it asking the action cache" '$9'
-  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $7 - ($4 == "L" ? $2 + $3 : 0))'
+  overhead_line "$variant" "of it outside the proxy (wrapper, socket, CPU waits)" '($1 - $7 - ($4 ~ /^[LC]$/ ? $2 + $3 : 0))'
 
   awk -v v="$variant" '{ hits += ($4 == "1"); sent += $5; received += $6; transfer += $3
-                         if ($4 == "L") { here++; local_s += $2 } else remote += $2 }
-    END { printf "%s: %d hits of %d, %d misses run on idle local cores (%.1f s); %.1f MiB sent, %.1f MiB received; " \
-                 "%.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
-                 v, hits, NR, here, local_s, sent / 1048576, received / 1048576, remote, transfer }' "$scratch/$variant.stats"
+                         if ($4 == "L") { here++; local_s += $2 } else if ($4 == "C") { cached++; cached_s += $2 }
+                         else remote += $2 }
+    END { printf "%s: %d hits of %d, %d misses run on idle local cores (%.1f s), %d misses cached here run here (%.1f s); " \
+                 "%.1f MiB sent, %.1f MiB received; %.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
+                 v, hits, NR, here, local_s, cached, cached_s, sent / 1048576, received / 1048576, remote, transfer }' \
+    "$scratch/$variant.stats"
 done
 # What the bots spent per action beside the tool (their --timings lines)
 bot_phases() {  # VARIANT: also SCRATCH/VARIANT.action_ms, the mean of a worker's time per action beside the tool

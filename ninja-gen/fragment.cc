@@ -12,6 +12,7 @@
 #include "src/base/shell_words.h"
 #include "src/base/stable_hash.h"
 #include "src/base/text.h"
+#include "src/graph/launchers.h"
 #include "src/graph/stubbed_intermediates.h"
 #include "src/graph/whole_call_cache.h"
 #include "src/graph/work_dir_commands.h"
@@ -203,6 +204,7 @@ StepInvocation InvocationOf(const StepGraph& graph, size_t index, const Fragment
     call.argv = std::move(*in_work_dir);
   }
   call.inputs = InputsForLauncher(step, graph.work_dir, in_work_dir.has_value());
+  if (CachesHere(step.argv)) call.work_dir = graph.work_dir;
   call.memory_input = MemoryInputOf(step);
   if (!options.lock_dir.empty()) call.memory_peaks = StepPeaksPath(graph.work_dir);
   return call;

@@ -498,6 +498,13 @@ std::string NameFilesForLauncher(const StepInvocation& options, const std::vecto
   }
   spec.env_set[std::string(kStepInputsVariable)] = inputs;
   spec.env_set[std::string(kStepOutputsVariable)] = written;
+  if (!options.work_dir.empty()) spec.env_set[std::string(kStepWorkDirVariable)] = options.work_dir;
+  if (!options.depfile.empty()) {
+    spec.env_set[std::string(kStepDepfileVariable)] =
+        std::filesystem::absolute(ResolvePath(options.cwd, options.depfile))
+            .lexically_relative(here)
+            .string();
+  }
   if (outputs.empty()) return "";
   std::string result = outputs.front() + ".cache-result";
   fs.Remove(result);  // what an earlier run's launcher said is not this run's

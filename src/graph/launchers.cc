@@ -97,6 +97,17 @@ bool HostLauncherDistributes(const StepLaunchers& launchers) {
          (launchers.host == launchers.device && !RunsRemotely(launchers.device));
 }
 
+/// Whether FastCuda's client looks up `kind` in the action cache and runs
+/// it here on a miss: the preprocessing, whose output cicc and cudafe++
+/// then find in the cache too, and the host compile unless another
+/// launcher is named for it. Then a second build directory of the same
+/// sources runs no compiler at all.
+bool CachedHere(const StepLaunchers& launchers, StepKind kind) {
+  if (!RunsRemotely(launchers.device)) return false;
+  return kind == StepKind::kHostPreprocess || kind == StepKind::kDevicePreprocess ||
+         (kind == StepKind::kHostCompile && launchers.host.empty() && launchers.nvcc.empty());
+}
+
 }  // namespace
 
 StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environment,
@@ -122,6 +133,16 @@ std::vector<std::string> RemoteLauncher(const std::string& remote_client, const 
 
 bool RunsRemotely(const std::vector<std::string>& argv) {
   return argv.size() > 2 && argv[1] == "--remote" && argv[0].ends_with("fastcuda-remote");
+}
+
+std::vector<std::string> CachedHereLauncher(const std::vector<std::string>& remote) {
+  std::vector<std::string> launcher = remote;
+  launcher.insert(launcher.begin() + 1, "--cache-only");
+  return launcher;
+}
+
+bool CachesHere(const std::vector<std::string>& argv) {
+  return argv.size() > 3 && argv[1] == "--cache-only" && RunsRemotely({argv[0], argv[2], argv[3]});
 }
 
 std::set<StepKind> RemoteKinds(const StepLaunchers& launchers,
@@ -184,6 +205,7 @@ std::string UnversionedLaunchersReport(const std::map<std::string, std::string>&
 }
 
 std::vector<std::string> LauncherFor(const StepLaunchers& launchers, const Step& step) {
+  if (!step.outputs.empty() && CachedHere(launchers, step.kind)) return CachedHereLauncher(launchers.device);
   bool host = step.kind == StepKind::kHostCompile;
   // cudafe++ only through a tool known to cache or run it (never another
   // remote runner's wrapper, which is told of cicc, ptxas and fatbinary

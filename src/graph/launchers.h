@@ -38,6 +38,13 @@ StepLaunchers LaunchersFrom(const std::map<std::string, std::string>& environmen
 std::vector<std::string> RemoteLauncher(const std::string& remote_client, const std::string& remote);
 /// True for a step's command that RemoteLauncher starts.
 bool RunsRemotely(const std::vector<std::string>& argv);
+/// `remote` (a RemoteLauncher) for a step that runs here, its result looked
+/// up in the action cache first and stored there after a run
+/// (`fastcuda-remote --cache-only`): one a worker could not run, as it
+/// reads the project's and the system's headers.
+std::vector<std::string> CachedHereLauncher(const std::vector<std::string>& remote);
+/// True for a step's command that CachedHereLauncher starts.
+bool CachesHere(const std::vector<std::string>& argv);
 /// The kinds of step that `launchers` run on remote workers: cicc and
 /// ptxas where FastCuda's client (RemoteLauncher) runs them, with cudafe++
 /// where it makes nvcc's module id (`module_id`). Where `environment` sets
@@ -72,9 +79,11 @@ StepLaunchers VersionedLaunchers(StepLaunchers launchers, const VersionProbe& ve
 /// to run. Empty where every one told its version.
 std::string UnversionedLaunchersReport(const std::map<std::string, std::string>& versions);
 
-/// The words to put before `step`'s command, or none. Host preprocessing
-/// never gets a launcher, nor does a step that writes no file (ptxas
-/// checking a PTX-only target). A host compile gets `host`, a cicc, ptxas or
+/// The words to put before `step`'s command, or none. Host and device
+/// preprocessing get FastCuda's remote client alone, as CachedHereLauncher,
+/// and so does the host compile where no other launcher is named for it; no
+/// launcher runs a step that writes no file (ptxas checking a PTX-only
+/// target). A host compile gets `host`, a cicc, ptxas or
 /// fatbinary step `device`, each limited to the steps its tool is known to
 /// run when it is one of ccache, sccache, distcc or icecc. Without one, the
 /// nvcc command's own launcher runs the steps its tool is known to run, or

@@ -48,7 +48,9 @@ std::vector<std::string> NamesInWorkDir(const std::vector<std::string>& paths, c
 
 std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir,
                                            bool in_work_dir) {
-  if (step.launcher_words == 0 || !ReadsOnlyWorkFiles(step)) return {};
+  if (step.launcher_words == 0) return {};
+  if (CachesHere(step.argv)) return step.inputs;
+  if (!ReadsOnlyWorkFiles(step)) return {};
   return in_work_dir ? NamesInWorkDir(step.inputs, work_dir) : step.inputs;
 }
 

@@ -25,7 +25,8 @@ std::optional<std::vector<std::string>> CommandInWorkDir(const GraphStep& step, 
 /// The files `step` reads as its launcher is told them (FASTCUDA_STEP_INPUTS),
 /// relative to where it runs: bare where it runs in the work dir, else as the
 /// step names them (absolute, or relative to the TU's directory). None for a
-/// step without a launcher, or other than cicc, ptxas, fatbinary and a remote cudafe++.
+/// step without a launcher, or other than cicc, ptxas, fatbinary, a remote
+/// cudafe++ and a step cached here (CachesHere).
 std::vector<std::string> InputsForLauncher(const GraphStep& step, const std::string& work_dir,
                                            bool in_work_dir);
 

@@ -13,7 +13,7 @@ namespace {
 // The options of `fastcuda step` by what they concern, besides kCwdFlag and
 // kSplitAutoFlag (whose home is build_load, which counts the running steps
 // that carry it).
-constexpr std::string_view kProgramDir = "--program-dir", kInput = "--input";
+constexpr std::string_view kProgramDir = "--program-dir", kWorkDir = "--work-dir", kInput = "--input";
 constexpr std::string_view kManifest = "--manifest";
 constexpr std::string_view kEnvFile = "--env-file", kRssLog = "--rss-log", kTempRoot = "--temp-root";
 constexpr std::string_view kReadsLog = "--reads-log", kLockDir = "--lock-dir", kMemoryKind = "--memory-kind",
@@ -104,6 +104,7 @@ std::vector<std::string> StepInvocation::OwnWords() const {
   std::vector<std::string> words;
   AddOption(words, kCwdFlag, cwd);
   AddOption(words, kProgramDir, program_dir);
+  AddOption(words, kWorkDir, work_dir);
   for (const std::string& input : inputs) AddOption(words, kInput, input);
   AddOption(words, kDepfile, depfile);
   if (absolute_depfile) words.emplace_back(kAbsoluteDepfile);
@@ -180,6 +181,7 @@ StepInvocation StepInvocation::Parse(const std::vector<std::string>& args) {
     if (!flag.starts_with("--")) call.outputs.push_back(args[i]);  // Ninja's $out: the step's outputs
     else if (flag == kCwdFlag) call.cwd = value(flag);
     else if (flag == kProgramDir) call.program_dir = value(flag);
+    else if (flag == kWorkDir) call.work_dir = value(flag);
     else if (flag == kInput) call.inputs.push_back(value(flag));
     else if (flag == kEnvFile) call.env_file = value(flag);
     else if (flag == kDepfile) call.depfile = value(flag);

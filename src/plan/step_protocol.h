@@ -28,6 +28,12 @@ inline constexpr std::string_view kCwdFlag = "--cwd";
 inline constexpr std::string_view kStepInputsVariable = "FASTCUDA_STEP_INPUTS";
 inline constexpr std::string_view kStepOutputsVariable = "FASTCUDA_STEP_OUTPUTS";
 inline constexpr std::string_view kStepCacheResultVariable = "FASTCUDA_STEP_CACHE_RESULT";
+/// For a step FastCuda's client caches here (CachesHere): the TU's work
+/// dir, whose path the client leaves out of the step's key, so that another
+/// build directory's step has the same one; and the header depfile the
+/// program writes, whose headers go into the key.
+inline constexpr std::string_view kStepWorkDirVariable = "FASTCUDA_STEP_WORK_DIR";
+inline constexpr std::string_view kStepDepfileVariable = "FASTCUDA_STEP_DEPFILE";
 
 /// An edge that waits for a whole-call cache's lookup through the lookup's
 /// dyndep file (WholeCallCacheUse::dyndep): its first output and the inputs
@@ -42,6 +48,7 @@ struct LookupWaiter {
 struct StepInvocation {
   std::string cwd;          ///< the directory the step's own paths are relative to
   std::string program_dir;  ///< run the program here rather than in `cwd`
+  std::string work_dir;     ///< the TU's work dir, for a launcher that caches here (kStepWorkDirVariable)
   /// What the program reads, absolute or relative to where it runs: for a
   /// launcher (a remote executor uploads them), in FASTCUDA_STEP_INPUTS.
   std::vector<std::string> inputs;

@@ -22,6 +22,15 @@ digest; the wrapper renames them into place. An action-cache entry whose
 outputs are gone from the CAS, or do not match their digests, is run
 again with the cache lookup skipped.
 
+Steps whose inputs include the project's and the system's headers (the
+preprocessing and the host compile) run here, cached (the wrapper's
+`--cache-only`), as ccache's direct mode keeps them: the action cache is
+asked for the step's manifest (the headers its last run read, from its
+depfile), then for its result under a key of its command, environment,
+compiler and the digests of its inputs and those headers; a miss runs
+here and stores both. The TU's work directory is left out of the key, so
+that another build directory of the same sources hits.
+
 A step the action cache misses while a core of the build's own sits idle
 runs there instead (FASTCUDA_REMOTE_LOCAL=idle, the default), as Bazel's
 dynamic execution and reclient's racing run a step where it ends first:
@@ -39,6 +48,8 @@ usage: fastcuda_remote_proxy.py SOCKET ENDPOINT (started by fastcuda-remote)
 import hashlib
 import os
 import random
+import re
+import shutil
 import socketserver
 import sys
 import threading
@@ -59,6 +70,20 @@ FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 # A server's refusal of the client's credentials: not transient, never
 # retried; the steps fall back (or fail) until the token changes.
 REFUSED = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+WORK = "@work"  # the TU's work directory in a cached-here step's key
+# A step cached here with one of these words reads or writes files that its
+# command does not name (response files, profiles, coverage notes, dumps,
+# split DWARF, plugins, spec files): it runs here, uncached. So does one
+# with a -M flag and no depfile of its own.
+UNCACHED_WORDS = ("@", "-save-temps", "--coverage", "-ftest-coverage", "-fprofile-", "-fauto-profile",
+                  "-fdump-", "-gsplit-dwarf", "-fstack-usage", "-fcallgraph-info", "-fplugin", "-specs",
+                  "-B", "-Wp,", "-Xpreprocessor", "-Xclang")
+# A file with one of these, read by a step cached here, makes output that
+# the time decides: the step is not stored.
+TIME_MACROS = re.compile(rb"__(DATE|TIME|TIMESTAMP)__")
+# With these a compiler records the directory it runs in (debug
+# information, -fworking-directory): the key of a step cached here holds it.
+DIRECTORY_WORDS = ("-g", "-fworking-directory")
 
 
 class Failure(Exception):
@@ -76,6 +101,10 @@ class CacheEntryBroken(Exception):
 class RunHere(Exception):
     """The action cache missed and a local core is idle: the step runs
     there. Carries the action's digest, under which its result is stored."""
+
+
+class Uncached(Exception):
+    """A step cached here that cannot be: it runs here, nothing stored."""
 
 
 class Cancelled(Exception):
@@ -163,11 +192,15 @@ class Config:
 
 
 class Step:
-    """One step's request from the wrapper, and what it has cost so far."""
+    """One step's request from the wrapper, and what it has cost so far:
+    CWD INPUTS OUTPUTS PATH MODE DEPFILE WORK_DIR ENVIRONMENT ARGV...; the
+    last four but for a step cached here (MODE "cache-only") empty."""
 
     def __init__(self, fields, connection):
-        self.cwd, inputs, outputs, self.path = (os.fsdecode(f) for f in fields[:4])
-        self.argv = [os.fsdecode(f) for f in fields[4:]]
+        (self.cwd, inputs, outputs, self.path, mode, self.depfile, self.work_dir,
+         self.environment) = (os.fsdecode(f) for f in fields[:8])
+        self.cache_only = mode == "cache-only"
+        self.argv = [os.fsdecode(f) for f in fields[8:]]
         self.inputs = [p for p in inputs.split("\n") if p]
         self.outputs = [p for p in outputs.split("\n") if p]
         self.connection = connection
@@ -176,8 +209,23 @@ class Step:
         self.cancelled = False
         self.temporaries = []  # (temporary, final), absolute
         self.started = time.monotonic()
+        self.started_ns = time.time_ns()
         self.remote_s = self.transfer_s = self.digest_s = self.lookup_s = 0.0
         self.sent = self.received = 0
+
+    def keyed(self, path):
+        """`path` as a cached-here step's key names it: the work dir's
+        files by their place in it, others as the step names them."""
+        full = os.path.normpath(os.path.join(self.cwd, path))
+        if self.work_dir and full.startswith(self.work_dir + "/"):
+            return WORK + full[len(self.work_dir):]
+        return path
+
+    def unkeyed(self, path):
+        """The file a key's `path` names for this step (keyed's inverse)."""
+        if path.startswith(WORK + "/"):
+            return self.work_dir + path[len(WORK):]
+        return os.path.join(self.cwd, path)
 
     def relative_paths(self):
         return all(not os.path.isabs(p) and not os.path.normpath(p).startswith("..")
@@ -268,6 +316,8 @@ class Client:
         self.down_reason = ""
         self.batch_limit = BATCH_LIMIT
         self.idle_cores = IdleCores() if config.local == "idle" else None
+        self.dated = set()  # (path, (size, mtime_ns, inode)) of hashed files with TIME_MACROS
+        self.pending = {}  # a cached-here step's manifest key: what its store needs (run_cached_here)
 
     # --- calls, retried on UNAVAILABLE with backoff -------------------------
     def rpc(self, step, method, request, timeout=RPC_S):
@@ -318,12 +368,24 @@ class Client:
         known = self.digests.get(path)
         if known and known[0] == key:
             return known[1]
-        h = hashlib.sha256()
+        h, tail, dated = hashlib.sha256(), b"", False
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(CHUNK), b""):
                 h.update(block)
+                dated = dated or TIME_MACROS.search(tail + block) is not None
+                tail = block[-16:]
         digest = re_pb2.Digest(hash=h.hexdigest(), size_bytes=st.st_size)
         self.digests[path] = (key, digest)
+        if dated:
+            self.dated.add((path, key))
+        return digest
+
+    def undated_digest(self, path):
+        """file_digest of a file a cached-here step reads; Uncached where it
+        has a macro of the time (ccache's rule)."""
+        digest = self.file_digest(path)
+        if (path, self.digests[path][0]) in self.dated:
+            raise Uncached(f"{path} has __DATE__, __TIME__ or __TIMESTAMP__")
         return digest
 
     def known(self, temporary, final, digest):
@@ -437,15 +499,16 @@ class Client:
         if h.hexdigest() != digest.hash or size != digest.size_bytes:
             raise CacheEntryBroken(f"blob {digest.hash}/{digest.size_bytes}: digest mismatch")
 
-    def write_outputs(self, step, result):
-        """Every output under a temporary name beside its final one."""
+    def write_outputs(self, step, result, place=None):
+        """Every output under a temporary name beside its final one: where
+        `place` gives it (its path in the result), else in step.cwd."""
         started = time.monotonic()
         small = [f.digest for f in result.output_files if not f.contents and f.digest.size_bytes <= self.batch_limit]
         small += [d for d in (result.stdout_digest, result.stderr_digest)
                   if d.hash and d.size_bytes <= self.batch_limit]
         data = self.read_small(step, small)
         for n, f in enumerate(result.output_files):
-            final = os.path.join(step.cwd, f.path)
+            final = place(f.path) if place else os.path.join(step.cwd, f.path)
             os.makedirs(os.path.dirname(final), exist_ok=True)
             temporary = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.fastcuda-remote-{n}")
             step.temporaries.append((temporary, final))
@@ -587,6 +650,109 @@ class Client:
             raise RunHere(action_digest)
         return self.run_action(step, action_digest, blobs, skip_cache=False)
 
+    # --- steps cached here --------------------------------------------------
+    def run_cached_here(self, step):
+        """(exit status, hit, stdout, stderr) of a step cached here that the
+        action cache holds, its outputs written beside their places: under
+        the key of its manifest, the headers its last run read, then under
+        its key with their digests. Else RunHere with the manifest's key,
+        which the step's store finds its key's base by. Uncached where the
+        step cannot be cached."""
+        self.connect()
+        started = time.monotonic()
+        base = self.base_key(step)
+        manifest_key = digest_of((base + "\nmanifest").encode("utf-8", "surrogateescape"))
+        step.digest_s = time.monotonic() - started
+        while len(self.pending) > 4096:  # of steps that failed or stopped, which store nothing
+            del self.pending[next(iter(self.pending))]
+        self.pending[manifest_key.hash] = (base, step.started_ns, step.work_dir)
+        manifest = self.cached(step, manifest_key)
+        if manifest and len(manifest.output_files) == 1:
+            f = manifest.output_files[0]
+            try:
+                text = f.contents or self.read_small(step, [f.digest])[f.digest.hash]
+                key = self.full_key(step, base, os.fsdecode(text).splitlines())
+            except (CacheEntryBroken, FileNotFoundError):
+                key = None  # a header is gone: the step reads others now
+            result = key and self.cached(step, key)
+            places = {step.keyed(path): os.path.join(step.cwd, path) for path in step.outputs}
+            if result and sorted(f.path for f in result.output_files) == sorted(places):
+                try:
+                    stdout, stderr = self.write_outputs(step, result, places.get)
+                    return 0, True, stdout, stderr
+                except CacheEntryBroken as e:
+                    self.discard(step)
+                    log(f"{self.config.endpoint}: action cache entry {key.hash}: {e}; running it here")
+        raise RunHere(manifest_key)
+
+    def cached(self, step, key):
+        """The action cache's successful entry under `key`, or None."""
+        try:
+            result = self.ask_action_cache(step, key)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            return None
+        return result if result.exit_code == 0 else None
+
+    def base_key(self, step):
+        """The text of a cached-here step's key but its headers: the digest
+        of its compiler, the variables that change what it does, the
+        directory it runs in where its command records it, its command
+        (the work dir's path left out), its outputs' names, its inputs'
+        names and digests. Uncached where a word of the command reads or
+        writes files it does not name."""
+        argv = step.argv
+        if (any(word.startswith(UNCACHED_WORDS) for word in argv[1:]) or
+                (not step.depfile and any(word.startswith("-M") for word in argv[1:]))):
+            raise Uncached("its command reads or writes files it does not name")
+        variables = step.environment.splitlines()
+        if any(line.startswith(("DEPENDENCIES_OUTPUT=", "SUNPRO_DEPENDENCIES=")) for line in variables):
+            raise Uncached("the environment has it write a depfile")
+        program = shutil.which(argv[0], path=step.path)
+        if program is None:
+            raise Uncached(f"{argv[0]} is not on PATH")
+        lines = ["fastcuda cached here 1", "program " + self.file_digest(os.path.realpath(program)).hash]
+        if any(word.startswith(DIRECTORY_WORDS) for word in argv[1:]):
+            lines.append("cwd " + step.cwd)
+        lines += ["environment " + line for line in sorted(variables)]
+        work = step.work_dir + "/" if step.work_dir else None
+        lines += ["argv " + (word.replace(work, WORK + "/") if work else word) for word in argv]
+        lines += ["output " + path for path in sorted(step.keyed(p) for p in step.outputs)]
+        lines += [f"input {step.keyed(p)} {self.undated_digest(os.path.join(step.cwd, p)).hash}" for p in step.inputs]
+        return "\n".join(lines)
+
+    def full_key(self, step, base, headers):
+        """The key of a cached-here step: `base` and each of its headers
+        (as keyed) with its digest now. FileNotFoundError where one is gone."""
+        lines = [base] + [f"header {name} {self.undated_digest(step.unkeyed(name)).hash}" for name in headers]
+        return digest_of("\n".join(lines).encode("utf-8", "surrogateescape"))
+
+    def store_cached_here(self, step, manifest_key, read, files, stdout, stderr):
+        """Stores what a cached-here step that ran here wrote (`files`, as
+        read_outputs read them) under its key, and the files its depfile
+        names (`read`) under its manifest's key. Nothing where the depfile
+        names none (a compiler that writes none) or a file that changed
+        since the step started."""
+        base, started_ns, step.work_dir = self.pending.pop(manifest_key.hash)
+        outputs = {step.keyed(path) for path, _, _ in files}
+        headers = set()
+        for name in read:
+            keyed = step.keyed(name)
+            if keyed in outputs:
+                continue
+            if os.stat(step.unkeyed(keyed)).st_mtime_ns >= started_ns:
+                raise Uncached(f"{name} changed while the step ran")
+            headers.add(keyed)
+        if not headers:
+            raise Uncached("its depfile names no file it read")
+        headers = sorted(headers)
+        key = self.full_key(step, base, headers)
+        self.store(step, key, [(step.keyed(path), data, executable) for path, data, executable in files],
+                   stdout, stderr)
+        self.store(step, manifest_key, [("manifest", "\n".join(headers).encode("utf-8", "surrogateescape"), False)],
+                   b"", b"")
+
     @staticmethod
     def read_outputs(step):
         """(path, bytes, executable) of each output of a step that ran here,
@@ -685,7 +851,7 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def answer(self, step):
         client = self.client
-        if not step.relative_paths():  # a step that names files outside its directory
+        if not step.cache_only and not step.relative_paths():  # a step that names files outside its directory
             return ("local", "")
         try:
             if client.config.read_token():
@@ -696,8 +862,10 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         if now < client.down_until:
             return self.fallback_or_fail(client.down_reason, quiet=True)
         try:
-            status, hit, stdout, stderr = client.run(step)
+            status, hit, stdout, stderr = client.run_cached_here(step) if step.cache_only else client.run(step)
             return ("done", status, hit, stdout, stderr)
+        except Uncached:
+            return ("local", "")
         except RunHere as here:
             digest = here.args[0]
             return ("here", f"{digest.hash}/{digest.size_bytes}")
@@ -728,6 +896,18 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             client.down_reason = why
         log(f"{client.config.endpoint}: {why} (the server is not tried for {DOWN_S} s)")
         return self.fallback_or_fail(why, quiet)
+
+
+def depfile_prerequisites(text):
+    """The files a Make depfile, as gcc and clang write it, names after its
+    targets' colons."""
+    names = []
+    for line in text.replace("\\\n", " ").splitlines():
+        colon = re.search(r":(\s|$)", line)
+        if colon:
+            for word in re.findall(r"(?:\\.|[^\s\\])+", line[colon.end():]):
+                names.append(re.sub(r"\\([ #\\])", r"\1", word).replace("$$", "$"))
+    return names
 
 
 def frame(data):
@@ -786,21 +966,33 @@ class Handler(socketserver.BaseRequestHandler):
         return receive_exactly(self.request, int.from_bytes(receive_exactly(self.request, 8), "big"))
 
     def store(self, fields):
-        """ACTION CWD OUTPUTS, then the step's stdout and stderr: its outputs
-        read (Client.read_outputs) before the wrapper, told by a byte, lets
-        FastCuda go on with them, then stored (Client.store) where they can
-        be; a store that fails costs a later build a miss, nothing else."""
-        action, cwd, outputs = (os.fsdecode(f) for f in fields[:3])
+        """ACTION CWD OUTPUTS DEPFILE, then the step's stdout and stderr: its
+        outputs (Client.read_outputs) and, of a step cached here, the files
+        its depfile names, read before the wrapper, told by a byte, lets
+        FastCuda go on with them (and removes the depfile), then stored
+        (Client.store, Client.store_cached_here) where they can be; a store
+        that fails costs a later build a miss, nothing else."""
+        action, cwd, outputs, depfile = (os.fsdecode(f) for f in fields[:4])
         stdout, stderr = self.receive_frame(), self.receive_frame()
         digest_hash, _, size = action.partition("/")
-        step = Step([os.fsencode(cwd), b"", os.fsencode(outputs), b""], None)  # no wrapper waits on it
+        digest = re_pb2.Digest(hash=digest_hash, size_bytes=int(size))
+        step = Step([os.fsencode(cwd), b"", os.fsencode(outputs)] + [b""] * 5, None)  # no wrapper waits on it
+        client = self.server.client
         try:
             try:
                 files = Client.read_outputs(step)
+                cached_here = digest_hash in client.pending
+                if cached_here:  # read before the wrapper removes it, or the step rewrites it
+                    with open(os.path.join(cwd, depfile), "rb") as f:
+                        headers = depfile_prerequisites(os.fsdecode(f.read()))
             finally:
                 self.request.sendall(b"\0")
-            self.server.client.store(step, re_pb2.Digest(hash=digest_hash, size_bytes=int(size)), files, stdout,
-                                     stderr)
+            if cached_here:
+                client.store_cached_here(step, digest, headers, files, stdout, stderr)
+            else:
+                client.store(step, digest, files, stdout, stderr)
+        except Uncached:
+            pass
         except (Failure, grpc.RpcError, OSError, ValueError) as e:
             log(f"{self.server.client.config.endpoint}: storing the result of {step.outputs[:1]}: {e}")
 

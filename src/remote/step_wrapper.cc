@@ -1,7 +1,10 @@
 // fastcuda-remote: the step wrapper of FastCuda's remote-execution client.
 //
 // FastCuda runs each cicc, ptxas and cudafe++ step as
-// `fastcuda-remote --remote URL CMD ARGS...` where FASTCUDA_REMOTE is set.
+// `fastcuda-remote --remote URL CMD ARGS...` where FASTCUDA_REMOTE is set,
+// and each preprocessing and host compile as `fastcuda-remote --cache-only
+// --remote URL CMD ARGS...`: run here, looked up in the action cache first
+// and stored there after a run (the proxy's "steps cached here").
 // This wrapper starts for every step, so it is a small native program (a
 // Python one would start in 10-20 ms): it hands the step to a long-running
 // proxy (fastcuda_remote_proxy.py, one per user and configuration, started
@@ -130,7 +133,36 @@ std::optional<std::string> ReceiveFrame(int fd) {
 /// The version of what this wrapper and its proxy say to each other: a
 /// proxy of another version, left running by an earlier FastCuda, is
 /// another proxy's (ConfigKey). 2: a miss run here ("here", and its result).
-constexpr const char* kProtocol = "2";
+/// 3: steps cached here (--cache-only), with their depfile, work dir and
+/// environment.
+constexpr const char* kProtocol = "3";
+
+/// The variables that change what gcc or clang reads or writes, so a step
+/// cached here is keyed on their values (the locale changes only the
+/// language of its messages).
+constexpr const char* kKeyedVariables[] = {"CPATH",
+                                           "C_INCLUDE_PATH",
+                                           "CPLUS_INCLUDE_PATH",
+                                           "OBJC_INCLUDE_PATH",
+                                           "GCC_EXEC_PREFIX",
+                                           "COMPILER_PATH",
+                                           "LIBRARY_PATH",
+                                           "SOURCE_DATE_EPOCH",
+                                           "GCC_COMPARE_DEBUG",
+                                           "DEPENDENCIES_OUTPUT",
+                                           "SUNPRO_DEPENDENCIES",
+                                           "CCC_OVERRIDE_OPTIONS",
+                                           "CLANG_CONFIG_FILE_SYSTEM_DIR",
+                                           "CLANG_CONFIG_FILE_USER_DIR"};
+
+/// NAME=value lines of the kKeyedVariables that the step's environment sets.
+std::string KeyedEnvironment() {
+  std::string lines;
+  for (const char* name : kKeyedVariables) {
+    if (const char* value = getenv(name)) lines += std::string(name) + "=" + value + "\n";
+  }
+  return lines;
+}
 
 /// Names the proxy of this configuration: the protocol, the endpoint, the
 /// proxy and every FASTCUDA_REMOTE* setting but the stats file, which this
@@ -285,13 +317,19 @@ std::string OutputsAsLeft(const std::vector<std::string>& outputs) {
 }
 
 /// Runs the step here, on a local core the proxy found idle after the
-/// action cache missed `action`: its stdout and stderr captured and passed
-/// on, then, where it succeeded, handed to the proxy at `proxy_path` with
-/// its outputs to store as that action's result (the proxy reads them
-/// before this returns, and uploads them after). Returns the step's status;
-/// dies of the signal that killed it, as the program would have.
+/// action cache missed `action` (or, cached here, where it always runs): its
+/// stdout and stderr captured and passed on, then, where it succeeded,
+/// handed to the proxy at `proxy_path` with its outputs to store as that
+/// action's result (the proxy reads them before this returns, and uploads
+/// them after), and with `headers`, the depfile naming what it read besides
+/// its inputs. Where `headers` is no output of the step, its compiler writes
+/// it through SUNPRO_DEPENDENCIES (gcc's and clang's -MD by the
+/// environment; the object is the same): a compiler that writes none leaves
+/// the step uncached. Returns the step's status; dies of the signal that
+/// killed it, as the program would have.
 int RunHere(const std::vector<std::string>& command, const std::string& action, const std::string& proxy_path,
-            const std::string& cwd, const std::vector<std::string>& outputs) {
+            const std::string& cwd, const std::vector<std::string>& outputs, const std::string& headers,
+            bool headers_by_environment) {
   FILE* out = tmpfile();
   FILE* err = tmpfile();
   if (!out || !err) return RunLocally(command, "");
@@ -302,6 +340,7 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
   if (pid == 0) {
     dup2(fileno(out), 1);
     dup2(fileno(err), 2);
+    if (headers_by_environment) setenv("SUNPRO_DEPENDENCIES", (headers + " fastcuda-headers").c_str(), 1);
     RunLocally(command, "");
     _exit(127);
   }
@@ -322,7 +361,7 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
   if (code == 0 && !stopped && !left.empty()) {
     int fd = Connect(proxy_path);
     if (fd >= 0) {
-      std::string request = std::string(1, '\0') + action + '\0' + cwd + '\0' + left;
+      std::string request = std::string(1, '\0') + action + '\0' + cwd + '\0' + left + '\0' + headers;
       // Its byte says the outputs are read: FastCuda may then go on with
       // them (and stub an intermediate) while the proxy uploads
       if (SendAll(fd, Frame(request) + Frame(out_text) + Frame(err_text))) ReceiveExactly(fd, 1);
@@ -345,8 +384,8 @@ void SayCacheResult(const std::string& result) {
 
 /// Appends the step's line to FASTCUDA_REMOTE_STATS, where set: WALL REMOTE
 /// TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT: seconds in
-/// the step, in the remote action (`remote`; for a step run here, HIT "L":
-/// its run here) and in the transfers (the rest is the client's), bytes;
+/// the step, in the remote action (`remote`; for a step run here, HIT "L"
+/// on an idle core, "C" cached here: its run here) and in the transfers (the rest is the client's), bytes;
 /// then the client's share: seconds in the proxy (the rest is this wrapper's
 /// start, the socket and waits for a CPU), of which hashing the inputs and
 /// asking the action cache; when the step started (seconds since the
@@ -400,9 +439,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string remote = Env("FASTCUDA_REMOTE");
   size_t first = 0;
-  bool start_proxy = false;
+  bool start_proxy = false, cache_only = false;
   while (first < args.size() && args[first].rfind("--", 0) == 0) {
-    if (args[first] == "--remote" && first + 1 < args.size()) {
+    if (args[first] == "--cache-only") {
+      cache_only = true;
+      ++first;
+    } else if (args[first] == "--remote" && first + 1 < args.size()) {
       remote = args[first + 1];
       first += 2;
     } else if (args[first] == "--start-proxy") {
@@ -419,7 +461,7 @@ int main(int argc, char** argv) {
   if (start_proxy && command.empty()) return remote.empty() ? 0 : StartProxyInBackground(remote);
   if (command.empty() || command[0].rfind("--", 0) == 0) {
     fprintf(stderr,
-            "usage: fastcuda-remote [--remote grpc://HOST:PORT] [--] CMD ARGS...\n"
+            "usage: fastcuda-remote [--cache-only] [--remote grpc://HOST:PORT] [--] CMD ARGS...\n"
             "       fastcuda-remote [--remote grpc://HOST:PORT] --start-proxy\n");
     return 125;
   }
@@ -433,6 +475,9 @@ int main(int argc, char** argv) {
     return 125;
   };
   std::vector<std::string> outputs = Lines(Env("FASTCUDA_STEP_OUTPUTS"));
+  // A step cached here hands back its depfile from the cache too.
+  const std::string depfile = cache_only ? Env("FASTCUDA_STEP_DEPFILE") : "";
+  if (!depfile.empty()) outputs.push_back(depfile);
   for (const std::string& output : outputs) unlink(output.c_str());  // none stale if this fails
 
   // No SA_RESTART: a blocking recv returns EINTR. A signal inherited as
@@ -452,8 +497,12 @@ int main(int argc, char** argv) {
 
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd)) return give_up("no working directory");
-  std::string request = std::string(cwd) + '\0' + Env("FASTCUDA_STEP_INPUTS") + '\0' +
-                        Env("FASTCUDA_STEP_OUTPUTS") + '\0' + Env("PATH", "/usr/bin:/bin");
+  std::string listed;
+  for (const std::string& output : outputs) listed += output + '\n';
+  std::string request = std::string(cwd) + '\0' + Env("FASTCUDA_STEP_INPUTS") + '\0' + listed + '\0' +
+                        Env("PATH", "/usr/bin:/bin") + '\0' + (cache_only ? "cache-only" : "") + '\0' +
+                        depfile + '\0' + (cache_only ? Env("FASTCUDA_STEP_WORK_DIR") : "") + '\0' +
+                        (cache_only ? KeyedEnvironment() : "");
   for (const std::string& word : command) request += '\0' + word;
   std::optional<std::string> header, out, err;
   if (SendAll(fd, Frame(request))) header = ReceiveFrame(fd);
@@ -477,11 +526,20 @@ int main(int argc, char** argv) {
   if (kind == "here") {
     close(fd);
     auto ran = std::chrono::steady_clock::now();
-    int status = RunHere(command, fields[3], path, cwd, outputs);
-    SayCacheResult("here");  // a miss, run here
+    std::string headers = depfile;
+    if (cache_only && headers.empty()) {
+      char name[] = "/tmp/fastcuda-headers-XXXXXX";
+      int made = mkstemp(name);
+      if (made >= 0) close(made);
+      if (made >= 0) headers = name;
+    }
+    int status = RunHere(command, fields[3], path, cwd, outputs, headers, headers != depfile);
+    if (headers != depfile) unlink(headers.c_str());
+    SayCacheResult(cache_only ? "miss"
+                              : "here");  // a miss, run here where it always runs, or on an idle core
     std::string run =
         std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count());
-    WriteStats(started, started_epoch, fields, run, "L", stats_name);
+    WriteStats(started, started_epoch, fields, run, cache_only ? "C" : "L", stats_name);
     return status;
   }
   if (kind == "fail") {

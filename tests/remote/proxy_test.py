@@ -56,7 +56,9 @@ class ActionCache(re_grpc.ActionCacheServicer):
 
     def GetActionResult(self, request, context):
         self.recorded.check("GetActionResult", context)
-        context.abort(grpc.StatusCode.NOT_FOUND, "not cached")
+        if request.action_digest.hash not in self.recorded.stored:
+            context.abort(grpc.StatusCode.NOT_FOUND, "not cached")
+        return self.recorded.stored[request.action_digest.hash]
 
     def UpdateActionResult(self, request, context):
         self.recorded.check("UpdateActionResult", context)
@@ -79,6 +81,19 @@ class Storage(re_grpc.ContentAddressableStorageServicer):
             self.recorded.blobs[r.digest.hash] = r.data
         return re_pb2.BatchUpdateBlobsResponse(responses=[
             re_pb2.BatchUpdateBlobsResponse.Response(digest=r.digest) for r in request.requests])
+
+    def BatchReadBlobs(self, request, context):
+        self.recorded.check("BatchReadBlobs", context)
+        return re_pb2.BatchReadBlobsResponse(responses=[
+            re_pb2.BatchReadBlobsResponse.Response(digest=d, data=self.recorded.blobs[d.hash])
+            for d in request.digests])
+
+
+def step_fields(cwd, outputs="", argv=("true",), inputs="", cache_only=False, depfile="", work_dir="",
+                environment=""):
+    """What the wrapper sends the proxy for a step (Step)."""
+    return [os.fsencode(f) for f in (cwd, inputs, outputs, "/usr/bin:/bin", "cache-only" if cache_only else "",
+                                     depfile, work_dir, environment, *argv)]
 
 
 class Step:
@@ -148,7 +163,7 @@ class ClientTest(unittest.TestCase):
 
     def step(self):
         """A step of no files: what the server is asked for it stops at the action cache."""
-        return proxy.Step([self.scratch.name.encode(), b"", b"", b"/usr/bin", b"true"], None)
+        return proxy.Step(step_fields(self.scratch.name), None)
 
     def test_a_refusal_falls_back_once_until_the_token_file_changes(self):
         path = self.token_file("guess")
@@ -206,7 +221,7 @@ class ClientTest(unittest.TestCase):
     def test_a_downloaded_output_is_known_by_its_final_path(self):
         client = self.client()
         body = b"// PTX\n.version 9.0\n"
-        step = proxy.Step([self.scratch.name.encode(), b"", b"a.ptx", b"/usr/bin", b"cicc"], None)
+        step = proxy.Step(step_fields(self.scratch.name, "a.ptx", ["cicc"]), None)
         result = re_pb2.ActionResult(exit_code=0)
         result.output_files.add(path="a.ptx", digest=proxy.digest_of(body), contents=body)
         client.write_outputs(step, result)
@@ -263,9 +278,9 @@ class ClientTest(unittest.TestCase):
 
         def as_left(p):
             st = os.stat(p)
-            return f"a.ptx\t{st.st_size}\t{st.st_mtime_ns}\t{st.st_ino}".encode()
+            return f"a.ptx\t{st.st_size}\t{st.st_mtime_ns}\t{st.st_ino}"
         action = proxy.digest_of(b"action")
-        step = proxy.Step([self.scratch.name.encode(), b"", as_left(path), b""], None)
+        step = proxy.Step(step_fields(self.scratch.name, as_left(path)), None)
         client.store(step, action, proxy.Client.read_outputs(step), b"", b"a warning\n")
         stored = self.recorded.stored[action.hash]
         self.assertEqual([(f.path, f.digest) for f in stored.output_files], [("a.ptx", proxy.digest_of(body))])
@@ -277,7 +292,7 @@ class ClientTest(unittest.TestCase):
         with open(path, "wb") as f:
             f.write(b"// another PTX\n")
         with self.assertRaises(OSError):
-            proxy.Client.read_outputs(proxy.Step([self.scratch.name.encode(), b"", left, b""], None))
+            proxy.Client.read_outputs(proxy.Step(step_fields(self.scratch.name, left), None))
 
     def test_a_miss_runs_here_where_told_or_a_core_is_idle(self):
         os.environ["FASTCUDA_REMOTE_TOKEN_FILE"] = self.token_file(TOKEN)
@@ -291,6 +306,112 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.proxy(FASTCUDA_REMOTE_LOCAL="never").answer(self.step())[0], "local")
         with self.assertRaises(SystemExit):
             self.client(FASTCUDA_REMOTE_LOCAL="sometimes")
+
+    @staticmethod
+    def read(path):
+        with open(path) as f:
+            return f.read()
+
+    def write(self, path, text):
+        path = os.path.join(self.scratch.name, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def preprocess(self, build, **fields):
+        """The step of `gcc -E` of src/a.cu in the build directory `build`
+        (its graph and work dir under it), as the wrapper sends it."""
+        root = self.scratch.name
+        work = os.path.join(root, build, "g", "tu", "a.o-1234")
+        argv = ["gcc", "-E", "-I", f"{root}/src", f"{root}/src/a.cu", "-o", f"{work}/a.ii", "-MD", "-MF",
+                f"{work}/a.ii.d"]
+        fields = {"argv": argv, "inputs": f"{root}/src/a.cu", "outputs": "g/tu/a.o-1234/a.ii\ng/tu/a.o-1234/a.ii.d",
+                  "cache_only": True, "depfile": "g/tu/a.o-1234/a.ii.d", "work_dir": work, **fields}
+        return proxy.Step(step_fields(os.path.join(root, build), **fields), None), work
+
+    def run_here(self, client, step, work, code):
+        """What the wrapper does on RunHere: the step's outputs written (its
+        depfile naming the source and header), then stored."""
+        with self.assertRaises(proxy.RunHere) as here:
+            client.run_cached_here(step)
+        src = os.path.join(self.scratch.name, "src")
+        self.write(f"{work}/a.ii", code)
+        self.write(f"{work}/a.ii.d", f"{work}/a.ii: {src}/a.cu \\\n {src}/a.h\n")
+        left = ""
+        for name in ("a.ii", "a.ii.d"):
+            st = os.stat(f"{work}/{name}")
+            left += f"{os.path.relpath(work, step.cwd)}/{name}\t{st.st_size}\t{st.st_mtime_ns}\t{st.st_ino}\n"
+        stored = proxy.Step(step_fields(step.cwd, left), None)
+        read = proxy.depfile_prerequisites(self.read(f"{work}/a.ii.d"))
+        try:
+            client.store_cached_here(stored, here.exception.args[0], read, proxy.Client.read_outputs(stored), b"",
+                                     b"")
+        except proxy.Uncached:
+            pass
+
+    def test_a_step_cached_here_hits_in_another_build_directory_until_a_header_changes(self):
+        client = self.client(FASTCUDA_REMOTE_TOKEN_FILE=self.token_file(TOKEN))
+        self.write("src/a.cu", '#include "a.h"\nint x = VALUE;\n')
+        self.write("src/a.h", "#define VALUE 1\n")
+        step, work = self.preprocess("b1")
+        self.run_here(client, step, work, "int x = 1;\n")
+        # Another build directory: its work dir's path differs, the key not
+        step, work = self.preprocess("b2")
+        self.assertEqual(client.run_cached_here(step)[:2], (0, True))
+        written = {final: self.read(temporary) for temporary, final in step.temporaries}
+        self.assertEqual(written[f"{work}/a.ii"], "int x = 1;\n")
+        self.assertIn(f"{work}/a.ii.d", written)
+        # A header edited: the manifest names it, and its digest misses
+        self.write("src/a.h", "#define VALUE 2\n")
+        os.utime(os.path.join(self.scratch.name, "src/a.h"), ns=(0, 10**9))  # older than the step's start
+        step, work = self.preprocess("b2")
+        self.run_here(client, step, work, "int x = 2;\n")
+        step, work = self.preprocess("b3")
+        client.run_cached_here(step)
+        self.assertEqual({final: self.read(temporary) for temporary, final in step.temporaries}[f"{work}/a.ii"],
+                         "int x = 2;\n")
+
+    def test_a_step_cached_here_is_stored_only_where_its_result_is_the_sources(self):
+        client = self.client(FASTCUDA_REMOTE_TOKEN_FILE=self.token_file(TOKEN))
+        self.write("src/a.cu", '#include "a.h"\nint x = VALUE;\n')
+        # A header changed while the step ran: not stored
+        step, work = self.preprocess("b1")
+        self.write("src/a.h", "#define VALUE 1\n")
+        self.run_here(client, step, work, "int x = 1;\n")
+        self.assertEqual(self.recorded.stored, {})
+        # A header with the time in it: not stored
+        self.write("src/a.h", "#define VALUE __TIME__\n")
+        os.utime(os.path.join(self.scratch.name, "src/a.h"), ns=(0, 10**9))
+        step, work = self.preprocess("b1")
+        self.run_here(client, step, work, 'int x = "12:00:00";\n')
+        self.assertEqual(self.recorded.stored, {})
+        # Words that read or write files the command does not name, a -M
+        # flag with no depfile of the step's, a variable that writes one:
+        # run here uncached, the action cache never asked
+        del self.recorded.calls[:]
+        for fields in ({"argv": ["gcc", "-c", "a.cpp", "-save-temps"]}, {"argv": ["gcc", "@flags.rsp"]},
+                       {"argv": ["gcc", "-c", "a.cpp", "-MD"], "depfile": ""},
+                       {"environment": "SUNPRO_DEPENDENCIES=x.d a.o\n"}):
+            with self.assertRaises(proxy.Uncached):
+                client.run_cached_here(self.preprocess("b1", **fields)[0])
+        self.assertNotIn("GetActionResult", [name for name, _ in self.recorded.calls])
+
+    def test_the_key_of_a_step_cached_here_holds_what_changes_its_result(self):
+        client = self.client()
+        self.write("src/a.cu", "int x;\n")
+        base = client.base_key(self.preprocess("b1")[0])
+        self.assertEqual(client.base_key(self.preprocess("b2")[0]), base)  # not the build directory
+        self.assertNotIn(self.scratch.name + "/b1", base)
+        for fields in ({"environment": "CPATH=/opt/include\n"}, {"argv": ["gcc", "-E", "-DX", "a.cu"]},
+                       {"argv": ["gcc", "-E", "-g", "a.cu"]}):
+            self.assertNotEqual(client.base_key(self.preprocess("b1", **fields)[0]), base)
+        # With -g the directory it runs in (its debug information records it)
+        debug = {"argv": ["gcc", "-E", "-g", "a.cu"]}
+        self.assertNotEqual(client.base_key(self.preprocess("b1", **debug)[0]),
+                            client.base_key(self.preprocess("b2", **debug)[0]))
+        self.write("src/a.cu", "int y;\n")
+        self.assertNotEqual(client.base_key(self.preprocess("b1")[0]), base)
 
 
 if __name__ == "__main__":
