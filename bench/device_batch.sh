@@ -156,7 +156,10 @@
 #   them too), packed with the rest into run.tar.gz when the part ends.
 # A plan (2026-12-05 night: a cold REAPI build measured at 1.27 x all
 # local, the goal 1.25; its remote pool of 16 counts the misses run on
-# idle local cores, so the 12 bots then had no step queued for them):
+# idle local cores, so the 12 bots then had no step queued for them; and
+# the second build directory, 0.51-0.63 x cold, was bound by preprocessing
+# and host compiles, which are cached here since, unmeasured: the first
+# run below measures both, and what caching them costs the cold build):
 # remote-reapi with BENCH_REMOTE_JOBS=20 BENCH_REMOTE_PARTS="local reapi"
 # BENCH_WALLS="plain=239.96" (about 5 min: the all-local build on the same
 # host, then cold and warm), then the same with BENCH_REMOTE_PARTS=reapi,
