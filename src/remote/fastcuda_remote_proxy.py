@@ -55,6 +55,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import namedtuple
 
 import grpc
 from buildgrid.common.protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2
@@ -247,6 +248,11 @@ class Step:
             raise Cancelled()
 
 
+# An output of a step that ran here, as read_outputs read it: `stat` is
+# (size, mtime_ns, inode), the digest cache's key of its path.
+Output = namedtuple("Output", "path data executable stat")
+
+
 def digest_of(data):
     return re_pb2.Digest(hash=hashlib.sha256(data).hexdigest(), size_bytes=len(data))
 
@@ -363,6 +369,7 @@ class Client:
 
     # --- digests and uploads ------------------------------------------------
     def file_digest(self, path):
+        path = os.path.normpath(path)  # a step's `../w/a.ii` is the next one's `/b/w/a.ii`
         st = os.stat(path)
         key = (st.st_size, st.st_mtime_ns, st.st_ino)
         known = self.digests.get(path)
@@ -384,7 +391,7 @@ class Client:
         """file_digest of a file a cached-here step reads; Uncached where it
         has a macro of the time (ccache's rule)."""
         digest = self.file_digest(path)
-        if (path, self.digests[path][0]) in self.dated:
+        if (os.path.normpath(path), self.digests[os.path.normpath(path)][0]) in self.dated:
             raise Uncached(f"{path} has __DATE__, __TIME__ or __TIMESTAMP__")
         return digest
 
@@ -394,7 +401,7 @@ class Client:
         nothing and asks nothing. The wrapper's rename keeps the size, mtime
         and inode that key the entry."""
         st = os.stat(temporary)
-        self.digests[final] = ((st.st_size, st.st_mtime_ns, st.st_ino), digest)
+        self.digests[os.path.normpath(final)] = ((st.st_size, st.st_mtime_ns, st.st_ino), digest)
         self.present.add(digest.hash)
 
     def upload(self, step, blobs):
@@ -735,7 +742,7 @@ class Client:
         names none (a compiler that writes none) or a file that changed
         since the step started."""
         base, started_ns, step.work_dir = self.pending.pop(manifest_key.hash)
-        outputs = {step.keyed(path) for path, _, _ in files}
+        outputs = {step.keyed(f.path) for f in files}
         headers = set()
         for name in read:
             keyed = step.keyed(name)
@@ -748,18 +755,17 @@ class Client:
             raise Uncached("its depfile names no file it read")
         headers = sorted(headers)
         key = self.full_key(step, base, headers)
-        self.store(step, key, [(step.keyed(path), data, executable) for path, data, executable in files],
-                   stdout, stderr)
-        self.store(step, manifest_key, [("manifest", "\n".join(headers).encode("utf-8", "surrogateescape"), False)],
-                   b"", b"")
+        self.store(step, key, files, stdout, stderr, name=step.keyed)
+        manifest = "\n".join(headers).encode("utf-8", "surrogateescape")
+        self.store(step, manifest_key, [Output("manifest", manifest, False, None)], b"", b"")
 
     @staticmethod
     def read_outputs(step):
-        """(path, bytes, executable) of each output of a step that ran here,
-        read while it is still the file the step left (step.outputs: PATH
-        SIZE MTIME_NS INODE lines): one rewritten since, by FastCuda
-        (an intermediate's stub) or another build's step, is not this
-        action's output, and stores nothing."""
+        """The Output of each output of a step that ran here, read while it is
+        still the file the step left (step.outputs: PATH SIZE MTIME_NS INODE
+        lines): one rewritten since, by FastCuda (an intermediate's stub) or
+        another build's step, is not this action's output, and stores
+        nothing."""
         def as_left(f):
             st = os.fstat(f.fileno())
             return [str(st.st_size), str(st.st_mtime_ns), str(st.st_ino)]
@@ -772,19 +778,25 @@ class Client:
                 data = f.read()
                 if as_left(f) != seen or len(data) != int(seen[0]):
                     raise OSError(f"{path} changed while it was read")
-                files.append((path, data, bool(os.fstat(f.fileno()).st_mode & 0o111)))
+                files.append(Output(path, data, bool(os.fstat(f.fileno()).st_mode & 0o111),
+                                    tuple(int(field) for field in seen)))
         return files
 
-    def store(self, step, action_digest, files, stdout, stderr):
+    def store(self, step, action_digest, files, stdout, stderr, name=lambda path: path):
         """Stores the result of a step that ran here and succeeded (its
-        outputs as read_outputs read them): the CAS gets what it lacks, the
-        action cache the entry a worker's run would have left."""
+        outputs as read_outputs read them, each under `name` of its path):
+        the CAS gets what it lacks, the action cache the entry a worker's run
+        would have left. Their digests are known from then on, as a
+        download's are (known): the step that reads one (cicc the
+        preprocessing's output) hashes nothing and asks nothing."""
         result = re_pb2.ActionResult(exit_code=0)
         blobs = {}
-        for path, data, executable in files:
-            digest = digest_of(data)
-            blobs[digest.hash] = (digest, data)
-            result.output_files.add(path=path, digest=digest, is_executable=executable)
+        for f in files:
+            digest = digest_of(f.data)
+            blobs[digest.hash] = (digest, f.data)
+            result.output_files.add(path=name(f.path), digest=digest, is_executable=f.executable)
+            if f.stat:
+                self.digests[os.path.normpath(os.path.join(step.cwd, f.path))] = (f.stat, digest)
         for data, field in ((stdout, result.stdout_digest), (stderr, result.stderr_digest)):
             digest = digest_of(data)
             blobs[digest.hash] = (digest, data)

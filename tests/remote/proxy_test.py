@@ -286,6 +286,14 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([(f.path, f.digest) for f in stored.output_files], [("a.ptx", proxy.digest_of(body))])
         self.assertEqual(self.recorded.blobs[stored.stderr_digest.hash], b"a warning\n")
         self.assertEqual(self.recorded.blobs[proxy.digest_of(body).hash], body)
+        # Its digest known from then on, by the path the next step names it
+        # (a marked digest shows it is not read again): cicc's step hashes
+        # no output of a preprocessing run here
+        key, digest = client.digests[path]
+        self.assertEqual(digest, proxy.digest_of(body))
+        client.digests[path] = (key, proxy.digest_of(b"kept"))
+        self.assertEqual(client.file_digest(os.path.join(self.scratch.name, "x", "..", "a.ptx")),
+                         proxy.digest_of(b"kept"))
         # Rewritten since the step left it (FastCuda's stub of an
         # intermediate, another build's step): not read, so never stored
         left = as_left(path)
