@@ -109,7 +109,8 @@ TEST_CASE("a launcher is told the inputs as the step runs: bare in the work dir,
   host.launcher_words = 1;
   CHECK(InputsForLauncher(host, kWorkDir, false).empty());
   // Cached here by FastCuda's client: named as the step names them, in place
-  const std::vector<std::string> here = {"/opt/bin/fastcuda-remote", "--cache-only", "--remote", "grpc://h:1"};
+  const std::vector<std::string> here = {"/opt/bin/fastcuda-remote", "--cache-only", "--remote",
+                                         "grpc://h:1"};
   host.argv.insert(host.argv.begin(), here.begin(), here.end());
   host.launcher_words = here.size();
   CHECK_FALSE(CommandInWorkDir(host, kWorkDir));
