@@ -21,6 +21,7 @@
 #include "src/base/kept_depfile.h"
 #include "src/base/memory_admission.h"
 #include "src/base/ninja_jobs.h"
+#include "src/base/ninja_run.h"
 #include "src/base/out_of_memory.h"
 #include "src/base/process.h"
 #include "src/base/shell_words.h"
@@ -597,7 +598,8 @@ int RunStep(StepInvocation options, CommandRunner& runner, WritableFileSystem& f
   StubUnreadOutputs(options, keep_whole, fs);
   std::string cache_outcome = TakeCacheOutcome(cache_result, fs);
   if (!options.rss_log.empty() && !outputs.empty()) {
-    Append(options.rss_log, StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome),
+    Append(options.rss_log,
+           StepMemoryLine(outputs.front(), result.max_rss_kb, result.cpu_ms, cache_outcome, NinjaRunOf(fs)),
            fs);
   }
   std::string depfile = ResolvePath(options.cwd, options.depfile);

@@ -206,24 +206,34 @@ std::optional<PlannedLimits> ParsePlannedLimits(std::string_view text) {
 }
 
 std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,
-                           const std::string& cache_outcome) {
+                           const std::string& cache_outcome, const std::string& ninja_run) {
   std::string line = output + "\t" + std::to_string(peak_kib) + "\t" + std::to_string(cpu_ms);
   if (!cache_outcome.empty()) line += "\t" + cache_outcome;
+  if (!ninja_run.empty()) line += "\tninja=" + ninja_run;
   return line + "\n";
 }
 
 namespace {
 
-/// Calls `take(output, peak_kib, cache_outcome)` for each well-formed line.
+/// One well-formed line of step-memory.tsv.
+struct StepMemoryLineFields {
+  std::string output;
+  int64_t peak_kib = 0;
+  std::string cache_outcome;
+  std::string ninja_run;
+};
+
+/// Calls `take` for each well-formed line.
 void ForEachStepMemoryLine(std::string_view text,
-                           const std::function<void(const std::string&, int64_t, const std::string&)>& take) {
-  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss|here))?)?\n?)re", RE2::Latin1);
+                           const std::function<void(const StepMemoryLineFields&)>& take) {
+  static const RE2 line(R"re(([^\t\n]+)\t(\d+)(?:\t\d+(?:\t(hit|miss|here))?(?:\tninja=([0-9.]+))?)?\n?)re",
+                        RE2::Latin1);
   re2::StringPiece input(text.data(), text.size());
-  std::string output, outcome;
-  int64_t kib = 0;
+  StepMemoryLineFields fields;
   while (!input.empty()) {
-    if (RE2::Consume(&input, line, &output, &kib, &outcome)) {
-      take(output, kib, outcome);
+    if (RE2::Consume(&input, line, &fields.output, &fields.peak_kib, &fields.cache_outcome,
+                     &fields.ninja_run)) {
+      take(fields);
       continue;
     }
     size_t newline = input.find('\n');
@@ -245,10 +255,11 @@ StepMemory ReadPlannedPeaks(const std::string& dir, const FileSystem& fs) {
 
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text) {
   StepMemoryRecords records;
-  ForEachStepMemoryLine(text, [&](const std::string& output, int64_t kib, const std::string& outcome) {
-    records.peaks[output] = std::max(records.peaks[output], kib);
-    if (outcome.empty()) records.cache_outcomes.erase(output);
-    else records.cache_outcomes[output] = outcome;
+  ForEachStepMemoryLine(text, [&](const StepMemoryLineFields& line) {
+    records.peaks[line.output] = std::max(records.peaks[line.output], line.peak_kib);
+    if (line.cache_outcome.empty()) records.cache_outcomes.erase(line.output);
+    else records.cache_outcomes[line.output] = line.cache_outcome;
+    records.ninja_runs[line.output].push_back(line.ninja_run);
   });
   return records;
 }

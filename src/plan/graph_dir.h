@@ -184,12 +184,13 @@ std::map<std::string, ProgramIdentity> ParseProgramRecord(std::string_view text)
 using StepMemory = std::map<std::string, int64_t>;
 
 /// The line a step appends to `step-memory.tsv`: its first output, its
-/// peak memory, its CPU time and, where its launcher said, whether a cache
-/// gave its outputs (kStepCacheResultVariable) (in one
+/// peak memory, its CPU time, where its launcher said, whether a cache
+/// gave its outputs (kStepCacheResultVariable), and where it knows it, its
+/// Ninja run (NinjaRunOf) (in one
 /// write, so that concurrent steps' lines do not interleave); and the peaks
 /// read back (lines without the CPU time, from earlier versions, too).
 std::string StepMemoryLine(const std::string& output, int64_t peak_kib, int64_t cpu_ms,
-                           const std::string& cache_outcome = "");
+                           const std::string& cache_outcome = "", const std::string& ninja_run = "");
 StepMemory ParseStepMemoryLog(std::string_view text);
 
 /// The peaks that a generation of the graph in `dir` plans its memory
@@ -198,11 +199,13 @@ StepMemory ParseStepMemoryLog(std::string_view text);
 StepMemory ReadPlannedPeaks(const std::string& dir, const FileSystem& fs);
 
 /// All that `step-memory.tsv` says of each output, read in one pass: its
-/// peaks as ParseStepMemoryLog gives them, and its cache outcome in the last
-/// line the log has for it (none where that line has none).
+/// peaks as ParseStepMemoryLog gives them, its cache outcome in the last
+/// line the log has for it (none where that line has none), and the Ninja
+/// run of each of its lines, in order ("" where a line names none).
 struct StepMemoryRecords {
   StepMemory peaks;
   std::map<std::string, std::string> cache_outcomes;
+  std::map<std::string, std::vector<std::string>> ninja_runs;
 };
 StepMemoryRecords ParseStepMemoryRecords(std::string_view text);
 

@@ -44,14 +44,46 @@ size_t LastBuildBegin(const std::vector<NinjaLogRecord>& records) {
   return first;
 }
 
+/// The Ninja run of each of `records` where the memory log's `runs` name it:
+/// the n-th last record of an output is its n-th last run there (both logs
+/// have a line per successful run), "" where that line names none.
+std::vector<std::string> NinjaRunsOf(const std::vector<NinjaLogRecord>& records,
+                                     const std::map<std::string, std::vector<std::string>>& runs) {
+  std::vector<std::string> of(records.size());
+  std::map<std::string, size_t> later;  // output: its records after the one at hand
+  for (size_t i = records.size(); i-- > 0;) {
+    auto found = runs.find(records[i].output);
+    size_t after = later[records[i].output]++;
+    if (found != runs.end() && after < found->second.size())
+      of[i] = found->second[found->second.size() - 1 - after];
+  }
+  return of;
+}
+
+/// Where the last build begins in `records`, from `first` on: after the last
+/// record of a run other than the last record's. The end times (LastBuildBegin)
+/// do not drop where a quick build follows a slower one: its first steps end
+/// later in its build than the last steps of the one before did in theirs.
+size_t LastRunBegin(const std::vector<NinjaLogRecord>& records, size_t first,
+                    const std::map<std::string, std::vector<std::string>>& runs) {
+  std::vector<std::string> of = NinjaRunsOf(records, runs);
+  if (of.empty() || of.back().empty()) return first;
+  for (size_t i = of.size(); i-- > first;) {
+    if (!of[i].empty() && of[i] != of.back()) return i + 1;
+  }
+  return first;
+}
+
 /// The step records of the last build that ran any steps (a build that only
 /// regenerated the manifest and stamped the priority ladder's rungs is no
-/// build to show). A first build whose first phase `phase` describes is both
+/// build to show), told apart by the end times and the steps' Ninja runs
+/// (`runs`). A first build whose first phase `phase` describes is both
 /// Ninja runs: the first phase's records, then the build's, moved to when it
 /// started.
 std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text,
                                              const std::function<bool(const std::string&)>& is_step,
-                                             const std::optional<FirstPhase>& phase) {
+                                             const std::optional<FirstPhase>& phase,
+                                             const std::map<std::string, std::vector<std::string>>& runs) {
   if (phase && EstimatesInPlace(*phase, text)) {
     std::vector<NinjaLogRecord> build = StepRecords(text.substr(phase->build_begin), is_step);
     if (LastBuildBegin(build) == 0) {
@@ -66,7 +98,8 @@ std::vector<NinjaLogRecord> LastBuildRecords(std::string_view text,
     }
   }
   std::vector<NinjaLogRecord> records = StepRecords(text, is_step);
-  return {records.begin() + static_cast<std::ptrdiff_t>(LastBuildBegin(records)), records.end()};
+  return {records.begin() + static_cast<std::ptrdiff_t>(LastRunBegin(records, LastBuildBegin(records), runs)),
+          records.end()};
 }
 
 }  // namespace
@@ -91,7 +124,7 @@ Timeline BuildTimeline(std::vector<RecordedTu> tus, std::string_view ninja_log, 
   }
   StepMemoryRecords memory = ParseStepMemoryRecords(memory_log);
   auto is_step = [&](const std::string& output) { return by_output.count(output) > 0; };
-  for (const NinjaLogRecord& record : LastBuildRecords(ninja_log, is_step, first_phase)) {
+  for (const NinjaLogRecord& record : LastBuildRecords(ninja_log, is_step, first_phase, memory.ninja_runs)) {
     auto step = by_output.find(record.output);
     auto peak = memory.peaks.find(record.output);
     auto cache = memory.cache_outcomes.find(record.output);

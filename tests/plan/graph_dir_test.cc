@@ -46,6 +46,17 @@ TEST_CASE("the memory log's cache outcomes: the last line of an output says, or 
   CHECK(records.peaks == StepMemory{{"/w/a.ptx", 300}, {"/w/b.cubin", 9}, {"/w/c.ptx", 1}});
 }
 
+TEST_CASE("the memory log's Ninja runs: one per line of an output, in order, with or without an outcome") {
+  CHECK(StepMemoryLine("/w/a.ptx", 100, 5, "", "42.900") == "/w/a.ptx\t100\t5\tninja=42.900\n");
+  std::string log = StepMemoryLine("/w/a.ptx", 100, 5, "miss", "42.900") +
+                    StepMemoryLine("/w/a.ptx", 300, 6) + StepMemoryLine("/w/a.ptx", 200, 6, "", "43.950");
+  StepMemoryRecords records = ParseStepMemoryRecords(log);
+  CHECK(records.ninja_runs ==
+        std::map<std::string, std::vector<std::string>>{{"/w/a.ptx", {"42.900", "", "43.950"}}});
+  CHECK(records.peaks == StepMemory{{"/w/a.ptx", 300}});
+  CHECK(records.cache_outcomes.empty());
+}
+
 TEST_CASE("steps.json names the work dir once, and outputs in it after it") {
   StepGraph graph;
   graph.source = "k.cu";

@@ -48,6 +48,22 @@ TEST_CASE("the timeline holds the last build only, in start order, with memory a
   CHECK(cicc.output_bytes == 42);
 }
 
+TEST_CASE("a quick build after a slower one, its end times not dropping, is told apart by its Ninja run") {
+  // The slower build ran all four steps; the next one the host preprocessing
+  // alone, which ended later in its build than the cubin did in the other
+  const std::string log = std::string(kLog) + "0\t800\t1\t/w/k.cpp4.ii\tab\n";
+  const std::string runs =
+      "/w/k.cpp1.ii\t1\t1\tninja=10.5\n/w/k.cpp4.ii\t1\t1\tninja=10.5\n/w/k.ptx\t1\t1\tninja=10.5\n"
+      "/w/k.cubin\t1\t1\tninja=10.5\n/w/k.cpp4.ii\t1\t1\tninja=12.7\n";
+  auto no_size = [](const std::string&) { return -1; };
+  Timeline timeline = BuildTimeline(Tus(), log, runs, no_size);
+  REQUIRE(timeline.steps.size() == 1);
+  CHECK(timeline.Name(timeline.steps[0]) == "CPP_HOST k.cu");
+  CHECK(timeline.wall_ms == 800);
+  // Lines that name no run (an earlier version's, a step run by hand): the end times alone
+  CHECK(BuildTimeline(Tus(), log, "", no_size).steps.size() == 5);
+}
+
 TEST_CASE("a later build that only stamped the ladder's rungs and regenerated is no build to show") {
   std::string log = std::string(kLog) +
                     "0\t3\t1\t/g/priority/rung2\tcd\n"
