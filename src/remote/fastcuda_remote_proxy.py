@@ -323,7 +323,7 @@ class Client:
         self.batch_limit = BATCH_LIMIT
         self.idle_cores = IdleCores() if config.local == "idle" else None
         self.dated = set()  # (path, (size, mtime_ns, inode)) of hashed files with TIME_MACROS
-        self.pending = {}  # a cached-here step's manifest key: what its store needs (run_cached_here)
+        self.pending = {}  # a cached-here step's token: what its store needs (run_cached_here)
 
     # --- calls, retried on UNAVAILABLE with backoff -------------------------
     def rpc(self, step, method, request, timeout=RPC_S):
@@ -662,9 +662,9 @@ class Client:
         """(exit status, hit, stdout, stderr) of a step cached here that the
         action cache holds, its outputs written beside their places: under
         the key of its manifest, the headers its last run read, then under
-        its key with their digests. Else RunHere with the manifest's key,
-        which the step's store finds its key's base by. Uncached where the
-        step cannot be cached."""
+        its key with their digests. Else RunHere with the manifest's key
+        and a token of the step's own, by which its store finds its key's
+        base. Uncached where the step cannot be cached."""
         self.connect()
         started = time.monotonic()
         base = self.base_key(step)
@@ -672,15 +672,16 @@ class Client:
         step.digest_s = time.monotonic() - started
         while len(self.pending) > 4096:  # of steps that failed or stopped, which store nothing
             del self.pending[next(iter(self.pending))]
-        self.pending[manifest_key.hash] = (base, step.started_ns, step.work_dir)
+        token = uuid.uuid4().hex
+        self.pending[token] = (manifest_key, base, step.started_ns, step.work_dir)
         manifest = self.cached(step, manifest_key)
         if manifest and len(manifest.output_files) == 1:
             f = manifest.output_files[0]
             try:
                 text = f.contents or self.read_small(step, [f.digest])[f.digest.hash]
                 key = self.full_key(step, base, os.fsdecode(text).splitlines())
-            except (CacheEntryBroken, FileNotFoundError):
-                key = None  # a header is gone: the step reads others now
+            except (CacheEntryBroken, OSError, ValueError):
+                key = None  # a header is gone (the step reads others now), or the entry is no manifest
             result = key and self.cached(step, key)
             places = {step.keyed(path): os.path.join(step.cwd, path) for path in step.outputs}
             if result and sorted(f.path for f in result.output_files) == sorted(places):
@@ -690,7 +691,7 @@ class Client:
                 except CacheEntryBroken as e:
                     self.discard(step)
                     log(f"{self.config.endpoint}: action cache entry {key.hash}: {e}; running it here")
-        raise RunHere(manifest_key)
+        raise RunHere(manifest_key, token)
 
     def cached(self, step, key):
         """The action cache's successful entry under `key`, or None."""
@@ -735,13 +736,16 @@ class Client:
         lines = [base] + [f"header {name} {self.undated_digest(step.unkeyed(name)).hash}" for name in headers]
         return digest_of("\n".join(lines).encode("utf-8", "surrogateescape"))
 
-    def store_cached_here(self, step, manifest_key, read, files, stdout, stderr):
+    def store_cached_here(self, step, token, read, files, stdout, stderr):
         """Stores what a cached-here step that ran here wrote (`files`, as
         read_outputs read them) under its key, and the files its depfile
-        names (`read`) under its manifest's key. Nothing where the depfile
-        names none (a compiler that writes none) or a file that changed
-        since the step started."""
-        base, started_ns, step.work_dir = self.pending.pop(manifest_key.hash)
+        names (`read`) under its manifest's key: the step's `token`
+        (run_cached_here) names them. Nothing where the depfile names none
+        (a compiler that writes none) or a file that changed since the step
+        started."""
+        if token not in self.pending:
+            raise Uncached("its key is no longer known")  # one of 4096 steps before
+        manifest_key, base, started_ns, step.work_dir = self.pending.pop(token)
         outputs = {step.keyed(f.path) for f in files}
         headers = set()
         for name in read:
@@ -878,9 +882,8 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             return ("done", status, hit, stdout, stderr)
         except Uncached:
             return ("local", "")
-        except RunHere as here:
-            digest = here.args[0]
-            return ("here", f"{digest.hash}/{digest.size_bytes}")
+        except RunHere as here:  # its action's digest, and a cached-here step's token
+            return ("here", "/".join([here.args[0].hash, str(here.args[0].size_bytes), *here.args[1:]]))
         except Cancelled:
             client.cancel(step)
             raise
@@ -986,21 +989,21 @@ class Handler(socketserver.BaseRequestHandler):
         that fails costs a later build a miss, nothing else."""
         action, cwd, outputs, depfile = (os.fsdecode(f) for f in fields[:4])
         stdout, stderr = self.receive_frame(), self.receive_frame()
-        digest_hash, _, size = action.partition("/")
+        digest_hash, size, *token = action.split("/")
         digest = re_pb2.Digest(hash=digest_hash, size_bytes=int(size))
         step = Step([os.fsencode(cwd), b"", os.fsencode(outputs)] + [b""] * 5, None)  # no wrapper waits on it
         client = self.server.client
         try:
             try:
                 files = Client.read_outputs(step)
-                cached_here = digest_hash in client.pending
+                cached_here = bool(token)
                 if cached_here:  # read before the wrapper removes it, or the step rewrites it
                     with open(os.path.join(cwd, depfile), "rb") as f:
                         headers = depfile_prerequisites(os.fsdecode(f.read()))
             finally:
                 self.request.sendall(b"\0")
             if cached_here:
-                client.store_cached_here(step, digest, headers, files, stdout, stderr)
+                client.store_cached_here(step, token[0], headers, files, stdout, stderr)
             else:
                 client.store(step, digest, files, stdout, stderr)
         except Uncached:

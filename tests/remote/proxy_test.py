@@ -353,7 +353,7 @@ class ClientTest(unittest.TestCase):
         stored = proxy.Step(step_fields(step.cwd, left), None)
         read = proxy.depfile_prerequisites(self.read(f"{work}/a.ii.d"))
         try:
-            client.store_cached_here(stored, here.exception.args[0], read, proxy.Client.read_outputs(stored), b"",
+            client.store_cached_here(stored, here.exception.args[1], read, proxy.Client.read_outputs(stored), b"",
                                      b"")
         except proxy.Uncached:
             pass
@@ -404,6 +404,22 @@ class ClientTest(unittest.TestCase):
             with self.assertRaises(proxy.Uncached):
                 client.run_cached_here(self.preprocess("b1", **fields)[0])
         self.assertNotIn("GetActionResult", [name for name, _ in self.recorded.calls])
+
+    def test_steps_of_one_key_at_once_store_each_under_its_own_token(self):
+        client = self.client(FASTCUDA_REMOTE_TOKEN_FILE=self.token_file(TOKEN))
+        self.write("src/a.cu", '#include "a.h"\nint x = VALUE;\n')
+        self.write("src/a.h", "#define VALUE 1\n")
+        os.utime(os.path.join(self.scratch.name, "src/a.h"), ns=(0, 10**9))
+        tokens = set()
+        for build in ("b1", "b1"):  # the same step, twice in flight (two graphs of one TU)
+            with self.assertRaises(proxy.RunHere) as here:
+                client.run_cached_here(self.preprocess(build)[0])
+            tokens.add(here.exception.args[1])
+        self.assertEqual(len(tokens), 2)
+        self.assertEqual(len(client.pending), 2)
+        # A token the proxy no longer knows stores nothing
+        with self.assertRaises(proxy.Uncached):
+            client.store_cached_here(self.preprocess("b1")[0], "unknown", [], [], b"", b"")
 
     def test_the_key_of_a_step_cached_here_holds_what_changes_its_result(self):
         client = self.client()
