@@ -384,12 +384,13 @@ void SayCacheResult(const std::string& result) {
 
 /// Appends the step's line to FASTCUDA_REMOTE_STATS, where set: WALL REMOTE
 /// TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT: seconds in
-/// the step, in the remote action (`remote`; for a step run here, HIT "L"
-/// on an idle core, "C" cached here: its run here) and in the transfers (the rest is the client's), bytes;
-/// then the client's share: seconds in the proxy (the rest is this wrapper's
-/// start, the socket and waits for a CPU), of which hashing the inputs and
-/// asking the action cache; when the step started (seconds since the
-/// epoch), to set beside the worker's times. `fields`: the proxy's answer.
+/// the step, in the remote action (`remote`; for a step run here, HIT "L" on
+/// an idle core or "C" cached here: its run here) and in the transfers (the
+/// rest is the client's), bytes; then the client's share: seconds in the
+/// proxy (the rest is this wrapper's start, the socket and waits for a CPU),
+/// of which hashing the inputs and asking the action cache; when the step
+/// started (seconds since the epoch), to set beside the worker's times.
+/// `fields`: the proxy's answer.
 void WriteStats(std::chrono::steady_clock::time_point started, double started_epoch,
                 const std::vector<std::string>& fields, const std::string& remote, const std::string& hit,
                 const std::string& output) {
@@ -528,15 +529,15 @@ int main(int argc, char** argv) {
     auto ran = std::chrono::steady_clock::now();
     std::string headers = depfile;
     if (cache_only && headers.empty()) {
-      char name[] = "/tmp/fastcuda-headers-XXXXXX";
-      int made = mkstemp(name);
+      std::string name = Env("TMPDIR", "/tmp") + "/fastcuda-headers-XXXXXX";
+      int made = mkstemp(name.data());
       if (made >= 0) close(made);
       if (made >= 0) headers = name;
     }
     int status = RunHere(command, fields[3], path, cwd, outputs, headers, headers != depfile);
     if (headers != depfile) unlink(headers.c_str());
-    SayCacheResult(cache_only ? "miss"
-                              : "here");  // a miss, run here where it always runs, or on an idle core
+    // A miss, run here where it always runs, or on an idle core
+    SayCacheResult(cache_only ? "miss" : "here");
     std::string run =
         std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count());
     WriteStats(started, started_epoch, fields, run, cache_only ? "C" : "L", stats_name);
