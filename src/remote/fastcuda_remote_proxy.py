@@ -390,8 +390,9 @@ class Client:
     def undated_digest(self, path):
         """file_digest of a file a cached-here step reads; Uncached where it
         has a macro of the time (ccache's rule)."""
+        path = os.path.normpath(path)
         digest = self.file_digest(path)
-        if (os.path.normpath(path), self.digests[os.path.normpath(path)][0]) in self.dated:
+        if (path, self.digests[path][0]) in self.dated:
             raise Uncached(f"{path} has __DATE__, __TIME__ or __TIMESTAMP__")
         return digest
 

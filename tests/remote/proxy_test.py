@@ -90,9 +90,9 @@ class Storage(re_grpc.ContentAddressableStorageServicer):
 
 
 def step_fields(cwd, outputs="", argv=("true",), inputs="", cache_only=False, depfile="", work_dir="",
-                environment=""):
+                environment="", path="/usr/bin:/bin"):
     """What the wrapper sends the proxy for a step (Step)."""
-    return [os.fsencode(f) for f in (cwd, inputs, outputs, "/usr/bin:/bin", "cache-only" if cache_only else "",
+    return [os.fsencode(f) for f in (cwd, inputs, outputs, path, "cache-only" if cache_only else "",
                                      depfile, work_dir, environment, *argv)]
 
 
@@ -436,6 +436,17 @@ class ClientTest(unittest.TestCase):
                             client.base_key(self.preprocess("b2", **debug)[0]))
         self.write("src/a.cu", "int y;\n")
         self.assertNotEqual(client.base_key(self.preprocess("b1")[0]), base)
+
+    def test_the_key_of_a_step_cached_here_holds_its_compilers_bytes(self):
+        client = self.client()
+        self.write("src/a.cu", "int x;\n")
+        keys = []
+        for release, body in (("old", "12.2"), ("new", "12.3"), ("copy", "12.2")):
+            compiler = self.write(f"{release}/gcc", f"#!/bin/sh\n# gcc {body}\n")
+            os.chmod(compiler, 0o755)
+            keys.append(client.base_key(self.preprocess("b1", path=os.path.dirname(compiler))[0]))
+        self.assertNotEqual(keys[0], keys[1])  # another gcc at the same name: another key
+        self.assertEqual(keys[0], keys[2])  # the same bytes elsewhere: the same key
 
 
 if __name__ == "__main__":
