@@ -8,8 +8,9 @@
       the start; exits with COMMAND's status
   terminal_log.py during LOG REGEX
       true if text matching REGEX came out at least twice, different each
-      time, the first within 10 s of the start and at least 1 s before COMMAND
-      ended: updates that arrived while it ran; prints each with its time
+      time, the first at least 1 s before COMMAND ended: updates that arrived
+      while it ran (how soon after the start depends on the machine's load,
+      so no bound is set on that); prints each with its time
   terminal_log.py screen LOG
       prints the lines the terminal shows at the end (carriage returns and
       "erase to the end of the line" applied)
@@ -71,7 +72,7 @@ def during(log, pattern):
         if not seen or seen[-1][1] != match.group(0):
             seen.append((when, match.group(0)))
     print(f"{recorded['end']:6.2f}s the command ended")
-    return len(seen) >= 2 and seen[0][0] <= 10 and seen[0][0] <= recorded["end"] - 1
+    return len(seen) >= 2 and seen[0][0] <= recorded["end"] - 1
 
 
 def screen(log):
