@@ -36,19 +36,27 @@ wrapped_path=$scratch/wrapped:$PATH
 host_code() {  # OBJECT: its host code
   objcopy -O binary --only-section=.text "$1" "$1.text" && od -An -tx1 "$1.text"
 }
-fresh_with() {  # PATH OBJECT NVCC-ARGS...: OBJECT equals what nvcc writes now with PATH
-  local path=$1 object=$2
-  shift 2
-  PATH=$path "$NVCC" "$@" -o reference.o && same_object "$object" reference.o &&
-    cmp -s <(host_code "$object") <(host_code reference.o)
+same_as() {  # OBJECT REFERENCE: same device code, host symbols and host code
+  same_object "$1" "$2" && cmp -s <(host_code "$1") <(host_code "$2")
 }
+# nvcc's object for k.cu with a PATH, written once to refs/NAME.o and
+# compared with every way's (CI's 2 cores: each nvcc compile is 2 CPU s).
+# The source has no anonymous namespace, so nvcc's object does not depend on
+# the directory it compiles in; nothing the references depend on changes
+# while the test runs.
+reference() {  # NAME PATH: refs/NAME.o, written by $NVCC with PATH if it is not there yet
+  [ -f "$scratch/refs/$1.o" ] || (cd "$scratch/refs" && PATH=$2 "$NVCC" "${flags[@]}" -o "$1.o")
+}
+fresh_with() {  # NAME PATH OBJECT: OBJECT equals what nvcc writes with PATH (refs/NAME.o)
+  reference "$1" "$2" && same_as "$3" "$scratch/refs/$1.o"
+}
+mkdir -p refs && cp source.cu refs/k.cu
 
 # The wrapper changes what nvcc writes (else (b) would prove nothing).
-wrapper_matters() (
-  mkdir -p matters && cd matters && cp ../source.cu k.cu
-  "$NVCC" "${flags[@]}" -o plain.o && PATH=$wrapped_path "$NVCC" "${flags[@]}" -o wrapped.o &&
-    ! cmp -s <(host_code plain.o) <(host_code wrapped.o)
-)
+wrapper_matters() {
+  reference plain "$plain_path" && reference wrapped "$wrapped_path" &&
+    ! cmp -s <(host_code "$scratch/refs/plain.o") <(host_code "$scratch/refs/wrapped.o")
+}
 check "a gcc first on PATH that adds -DHOSTK=5 changes nvcc's object" wrapper_matters
 
 # Each way builds k.cu in its own directory: build WAY PATH writes k.o
@@ -76,12 +84,12 @@ unchanged_programs() (  # WAY: PATH with more entries that find the same program
   for path in "$venv_path" "$appended_path" "$plain_path"; do
     build "$1" "$path" && ! ran "$1" || return 1
   done
-  fresh_with "$plain_path" k.o "${flags[@]}"
+  fresh_with plain "$plain_path" k.o
 )
 other_compiler() (  # WAY: a gcc first on PATH that is another program, then gone again
   cd "$1"
-  build "$1" "$wrapped_path" && ran "$1" && fresh_with "$wrapped_path" k.o "${flags[@]}" &&
-    build "$1" "$plain_path" && ran "$1" && fresh_with "$plain_path" k.o "${flags[@]}"
+  build "$1" "$wrapped_path" && ran "$1" && fresh_with wrapped "$wrapped_path" k.o &&
+    build "$1" "$plain_path" && ran "$1" && fresh_with plain "$plain_path" k.o
 )
 for way in graph launcher ninja; do
   mkdir -p "$way" && cp source.cu "$way/k.cu"
@@ -99,14 +107,16 @@ done
 
 # Commands that name nvcc bare: another nvcc first on PATH (a wrapper that
 # passes -DHOSTK=5) is the one that compiles, then the first again.
+mkdir -p other-nvcc
+printf '#!/bin/sh\nexec %s -DHOSTK=5 "$@"\n' "$NVCC" > other-nvcc/nvcc && chmod +x other-nvcc/nvcc
+cuda_path=$(dirname "$NVCC"):$plain_path
+other_path=$scratch/other-nvcc:$cuda_path
 other_nvcc() (  # WAY
-  mkdir -p "nvcc-$1/other" && cd "nvcc-$1" && cp ../source.cu k.cu
-  printf '#!/bin/sh\nexec %s -DHOSTK=5 "$@"\n' "$NVCC" > other/nvcc && chmod +x other/nvcc
-  local cuda_path=$(dirname "$NVCC"):$plain_path
-  local other_path=$PWD/other:$cuda_path NVCC=nvcc
-  build "$1" "$cuda_path" && fresh_with "$cuda_path" k.o "${flags[@]}" &&
-    build "$1" "$other_path" && ran "$1" && fresh_with "$other_path" k.o "${flags[@]}" &&
-    build "$1" "$cuda_path" && ran "$1" && fresh_with "$cuda_path" k.o "${flags[@]}"
+  mkdir -p "nvcc-$1" && cd "nvcc-$1" && cp ../source.cu k.cu
+  local NVCC=nvcc
+  build "$1" "$cuda_path" && fresh_with cuda "$cuda_path" k.o &&
+    build "$1" "$other_path" && ran "$1" && fresh_with other "$other_path" k.o &&
+    build "$1" "$cuda_path" && ran "$1" && fresh_with cuda "$cuda_path" k.o
 )
 check "launcher: nvcc named bare, another first on PATH, then gone: nvcc's objects" other_nvcc launcher
 check "build: nvcc named bare, another first on PATH, then gone: nvcc's objects" other_nvcc graph
@@ -120,17 +130,18 @@ module_build() {  # PATH: builds; true if no CUDA object was compiled
   PATH=$1 cmake --build module/build > module/build.log 2>&1 &&
     ! grep -q 'Building CUDA object' module/build.log && [ "$(graph_log_mark module/build/fastcuda)" = "$mark" ]
 }
-module_fresh() {  # PATH: the module's object is what the compile command writes with PATH
+module_fresh() {  # NAME PATH: the module's object is what the compile command writes with PATH
+  # (module/NAME.o, written once: nothing it depends on changes meanwhile)
   local command
-  command=$(jq -r '.[] | select(.file | endswith("k.cu")) | .command' module/build/compile_commands.json) &&
-    (cd module/build && PATH=$1 eval "${command/ -o CMakeFiles\/k.dir\/k.cu.o/ -o ../reference.o}") &&
-    same_object "$module_object" module/reference.o &&
-    cmp -s <(host_code "$module_object") <(host_code module/reference.o)
+  [ -f "module/$1.o" ] || {
+    command=$(jq -r '.[] | select(.file | endswith("k.cu")) | .command' module/build/compile_commands.json) &&
+      (cd module/build && PATH=$2 eval "${command/ -o CMakeFiles\/k.dir\/k.cu.o/ -o ../$1.o}")
+  } && same_as "$module_object" "module/$1.o"
 }
-module_unchanged() { module_build "$venv_path" && module_build "$appended_path" && module_fresh "$plain_path"; }
+module_unchanged() { module_build "$venv_path" && module_build "$appended_path" && module_fresh plain "$plain_path"; }
 module_other() {
-  ! module_build "$wrapped_path" && module_fresh "$wrapped_path" && ! module_build "$plain_path" &&
-    module_fresh "$plain_path"
+  ! module_build "$wrapped_path" && module_fresh wrapped "$wrapped_path" && ! module_build "$plain_path" &&
+    module_fresh plain "$plain_path"
 }
 if command -v cmake > /dev/null && command -v jq > /dev/null; then
   mkdir -p module/project && cp source.cu module/project/k.cu
