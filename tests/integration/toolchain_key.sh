@@ -38,15 +38,66 @@ fresh() {  # ARGS...: k.o equals what nvcc writes now from ARGS, host code and c
     cmp -s <(host_code k.o) <(host_code reference.o)
 }
 
+# nvcc's object for the arguments of a case, written once (here) to
+# refs/NAME.o and compared with each way's that has the same arguments and
+# the same toolchain (CI's 2 cores: each nvcc compile is 2 CPU s). k.cu has
+# no anonymous namespace, so nvcc's object does not depend on the directory
+# it compiles in.
+mkdir -p refs
+fresh_as() {  # NAME ARGS...: k.o equals refs/NAME.o, what nvcc writes now from ARGS (if not written yet)
+  local name=$1; shift
+  [ -f "$scratch/refs/$name.o" ] || "$NVCC" "$@" -o "$scratch/refs/$name.o" || return 1
+  same_object k.o "$scratch/refs/$name.o" && cmp -s <(host_code k.o) <(host_code "$scratch/refs/$name.o")
+}
+
 # a. PTXAS_FLAGS (appended to ptxas's command by nvcc.profile) set after a
 # build, with the source touched: the dryrun that lacks it is not reused.
-ptxas_flags() (  # launcher|graph
-  mkdir -p "ptxas-$1" && cd "ptxas-$1"
-  kernel && compile_as "$1" "${arch[@]}" -c k.cu -o k.o && touch k.cu &&
-    PTXAS_FLAGS=-O0 compile_as "$1" "${arch[@]}" -c k.cu -o k.o &&
-    PTXAS_FLAGS=-O0 fresh "${arch[@]}" -c k.cu
+# b. The host compiler behind a fixed -ccbin path switched from g++ to
+# clang++ (cudafe++ then takes --clang_version, not --gnu_version), nothing
+# else changed. `fastcuda build` and (d) `fastcuda ninja` on a hand-written
+# manifest each build k.cu with g++, then with clang++ (b), then with
+# PTXAS_FLAGS (a; `fastcuda ninja` without touching the source): one build
+# directory serves both checks, and both ways share the -ccbin path and the
+# references. (The launcher runs a dryrun in every
+# call: the new compiler's commands differ, and so run.) Without clang++ the
+# compiler stays g++.
+mkdir -p cc
+ccbin=(-ccbin "$scratch/cc/c++")
+have_clang=false
+if command -v clang++ > /dev/null; then have_clang=true; fi
+toolchain_build() {  # graph|ninja: builds k.cu in the way's directory
+  if [ "$1" = graph ]; then
+    compile_as graph "${arch[@]}" "${ccbin[@]}" -c k.cu -o k.o
+  else
+    "$FASTCUDA" ninja > build.log 2>&1
+  fi
+}
+first_toolchain_build() (  # graph|ninja
+  mkdir -p "$1" && cd "$1" && kernel && ln -sfn /usr/bin/g++ "$scratch/cc/c++" &&
+    printf 'rule nvcc\n  command = %s %s -o $out\nbuild k.o: nvcc k.cu\n' "$NVCC" "${arch[*]} ${ccbin[*]} -c k.cu" \
+      > build.ninja &&
+    toolchain_build "$1"
 )
-check "build: PTXAS_FLAGS set after a build, source touched: fresh" ptxas_flags graph
+switched_compiler() (  # graph|ninja
+  cd "$1" && ln -sfn /usr/bin/clang++ "$scratch/cc/c++" && toolchain_build "$1" &&
+    fresh_as clang "${arch[@]}" "${ccbin[@]}" -c k.cu
+)
+ptxas_flags() (  # graph|ninja
+  cd "$1" && { [ "$1" = ninja ] || touch k.cu; } && export PTXAS_FLAGS=-O0 && toolchain_build "$1" &&
+    fresh_as ptxas "${arch[@]}" "${ccbin[@]}" -c k.cu
+)
+for way in graph ninja; do
+  first_toolchain_build "$way" || record 1 "$way: first build with g++"
+  if [ "$way" = graph ]; then name=build; else name="fastcuda ninja"; fi
+  if $have_clang; then
+    check "$name: the compiler behind -ccbin switched from g++ to clang++: fresh" switched_compiler "$way"
+  fi
+  if [ "$way" = graph ]; then
+    check "build: PTXAS_FLAGS set after a build, source touched: fresh" ptxas_flags graph
+  else
+    check "fastcuda ninja: PTXAS_FLAGS set after a build: fresh" ptxas_flags ninja
+  fi
+done
 
 # a2. The same for an entry that `fastcuda build` leaves to nvcc whole
 # (-keep): its one step reruns, nothing touched.
@@ -57,22 +108,6 @@ ptxas_flags_whole() (
     PTXAS_FLAGS=-O0 compile_as graph "${flags[@]}" -o k.o && PTXAS_FLAGS=-O0 fresh "${flags[@]}"
 )
 check "build: PTXAS_FLAGS set after a build of an entry nvcc runs whole: fresh" ptxas_flags_whole
-
-# b. The host compiler behind a fixed -ccbin path switched from g++ to
-# clang++ (cudafe++ then takes --clang_version, not --gnu_version), nothing
-# else changed.
-switched_compiler() (  # graph
-  mkdir -p "switched-$1/cc" && cd "switched-$1"
-  kernel && ln -s /usr/bin/g++ cc/c++
-  local flags=("${arch[@]}" -ccbin "$PWD/cc/c++" -c k.cu)
-  compile_as "$1" "${flags[@]}" -o k.o && ln -sfn /usr/bin/clang++ cc/c++ &&
-    compile_as "$1" "${flags[@]}" -o k.o && fresh "${flags[@]}"
-)
-# (The launcher runs a dryrun in every call: the new compiler's commands
-# differ, and so run.)
-if command -v clang++ > /dev/null; then
-  check "build: the compiler behind -ccbin switched from g++ to clang++: fresh" switched_compiler graph
-fi
 
 # c. The host compiler changed in place, as an upgrade within one family
 # does: same name, same version to nvcc (the dryrun's commands come out the
@@ -87,54 +122,40 @@ upgraded_compiler() (  # launcher|graph
       chmod +x cc/gcc.new && mv cc/gcc.new cc/gcc
   }
   gcc_script -O0 && compile_as "$1" "${flags[@]}" -o k.o && gcc_script -O2 &&
-    compile_as "$1" "${flags[@]}" -o k.o && fresh "${flags[@]}"
+    compile_as "$1" "${flags[@]}" -o k.o && fresh_as upgraded "${flags[@]}"
 )
+# (Both ways' cc/gcc are the same script: one reference.)
 check "build: the compiler behind -ccbin upgraded in place: fresh" upgraded_compiler graph
 check "launcher: the compiler behind -ccbin upgraded in place: fresh" upgraded_compiler launcher
 
-# d. The same through `fastcuda ninja` on a hand-written manifest.
-ninja_change() (  # switch|ptxas: the compiler behind -ccbin switched, or PTXAS_FLAGS set
-  mkdir -p "ninja-$1/cc" && cd "ninja-$1"
-  kernel && ln -s /usr/bin/g++ cc/c++
-  local flags=("${arch[@]}" -ccbin "$PWD/cc/c++" -c k.cu)
-  printf 'rule nvcc\n  command = %s %s -o $out\nbuild k.o: nvcc k.cu\n' "$NVCC" "${flags[*]}" > build.ninja
-  "$FASTCUDA" ninja > build.log 2>&1 || return 1
-  if [ "$1" = switch ]; then ln -sfn /usr/bin/clang++ cc/c++; else export PTXAS_FLAGS=-O0; fi
-  "$FASTCUDA" ninja > build.log 2>&1 && fresh "${flags[@]}"
-)
-if command -v clang++ > /dev/null; then
-  check "fastcuda ninja: the compiler behind -ccbin switched from g++ to clang++: fresh" ninja_change switch
-  check "fastcuda ninja: PTXAS_FLAGS set after a build: fresh" ninja_change ptxas
-fi
-
 # e. The same through the CMake module (Ninja): CMAKE_CUDA_HOST_COMPILER a
 # symlink switched to clang++, then PTXAS_FLAGS set, each with nothing else
-# changed; a plain CMake build that compiles anew is the reference.
-module_case() {  # WHAT: the module's k.cu.o is the plain build's, after both built
-  cmake --build module/plain --clean-first > module/plain.log 2>&1 &&
-    cmake --build module/fast > module/fast.log 2>&1 &&
-    local objects=(module/fast/CMakeFiles/k.dir/k.cu.o module/plain/CMakeFiles/k.dir/k.cu.o) &&
-    same_object "${objects[@]}" && cmp -s <(host_code "${objects[0]}") <(host_code "${objects[1]}")
+# changed; the reference is what the compile command (compile_commands.json)
+# writes when run anew.
+module_object=module/build/CMakeFiles/k.dir/k.cu.o
+module_case() {  # NAME: the module builds; its k.cu.o is what the compile command writes now (module/NAME.o)
+  local command
+  cmake --build module/build > module/build.log 2>&1 &&
+    command=$(jq -r '.[] | select(.file | endswith("k.cu")) | .command' module/build/compile_commands.json) &&
+    (cd module/build && eval "${command/ -o CMakeFiles\/k.dir\/k.cu.o/ -o ../$1.o}") &&
+    same_object "$module_object" "module/$1.o" && cmp -s <(host_code "$module_object") <(host_code "module/$1.o")
 }
-if command -v clang++ > /dev/null && command -v cmake > /dev/null; then
+if $have_clang && command -v cmake > /dev/null && command -v jq > /dev/null; then
   mkdir -p module/project module/cc && (cd module/project && kernel)
   printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(toolchain LANGUAGES CUDA)' \
     'add_library(k OBJECT k.cu)' > module/project/CMakeLists.txt
   ln -s /usr/bin/g++ module/cc/c++
   configured=0
-  for build in plain fast; do
-    module=()
-    [ "$build" = plain ] || module=(-DCMAKE_PROJECT_INCLUDE="$here/../../cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA")
-    cmake -S module/project -B "module/$build" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=80 \
-      -DCMAKE_CUDA_HOST_COMPILER="$PWD/module/cc/c++" "${module[@]}" > "module/$build.cfg.log" 2>&1 ||
-      configured=1
-  done
+  cmake -S module/project -B module/build -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=80 \
+    -DCMAKE_CUDA_HOST_COMPILER="$PWD/module/cc/c++" \
+    -DCMAKE_PROJECT_INCLUDE="$here/../../cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA" \
+    > module/configure.log 2>&1 || configured=1
   record $configured "module: configured with a host compiler behind a symlink"
-  module_case "first build" > /dev/null 2>&1 || true
+  cmake --build module/build > module/build.log 2>&1 || true
   ln -sfn /usr/bin/clang++ module/cc/c++
-  check "module: CMAKE_CUDA_HOST_COMPILER's symlink switched from g++ to clang++: fresh" module_case
+  check "module: CMAKE_CUDA_HOST_COMPILER's symlink switched from g++ to clang++: fresh" module_case clang
   export PTXAS_FLAGS=-O0
-  check "module: PTXAS_FLAGS set: fresh" module_case
+  check "module: PTXAS_FLAGS set: fresh" module_case ptxas
   unset PTXAS_FLAGS
 fi
 
