@@ -22,18 +22,36 @@ inline_kernel() {
     'int run(int *p) { k<<<1, 1>>>(p); return helper(2); }' > k.cu
 }
 
+# nvcc's object for the arguments and files of a case, written once (in the
+# case's directory) to refs/NAME.o and compared with each mode's that ends
+# with the same arguments and files (CI's 2 cores: each nvcc compile is 2
+# CPU s). The sources have no anonymous namespace, so nvcc's object does not
+# depend on the directory it compiles in.
+mkdir -p refs
+fresh_as() {  # NAME OBJECT NVCC-ARGS...: OBJECT equals refs/NAME.o, what nvcc writes now from the ARGS
+  local name=$1 object=$2
+  shift 2
+  [ -f "$scratch/refs/$name.o" ] || "$NVCC" "$@" -o "$scratch/refs/$name.o" || return 1
+  same_object "$object" "$scratch/refs/$name.o"
+}
+
 # 1. A response file of the host compiler's own (-Xcompiler @FILE), which nvcc
-# hands on unread: an edit changes the host object, not the dryrun.
-host_response_file() (  # launcher|graph, then: older (the edit keeps an older mtime, a restore) or nothing
-  mkdir -p "host-rsp-$1${2:-}" && cd "host-rsp-$1${2:-}"
+# hands on unread: an edit changes the host object, not the dryrun. The
+# launcher's directory then has it edited back with an older mtime (a
+# restore).
+response_flags=("${arch[@]}" -Xcompiler @host.rsp -c k.cu)
+host_response_file() (  # launcher|graph: -Wall, then -fkeep-inline-functions
+  mkdir -p "host-rsp-$1" && cd "host-rsp-$1"
   inline_kernel && echo -Wall > host.rsp
-  local flags=("${arch[@]}" -Xcompiler @host.rsp -c k.cu)
-  compile_as "$1" "${flags[@]}" -o k.o && echo -fkeep-inline-functions > host.rsp &&
-    { [ -z "${2:-}" ] || touch -d 2020-01-01 host.rsp; } &&
-    compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+  compile_as "$1" "${response_flags[@]}" -o k.o && echo -fkeep-inline-functions > host.rsp &&
+    compile_as "$1" "${response_flags[@]}" -o k.o && fresh_as keep-inline k.o "${response_flags[@]}"
+)
+host_response_file_older() (  # after host_response_file launcher: -Wall again, its mtime older than the object's
+  cd host-rsp-launcher && echo -Wall > host.rsp && touch -d 2020-01-01 host.rsp &&
+    compile_as launcher "${response_flags[@]}" -o k.o && fresh_as wall k.o "${response_flags[@]}"
 )
 check "launcher: an edited host compiler response file (-Xcompiler @FILE): fresh" host_response_file launcher
-check "launcher: a host compiler response file restored with an older mtime: fresh" host_response_file launcher older
+check "launcher: a host compiler response file restored with an older mtime: fresh" host_response_file_older
 check "build: an edited host compiler response file (-Xcompiler @FILE): fresh" host_response_file graph
 
 # 2. A -ccbin wrapper script whose content changes: the steps it runs read it.
@@ -60,7 +78,7 @@ incbin() (  # launcher|graph
   incbin_kernel && printf 1234 > data.bin
   local flags=("${arch[@]}" -c k.cu)
   compile_as "$1" "${flags[@]}" -o k.o && printf 12345678 > data.bin &&
-    { [ "$1" = launcher ] || touch k.cu; } && compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+    { [ "$1" = launcher ] || touch k.cu; } && compile_as "$1" "${flags[@]}" -o k.o && fresh_as incbin k.o "${flags[@]}"
 )
 check "launcher: host assembly's .incbin file edited: fresh" incbin launcher
 check "build: host assembly's .incbin file edited, the source touched: fresh" incbin graph
