@@ -9,6 +9,11 @@
 # each case also checks that FastCuda split the call (it ran only
 # `nvcc --dryrun`) or, for the fallback modes, that it ran nvcc itself.
 #
+# CI's time is short (2 cores; an nvcc compile costs 2 CPU s, and FastCuda's
+# the same again): options that FastCuda only hands on to the tools (the
+# dryrun carries them) share a case, and cases with the same nvcc command
+# share nvcc's side.
+#
 # usage: flag_matrix.sh FASTCUDA_BINARY [NVCC]
 # env:   FASTCUDA_TEST_SCRATCH  where the scratch directory goes (default:
 #                               $PWD; under the build tree, where CTest runs
@@ -612,17 +617,16 @@ c_arch_sm80() {
   compile_checks kernel.o
 }
 
+# Three architectures, each as SASS and PTX; with a depfile. The command is
+# gen_three_gencode's nvcc side: one nvcc run serves both (see share_nvcc_side).
+THREE_GENCODES=(
+  -gencode 'arch=compute_80,code=[sm_80,compute_80]'
+  -gencode 'arch=compute_86,code=[sm_86,compute_86]'
+  -gencode 'arch=compute_90,code=[sm_90,compute_90]')
 c_gencode_three() {
-  run_pair -c $SRC/kernel.cu -o kernel.o \
-    -gencode 'arch=compute_80,code=[sm_80,compute_80]' \
-    -gencode 'arch=compute_86,code=[sm_86,compute_86]' \
-    -gencode 'arch=compute_90,code=[sm_90,compute_90]'
+  run_pair -c "${THREE_GENCODES[@]}" $SRC/kernel.cu -o kernel.o -MD -MF kernel.o.d
   compile_checks kernel.o
-}
-
-c_generate_code_long() {
-  run_pair -c --generate-code=arch=compute_80,code=sm_80 $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
+  same_depfile kernel.o.d
 }
 
 c_rdc_true() {
@@ -630,16 +634,14 @@ c_rdc_true() {
   compile_checks rdc_a.o
 }
 
-c_dc() {
-  run_pair -dc $ARCH $SRC/rdc_b.cu -o rdc_b.o
-  compile_checks rdc_b.o
-}
-
+# Two -dc compiles (each checked as its own case would be: exit codes,
+# stderr, objects), then their device link.
 c_dlink() {
-  local side
-  for side in nvcc fc; do
-    run_side "$side" -dc $ARCH $SRC/rdc_a.cu -o rdc_a.o
-    run_side "$side" -dc $ARCH $SRC/rdc_b.cu -o rdc_b.o
+  local source
+  for source in rdc_a rdc_b; do
+    run_pair -dc $ARCH $SRC/$source.cu -o $source.o
+    expect_success
+    same_stderr
   done
   run_pair -dlink $ARCH rdc_a.o rdc_b.o -o dlink.o
   compile_checks dlink.o rdc_a.o rdc_b.o
@@ -659,9 +661,8 @@ c_G() {
 
 
 
-c_Xptxas_v() {
-  run_pair -c -Xptxas -v $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
+# ptxas's info lines (-Xptxas -v): nvcc printed some, and FastCuda the same.
+same_ptxas_info() {
   # ptxas's own timings vary from run to run.
   normalise_stderr "$C/nvcc.stderr" | grep 'ptxas info' >"$C/nvcc.ptxas" || true
   normalise_stderr "$C/fc.stderr" | grep 'ptxas info' >"$C/fc.ptxas" || true
@@ -672,20 +673,14 @@ c_Xptxas_v() {
   fi
 }
 
-c_Xcompiler_fPIC() {
-  run_pair -c -Xcompiler -fPIC $ARCH $SRC/hostside.cu -o hostside.o
-  compile_checks hostside.o
-}
-
-c_forward_unknown() {
-  run_pair -c -forward-unknown-to-host-compiler -fno-strict-aliasing $ARCH \
+# Options for the host compiler, in both spellings: -Xcompiler VALUE, and an
+# option nvcc does not know (-fno-strict-aliasing) that
+# -forward-unknown-to-host-compiler hands on (FastCuda's own scan of the
+# arguments must not take it for an option with a value, nor lose it).
+c_host_compiler_options() {
+  run_pair -c -Xcompiler -fPIC -forward-unknown-to-host-compiler -fno-strict-aliasing $ARCH \
     $SRC/hostside.cu -o hostside.o
   compile_checks hostside.o
-}
-
-c_std_cxx17() {
-  run_pair -c -std=c++17 $ARCH $SRC/modern.cu -o modern.o
-  compile_checks modern.o
 }
 
 c_std_cxx20() {
@@ -699,14 +694,11 @@ c_x_cu_cpp() {
   compile_checks plain.o
 }
 
-c_ccbin() {
-  run_pair -ccbin g++ -c $ARCH $SRC/kernel.cu -o kernel.o
-  compile_checks kernel.o
-}
-
+# Two architectures compiled by nvcc in parallel, one given in the long form
+# (--generate-code=...), the other as -gencode.
 c_threads_2() {
   run_pair --threads 2 -c $SRC/kernel.cu -o kernel.o \
-    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86
+    --generate-code=arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86
   compile_checks kernel.o
 }
 
@@ -765,18 +757,14 @@ c_MD_arch_specific_header() {
   if ! grep -q 'sm90_only.h' "$C/nvcc.deps"; then note "nvcc's depfile does not list sm90_only.h"; fi
 }
 
-c_MMD() {
-  run_pair -I$INC -isystem $SYSINC $ARCH -MMD -c $SRC/devhdr.cu -o devhdr.o
+# -MMD (no system headers) with -MP (an empty rule for each header), and no
+# -MF: the depfile's name is nvcc's default (-MF is MD_MT_MF_cmake_style's).
+c_MMD_MP() {
+  run_pair -I$INC -isystem $SYSINC $ARCH -MMD -MP -c $SRC/devhdr.cu -o devhdr.o
   compile_checks devhdr.o
   same_depfile devhdr.d dev_only.h
   if grep -q 'sys_header.h' "$C/fc.deps"; then problem "-MMD depfile lists a system header"; fi
-}
-
-c_MD_MP() {
-  run_pair -I$INC -isystem $SYSINC $ARCH -MD -MP -MF devhdr.o.d -c $SRC/devhdr.cu -o devhdr.o
-  compile_checks devhdr.o
-  same_depfile devhdr.o.d dev_only.h
-  same_phony_targets devhdr.o.d "$SRC/devhdr.cu"
+  same_phony_targets devhdr.d "$SRC/devhdr.cu"
 }
 
 c_response_at_file() {
@@ -807,18 +795,14 @@ c_response_optf() {
   compile_checks kernel.o
 }
 
-c_output_other_dir() {
-  mkdir -p "$C/nvcc/objs/deeper" "$C/fc/objs/deeper"
-  run_pair -c $ARCH $SRC/kernel.cu -o objs/deeper/kernel.o
-  compile_checks objs/deeper/kernel.o
-}
-
+# A source, object and depfile whose paths hold spaces; the object two
+# directories down from where nvcc runs.
 c_source_with_spaces() {
-  mkdir -p "$C/nvcc/obj dir" "$C/fc/obj dir"
-  run_pair -c $ARCH -I$INC "$SRC/dir with spaces/my kernel.cu" -o "obj dir/my kernel.o" \
-    -MD -MF "obj dir/my kernel.o.d"
-  compile_checks "obj dir/my kernel.o"
-  same_depfile "obj dir/my kernel.o.d"
+  mkdir -p "$C/nvcc/obj dir/deeper" "$C/fc/obj dir/deeper"
+  run_pair -c $ARCH -I$INC "$SRC/dir with spaces/my kernel.cu" -o "obj dir/deeper/my kernel.o" \
+    -MD -MF "obj dir/deeper/my kernel.o.d"
+  compile_checks "obj dir/deeper/my kernel.o"
+  same_depfile "obj dir/deeper/my kernel.o.d"
   if ! grep -q 'dir with spaces/my kernel.cu$' "$C/fc.deps"; then
     problem "fastcuda's depfile does not list the source with spaces as one path"
   fi
@@ -889,7 +873,9 @@ c_warnings() {
 c_rerun_incremental() {
   # Not in nvcc's contract but in a launcher's: rerunning the same command
   # replays what the steps printed and keeps the object; after an edit of a
-  # device-only header the object is rebuilt (like nvcc's of the new source).
+  # device-only header the object is rebuilt (like nvcc's of the new source),
+  # and FastCuda prints what nvcc prints, ptxas's info lines (-Xptxas -v)
+  # among them.
   mkdir -p "$C/src_private"
   cp "$scratch/src/devhdr.cu" "$scratch/inc/common.h" "$scratch/inc/dev_only.h" "$scratch/sysinc/sys_header.h" "$C/src_private/"
   local -a args=(-c "$ARCH" -Xptxas -v -I../src_private -MD -MF devhdr.o.d ../src_private/devhdr.cu -o devhdr.o)
@@ -912,6 +898,7 @@ c_rerun_incremental() {
   run_side fc "${args[@]}"
   run_side nvcc "${args[@]}"
   compile_checks devhdr.o
+  same_ptxas_info
   same_depfile devhdr.o.d dev_only.h
   if cmp -s "$C/first.o" "$C/fc/devhdr.o"; then
     problem "fastcuda did not rebuild devhdr.o after dev_only.h changed"
@@ -936,37 +923,42 @@ c_fallback_version() {
 }
 
 # c_fallback_compile FLAGS...: a compile whose FLAGS act outside the dryrun
-# (timing reports, temporaries beside the object): nvcc runs it, and the
-# sides write the same files.
+# (timing reports, temporaries beside the output): nvcc runs it, and the
+# sides write the same files. To a cubin, not an object: the fallback does
+# not depend on the mode, and a cubin costs a third of an object's compile
+# (no cudafe++, no host compile).
 c_fallback_compile() {
-  run_pair -c $ARCH $SRC/kernel.cu -o kernel.o "$@"
+  run_pair -cubin $ARCH $SRC/kernel.cu -o kernel.cubin "$@"
   expect_success
   expect_fallback
   same_file_list
-  same_objects kernel.o
+  same_bytes kernel.cubin
 }
 
 # c_fallback_stdin: the source from standard input (`-`, among the options),
-# which nvcc's dryrun would consume: nvcc runs it, and the object is nvcc's.
-# (A source without anonymous namespaces: nvcc names those after its
-# temporary copy of standard input, which holds its process id.)
+# which nvcc's dryrun would consume: nvcc runs it, and the cubin is nvcc's
+# (a cubin, as c_fallback_compile says why). (A source without anonymous
+# namespaces: nvcc names those after its temporary copy of standard input,
+# which holds its process id.)
 c_fallback_stdin() {
-  run_side nvcc -x cu -c - $ARCH -o kernel.o <"$scratch/src/plain.cpp"
-  run_side fc -x cu -c - $ARCH -o kernel.o <"$scratch/src/plain.cpp"
+  run_side nvcc -x cu -cubin - $ARCH -o kernel.cubin <"$scratch/src/plain.cpp"
+  run_side fc -x cu -cubin - $ARCH -o kernel.cubin <"$scratch/src/plain.cpp"
   expect_success
   expect_fallback
   same_stderr
   same_file_list
-  same_objects kernel.o
+  same_bytes kernel.cubin
 }
 
-# c_unwritable_output OUTPUT: nvcc cannot write the object there; FastCuda
-# runs it for its error and writes (or removes) nothing either.
+# c_unwritable_output OUTPUT: nvcc cannot write its output there; FastCuda
+# runs it for its error and writes (or removes) nothing either. A cubin, as
+# c_fallback_compile says why: FastCuda finds no place for the output (its
+# work directory, the output's directory) whatever the mode.
 c_unwritable_output() {
   mkdir -p "$C/nvcc/out" "$C/fc/out"
-  run_pair -c $ARCH $SRC/kernel.cu -o "$1"
+  run_pair -cubin $ARCH $SRC/kernel.cu -o "$1"
   same_rc
-  if [[ $(cat "$C/fc.rc") == 0 ]]; then problem "fastcuda succeeded where nvcc cannot write the object"; fi
+  if [[ $(cat "$C/fc.rc") == 0 ]]; then problem "fastcuda succeeded where nvcc cannot write the output"; fi
   expect_fallback
   same_stderr
   same_file_list
@@ -974,16 +966,26 @@ c_unwritable_output() {
   if [[ -e $C/fc/missing ]]; then problem "fastcuda created the output's directory"; fi
 }
 
+# share_nvcc_side CASE: the nvcc side of CASE, which ran the same command
+# (in a directory as deep, with the same sources), if it ran and succeeded:
+# copied here (CI's 2 cores: an nvcc compile for three architectures costs
+# 4 CPU s). Objects and depfiles without debug info do not depend on the
+# directory nvcc ran in (anonymous namespaces are named after the source's
+# path, the same for every case). Else false, and nothing copied.
+share_nvcc_side() {
+  local from=$scratch/cases/$1 file
+  [[ -d $from/nvcc && $(cat "$from/nvcc.rc" 2>/dev/null) == 0 ]] || return 1
+  cp -a "$from/nvcc/." "$C/nvcc/"
+  for file in rc stdout stderr; do cp "$from/nvcc.$file" "$C/nvcc.$file"; done
+}
+
 c_gen_three_gencode() {
   # In the case dir (under the scratch dir, not /tmp by default).
-  local gencodes=(
-    -gencode 'arch=compute_80,code=[sm_80,compute_80]'
-    -gencode 'arch=compute_86,code=[sm_86,compute_86]'
-    -gencode 'arch=compute_90,code=[sm_90,compute_90]')
-  run_side nvcc -c "${gencodes[@]}" $SRC/kernel.cu -o kernel.o -MD -MF kernel.o.d
+  share_nvcc_side gencode_three_sm_compute ||
+    run_side nvcc -c "${THREE_GENCODES[@]}" $SRC/kernel.cu -o kernel.o -MD -MF kernel.o.d
   expect_success_side nvcc
   enter_side fc
-  gen_checks "${gencodes[@]}"
+  gen_checks "${THREE_GENCODES[@]}"
   leave_side fc
   if [[ -f "$C/fc/kernel.o" ]]; then
     same_objects kernel.o
@@ -1051,15 +1053,15 @@ expect_success_side() {
 }
 
 c_concurrent_launchers() {
-  # Six launchers at once in one directory, as CMake's Ninja runs them;
-  # two sources share a basename. nvcc's side runs them one by one.
+  # Four launchers at once in one directory, as CMake's Ninja runs them;
+  # two sources share a basename; all write depfiles. nvcc's side runs them
+  # one by one. (tests/integration/concurrency.sh runs eight at once, four on
+  # one source; -D and -I are D_I_isystem's, -dc dlink_two_dc_objects'.)
   local obj=CMakeFiles/t.dir
   local -a jobs=(
     "k|-c $ARCH $SRC/kernel.cu -o $obj/src/kernel.cu.o -MD -MT $obj/src/kernel.cu.o -MF $obj/src/kernel.cu.o.d"
     "sa|-c $ARCH $SRC/a/same.cu -o $obj/src/a/same.cu.o -MD -MT $obj/src/a/same.cu.o -MF $obj/src/a/same.cu.o.d"
     "sb|-c $ARCH $SRC/b/same.cu -o $obj/src/b/same.cu.o -MD -MT $obj/src/b/same.cu.o -MF $obj/src/b/same.cu.o.d"
-    "d|-c $ARCH -DFROM_COMMAND_LINE=par -I$INC -isystem $SYSINC $SRC/defs.cu -o $obj/src/defs.cu.o"
-    "r|-dc $ARCH $SRC/rdc_a.cu -o $obj/src/rdc_a.cu.o"
     "h|-c $ARCH -I$INC -isystem $SYSINC $SRC/devhdr.cu -o $obj/src/devhdr.cu.o -MD -MT $obj/src/devhdr.cu.o -MF $obj/src/devhdr.cu.o.d"
   )
   local side job tag args pid
@@ -1092,8 +1094,8 @@ c_concurrent_launchers() {
   done
   leave_side fc
   expect_split
-  if [[ $(grep -c -- '^--dryrun' "$C/fc.nvcc-calls") != 6 ]]; then
-    problem "expected 6 nvcc --dryrun calls, got: $(cat "$C/fc.nvcc-calls")"
+  if [[ $(grep -c -- '^--dryrun' "$C/fc.nvcc-calls") != "${#jobs[@]}" ]]; then
+    problem "expected ${#jobs[@]} nvcc --dryrun calls, got: $(cat "$C/fc.nvcc-calls")"
   fi
   if [[ -s "$C/failures" ]]; then problem "$(cat "$C/failures")"; fi
   for job in "${jobs[@]}"; do
@@ -1105,7 +1107,7 @@ c_concurrent_launchers() {
   done
   same_file_list
   local o
-  for o in kernel.cu.o a/same.cu.o b/same.cu.o defs.cu.o rdc_a.cu.o devhdr.cu.o; do
+  for o in kernel.cu.o a/same.cu.o b/same.cu.o devhdr.cu.o; do
     same_objects "$obj/src/$o"
   done
   same_depfile "$obj/src/kernel.cu.o.d"
@@ -1118,37 +1120,29 @@ echo "flag_matrix: fastcuda $FASTCUDA, nvcc $NVCC, scratch $scratch"
 
 run_case c_arch_sm80 c_arch_sm80
 run_case gencode_three_sm_compute c_gencode_three
-run_case generate_code_long_form c_generate_code_long
 run_case rdc_true_c c_rdc_true
-run_case dc c_dc
 run_case dlink_two_dc_objects c_dlink
 run_case G_device_debug c_G
 run_case g_host_debug c_kernel_with -g
-run_case lineinfo c_kernel_with -lineinfo
 run_case lineinfo_relative_paths c_line_info_relative
-run_case O0 c_kernel_with -O0
-run_case O3 c_kernel_with -O3
-run_case Xptxas_v c_Xptxas_v
-run_case Xcompiler_fPIC c_Xcompiler_fPIC
-run_case forward_unknown_fno_strict_aliasing c_forward_unknown
-run_case std_cxx17 c_std_cxx17
+# Options nvcc hands to its tools, the same path through FastCuda (the
+# dryrun carries them): -ccbin (which FastCuda also reads), a host -O level,
+# --use_fast_math (device code).
+run_case ccbin_gxx_O3_use_fast_math c_kernel_with -ccbin g++ -O3 --use_fast_math
+run_case Xcompiler_fPIC_forward_unknown_fno_strict_aliasing c_host_compiler_options
 run_case std_cxx20 c_std_cxx20
 run_case x_cu_on_cpp c_x_cu_cpp
-run_case ccbin_gxx c_ccbin
-run_case threads_2 c_threads_2
-run_case use_fast_math c_kernel_with --use_fast_math
+run_case threads_2_generate_code_and_gencode c_threads_2
 run_case ptx c_ptx
 run_case cubin_sm80 c_cubin
 run_case fatbin c_fatbin
 run_case D_I_isystem c_D_I_isystem
 run_case MD_MT_MF_cmake_style c_MD_MT_MF_cmake
 run_case MD_arch_specific_header c_MD_arch_specific_header
-run_case MMD c_MMD
-run_case MD_MP c_MD_MP
+run_case MMD_MP c_MMD_MP
 run_case response_file_at c_response_at_file
 run_case response_file_optf c_response_optf
-run_case output_in_other_dir c_output_other_dir
-run_case source_path_with_spaces c_source_with_spaces
+run_case paths_with_spaces_output_two_dirs_down c_source_with_spaces
 run_case nvcc_append_flags_env c_nvcc_append_flags
 run_case compile_error c_compile_error
 run_case error_host_assembler c_error_host_assembler
@@ -1161,7 +1155,7 @@ run_case fallback_device_time_trace c_fallback_compile -fdevice-time-trace trace
 run_case fallback_objdir_as_tempdir c_fallback_compile --objdir-as-tempdir
 run_case fallback_stdin c_fallback_stdin
 run_case output_is_directory c_unwritable_output out/
-run_case output_directory_missing c_unwritable_output missing/kernel.o
+run_case output_directory_missing c_unwritable_output missing/kernel.cubin
 run_case rerun_incremental c_rerun_incremental
 run_case gen_three_gencode c_gen_three_gencode
 run_case concurrent_launchers_one_dir c_concurrent_launchers
