@@ -559,6 +559,20 @@ compile_checks() {
   same_objects "$@"
 }
 
+# share_nvcc_side CASE: the nvcc side of CASE, which ran the same command
+# (in a directory as deep, with the same sources), if it ran and succeeded:
+# copied here (CI's 2 cores: an nvcc compile costs 2 CPU s, 4 for three
+# architectures). Objects and depfiles without debug info do not depend on the
+# directory nvcc ran in (anonymous namespaces are named after the source's
+# path, the same for every case). Else false, and nothing copied. To be
+# called first in a case, while its nvcc side is empty.
+share_nvcc_side() {
+  local from=$scratch/cases/$1 file
+  [[ -d $from/nvcc && $(cat "$from/nvcc.rc" 2>/dev/null) == 0 ]] || return 1
+  cp -a "$from/nvcc/." "$C/nvcc/"
+  for file in rc stdout stderr; do cp "$from/nvcc.$file" "$C/nvcc.$file"; done
+}
+
 # c_kernel_with FLAGS...: compiles the kernel with FLAGS for $ARCH, the usual checks.
 c_kernel_with() {
   run_pair -c "$@" $ARCH $SRC/kernel.cu -o kernel.o
@@ -634,15 +648,17 @@ c_rdc_true() {
   compile_checks rdc_a.o
 }
 
-# Two -dc compiles (each checked as its own case would be: exit codes,
-# stderr, objects), then their device link.
+# Two relocatable compiles (each checked as its own case would be: exit
+# codes, stderr, objects), then their device link. rdc_a's is rdc_true_c's
+# command, whose nvcc side it shares (see share_nvcc_side); rdc_b's says -dc.
 c_dlink() {
-  local source
-  for source in rdc_a rdc_b; do
-    run_pair -dc $ARCH $SRC/$source.cu -o $source.o
-    expect_success
-    same_stderr
-  done
+  share_nvcc_side rdc_true_c || run_side nvcc -rdc=true -c $ARCH $SRC/rdc_a.cu -o rdc_a.o
+  run_side fc -rdc=true -c $ARCH $SRC/rdc_a.cu -o rdc_a.o
+  expect_success
+  same_stderr
+  run_pair -dc $ARCH $SRC/rdc_b.cu -o rdc_b.o
+  expect_success
+  same_stderr
   run_pair -dlink $ARCH rdc_a.o rdc_b.o -o dlink.o
   compile_checks dlink.o rdc_a.o rdc_b.o
 }
@@ -964,19 +980,6 @@ c_unwritable_output() {
   same_file_list
   if [[ ! -d $C/fc/out ]]; then problem "fastcuda removed the directory out/"; fi
   if [[ -e $C/fc/missing ]]; then problem "fastcuda created the output's directory"; fi
-}
-
-# share_nvcc_side CASE: the nvcc side of CASE, which ran the same command
-# (in a directory as deep, with the same sources), if it ran and succeeded:
-# copied here (CI's 2 cores: an nvcc compile for three architectures costs
-# 4 CPU s). Objects and depfiles without debug info do not depend on the
-# directory nvcc ran in (anonymous namespaces are named after the source's
-# path, the same for every case). Else false, and nothing copied.
-share_nvcc_side() {
-  local from=$scratch/cases/$1 file
-  [[ -d $from/nvcc && $(cat "$from/nvcc.rc" 2>/dev/null) == 0 ]] || return 1
-  cp -a "$from/nvcc/." "$C/nvcc/"
-  for file in rc stdout stderr; do cp "$from/nvcc.$file" "$C/nvcc.$file"; done
 }
 
 c_gen_three_gencode() {
