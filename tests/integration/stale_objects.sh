@@ -5,7 +5,9 @@
 # user does (an older mtime, a new header that shadows another, a changed
 # CPATH, an edited response file, a killed or concurrent FastCuda, nohup,
 # an entry that nvcc runs whole)
-# and compares the object with a fresh nvcc's.
+# and compares the object with a fresh nvcc's. The cases whose sources end
+# up the same share nvcc's object (same_object compares device code and host
+# symbols, which neither the include path nor the file's name changes).
 #
 # usage: stale_objects.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -24,15 +26,26 @@ value_header() {  # DIR VALUE: DIR/v.h defines VALUE
 value_kernel() {  # HEADER: k.cu stores the VALUE that HEADER defines
   printf '#include %s\n__global__ void k(int *p) { *p = VALUE; }\nvoid run(int *p) { k<<<1, 1>>>(p); }\n' "$1" > k.cu
 }
+# nvcc's objects of a kernel that stores 1, and 2: what every case below
+# that ends with such a kernel (its value from the source, or from whichever
+# v.h it includes) must have written. One compile each instead of one a case.
+kernel ref1.cu 1 && "$NVCC" "${arch[@]}" -c ref1.cu -o ref1.o
+kernel ref2.cu 2 && "$NVCC" "${arch[@]}" -c ref2.cu -o ref2.o
 
 # Each case runs in a directory of its own, in a subshell.
 # 1. A source replaced by one with an older mtime (a restore, cp -p, tar x).
+# The launcher's second case goes on from its first: the object it wrote is
+# kept, and the source goes back to the first text, older still.
 older_source() (  # launcher|graph, then: remove the object or not
-  mkdir -p "older-$1-$2" && cd "older-$1-$2"
-  kernel k.cu 1 && touch -d 2020-01-01 k.cu
-  compile_as "$1" "${arch[@]}" -c k.cu -o k.o && kernel k.cu 2 && touch -d 2021-01-01 k.cu
-  [ "$2" = keep ] || rm k.o
-  compile_as "$1" "${arch[@]}" -c k.cu -o k.o && fresh k.o "${arch[@]}" -c k.cu
+  mkdir -p "older-$1" && cd "older-$1"
+  if [ "$2" = removed ]; then
+    kernel k.cu 1 && touch -d 2020-01-01 k.cu
+    compile_as "$1" "${arch[@]}" -c k.cu -o k.o && kernel k.cu 2 && touch -d 2021-01-01 k.cu && rm k.o &&
+      compile_as "$1" "${arch[@]}" -c k.cu -o k.o && same_object k.o ../ref2.o
+  else
+    [ -f k.o ] && kernel k.cu 1 && touch -d 2019-01-01 k.cu &&
+      compile_as "$1" "${arch[@]}" -c k.cu -o k.o && same_object k.o ../ref1.o
+  fi
 )
 check "launcher: a source restored with an older mtime, object removed: fresh" older_source launcher removed
 check "launcher: a source restored with an older mtime, called again: fresh" older_source launcher keep
@@ -44,7 +57,7 @@ shadowing_header() (  # launcher|graph
   value_header B 1 && mkdir -p A && value_kernel '"v.h"'
   local flags=("${arch[@]}" -IA -IB -c k.cu)
   compile_as "$1" "${flags[@]}" -o k.o && value_header A 2 && rm k.o && compile_as "$1" "${flags[@]}" -o k.o &&
-    fresh k.o "${flags[@]}"
+    same_object k.o ../ref2.o
 )
 check "launcher: a new header shadows another, object removed: fresh" shadowing_header launcher
 check "build: a new header shadows another, object removed: fresh" shadowing_header graph
@@ -63,11 +76,16 @@ check "build: a new header shadows another, object removed, while the architectu
   shadowing_header_other_archs
 
 # 3. The environment nvcc's sub-steps read: CPATH names another directory.
+# The launcher's second case goes on from its first, back to inc1.
 changed_cpath() (  # launcher|graph, then: remove the object or not
-  mkdir -p "cpath-$1-$2" && cd "cpath-$1-$2"
+  mkdir -p "cpath-$1" && cd "cpath-$1"
+  if [ "$1-$2" = launcher-keep ]; then
+    [ -f k.o ] && CPATH=$PWD/inc1 compile_as "$1" "${arch[@]}" -c k.cu -o k.o && same_object k.o ../ref1.o
+    return
+  fi
   value_header inc1 1 && value_header inc2 2 && value_kernel '<v.h>'
   CPATH=$PWD/inc1 compile_as "$1" "${arch[@]}" -c k.cu -o k.o && { [ "$2" = keep ] || rm k.o; } &&
-    CPATH=$PWD/inc2 compile_as "$1" "${arch[@]}" -c k.cu -o k.o && CPATH=$PWD/inc2 fresh k.o "${arch[@]}" -c k.cu
+    CPATH=$PWD/inc2 compile_as "$1" "${arch[@]}" -c k.cu -o k.o && same_object k.o ../ref2.o
 )
 check "launcher: CPATH changed, object removed: fresh" changed_cpath launcher removed
 check "launcher: CPATH changed, called again: fresh" changed_cpath launcher keep
@@ -79,14 +97,16 @@ edited_response_file() (  # launcher|graph
   value_header incA 1 && value_header incB 2 && value_kernel '<v.h>'
   local flags=("${arch[@]}" --options-file o.rsp -c k.cu)
   echo "-IincA" > o.rsp && compile_as "$1" "${flags[@]}" -o k.o && echo "-IincB" > o.rsp &&
-    compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+    compile_as "$1" "${flags[@]}" -o k.o && same_object k.o ../ref2.o
 )
 check "launcher: an edited response file: fresh" edited_response_file launcher
 check "build: an edited response file: fresh" edited_response_file graph
 
-# A TU that takes seconds, for the cases that stop FastCuda halfway.
+# A TU that takes seconds, for the cases that stop FastCuda halfway: one
+# architecture, its cubin only (a second one, or the PTX, adds CPU to each of
+# its builds and no step that these cases stop).
 cp "$here/slow_tu.cu" slow.cu
-slow=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c slow.cu)
+slow=(-gencode arch=compute_80,code=sm_80 -c slow.cu)
 "$NVCC" "${slow[@]}" -o slow-reference.o
 none_left() {  # TEXT: waits up to 60 s until no process names TEXT; true if none is left
   local i
@@ -126,12 +146,12 @@ killed_build() {
 check "build killed with -9, built again at once: succeeds, object equals nvcc's" killed_build
 
 # 7. Three launcher calls for one object at once (started together, they
-# overlap without the slow TU: a light one, two architectures, spares CI
-# half a minute of CPU).
+# overlap without the slow TU: a light one, one architecture, spares CI
+# half a minute of CPU; three processes on CI's two cores overlap anyway).
 concurrent_calls() (
   local trial pids pid failed
-  local flags=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c k.cu)
-  mkdir -p concurrent && cd concurrent && kernel k.cu 7 && "$NVCC" "${flags[@]}" -o reference.o || return 1
+  local flags=("${arch[@]}" -c k.cu)
+  mkdir -p concurrent && cd concurrent && kernel k.cu 2 && cp ../ref2.o reference.o || return 1
   for trial in 1 2; do
     rm -f k.o
     pids=()
@@ -240,19 +260,20 @@ check "launcher killed in nvcc --dryrun: a later FastCuda removes its directory,
 archive_member() {  # ARCHIVE DIR [SOURCE]: extracts the archive into DIR, prints the path of its (SOURCE's) object
   rm -rf "$2" && mkdir -p "$2" && (cd "$2" && ar x "../$1") && ls "$2"/*"${3:+_$3}".o
 }
-whole_nvcc_builds() {  # MODE OUTPUT: OUTPUT of `fastcuda build` equals nvcc's of the same command
-  graph_build "${arch[@]}" "$1" k.cu -o "$2" && "$NVCC" "${arch[@]}" "$1" k.cu -o "reference-$2" || return 1
+whole_nvcc_builds() {  # MODE OUTPUT VALUE: OUTPUT of `fastcuda build` equals nvcc's of the same command
+  # (for -lib, its object equals nvcc's -c object of a kernel storing VALUE)
+  graph_build "${arch[@]}" "$1" k.cu -o "$2" || return 1
   if [ "$1" = -lib ]; then
-    same_object "$(archive_member "$2" built)" "$(archive_member "reference-$2" reference)"
+    same_object "$(archive_member "$2" built)" "../ref$3.o"
   else
-    cmp -s "$2" "reference-$2"
+    "$NVCC" "${arch[@]}" "$1" k.cu -o "reference-$2" && cmp -s "$2" "reference-$2"
   fi
 }
 whole_nvcc() (  # MODE OUTPUT
   mkdir -p "whole$1" && cd "whole$1"
   value_header inc 1 && value_kernel '"inc/v.h"'
-  whole_nvcc_builds "$@" && grep -q "nvcc runs whole for k.cu: nvcc option $1" build.log && value_header inc 2 &&
-    whole_nvcc_builds "$@" && sleep 1 && kernel k.cu 3 && whole_nvcc_builds "$@" || return 1
+  whole_nvcc_builds "$@" 1 && grep -q "nvcc runs whole for k.cu: nvcc option $1" build.log && value_header inc 2 &&
+    whole_nvcc_builds "$@" 2 && sleep 1 && kernel k.cu 1 && whole_nvcc_builds "$@" 1 || return 1
   if [ "$1" = -lib ]; then
     graph_build "${arch[@]}" "$1" k.cu -o "$2" && grep -q "no work to do" build.log
   else
@@ -270,8 +291,7 @@ whole_nvcc_lib() (  # two|users
   local flags=("${arch[@]}" -lib k.cu other.cu)
   [ "$1" = two ] || flags=("${arch[@]}" -lib -MD -MF k.a.d k.cu)
   graph_build "${flags[@]}" -o k.a && value_header inc 2 && graph_build "${flags[@]}" -o k.a &&
-    "$NVCC" "${flags[@]}" -o reference-k.a || return 1
-  same_object "$(archive_member k.a built k)" "$(archive_member reference-k.a reference k)" || return 1
+    same_object "$(archive_member k.a built k)" ../ref2.o || return 1
   [ "$1" = two ] || { graph_build "${flags[@]}" -o k.a && grep -q "no work to do" build.log && [ -s k.a.d ]; }
 )
 check "build: nvcc run whole for -lib of two sources, the first's header edited: fresh" whole_nvcc_lib two
@@ -281,21 +301,24 @@ check "build: nvcc run whole writing the user's depfile, a header edited: fresh;
 # 13. Line information: ptxas writes the mtime and size of the sources that
 # the PTX's line table names into the cubin, so a source touched (or
 # restored with an older mtime) whose device code came out the same still
-# changes nvcc's object. (Found by stale_walk.py.)
-line_table() (  # launcher|graph touched|older
-  mkdir -p "lines-$1-$2" && cd "lines-$1-$2"
+# changes nvcc's object. (Found by stale_walk.py.) The line table names the
+# source's absolute path: the launcher and `fastcuda build` compile one
+# source (objects kl.o and kg.o) and share nvcc's object of it.
+line_table() (  # touched|older: both compile, the source is touched, both compile again
+  mkdir -p "lines-$1" && cd "lines-$1"
   printf '#include "t.h"\n__global__ void k(int *p) { *p = 1; }\nint host_tag() { return TAG; }\n' > k.cu
   echo '#define TAG 1' > t.h
   local flags=("${arch[@]}" -lineinfo -c k.cu)
-  compile_as "$1" "${flags[@]}" -o k.o
-  if [ "$2" = touched ]; then touch k.cu; else touch -d 2020-01-01 k.cu; fi
+  compile_as launcher "${flags[@]}" -o kl.o && compile_as graph "${flags[@]}" -o kg.o || return 1
+  if [ "$1" = touched ]; then touch k.cu; else touch -d 2020-01-01 k.cu; fi
   echo '#define TAG 2' > t.h  # a host-only edit: the PTX comes out the same
-  compile_as "$1" "${flags[@]}" -o k.o && fresh k.o "${flags[@]}"
+  compile_as launcher "${flags[@]}" -o kl.o && compile_as graph "${flags[@]}" -o kg.o && fresh kl.o "${flags[@]}"
 )
-check "launcher: -lineinfo, a source touched, its device code the same: fresh" line_table launcher touched
-check "launcher: -lineinfo, a source given an older mtime, called again: fresh" line_table launcher older
-check "build: -lineinfo, a source touched, its device code the same: fresh" line_table graph touched
-check "build: -lineinfo, a source given an older mtime, a header edited: fresh" line_table graph older
+graph_line_table() { same_object "lines-$1/kg.o" "lines-$1/reference.o"; }  # touched|older: after line_table
+check "launcher: -lineinfo, a source touched, its device code the same: fresh" line_table touched
+check "launcher: -lineinfo, a source given an older mtime, called again: fresh" line_table older
+check "build: -lineinfo, a source touched, its device code the same: fresh" graph_line_table touched
+check "build: -lineinfo, a source given an older mtime, a header edited: fresh" graph_line_table older
 cubin_line_table() (  # -cubin -lineinfo -MD: ptxas writes the user's file, beside the user's depfile
   mkdir -p cubin-lines && cd cubin-lines
   printf '#include "t.h"\n__global__ void k(int *p) { *p = TAG; }\n' > k.cu && echo '#define TAG 1' > t.h
