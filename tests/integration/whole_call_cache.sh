@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A whole-call cache (ccache on `ccache nvcc ...`, as CMAKE_CUDA_COMPILER_LAUNCHER
 # or Meson set it) against real nvcc and ccache, on two TUs sharing a header,
-# built for sm_80 and sm_90 with a depfile (-MD), through `fastcuda build
-# --compdb`, the CMake module and `fastcuda ninja`:
+# built for sm_80 with a depfile (-MD), through `fastcuda build --compdb`,
+# the CMake module and `fastcuda ninja`:
 #  cold      each TU's lookup misses, its steps run, their object is stored
 #            under ccache's own key: plain `ccache nvcc` then hits it; every
 #            Ninja run after the lookup pass starts with the lookups' dyndep
@@ -53,7 +53,9 @@ cat > "$project/b.cu" <<'C'
 __global__ void kb(float *x) { x[threadIdx.x] += FACTOR; }
 void launch_b(float *x) { kb<<<1, 32>>>(x); }
 C
-archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+# One architecture: the cache keys and copies whole calls, whatever their
+# steps (several architectures' chains: flag_matrix, global_graph).
+archs=(-gencode arch=compute_80,code=sm_80)
 tus=(a b)
 nvcc_words() {  # TU OBJECT-DIR: the compile as CMake writes it, with its depfile
   echo "$NVCC ${archs[*]} -MD -MT $2/$1.o -MF $2/$1.o.d -c $1.cu -o $2/$1.o"
@@ -68,8 +70,15 @@ nvcc_words() {  # TU OBJECT-DIR: the compile as CMake writes it, with its depfil
   echo "]"
 } > "$project/compile_commands.json"
 reference() {  # nvcc's objects for the sources as they are now
-  local tu
-  for tu in "${tus[@]}"; do (cd "$project" && "$NVCC" "${archs[@]}" -c "$tu.cu" -o "$scratch/ref/$tu.o"); done
+  # Only factor.h is ever edited: nvcc's objects are kept per its text, as
+  # the edits come back to an earlier one.
+  local tu kept
+  kept=$scratch/ref-kept/$(md5sum < "$project/factor.h" | cut -d' ' -f1)
+  if [ ! -d "$kept" ]; then
+    mkdir -p "$kept"
+    for tu in "${tus[@]}"; do (cd "$project" && "$NVCC" "${archs[@]}" -c "$tu.cu" -o "$kept/$tu.o"); done
+  fi
+  cp "$kept"/*.o "$scratch/ref/"
 }
 same_as_nvcc() {
   local tu
@@ -89,7 +98,20 @@ programs_run() {  # the first outputs of the steps whose program ran since the m
 }
 memory_lines() { [ -f "$graph/step-memory.tsv" ] && wc -l < "$graph/step-memory.tsv" || echo 0; }
 
+# The first sources' reference: plain `ccache nvcc` filling an empty cache of
+# its own (two misses: nvcc itself writes the objects), the cache that
+# `shared` and the launcher hit below. One nvcc run a TU serves all three.
+export CCACHE_DIR=$scratch/ccache-plain
+first_reference=$scratch/ref-kept/$(md5sum < "$project/factor.h" | cut -d' ' -f1)  # as reference() keeps it
+mkdir -p "$scratch/plain" "$first_reference"
+for tu in "${tus[@]}"; do
+  (cd "$project" && ccache $(nvcc_words "$tu" "$scratch/plain"))  # word-split on purpose
+  cp "$scratch/plain/$tu.o" "$first_reference/"
+done
+[ "$(ccache_stat cache_miss)" = 2 ] && [ "$(ccache_stat direct_cache_hit)" = 0 ] ||
+  { echo "plain ccache did not miss twice in an empty cache"; exit 1; }
 reference
+export CCACHE_DIR=$scratch/ccache
 ccache -z > /dev/null
 # A Ninja that, before each run on the graph but the lookup pass, notes
 # whether the lookup pass would have work: "clean" means that the run loads
@@ -160,15 +182,36 @@ warm() {
 }
 check "warm: a clean rebuild hits for every TU (fastcuda report says so), Ninja starts no step but the lookups, copies and merges, objects equal nvcc's, then no work" warm
 
-shared() {  # a fresh cache that plain ccache filled, a fresh build directory
-  local tu lines
+shared() {  # the cache that plain ccache filled first, a fresh build directory
   export CCACHE_DIR=$scratch/ccache-plain
-  for tu in "${tus[@]}"; do (cd "$project" && ccache $(nvcc_words "$tu" "$scratch/plain")) || return 1; done
   rm -rf "$graph" "$project"/obj/*
   ccache -z > /dev/null
   build shared.log && [ "$(ccache_stat direct_cache_hit)" = 2 ] && [ "$(programs_run 0)" = "2 cache-result," ] && same_as_nvcc
 }
 check "shared: a cache filled by plain ccache gives a fresh build directory a hit for every TU" shared
+
+# The drop-in launcher, `fastcuda ccache nvcc ...` (a CMake launcher without
+# the module), on the cache that plain ccache filled above (at this FACTOR).
+launcher_hits() {
+  local tu hits
+  [ "$CCACHE_DIR" = "$scratch/ccache-plain" ] || { echo "  not the cache plain ccache filled: $CCACHE_DIR"; return 1; }
+  hits=$(ccache_stat direct_cache_hit)
+  mkdir -p "$scratch/launched"
+  for tu in "${tus[@]}"; do
+    (cd "$project" && "$FASTCUDA" ccache $(nvcc_words "$tu" "$scratch/launched")) || return 1
+    same_object "$scratch/launched/$tu.o" "$scratch/ref/$tu.o" || return 1
+  done
+  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && grep -q 'factor\.h' "$scratch/launched/a.o.d"
+}
+check "launcher: 'fastcuda ccache nvcc' hits what plain ccache stored, with nvcc's object and depfile" launcher_hits
+launcher_misses() {  # no lookup pass: Ninja reads the dyndep file while it runs, and only then starts the steps
+  mkdir -p "$scratch/launched-miss"
+  # An empty cache of its own: the checks below keep the one above.
+  (cd "$project" && CCACHE_DIR=$scratch/ccache-launcher-miss "$FASTCUDA" ccache $(nvcc_words a "$scratch/launched-miss")) &&
+    same_object "$scratch/launched-miss/a.o" "$scratch/ref/a.o" && grep -q 'factor\.h' "$scratch/launched-miss/a.o.d" &&
+    [ -d "$scratch/ccache-launcher-miss" ]
+}
+check "launcher: a miss builds nvcc's object and depfile through the steps" launcher_misses
 
 header_edit() {
   echo '#define FACTOR 3.f' > "$project/factor.h"
@@ -213,28 +256,6 @@ response_file_changed() {
 check "a response file changed after a hit: the lookup asks again, the object is nvcc's with the new flags" \
   response_file_changed
 
-# The drop-in launcher, `fastcuda ccache nvcc ...` (a CMake launcher without the module).
-launcher_hits() {
-  local tu hits
-  export CCACHE_DIR=$scratch/ccache-launcher
-  for tu in "${tus[@]}"; do (cd "$project" && ccache $(nvcc_words "$tu" "$scratch/plain")) || return 1; done
-  hits=$(ccache_stat direct_cache_hit)
-  mkdir -p "$scratch/launched"
-  for tu in "${tus[@]}"; do
-    (cd "$project" && "$FASTCUDA" ccache $(nvcc_words "$tu" "$scratch/launched")) || return 1
-    same_object "$scratch/launched/$tu.o" "$scratch/ref/$tu.o" || return 1
-  done
-  [ "$(ccache_stat direct_cache_hit)" = $((hits + 2)) ] && grep -q 'factor\.h' "$scratch/launched/a.o.d"
-}
-check "launcher: 'fastcuda ccache nvcc' hits what plain ccache stored, with nvcc's object and depfile" launcher_hits
-launcher_misses() {  # no lookup pass: Ninja reads the dyndep file while it runs, and only then starts the steps
-  export CCACHE_DIR=$scratch/ccache-launcher-miss
-  mkdir -p "$scratch/launched-miss"
-  (cd "$project" && "$FASTCUDA" ccache $(nvcc_words a "$scratch/launched-miss")) &&
-    same_object "$scratch/launched-miss/a.o" "$scratch/ref/a.o" && grep -q 'factor\.h' "$scratch/launched-miss/a.o.d"
-}
-check "launcher: a miss builds nvcc's object and depfile through the steps" launcher_misses
-
 # --- the CMake module ----------------------------------------------------------
 cmake_src=$scratch/cmake-src
 mkdir -p "$cmake_src"
@@ -247,7 +268,7 @@ CMAKE
 configure() {  # DIR [ARGS...]
   local dir=$1
   shift
-  cmake -S "$cmake_src" -B "$dir" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" \
+  cmake -S "$cmake_src" -B "$dir" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=80-real \
     -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache "$@" > "$dir.configure.log" 2>&1
 }
 module_hits_plain_cache() {
@@ -356,7 +377,8 @@ build a.o: nvcc a.cu
 build b.o: nvcc b.cu || generated.h
 default a.o
 NINJA
-  export CCACHE_DIR=$scratch/ccache-not-by-default
+  # defaultless's cache: a.o hits; b.o was never stored, nor looked up here.
+  export CCACHE_DIR=$scratch/ccache-defaultless
   # (A first phase weighs every TU of the graph, b.cu too: docs/usage.md, known limits.)
   FASTCUDA_FIRST_PHASE=off "$FASTCUDA" ninja -C "$dir" > "$scratch/not-by-default.log" 2>&1 &&
     "$FASTCUDA" ninja -C "$dir" > "$scratch/not-by-default2.log" 2>&1 && same_object "$dir/a.o" "$scratch/ref/a.o" &&
