@@ -93,6 +93,21 @@ done
 unset FASTCUDA_FIRST_PHASE
 only_debug_built() { [ -z "$(find "$scratch/fc-Ninja-Multi-Config" -path '*/Release/*' -name '*.cu.o')" ]; }
 check "Ninja Multi-Config: the graph builds only the configuration being built" only_debug_built
+# Before the edits below: the example is as shipped.
+modes() {  # the critical-path modes as cache variables reach the graph; rdc still links
+  # (In the plain build's directory, which no check reads any more, configured
+  # again with the module: its CMake has detected the compilers already.)
+  local dir="$scratch/plain"
+  cmake -S "$example" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES="$archs" "${with_fastcuda[@]}" \
+    -DFASTCUDA_MODULE_ID=own -DFASTCUDA_SPLIT_COMPILE=2 -DFASTCUDA_EARLY_HOST=on > "$dir.modes-configure.log" 2>&1 &&
+    build "$dir" &&
+    grep -Eq '^build [^:]*\.module_id: MODULE_ID' "$dir/fastcuda/build.ninja" &&
+    grep -Eq '^build [^:]*\.o: EMBED_FATBIN ' "$dir/fastcuda/build.ninja" &&
+    grep -q -- '-split-compile 2' "$dir/fastcuda/build.ninja" &&
+    no_private_work_dirs "$dir" &&
+    test -x "$(find "$dir" -name particles -type f -perm -u+x | head -1)"
+}
+check "FASTCUDA_MODULE_ID=own, FASTCUDA_SPLIT_COMPILE=2, FASTCUDA_EARLY_HOST=on: the graph uses them, the program links" modes
 
 ninja_dir="$scratch/fc-Ninja"
 cache_names() {  # LIST-OPTION: the module's cache variables that cmake LIST-OPTION shows
@@ -131,8 +146,12 @@ check "header touch: the build after it does no work (CMake's objects are not le
   second_build_idle
 
 printf '\n#ifdef FASTCUDA_TEST_FLAG\n__global__ void FlagSeen() {}\n#endif\n' >> "$example/src/forces.cu"
+# The new flag comes from a cache variable, as with CMAKE_CUDA_FLAGS, but
+# reaches one target's two TUs: the graph regenerates from the changed
+# compile commands all the same, and two TUs rebuild rather than every one.
+printf 'target_compile_options(particles_physics PRIVATE ${PHYSICS_FLAGS})\n' >> "$example/CMakeLists.txt"
 flags_change() {
-  configure "$ninja_dir" Ninja "${with_fastcuda[@]}" -DCMAKE_CUDA_FLAGS=-DFASTCUDA_TEST_FLAG && build "$ninja_dir" &&
+  configure "$ninja_dir" Ninja "${with_fastcuda[@]}" -DPHYSICS_FLAGS=-DFASTCUDA_TEST_FLAG && build "$ninja_dir" &&
     grep -q "Regenerating the FastCuda graph\|CUDA TUs" "$ninja_dir.log" &&
     nm -C "$ninja_dir/CMakeFiles/particles_physics.dir/src/forces.cu.o" | grep FlagSeen > /dev/null && no_private_work_dirs "$ninja_dir"
 }
@@ -216,19 +235,6 @@ installed_package() {
     grep -q "$scratch/prefix/bin/fastcuda" "$consumer/build/build.ninja" &&
     build "$consumer/build" && graph_ran_in_build "$consumer/build" 'HOST_CC .*main.cu'
 }
-modes() {  # the critical-path modes as cache variables reach the graph; rdc still links
-  local dir="$scratch/fc-modes"
-  cp -r "$source_dir/examples/particles" "$scratch/modes-source"
-  cmake -S "$scratch/modes-source" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES="$archs" "${with_fastcuda[@]}" \
-    -DFASTCUDA_MODULE_ID=own -DFASTCUDA_SPLIT_COMPILE=2 -DFASTCUDA_EARLY_HOST=on > "$dir.configure.log" 2>&1 &&
-    build "$dir" &&
-    grep -Eq '^build [^:]*\.module_id: MODULE_ID' "$dir/fastcuda/build.ninja" &&
-    grep -Eq '^build [^:]*\.o: EMBED_FATBIN ' "$dir/fastcuda/build.ninja" &&
-    grep -q -- '-split-compile 2' "$dir/fastcuda/build.ninja" &&
-    no_private_work_dirs "$dir" &&
-    test -x "$(find "$dir" -name particles -type f -perm -u+x | head -1)"
-}
-check "FASTCUDA_MODULE_ID=own, FASTCUDA_SPLIT_COMPILE=2, FASTCUDA_EARLY_HOST=on: the graph uses them, the program links" modes
 check "cmake --install, then find_package(FastCuda) and include(FastCuda)" installed_package
 
 finish
