@@ -154,19 +154,13 @@
 #   hang under a call's 540-600 s limit still says where it was; their logs
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
 #   them too), packed with the rest into run.tar.gz when the part ends.
-# A plan (2026-12-05 night: a cold REAPI build measured at 1.27 x all
-# local, the goal 1.25; its remote pool of 16 counts the misses run on
-# idle local cores, so the 12 bots then had no step queued for them; and
-# the second build directory, 0.51-0.63 x cold, was bound by preprocessing
-# and host compiles, which are cached here since, unmeasured: the first
-# run below measures both, and what caching them costs the cold build):
-# remote-reapi with BENCH_REMOTE_JOBS=20 BENCH_REMOTE_PARTS="local reapi"
-# BENCH_WALLS="plain=239.96" (about 5 min: the all-local build on the same
-# host, then cold and warm), then the same with BENCH_REMOTE_PARTS=reapi,
-# BENCH_REMOTE_JOBS=16 and the local wall it printed, to compare the two
-# depths on one host (the machine goes back 30 s after a call: make the
-# calls back to back; a fresh one takes about 70 s of device time to
-# start). Ask `status` before
+# Measured 2026-12-06 02:00 on one host (bench/RESULTS.md): REAPI cold 1.210
+# x all local with a remote pool of 20, a second build directory 0.081 x
+# cold, plain 209.55 s. Next: remote-dist on one host with remote-reapi's
+# walls (sccache-dist was 1.50 x all local, its host compiles remote), and
+# the remote pool at its default of 16 against 20 (the machine goes back
+# 30 s after a call: make the calls back to back; a fresh one takes about
+# 70 s of device time to start). Ask `status` before
 # each call: a part whose estimate passes budget_left_s is cut short. A
 # remote part returns $OUT/remote/summary.txt and run.tar.gz (the tables,
 # the client's stats, the bots' timings, the CPU samples and the logs).
