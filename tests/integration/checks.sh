@@ -42,6 +42,10 @@
 #                                (at any depth) has a file in its TMPDIR (its
 #                                bitcode); true if one does
 #   empty_dir DIR                true if DIR is a directory with nothing in it
+#   known_compilers FIRST DIR    cmake arguments that make build dir DIR take
+#                                the compilers CMake found for build dir FIRST
+#                                (none where DIR is FIRST or FIRST has none):
+#                                its compiler checks cost 4 s of CPU a configure
 #   finish                       prints "N passed, M failed" last; removes the
 #                                scratch directory if all passed (unless
 #                                FASTCUDA_TEST_KEEP=1), else keeps it and exits 1
@@ -68,6 +72,12 @@ record() {
     echo "FAIL $2"
     failed=$((failed + 1))
   fi
+}
+
+known_compilers() {  # CMakeFiles/<version> names no path of its build directory
+  [ "$1" != "$2" ] && [ -d "$1/CMakeFiles" ] || return 0
+  mkdir -p "$2/CMakeFiles" && cp -a "$1"/CMakeFiles/[0-9]* "$2/CMakeFiles/" &&
+    echo -DCMAKE_PLATFORM_INFO_INITIALIZED=1
 }
 
 cicc_wrote_temp_file() {  # reads /proc with builtins only: a busy machine must not miss the file's life

@@ -60,17 +60,11 @@ target_link_libraries(app kern)
 add_library(rdc SHARED r.cu)
 set_target_properties(rdc PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES "80;90")
 C
-configure() {  # BUILD-DIR [CMAKE ARGS...]
-  local dir=$1 known=()
+configure() {  # BUILD-DIR [CMAKE ARGS...]: the second takes the first's compilers (known_compilers)
+  local dir=$1
   shift
-  # The second build directory takes the compilers CMake found for the first
-  # (CMakeFiles/<version> names no path of its build directory): CMake's
-  # compiler checks cost 4 s of CPU and are not what this test checks.
-  if [ -d "$scratch/launcher/CMakeFiles" ] && [ "$dir" != "$scratch/launcher" ]; then
-    mkdir -p "$dir/CMakeFiles" && cp -a "$scratch"/launcher/CMakeFiles/[0-9]* "$dir/CMakeFiles/" &&
-      known=(-DCMAKE_PLATFORM_INFO_INITIALIZED=1)
-  fi
-  cmake -S "$project" -B "$dir" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" "${known[@]}" "$@" > "$dir.configure.log" 2>&1
+  cmake -S "$project" -B "$dir" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" $(known_compilers "$scratch/launcher" "$dir") \
+    "$@" > "$dir.configure.log" 2>&1
 }
 a_object() { echo "$1/CMakeFiles/kern.dir/a.cu.o"; }
 nothing_to_do() {  # BUILD-DIR: plain ninja would run no edge, and says why not

@@ -58,17 +58,11 @@ with_module="$scratch/module $hostile"
 database="$scratch/compdb $hostile"
 hash_dir="$scratch/module#$hostile"
 # Every build directory but the first takes the compilers CMake found there
-# (CMakeFiles/<version>, which names no path of its build directory):
-# CMake's compiler checks, 4 s of CPU a configure, are CMake's own and not
-# what these cases check; FastCuda's module still configures in each.
-known_compilers() {  # BUILD-DIR: prints the cmake arguments that make it take the plain build's compilers
-  [ "$1" = "$plain" ] && return
-  mkdir -p "$1/CMakeFiles" && cp -a "$plain"/CMakeFiles/[0-9]* "$1/CMakeFiles/" &&
-    echo -DCMAKE_PLATFORM_INFO_INITIALIZED=1
-}
+# (known_compilers): CMake's compiler checks are CMake's own and not what
+# these cases check; FastCuda's module still configures in each.
 configure() {  # BUILD-DIR [ARGS...]: logs to BUILD-DIR.configure.log
   local dir=$1; shift
-  cmake -S "$project" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real $(known_compilers "$dir") "$@" \
+  cmake -S "$project" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real $(known_compilers "$plain" "$dir") "$@" \
     > "$dir.configure.log" 2>&1
 }
 build() { cmake --build "$1" -j 2 > "$1.log" 2>&1; }  # BUILD-DIR: logs to BUILD-DIR.log
@@ -155,7 +149,7 @@ printf '__global__ void kb(int *p) { p[threadIdx.x] = 4; }\nvoid lb(int *p) { kb
 latin1_objects=("CMakeFiles/latin1.dir/src/a$ff.cu.o" "CMakeFiles/latin1.dir/src/b.cu.o")
 latin1_configure() {  # BUILD-DIR [ARGS...]: logs to BUILD-DIR.configure.log
   local dir=$1; shift
-  cmake -S "$latin1" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 $(known_compilers "$dir") "$@" \
+  cmake -S "$latin1" -B "$dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 $(known_compilers "$plain" "$dir") "$@" \
     > "$dir.configure.log" 2>&1
 }
 latin1_same_objects() {  # BUILD-DIR: every object equals plain CMake's
