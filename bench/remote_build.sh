@@ -525,7 +525,7 @@ if [ -n "${wall[dist_cold]:-}" ]; then
   cat "$scratch/dist_cold.counts" "$scratch/dist_warm.counts"
 fi
 overhead_line() {  # VARIANT WHAT EXPRESSION: median, p99 and max of a per-step time in ms
-  awk "{ print $3 * 1000 }" "$scratch/$1.stats" | sort -n | awk -v v="$1" -v what="$2" '
+  awk "\$4 != \"S\" { print $3 * 1000 }" "$scratch/$1.stats" | sort -n | awk -v v="$1" -v what="$2" '
     { o[NR] = $1 } END { if (NR) printf "%s: %s, %d steps through the client: median %.1f ms, p99 %.1f ms, max %.1f ms\n",
                                         v, what, NR, o[int((NR + 1) / 2)], o[int(NR * 0.99 + 0.999)], o[NR] }'
 }
@@ -533,7 +533,9 @@ for variant in cold warm; do
   [ -f "$scratch/$variant.stats" ] || continue
   # HIT "L": a miss run on an idle local core (FASTCUDA_REMOTE_LOCAL=idle),
   # "C": a miss of a step cached here (preprocessing, host compile), REMOTE
-  # its run here, which the proxy's time (PROXY) leaves out
+  # its run here, which the proxy's time (PROXY) leaves out; "S": the
+  # proxy's store of such a step's result after the step (its bytes sent
+  # count, its time is no step's)
   overhead_line "$variant" "client overhead" '($1 - $2 - $3)'
   overhead_line "$variant" "of it in the proxy" '($7 - ($4 ~ /^[LC]$/ ? 0 : $2 + $3))'
   overhead_line "$variant" "of it hashing inputs" '$8'
@@ -542,10 +544,12 @@ for variant in cold warm; do
 
   awk -v v="$variant" '{ hits += ($4 == "1"); sent += $5; received += $6; transfer += $3
                          if ($4 == "L") { here++; local_s += $2 } else if ($4 == "C") { cached++; cached_s += $2 }
-                         else remote += $2 }
+                         else if ($4 == "S") { stores++; stored += $5 } else remote += $2 }
     END { printf "%s: %d hits of %d, %d misses run on idle local cores (%.1f s), %d misses cached here run here (%.1f s); " \
-                 "%.1f MiB sent, %.1f MiB received; %.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
-                 v, hits, NR, here, local_s, cached, cached_s, sent / 1048576, received / 1048576, remote, transfer }' \
+                 "%.1f MiB sent (%.1f of it storing %d results of steps run here), %.1f MiB received; " \
+                 "%.1f s in remote actions, %.1f s in transfers (summed over steps)\n",
+                 v, hits, NR - stores, here, local_s, cached, cached_s, sent / 1048576, stored / 1048576, stores,
+                 received / 1048576, remote, transfer }' \
     "$scratch/$variant.stats"
 done
 # What the bots spent per action beside the tool (their --timings lines)

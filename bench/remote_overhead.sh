@@ -43,7 +43,7 @@ run() {  # KIND: STEPS steps, each's outside wall time in ms to KIND.wall
     echo $(((end - start) / 1000)) >> "$scratch/$1.wall"
     rm "out$i"
   done
-  paste -d' ' "$scratch/$1.wall" "$scratch/stats" |
+  paste -d' ' "$scratch/$1.wall" <(awk '$4 != "S"' "$scratch/stats") |  # a store's line is no step's
     awk '{ printf "%.3f\n", $1 / 1000 - ($3 + $4) * 1000 }' | sort -n |
     awk -v kind="$1" '{ v[NR] = $1 } END {
       printf "%s: %d steps, client overhead median %.1f ms, p99 %.1f ms, max %.1f ms\n",

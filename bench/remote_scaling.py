@@ -58,11 +58,12 @@ def transfer_bytes(rows):
 def client_ms(stats_path):
     """kind -> mean ms a remote step spent in the client outside its remote
     action, from a FASTCUDA_REMOTE_STATS file (wall, remote, transfer, hit,
-    ..., output; seconds; hit "L" or "C": run on a local core, not counted)."""
+    ..., output; seconds; hit "L" or "C": run on a local core, "S": its
+    result's store after it, neither counted)."""
     spent = {kind: [] for kind in STATS_SUFFIX}
     for line in open(stats_path):
         fields = line.split()
-        if fields[3] in ("L", "C"):
+        if fields[3] in ("L", "C", "S"):
             continue
         wall, remote, output = float(fields[0]), float(fields[1]), fields[-1]
         kind = max((k for k, suffix in STATS_SUFFIX.items() if output.endswith(suffix)),

@@ -914,6 +914,20 @@ class Proxy(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         return self.fallback_or_fail(why, quiet)
 
 
+def append_store_line(stats, step, name):
+    """The stats file's line of a store (the wrapper's WriteStats has the
+    fields): HIT "S", the seconds it took, in transfers and hashing, and the
+    bytes it sent; no remote action, nothing received."""
+    wall = time.monotonic() - step.started
+    fields = [f"{wall:.4f}", "0", f"{step.transfer_s:.4f}", "S", str(step.sent), str(step.received),
+              f"{wall:.4f}", f"{step.digest_s:.4f}", f"{step.lookup_s:.4f}", f"{step.started_ns / 1e9:.3f}", name]
+    fd = os.open(stats, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, (" ".join(fields) + "\n").encode("utf-8", "surrogateescape"))
+    finally:
+        os.close(fd)
+
+
 def depfile_prerequisites(text):
     """The files a Make depfile, as gcc and clang write it, names after its
     targets' colons."""
@@ -982,13 +996,14 @@ class Handler(socketserver.BaseRequestHandler):
         return receive_exactly(self.request, int.from_bytes(receive_exactly(self.request, 8), "big"))
 
     def store(self, fields):
-        """ACTION CWD OUTPUTS DEPFILE, then the step's stdout and stderr: its
-        outputs (Client.read_outputs) and, of a step cached here, the files
-        its depfile names, read before the wrapper, told by a byte, lets
-        FastCuda go on with them (and removes the depfile), then stored
-        (Client.store, Client.store_cached_here) where they can be; a store
-        that fails costs a later build a miss, nothing else."""
-        action, cwd, outputs, depfile = (os.fsdecode(f) for f in fields[:4])
+        """ACTION CWD OUTPUTS DEPFILE STATS NAME, then the step's stdout and
+        stderr: its outputs (Client.read_outputs) and, of a step cached here,
+        the files its depfile names, read before the wrapper, told by a byte,
+        lets FastCuda go on with them (and removes the depfile), then stored
+        (Client.store, Client.store_cached_here) where they can be, with a
+        line in the stats file STATS (where set) for what the store sent; a
+        store that fails costs a later build a miss, nothing else."""
+        action, cwd, outputs, depfile, stats, name = (os.fsdecode(f) for f in fields[:6])
         stdout, stderr = self.receive_frame(), self.receive_frame()
         digest_hash, size, *token = action.split("/")
         digest = re_pb2.Digest(hash=digest_hash, size_bytes=int(size))
@@ -1003,12 +1018,17 @@ class Handler(socketserver.BaseRequestHandler):
                         headers = depfile_prerequisites(os.fsdecode(f.read()))
             finally:
                 self.request.sendall(b"\0")
-            if cached_here:
-                client.store_cached_here(step, token[0], headers, files, stdout, stderr)
-            else:
-                client.store(step, digest, files, stdout, stderr)
-        except Uncached:
-            pass
+            uncached = False
+            try:
+                if cached_here:
+                    client.store_cached_here(step, token[0], headers, files, stdout, stderr)
+                else:
+                    client.store(step, digest, files, stdout, stderr)
+            except Uncached:
+                uncached = True
+            finally:
+                if stats and not uncached:  # what a failed store sent counts too
+                    append_store_line(os.path.join(cwd, stats), step, name)
         except (Failure, grpc.RpcError, OSError, ValueError) as e:
             log(f"{self.server.client.config.endpoint}: storing the result of {step.outputs[:1]}: {e}")
 

@@ -134,8 +134,9 @@ std::optional<std::string> ReceiveFrame(int fd) {
 /// proxy of another version, left running by an earlier FastCuda, is
 /// another proxy's (ConfigKey). 2: a miss run here ("here", and its result).
 /// 3: steps cached here (--cache-only), with their depfile, work dir and
-/// environment.
-constexpr const char* kProtocol = "3";
+/// environment. 4: a result to store names the stats file and the step's
+/// line there, for the store's own line.
+constexpr const char* kProtocol = "4";
 
 /// The variables that change what gcc or clang reads or writes, so a step
 /// cached here is keyed on their values (the locale changes only the
@@ -316,13 +317,20 @@ std::string OutputsAsLeft(const std::vector<std::string>& outputs) {
   return lines;
 }
 
+/// What names a step in the stats file: its first output, or its program.
+const std::string& StatsName(const std::vector<std::string>& command,
+                             const std::vector<std::string>& outputs) {
+  return outputs.empty() ? command[0] : outputs[0];
+}
+
 /// Runs the step here, on a local core the proxy found idle after the
 /// action cache missed `action` (or, cached here, where it always runs): its
 /// stdout and stderr captured and passed on, then, where it succeeded,
 /// handed to the proxy at `proxy_path` with its outputs to store as that
 /// action's result (the proxy reads them before this returns, and uploads
-/// them after), and with `headers`, the depfile naming what it read besides
-/// its inputs. Where `headers` is no output of the step, its compiler writes
+/// them after, adding the store's line to FASTCUDA_REMOTE_STATS: HIT "S",
+/// the bytes it sent), and with `headers`, the depfile naming what it read
+/// besides its inputs. Where `headers` is no output of the step, its compiler writes
 /// it through SUNPRO_DEPENDENCIES (gcc's and clang's -MD by the
 /// environment; the object is the same): a compiler that writes none leaves
 /// the step uncached. Returns the step's status; dies of the signal that
@@ -361,7 +369,8 @@ int RunHere(const std::vector<std::string>& command, const std::string& action, 
   if (code == 0 && !stopped && !left.empty()) {
     int fd = Connect(proxy_path);
     if (fd >= 0) {
-      std::string request = std::string(1, '\0') + action + '\0' + cwd + '\0' + left + '\0' + headers;
+      std::string request = std::string(1, '\0') + action + '\0' + cwd + '\0' + left + '\0' + headers + '\0' +
+                            Env("FASTCUDA_REMOTE_STATS") + '\0' + StatsName(command, outputs);
       // Its byte says the outputs are read: FastCuda may then go on with
       // them (and stub an intermediate) while the proxy uploads
       if (SendAll(fd, Frame(request) + Frame(out_text) + Frame(err_text))) ReceiveExactly(fd, 1);
@@ -385,7 +394,8 @@ void SayCacheResult(const std::string& result) {
 /// Appends the step's line to FASTCUDA_REMOTE_STATS, where set: WALL REMOTE
 /// TRANSFER HIT SENT RECEIVED PROXY DIGEST LOOKUP STARTED OUTPUT: seconds in
 /// the step, in the remote action (`remote`; for a step run here, HIT "L" on
-/// an idle core or "C" cached here: its run here) and in the transfers (the
+/// an idle core or "C" cached here: its run here; the proxy adds an "S"
+/// line for each result it stores, RunHere) and in the transfers (the
 /// rest is the client's), bytes; then the client's share: seconds in the
 /// proxy (the rest is this wrapper's start, the socket and waits for a CPU),
 /// of which hashing the inputs and asking the action cache; when the step
@@ -522,7 +532,7 @@ int main(int argc, char** argv) {
     return give_up("lost the client's proxy (its log: " + path + ".log)");
   }
   const std::string& kind = fields[0];
-  const std::string& stats_name = outputs.empty() ? command[0] : outputs[0];  // its line in the stats file
+  const std::string& stats_name = StatsName(command, outputs);
   if (kind == "local") return RunLocally(command, fields[3]);
   if (kind == "here") {
     close(fd);

@@ -274,22 +274,30 @@ cached_here() {
 check "cached here: a second build directory hits every step, preprocessing and host compile too; a header edit misses them, nvcc's object" \
   cached_here
 
+# Every device step run here has its result's store in the stats file
+# since MARK (the proxy writes it after the step), with bytes sent
+stores_counted() {  # MARK
+  tail -n +"$(($1 + 1))" "$scratch/stats" | awk '$4 == "L" { ran[$NF]++ } $4 == "S" { stored[$NF]++; sent += $5 }
+    END { for (name in ran) if (!stored[name]) exit 1; exit !(length(ran) && sent) }'
+}
 run_here() {
-  local bot_mark dir local_mode
+  local bot_mark dir local_mode stats_mark
   printf '__global__ void twice(float *x) { x[threadIdx.x] *= 2.5f; }\n' > "$project/d.cu"
   "$NVCC" "${archs[@]}" -c "$project/d.cu" -o "$scratch/ref/d.o" || return 1
-  bot_mark=$(lines "$scratch/bot.log")
+  bot_mark=$(lines "$scratch/bot.log") stats_mark=$(lines "$scratch/stats")
   for dir in h1 h2; do
     local_mode=$([ "$dir" = h1 ] && echo always || echo never)
     build_one_tu "$dir" d FASTCUDA_REMOTE_LOCAL="$local_mode" || return 1
     [ "$(lines "$scratch/bot.log")" = "$bot_mark" ] || { echo "  $dir: the bot ran:" $(ran_since "$bot_mark"); return 1; }
     same_object "$scratch/$dir/obj/d.o" "$scratch/ref/d.o" || return 1
+    [ "$dir" = h2 ] || wait_for 10 stores_counted "$stats_mark" ||
+      { echo "  not every step run here has its store's line:"; tail -n +"$((stats_mark + 1))" "$scratch/stats"; return 1; }
   done
   "$FASTCUDA" report "$scratch/h1/graph" > "$scratch/report_h1.txt" &&
     grep -Eq '^  CICC +0 hit +1 miss, 1 of them run on idle local cores$' "$scratch/report_h1.txt" ||
     { echo "  fastcuda report of the first:"; sed -n '/^step cache/,/^$/p' "$scratch/report_h1.txt"; return 1; }
 }
-check "run here: misses run locally with FASTCUDA_REMOTE_LOCAL=always, none on the bot; a second build directory hits them" \
+check "run here: misses run locally with FASTCUDA_REMOTE_LOCAL=always, none on the bot, each store's bytes in the stats; a second build directory hits them" \
   run_here
 
 tls() {
@@ -499,7 +507,7 @@ check "server lost: the server killed mid-build, the client's retries end and th
   server_lost
 
 overhead() {  # the client's time per step outside the remote action and the transfers, for the record
-  awk '{ print ($1 - $2 - $3) * 1000 }' "$scratch/stats" | sort -n |
+  awk '$4 != "S" { print ($1 - $2 - $3) * 1000 }' "$scratch/stats" | sort -n |
     awk '{ v[NR] = $1 } END { if (NR) printf "  (client overhead per remote step over %d steps: median %.1f ms, max %.1f ms)\n", NR, v[int((NR + 1) / 2)], v[NR] }'
 }
 overhead
