@@ -111,11 +111,11 @@
 #      remote cores through BuildGrid (bots in network namespaces): cold,
 #      then warm in a second build directory; with BENCH_WALLS="plain=S"
 #      (remote-local's wall) it prints the goals, and the model's prediction
-#      of cold (local 75 s and cold 349 s on 2026-12-05 12:36, when warm
-#      ran past the deadline: BENCH_REMOTE_PARTS=reapi leaves local out,
-#      BENCH_WALLS giving its wall)                  (~7.5 min, up to the 8.5)
-#   remote-dist   the same through sccache-dist: cold and warm (348 and 59 s
-#      on 2026-12-05 12:49)                                          (~7.2 min)
+#      of cold (BENCH_REMOTE_PARTS=reapi leaves local out, BENCH_WALLS
+#      giving its wall: 171 s on 2026-12-06, cold 102 s and warm 8 s; the
+#      model then needs remote-local's local.csv, run by hand) (~3-7.5 min)
+#   remote-dist   the same through sccache-dist: cold and warm (108 and 65 s
+#      on 2026-12-06 04:07)                                          (~3.5 min)
 #   tiny          1000 one-kernel TUs, one architecture: where a module
 #      build's time goes (one round, tables into $OUT), then plain
 #      against the module side by side, one round (75-80 s a build), and
@@ -154,13 +154,12 @@
 #   hang under a call's 540-600 s limit still says where it was; their logs
 #   are in $OUT/remote/logs (refreshed every 30 s, so a killed call leaves
 #   them too), packed with the rest into run.tar.gz when the part ends.
-# Measured 2026-12-06 02:00 on one host (bench/RESULTS.md): REAPI cold 1.210
-# x all local with a remote pool of 20, a second build directory 0.081 x
-# cold, plain 209.55 s. Next: remote-dist on one host with remote-reapi's
-# walls (sccache-dist was 1.50 x all local, its host compiles remote), and
-# the remote pool at its default of 16 against 20 (the machine goes back
-# 30 s after a call: make the calls back to back; a fresh one takes about
-# 70 s of device time to start). Ask `status` before
+# Measured 2026-12-06 03:53-04:14 on one host, four calls back to back
+# (bench/RESULTS.md): remote-local 436 s, remote-reapi 171 s (with
+# BENCH_REMOTE_PARTS=reapi and the walls), remote-dist 198 s; REAPI cold
+# 1.269 x all local with the default pool of 16, 1.346 with 20. The machine
+# goes back 30 s after a call: make the calls back to back; a fresh one
+# took 70-260 s of device time to start. Ask `status` before
 # each call: a part whose estimate passes budget_left_s is cut short. A
 # remote part returns $OUT/remote/summary.txt and run.tar.gz (the tables,
 # the client's stats, the bots' timings, the CPU samples and the logs).
