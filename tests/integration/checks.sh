@@ -85,8 +85,10 @@ record() {
 
 known_compilers() {  # CMakeFiles/<version> names no path of its build directory
   [ "$1" != "$2" ] && [ -d "$1/CMakeFiles" ] || return 0
+  # Its file of CUDA's compiler names no ranlib (CXX's does): a CUDA-only
+  # project takes the first's from its cache, else its static libraries' link runs "".
   mkdir -p "$2/CMakeFiles" && cp -a "$1"/CMakeFiles/[0-9]* "$2/CMakeFiles/" &&
-    echo -DCMAKE_PLATFORM_INFO_INITIALIZED=1
+    echo -DCMAKE_PLATFORM_INFO_INITIALIZED=1 "$(sed -n 's/^CMAKE_RANLIB:FILEPATH=/-DCMAKE_RANLIB=/p' "$1/CMakeCache.txt")"
 }
 
 cicc_wrote_temp_file() {  # reads /proc with builtins only: a busy machine must not miss the file's life

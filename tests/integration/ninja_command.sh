@@ -458,8 +458,9 @@ void launch_b(float *x) { kb<<<1, 32>>>(x); }
 C
 printf 'void launch_a(float *x);\nvoid launch_b(float *x);\nint main() { launch_a(nullptr); launch_b(nullptr); }\n' \
   > "$project/main.cpp"
-cmake_configure() {  # BUILD-DIR
-  cmake -S "$project" -B "$1" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" > "$1.configure.log" 2>&1
+cmake_configure() {  # BUILD-DIR: the second takes the first's compilers (known_compilers)
+  cmake -S "$project" -B "$1" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" $(known_compilers "$scratch/cmake-plain" "$1") \
+    > "$1.configure.log" 2>&1
 }
 cmake_objects_like_plain() {
   local obj
