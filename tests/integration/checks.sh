@@ -46,6 +46,15 @@
 #                                the compilers CMake found for build dir FIRST
 #                                (none where DIR is FIRST or FIRST has none):
 #                                its compiler checks cost 4 s of CPU a configure
+#   same_with_any_tools NAME     in tests/pypi_tools.sh's second pass (which
+#                                sets FASTCUDA_TEST_SECOND_PASS=1) prints "SKIP
+#                                (second pass: same with any CMake/Ninja) NAME"
+#                                and is true, else false: a case (or a group,
+#                                with what only it needs) whose outcome no CMake
+#                                or Ninja version changes runs in the first pass
+#                                only; the caller's comment says why
+#   check_any_tools NAME COMMAND...  check NAME COMMAND..., unless
+#                                same_with_any_tools NAME
 #   finish                       prints "N passed, M failed" last; removes the
 #                                scratch directory if all passed (unless
 #                                FASTCUDA_TEST_KEEP=1), else keeps it and exits 1
@@ -76,8 +85,10 @@ record() {
 
 known_compilers() {  # CMakeFiles/<version> names no path of its build directory
   [ "$1" != "$2" ] && [ -d "$1/CMakeFiles" ] || return 0
+  # Its file of CUDA's compiler names no ranlib (CXX's does): a CUDA-only
+  # project takes the first's from its cache, else its static libraries' link runs "".
   mkdir -p "$2/CMakeFiles" && cp -a "$1"/CMakeFiles/[0-9]* "$2/CMakeFiles/" &&
-    echo -DCMAKE_PLATFORM_INFO_INITIALIZED=1
+    echo -DCMAKE_PLATFORM_INFO_INITIALIZED=1 "$(sed -n 's/^CMAKE_RANLIB:FILEPATH=/-DCMAKE_RANLIB=/p' "$1/CMakeCache.txt")"
 }
 
 cicc_wrote_temp_file() {  # reads /proc with builtins only: a busy machine must not miss the file's life
@@ -104,6 +115,12 @@ cicc_wrote_temp_file() {  # reads /proc with builtins only: a busy machine must 
 }
 
 empty_dir() { [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; }
+
+same_with_any_tools() {  # CI's 15 minutes: the second pass runs what its newer CMake and Ninja can change
+  [ "${FASTCUDA_TEST_SECOND_PASS:-0}" = 1 ] || return 1
+  echo "SKIP (second pass: same with any CMake/Ninja) $1"
+}
+check_any_tools() { same_with_any_tools "$1" || check "$@"; }
 
 check() {  # NAME COMMAND...: records whether COMMAND succeeded, and in how many seconds (CI's time is short)
   local name=$1 status=0 start=$SECONDS

@@ -49,9 +49,10 @@ exec "$@"
 EOF_SLOW
 chmod +x "$scratch/slow.sh"
 export FASTCUDA_DEVICE_LAUNCHER=$scratch/slow.sh FASTCUDA_HOST_LAUNCHER=$scratch/slow.sh
-configure() {  # GENERATOR DIR
+configure() {  # GENERATOR DIR: the second takes the first's compilers (known_compilers), whatever its generator
   cmake -S "$project" -B "$2" -G "$1" -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=80-real \
-    -DCMAKE_PROJECT_INCLUDE="$module" -DFASTCUDA_EXECUTABLE="$FASTCUDA" > "$2.configure.log" 2>&1
+    -DCMAKE_PROJECT_INCLUDE="$module" -DFASTCUDA_EXECUTABLE="$FASTCUDA" $(known_compilers "$scratch/ninja" "$2") \
+    > "$2.configure.log" 2>&1
 }
 status_line='\[[0-9]+/[0-9]+ CUDA sub-steps, [0-9]+ running, [0-9]+s\]'
 plain_line='fastcuda: [0-9]+/[0-9]+ CUDA sub-steps \([0-9]+%\)'

@@ -265,11 +265,11 @@ cmake_minimum_required(VERSION 3.25)
 project(cached CUDA)
 add_library(cached STATIC a.cu b.cu)
 CMAKE
-configure() {  # DIR [ARGS...]
+configure() {  # DIR [ARGS...]: the second takes the first's compilers (known_compilers)
   local dir=$1
   shift
   cmake -S "$cmake_src" -B "$dir" -G Ninja -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=80-real \
-    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache "$@" > "$dir.configure.log" 2>&1
+    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache $(known_compilers "$scratch/cmake-plain" "$dir") "$@" > "$dir.configure.log" 2>&1
 }
 module_hits_plain_cache() {
   export CCACHE_DIR=$scratch/ccache-cmake
