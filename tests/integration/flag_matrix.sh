@@ -21,6 +21,9 @@
 #                               /tmp path leaks into build.ninja)
 #        FASTCUDA_TEST_KEEP=1   keep the scratch directory even on success
 #        FASTCUDA_TEST_ONLY=RE  run only the cases whose name matches RE
+#        FASTCUDA_TEST_EARLY_HOST_AGAIN=RE  run each case whose name matches
+#                               RE once more (as NAME-early_host) with
+#                               FASTCUDA_EARLY_HOST=on, FastCuda's side only
 #
 # Each case prints `PASS name` or `FAIL name` (with details); the last line
 # is `N passed, M failed`; the exit status is non-zero if any case failed.
@@ -294,6 +297,9 @@ run_side() {
   local side=$1
   shift
   local rc=0
+  # A case run again for FASTCUDA_EARLY_HOST: nvcc never reads the variable,
+  # and its side is the first run's (see run_case).
+  if [[ $side == nvcc && -n ${NVCC_SIDE_OF:-} ]] && share_nvcc_side "$NVCC_SIDE_OF" any; then return; fi
   enter_side "$side"
   if [[ $side == nvcc ]]; then
     (cd "$C/w" && exec "$NVCC" "$@") >"$C/nvcc.stdout" 2>"$C/nvcc.stderr" || rc=$?
@@ -559,16 +565,18 @@ compile_checks() {
   same_objects "$@"
 }
 
-# share_nvcc_side CASE: the nvcc side of CASE, which ran the same command
-# (in a directory as deep, with the same sources), if it ran and succeeded:
-# copied here (CI's 2 cores: an nvcc compile costs 2 CPU s, 4 for three
-# architectures). Objects and depfiles without debug info do not depend on the
-# directory nvcc ran in (anonymous namespaces are named after the source's
-# path, the same for every case). Else false, and nothing copied. To be
-# called first in a case, while its nvcc side is empty.
+# share_nvcc_side CASE [any]: the nvcc side of CASE, which ran the same command
+# (in a directory as deep, with the same sources), if it ran and succeeded
+# (with any: however it ended): copied here (CI's 2 cores: an nvcc compile
+# costs 2 CPU s, 4 for three architectures). Objects and depfiles without
+# debug info do not depend on the directory nvcc ran in (anonymous
+# namespaces are named after the source's path, the same for every case).
+# Else false, and nothing copied. To be called first in a case, while its
+# nvcc side is empty.
 share_nvcc_side() {
   local from=$scratch/cases/$1 file
-  [[ -d $from/nvcc && $(cat "$from/nvcc.rc" 2>/dev/null) == 0 ]] || return 1
+  [[ -d $from/nvcc && -f $from/nvcc.rc ]] || return 1
+  [[ ${2:-} == any || $(cat "$from/nvcc.rc") == 0 ]] || return 1
   cp -a "$from/nvcc/." "$C/nvcc/"
   for file in rc stdout stderr; do cp "$from/nvcc.$file" "$C/nvcc.$file"; done
 }
@@ -586,7 +594,7 @@ FAILED_NAMES=()
 run_case() {
   local name=$1 fn=$2
   shift 2
-  if [[ -n ${FASTCUDA_TEST_ONLY:-} && ! $name =~ $FASTCUDA_TEST_ONLY ]]; then return; fi
+  if [[ -z ${NVCC_SIDE_OF:-} && -n ${FASTCUDA_TEST_ONLY:-} && ! $name =~ $FASTCUDA_TEST_ONLY ]]; then return; fi
   mkdir -p "$scratch/logs"
   local log="$scratch/logs/$name.log" rc=0 t0=$SECONDS
   set +e
@@ -605,6 +613,13 @@ run_case() {
   else
     FAILED_NAMES+=("$name")
     sed 's/^/  /' "$log"
+  fi
+  # Once more with the host compile first (FASTCUDA_EARLY_HOST=on), FastCuda's
+  # side alone: nvcc's is this run's (the cases that run it once), not a
+  # second nvcc compile of the same command. (Debug info names the directory
+  # nvcc ran in: G_device_debug compares symbols only.)
+  if [[ -z ${NVCC_SIDE_OF:-} && -n ${FASTCUDA_TEST_EARLY_HOST_AGAIN:-} && $name =~ $FASTCUDA_TEST_EARLY_HOST_AGAIN ]]; then
+    NVCC_SIDE_OF=$name FASTCUDA_EARLY_HOST=on run_case "$name-early_host" "$fn" "$@"
   fi
 }
 

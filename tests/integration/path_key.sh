@@ -106,7 +106,9 @@ for way in graph launcher ninja; do
 done
 
 # Commands that name nvcc bare: another nvcc first on PATH (a wrapper that
-# passes -DHOSTK=5) is the one that compiles, then the first again.
+# passes -DHOSTK=5) is the one that compiles, then the first again. Bare
+# nvcc on cuda_path is $NVCC with the programs of plain_path (CUDA's bin
+# directory holds no host compiler): its reference is plain's.
 mkdir -p other-nvcc
 printf '#!/bin/sh\nexec %s -DHOSTK=5 "$@"\n' "$NVCC" > other-nvcc/nvcc && chmod +x other-nvcc/nvcc
 cuda_path=$(dirname "$NVCC"):$plain_path
@@ -114,9 +116,9 @@ other_path=$scratch/other-nvcc:$cuda_path
 other_nvcc() (  # WAY
   mkdir -p "nvcc-$1" && cd "nvcc-$1" && cp ../source.cu k.cu
   local NVCC=nvcc
-  build "$1" "$cuda_path" && fresh_with cuda "$cuda_path" k.o &&
+  build "$1" "$cuda_path" && fresh_with plain "$plain_path" k.o &&
     build "$1" "$other_path" && ran "$1" && fresh_with other "$other_path" k.o &&
-    build "$1" "$cuda_path" && ran "$1" && fresh_with cuda "$cuda_path" k.o
+    build "$1" "$cuda_path" && ran "$1" && fresh_with plain "$plain_path" k.o
 )
 check "launcher: nvcc named bare, another first on PATH, then gone: nvcc's objects" other_nvcc launcher
 check "build: nvcc named bare, another first on PATH, then gone: nvcc's objects" other_nvcc graph

@@ -165,14 +165,25 @@ concurrent_calls() (
 )
 check "three launcher calls for one object at once: all succeed, object equals nvcc's" concurrent_calls
 
-# 8. nohup: a hangup of the launcher's process group does not stop it.
-nohup_hangup() {
-  mkdir -p nohup && rm -f nohup/slow.o
-  setsid nohup "$FASTCUDA" "$NVCC" "${slow[@]}" -o nohup/slow.o > nohup/out.log 2>&1 & local pid=$!
-  sleep 2
+# 8. nohup: a hangup of the launcher's process group does not stop it. The
+# hangup comes while a step runs: the host compiler that -ccbin names holds
+# the host compile until it is sent, so a light TU does (a compile of the
+# slow one costs CI 10 CPU s). It runs the same g++: nvcc's object is ref2.o.
+nohup_hangup() (
+  local i pid
+  mkdir -p nohup && cd nohup && kernel k.cu 2 || return 1
+  cat > hold-cc <<SH
+#!/bin/sh
+case "\$*" in *cudafe1.cpp*) : > "$PWD/held"; while [ ! -e "$PWD/go" ]; do sleep 0.05; done ;; esac
+exec "$(command -v g++)" "\$@"
+SH
+  chmod +x hold-cc
+  setsid nohup "$FASTCUDA" "$NVCC" "${arch[@]}" -ccbin "$PWD/hold-cc" -c k.cu -o k.o > out.log 2>&1 & pid=$!
+  for i in $(seq 600); do [ -e held ] && break; sleep 0.1; done
   kill -HUP -- "-$pid" 2> /dev/null || kill -HUP "$pid"
-  wait "$pid" && same_object nohup/slow.o slow-reference.o
-}
+  touch go
+  [ -e held ] && wait "$pid" && same_object k.o ../ref2.o
+)
 check "nohup: a hangup of the whole process group, the launcher still finishes like nvcc" nohup_hangup
 
 # 11. SIGTERM: nvcc exits with 255 and leaves no object.
@@ -303,22 +314,26 @@ check "build: nvcc run whole writing the user's depfile, a header edited: fresh;
 # restored with an older mtime) whose device code came out the same still
 # changes nvcc's object. (Found by stale_walk.py.) The line table names the
 # source's absolute path: the launcher and `fastcuda build` compile one
-# source (objects kl.o and kg.o) and share nvcc's object of it.
-line_table() (  # touched|older: both compile, the source is touched, both compile again
-  mkdir -p "lines-$1" && cd "lines-$1"
-  printf '#include "t.h"\n__global__ void k(int *p) { *p = 1; }\nint host_tag() { return TAG; }\n' > k.cu
-  echo '#define TAG 1' > t.h
+# source (objects kl.o and kg.o) and share nvcc's object of it. The older
+# mtime goes on from the touched source's objects, as the launcher's "called
+# again" cases above do: they are its first build.
+line_table() (  # touched|older: (both compile,) the source is touched, both compile again
+  mkdir -p lines && cd lines
   local flags=("${arch[@]}" -lineinfo -c k.cu)
-  compile_as launcher "${flags[@]}" -o kl.o && compile_as graph "${flags[@]}" -o kg.o || return 1
-  if [ "$1" = touched ]; then touch k.cu; else touch -d 2020-01-01 k.cu; fi
-  echo '#define TAG 2' > t.h  # a host-only edit: the PTX comes out the same
+  if [ "$1" = touched ]; then
+    printf '#include "t.h"\n__global__ void k(int *p) { *p = 1; }\nint host_tag() { return TAG; }\n' > k.cu &&
+      echo '#define TAG 1' > t.h && compile_as launcher "${flags[@]}" -o kl.o && compile_as graph "${flags[@]}" -o kg.o &&
+      touch k.cu && echo '#define TAG 2' > t.h  # a host-only edit: the PTX comes out the same
+  else
+    [ -f kl.o ] && [ -f kg.o ] && touch -d 2020-01-01 k.cu && echo '#define TAG 1' > t.h
+  fi || return 1
   compile_as launcher "${flags[@]}" -o kl.o && compile_as graph "${flags[@]}" -o kg.o && fresh kl.o "${flags[@]}"
 )
-graph_line_table() { same_object "lines-$1/kg.o" "lines-$1/reference.o"; }  # touched|older: after line_table
+graph_line_table() { same_object lines/kg.o lines/reference.o; }  # right after line_table
 check "launcher: -lineinfo, a source touched, its device code the same: fresh" line_table touched
+check "build: -lineinfo, a source touched, its device code the same: fresh" graph_line_table
 check "launcher: -lineinfo, a source given an older mtime, called again: fresh" line_table older
-check "build: -lineinfo, a source touched, its device code the same: fresh" graph_line_table touched
-check "build: -lineinfo, a source given an older mtime, a header edited: fresh" graph_line_table older
+check "build: -lineinfo, a source given an older mtime, a header edited: fresh" graph_line_table
 cubin_line_table() (  # -cubin -lineinfo -MD: ptxas writes the user's file, beside the user's depfile
   mkdir -p cubin-lines && cd cubin-lines
   printf '#include "t.h"\n__global__ void k(int *p) { *p = TAG; }\n' > k.cu && echo '#define TAG 1' > t.h
