@@ -11,7 +11,6 @@
 set -euo pipefail
 source_dir=$(realpath "$1"); build_dir=$(realpath "$2")
 source "$source_dir/tests/integration/checks.sh" compile_one "$build_dir/bin/fastcuda"
-source "$source_dir/tests/cmake/known_cuda_compilers.sh"
 
 example="$scratch/particles"
 cp -r "$source_dir/examples/particles" "$example"
@@ -106,7 +105,7 @@ printf '#include "gen.h"\n__global__ void late(int *p) { p[0] = GENERATED; }\n' 
 generated_header() {
   cmake -S "$generated" -B "$generated/build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real \
     -DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA" \
-    $(known_cuda_compilers "$fc" "$generated/build") > /dev/null &&
+    $(known_compilers "$fc" "$generated/build") > /dev/null &&
     ninja -C "$generated/build" -j 2 > "$generated/build.log" 2>&1 &&
     [ -f "$generated/build/CMakeFiles/late.dir/late.cu.o" ] && [ -z "$(find "$generated/build" -name .fastcuda)" ] &&
     graph_wrote_objects "$generated/build" && nm -C "$generated/build/CMakeFiles/late.dir/made.cu.o" | grep -q 'made(int\*)'

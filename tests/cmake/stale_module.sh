@@ -13,7 +13,6 @@
 set -euo pipefail
 source_dir=$(realpath "$1"); build_dir=$(realpath "$2")
 source "$source_dir/tests/integration/checks.sh" stale_module "$build_dir/bin/fastcuda"
-source "$source_dir/tests/cmake/known_cuda_compilers.sh"
 
 project="$scratch/project"
 mkdir -p "$project/A" "$project/B" "$project/incA" "$project/incB" "$project/cpath1" "$project/cpath2"
@@ -60,15 +59,15 @@ export CPATH="$project/cpath1"
 
 dirs=("$scratch/plain" "$scratch/ninja" "$scratch/make")
 # The two FastCuda build directories take the compilers CMake found for the
-# plain one (known_cuda_compilers): CMake's compiler checks, 4 s of CPU a
+# plain one (known_compilers): CMake's compiler checks, 4 s of CPU a
 # configure, are CMake's own and not what these cases check.
 configure_all() {  # ARGS...: every build directory, the two FastCuda ones through the module
   local module=(-DCMAKE_PROJECT_INCLUDE="$source_dir/cmake/FastCuda.cmake" -DFASTCUDA_EXECUTABLE="$FASTCUDA")
   cmake -S "$project" -B "$scratch/plain" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 "$@" > "$scratch/plain.cfg.log" &&
     cmake -S "$project" -B "$scratch/ninja" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80 "${module[@]}" \
-      $(known_cuda_compilers "$scratch/plain" "$scratch/ninja") "$@" > "$scratch/ninja.cfg.log" &&
+      $(known_compilers "$scratch/plain" "$scratch/ninja") "$@" > "$scratch/ninja.cfg.log" &&
     cmake -S "$project" -B "$scratch/make" -G "Unix Makefiles" -DCMAKE_CUDA_ARCHITECTURES=80 "${module[@]}" \
-      $(known_cuda_compilers "$scratch/plain" "$scratch/make") "$@" > "$scratch/make.cfg.log"
+      $(known_compilers "$scratch/plain" "$scratch/make") "$@" > "$scratch/make.cfg.log"
 }
 build_fastcuda() {  # ARGS...: the two FastCuda build directories
   cmake --build "$scratch/ninja" "$@" > "$scratch/ninja.log" 2>&1 &&
