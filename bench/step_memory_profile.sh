@@ -16,7 +16,7 @@ setsid nvcc -arch="sm_$arch" -Icorpus/include -c corpus/src/tu1.cu -o tu1.o &
 nvcc_pid=$!
 start=$(date +%s%N)
 while kill -0 "$nvcc_pid" 2> /dev/null; do
-  ps -s "$nvcc_pid" -o comm=,rss= | awk -v t="$(( ($(date +%s%N) - start) / 1000000 ))" '{ print t / 1000, $1, $2 }'
+  { ps -s "$nvcc_pid" -o comm=,rss= || true; } | awk -v t="$(( ($(date +%s%N) - start) / 1000000 ))" '{ print t / 1000, $1, $2 }'
   sleep 0.05
 done > samples.txt
 wait "$nvcc_pid" || { echo "step_memory_profile: nvcc failed" >&2; exit 1; }
