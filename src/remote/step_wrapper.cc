@@ -330,10 +330,10 @@ const std::string& StatsName(const std::vector<std::string>& command,
 /// action's result (the proxy reads them before this returns, and uploads
 /// them after, adding the store's line to FASTCUDA_REMOTE_STATS: HIT "S",
 /// the bytes it sent), and with `headers`, the depfile naming what it read
-/// besides its inputs. Where `headers` is no output of the step, its compiler writes
-/// it through SUNPRO_DEPENDENCIES (gcc's and clang's -MD by the
-/// environment; the object is the same): a compiler that writes none leaves
-/// the step uncached. Returns the step's status; dies of the signal that
+/// besides its inputs. Where `headers` is no output of the step, its
+/// compiler writes it through SUNPRO_DEPENDENCIES (gcc's and clang's -MD by
+/// the environment; the object is the same): a compiler that writes none
+/// leaves the step uncached. Returns the step's status; dies of the signal that
 /// killed it, as the program would have.
 int RunHere(const std::vector<std::string>& command, const std::string& action, const std::string& proxy_path,
             const std::string& cwd, const std::vector<std::string>& outputs, const std::string& headers,
