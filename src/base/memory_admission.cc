@@ -24,6 +24,33 @@ int64_t ProcessStart(const std::optional<std::string>& stat) {
   return -1;
 }
 
+int64_t ResidentKib(const std::optional<std::string>& statm, int64_t page_kib) {
+  if (!statm) return 0;
+  std::istringstream fields(*statm);
+  int64_t size = 0, resident = 0;
+  return fields >> size >> resident ? resident * page_kib : 0;
+}
+
+std::vector<int64_t> ChildPids(const std::optional<std::string>& children) {
+  std::vector<int64_t> pids;
+  std::istringstream words(children.value_or(""));
+  for (int64_t pid = 0; words >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+namespace {
+
+/// ResidentKib of `pid` and its descendants (ProcessAdmissionHooks).
+int64_t TreeResidentKib(const FileSystem& fs, int64_t pid, int64_t page_kib) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  int64_t kib = ResidentKib(fs.Read(proc + "/statm"), page_kib);
+  for (int64_t child : ChildPids(fs.Read(proc + "/task/" + std::to_string(pid) + "/children")))
+    kib += TreeResidentKib(fs, child, page_kib);
+  return kib;
+}
+
+}  // namespace
+
 AdmissionHooks ProcessAdmissionHooks(const FileSystem& fs) {
   AdmissionHooks hooks;
   hooks.pid = [] { return static_cast<int64_t>(getpid()); };
@@ -39,6 +66,9 @@ AdmissionHooks ProcessAdmissionHooks(const FileSystem& fs) {
     timespec wait{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
     nanosleep(&wait, nullptr);  // a signal ends it early
     StopIfInterrupted();
+  };
+  hooks.resident_kib = [&fs, page_kib = sysconf(_SC_PAGESIZE) / 1024](int64_t pid) {
+    return TreeResidentKib(fs, pid, page_kib);
   };
   return hooks;
 }
@@ -106,7 +136,26 @@ int64_t MemoryAdmission::Enter(const MemoryRequest& request) {
       return try_start(ledger) || ledger.entries.size() != before;
     });
   }
+  expected_ = held_ = kib;
   return kib;
+}
+
+void MemoryAdmission::Watch(int64_t child) {
+  trace_.Sample(hooks_.resident_kib(child));
+  if (ticket_ == 0 || !trace_.Fell()) return;
+  // Until three steps of its kind have fallen, each sample asks the ledger
+  // whether they have meanwhile; after that, it writes only what changes
+  // much: a hold that grows, or one that shrinks by an eighth.
+  int64_t held = HeldAfterFall(learned_, trace_, expected_);
+  if (learned_.fell >= 3 && held <= held_ && held > held_ - held_ / 8) return;
+  Update([&](MemoryLedger& ledger) {
+    auto kind = ledger.peaks.find(kind_);
+    if (kind != ledger.peaks.end()) learned_ = kind->second;
+    held = HeldAfterFall(learned_, trace_, expected_);
+    if (held == held_) return false;
+    held_ = held;
+    return Hold(ledger, ticket_, held);
+  });
 }
 
 void MemoryAdmission::Leave(int64_t peak_kib) {
@@ -114,7 +163,7 @@ void MemoryAdmission::Leave(int64_t peak_kib) {
   const int64_t ticket = ticket_;
   ticket_ = 0;
   Update([&](MemoryLedger& ledger) {
-    LeaveLedger(ledger, ticket, kind_, peak_kib, input_);
+    LeaveLedger(ledger, ticket, kind_, peak_kib, input_, trace_);
     return true;
   });
 }

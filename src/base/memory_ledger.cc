@@ -20,7 +20,8 @@ MemoryLedger ParseMemoryLedger(std::string_view text) {
       std::string kind;
       KindPeaks peaks;
       if (words >> kind >> peaks.highest >> peaks.count >> peaks.sum_input >> peaks.sum_peak >>
-          peaks.sum_input_squared >> peaks.sum_input_peak >> peaks.most_per_mib >> peaks.largest_input)
+          peaks.sum_input_squared >> peaks.sum_input_peak >> peaks.most_per_mib >> peaks.largest_input >>
+          peaks.fell >> peaks.most_after_fall)
         ledger.peaks[kind] = peaks;
     } else if (tag == "run" || tag == "wait") {
       LedgerEntry entry;
@@ -39,7 +40,8 @@ std::string FormatMemoryLedger(const MemoryLedger& ledger) {
   for (const auto& [kind, peaks] : ledger.peaks) {
     text << "peak " << kind << " " << peaks.highest << " " << peaks.count << " " << peaks.sum_input << " "
          << peaks.sum_peak << " " << peaks.sum_input_squared << " " << peaks.sum_input_peak << " "
-         << peaks.most_per_mib << " " << peaks.largest_input << "\n";
+         << peaks.most_per_mib << " " << peaks.largest_input << " " << peaks.fell << " "
+         << peaks.most_after_fall << "\n";
   }
   for (const LedgerEntry& entry : ledger.entries) {
     text << (entry.running ? "run " : "wait ") << entry.pid << " " << entry.started << " " << entry.ticket
@@ -89,6 +91,31 @@ int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request) {
   return std::min(expected, SeenAlike(peaks, request.input).value_or(expected));
 }
 
+void ResidentTrace::Sample(int64_t kib) {
+  if (Fell()) {
+    after_fall = std::max(after_fall, kib);
+  } else if (high >= kFallFromKib && kib <= high / 2) {
+    before_fall = high;
+    after_fall = kib;
+  }
+  high = std::max(high, kib);
+}
+
+int64_t HeldAfterFall(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected) {
+  if (!trace.Fell() || peaks.fell < 3) return expected;
+  const int64_t most = std::max(trace.after_fall, trace.before_fall * peaks.most_after_fall / 1000);
+  return std::min(expected, most + most / 8 + 8 * 1024);
+}
+
+bool Hold(MemoryLedger& ledger, int64_t ticket, int64_t kib) {
+  for (LedgerEntry& entry : ledger.entries) {
+    if (entry.ticket != ticket) continue;
+    entry.kib = kib;
+    return true;
+  }
+  return false;
+}
+
 LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t started, int64_t kib, int64_t now_ms) {
   ledger.entries.push_back({pid, started, ledger.next_ticket++, kib, /*running=*/false, now_ms});
   return ledger.entries.back();
@@ -110,11 +137,16 @@ bool MayStart(const MemoryLedger& ledger, int64_t ticket, int64_t budget_kib, in
   return kib <= budget_kib / 8 && running + kib <= budget_kib && now_ms - first->since_ms < kPassingWindowMs;
 }
 
-void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak, int64_t input) {
+void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak, int64_t input,
+                 const ResidentTrace& trace) {
   std::erase_if(ledger.entries, [&](const LedgerEntry& entry) { return entry.ticket == ticket; });
   if (kind.empty() || peak <= 0) return;
   KindPeaks& peaks = ledger.peaks[kind];
   peaks.highest = std::max(peaks.highest, peak);
+  if (trace.Fell()) {
+    ++peaks.fell;
+    peaks.most_after_fall = std::max(peaks.most_after_fall, trace.after_fall * 1000 / trace.before_fall);
+  }
   if (input <= 0) return;
   peaks.most_per_mib = std::max(peaks.most_per_mib, peak * 1024 / input);
   ++peaks.count;

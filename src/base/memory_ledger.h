@@ -1,8 +1,10 @@
 // The memory ledger of a graph: which steps hold which part of its memory
 // budget, which wait for one, and the peaks each kind of step has reached.
 // Steps take their part of the budget by the peak they are expected to
-// reach, one step at a time, in the order they came; the file that holds
-// the ledger is read and rewritten under a lock (MemoryAdmission).
+// reach, one step at a time, in the order they came, and hold less of it
+// once they have fallen from their high as their kind's steps were seen to
+// (HeldAfterFall); the file that holds the ledger is read and rewritten
+// under a lock (MemoryAdmission).
 #pragma once
 
 #include <cstdint>
@@ -32,9 +34,28 @@ struct KindPeaks {
   int64_t highest = 0;
   int64_t count = 0;  ///< the steps with an input size in the sums
   int64_t sum_input = 0, sum_peak = 0, sum_input_squared = 0, sum_input_peak = 0;
-  int64_t most_per_mib = 0;   ///< the highest peak (KiB) per MiB of input of those steps
-  int64_t largest_input = 0;  ///< the largest input of those steps
+  int64_t most_per_mib = 0;     ///< the highest peak (KiB) per MiB of input of those steps
+  int64_t largest_input = 0;    ///< the largest input of those steps
+  int64_t fell = 0;             ///< the steps whose resident memory fell from its high (ResidentTrace)
+  int64_t most_after_fall = 0;  ///< the highest of theirs after the fall, per mille of the high before
 };
+
+/// What a step's program held over its run, sampled as it ran: whether it
+/// fell to half its high or less once past kFallFromKib (cicc frees its
+/// front end's memory within the first quarter of its run and holds 30-40 %
+/// of its peak after), and the most it held after that fall.
+struct ResidentTrace {
+  int64_t high = 0;         ///< the highest sample so far
+  int64_t before_fall = 0;  ///< the high when it fell; 0: it has not fallen
+  int64_t after_fall = 0;   ///< the highest sample since it fell
+  /// Takes one sample of what the program holds (KiB).
+  void Sample(int64_t kib);
+  bool Fell() const { return before_fall > 0; }
+};
+
+/// A fall from less than this is no sign of a step's later course (a
+/// compiler driver before its compiler starts).
+inline constexpr int64_t kFallFromKib = 64 * 1024;
 
 /// The ledger as its file holds it.
 struct MemoryLedger {
@@ -72,6 +93,20 @@ struct MemoryRequest {
 /// cicc of four out of a budget that plain nvcc's four fitted in.
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 
+/// What a running step that has fallen (`trace`) still holds back of the
+/// budget, having started with `expected`: where three steps of its kind or
+/// more fell before it, the most those held after their fall (a fraction
+/// of the high before it) or what it holds now, whichever is more, an
+/// eighth over it and 8 MiB; never more than `expected`. A step that has
+/// not fallen holds `expected`: a step may reach its peak at any time
+/// before it falls (cudafe++ and the host compile reach theirs near their
+/// end).
+int64_t HeldAfterFall(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected);
+
+/// Sets what the running step `ticket` holds back of the budget; false
+/// where it is not in the ledger.
+bool Hold(MemoryLedger& ledger, int64_t ticket, int64_t kib);
+
 /// Adds a step (`pid`, `started`) that waits, from `now_ms`, for `kib`; it
 /// takes the next ticket.
 LedgerEntry& JoinQueue(MemoryLedger& ledger, int64_t pid, int64_t started, int64_t kib, int64_t now_ms);
@@ -100,7 +135,9 @@ void DropEnded(MemoryLedger& ledger, StartOf start_of) {
 }
 
 /// The step `ticket` leaves the ledger, having reached `peak` as a step of
-/// `kind` with an input of `input` (KiB; 0: unknown, or not measured).
-void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak, int64_t input);
+/// `kind` with an input of `input` (KiB; 0: unknown, or not measured), its
+/// program's samples `trace` (none where the step ended unsampled).
+void LeaveLedger(MemoryLedger& ledger, int64_t ticket, const std::string& kind, int64_t peak, int64_t input,
+                 const ResidentTrace& trace = {});
 
 }  // namespace fastcuda

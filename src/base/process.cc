@@ -75,14 +75,15 @@ std::vector<std::string> EnvironmentStrings(const std::map<std::string, std::str
 }
 
 /// Reads both pipes until the child closes them (stdout to
-/// `spec.stream_stdout` where it is set), calling `spec.tick` between.
-void Drain(int out_fd, int err_fd, const ProcessSpec& spec, ProcessResult& result) {
+/// `spec.stream_stdout` where it is set), calling `spec.tick` with `child`
+/// between.
+void Drain(int out_fd, int err_fd, const ProcessSpec& spec, pid_t child, ProcessResult& result) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
   int open_count = 2;
   char buffer[65536];
   while (open_count > 0) {
-    if (spec.tick) spec.tick();
+    if (spec.tick) spec.tick(child);
     if (poll(fds, 2, spec.tick ? kProcessTickMs : -1) < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
@@ -239,7 +240,7 @@ ProcessResult RunProcess(const ProcessSpec& spec) {
   if (spec.capture_output) {
     close(out_pipe[1]);
     close(err_pipe[1]);
-    Drain(out_pipe[0], err_pipe[0], spec, result);
+    Drain(out_pipe[0], err_pipe[0], spec, pid, result);
   }
   int status = 0;
   rusage usage{};

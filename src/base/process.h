@@ -32,9 +32,10 @@ struct ProcessSpec {
   /// With capture_output: what the child writes to stdout goes here as it
   /// comes, instead of into stdout_text.
   std::function<void(std::string_view)> stream_stdout{};
-  /// With capture_output: called every kProcessTickMs or so while the child
-  /// runs, so that what follows its output moves between its lines too.
-  std::function<void()> tick{};
+  /// With capture_output: called with the child's process id every
+  /// kProcessTickMs or so while it runs, so that what follows its output
+  /// moves between its lines too, and what watches it sees it.
+  std::function<void(int64_t child)> tick{};
 };
 
 /// How often ProcessSpec::tick is called.

@@ -31,7 +31,7 @@ ProcessResult RunNinja(const NinjaRun& run, const CommandIo& io) {
   if (run.capture && run.progress) {
     spec.env_set["NINJA_STATUS"] = kFollowedNinjaStatus;
     spec.stream_stdout = [&](std::string_view text) { run.progress->Read(text); };
-    spec.tick = [&] { run.progress->Tick(); };
+    spec.tick = [&](int64_t) { run.progress->Tick(); };
   }
   ObjectLineFilter object_lines;
   if (run.object_lines) {

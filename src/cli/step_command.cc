@@ -268,13 +268,12 @@ std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
 }
 
 /// Runs the program once its part of the graph's memory budget is free
-/// (MemoryAdmission), beside the other steps of the graph (StepGate); where
-/// it ran out of memory there (OutOfMemoryReason), not a failure of the
-/// build: once the running steps have ended, it runs again alone, and the
-/// outcome of that run is the step's, headed by one line that says what
-/// happened. The peak the first run reached goes to the memory log (a lower
-/// bound, should the second run fail too), so that the next generation
-/// plans with it.
+/// (MemoryAdmission, which watches what the program holds as it runs),
+/// beside the other steps of the graph (StepGate); where it ran out of
+/// memory there (OutOfMemoryReason), not a failure of the build: once the
+/// running steps have ended, it runs again alone, and the outcome of that
+/// run is the step's, headed by one line that says what happened. The peak the first run reached goes to the
+/// memory log (a lower bound, should the second run fail too), so that the next generation plans with it.
 ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<std::string>& outputs,
                                const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
                                LockFiles* locks, const AdmissionHooks* hooks) {
@@ -283,10 +282,12 @@ ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<
     admission.emplace(*locks, fs, options.lock_dir, hooks ? *hooks : ProcessAdmissionHooks(fs));
     admission->Enter(*request);
   }
+  ProcessSpec watched = spec;
+  if (admission) watched.tick = [&](int64_t child) { admission->Watch(child); };
   StepGate gate(locks);
   const OomKillCounts before = ReadOomKillCounts(fs);
   gate.EnterBeside();
-  ProcessResult beside = RunProgram(options, spec, runner, fs);
+  ProcessResult beside = RunProgram(options, watched, runner, fs);
   gate.Leave();
   if (admission) admission->Leave(beside.max_rss_kb);
   if (beside.exit_code == 0)

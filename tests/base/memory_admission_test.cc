@@ -18,9 +18,11 @@ class SingleHolderLocks : public LockFiles {
   int held = 0;
 };
 
-/// Hooks of a step with process id `pid`, whose pauses run `on_sleep`.
+/// Hooks of a step with process id `pid`, whose pauses run `on_sleep`; its
+/// program holds nothing unless `resident_kib` says otherwise.
 AdmissionHooks HooksOf(int64_t pid, std::function<void()> on_sleep, const std::set<int64_t>& ended = {}) {
   AdmissionHooks hooks;
+  hooks.resident_kib = [](int64_t) { return int64_t{0}; };
   hooks.pid = [pid] { return pid; };
   hooks.start_of = [ended](int64_t other) { return ended.count(other) ? int64_t{-1} : other * 1000; };
   hooks.now_ms = [] { return int64_t{0}; };
@@ -110,4 +112,40 @@ TEST_CASE("memory admission: an entry whose pid another process has now holds no
   MemoryAdmission admission(locks, fs, "/graph/step-locks", HooksOf(11, [] { FAIL("it waited"); }));
   admission.Enter({"PTXAS", 0, kAdmissionGiB, 4 * kAdmissionGiB});  // pid 10 started at 10000 now
   CHECK(LedgerIn(fs).entries.size() == 1);
+}
+
+TEST_CASE("memory admission: a step that fell from its high holds less, and a waiting one starts beside it") {
+  testing::FakeFileSystem fs;
+  MemoryLedger learned;  // three ciccs fell before, and held half their high at most after
+  learned.peaks["CICC"] = {480 * 1024, 0, 0, 0, 0, 0, 0, 0, 3, 500};
+  fs.Write(kLedger, FormatMemoryLedger(learned));
+  SingleHolderLocks locks;
+  std::vector<int64_t> samples = {470 * 1024, 190 * 1024};
+  AdmissionHooks hooks = HooksOf(10, [] { FAIL("it waited"); });
+  hooks.resident_kib = [&](int64_t child) {
+    CHECK(child == 4242);
+    const int64_t sample = samples.front();
+    samples.erase(samples.begin());
+    return sample;
+  };
+  MemoryAdmission running(locks, fs, "/graph/step-locks", hooks);
+  const int64_t expected = running.Enter({"CICC", 0, kAdmissionGiB, kAdmissionGiB});
+  CHECK(expected == 600 * 1024);
+  running.Watch(4242);
+  CHECK(LedgerIn(fs).entries.at(0).kib == expected);  // at its high: it may yet grow
+  running.Watch(4242);
+  const int64_t most = 470 * 1024 * 500 / 1000;  // more than the 190 MiB it holds
+  CHECK(LedgerIn(fs).entries.at(0).kib == most + most / 8 + 8 * 1024);
+  MemoryAdmission beside(locks, fs, "/graph/step-locks", HooksOf(11, [] { FAIL("it waited"); }));
+  beside.Enter({"CICC", 0, kAdmissionGiB, kAdmissionGiB});
+  running.Leave(480 * 1024);
+  CHECK(LedgerIn(fs).peaks.at("CICC").fell == 4);
+}
+
+TEST_CASE("memory admission: what a process holds, from its /proc statm; its children's ids") {
+  CHECK(ResidentKib("52000 12345 800 10 0 30000 0\n", 4) == 12345 * 4);
+  CHECK(ResidentKib(std::nullopt, 4) == 0);
+  CHECK(ResidentKib("", 4) == 0);
+  CHECK(ChildPids("4243 4250 \n") == std::vector<int64_t>{4243, 4250});
+  CHECK(ChildPids(std::nullopt).empty());
 }

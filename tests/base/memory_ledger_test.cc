@@ -28,10 +28,10 @@ MemoryLedger LedgerOf(const std::vector<int64_t>& running,
 
 TEST_CASE("memory ledger: its file's text and back; a damaged one is an empty ledger") {
   MemoryLedger ledger = LedgerOf({kLedgerGiB}, {{2 * kLedgerGiB, 5}});
-  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6, 7, 8};
+  ledger.peaks["CICC"] = {700 * 1024, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   const std::string text = FormatMemoryLedger(ledger);
   CHECK(text ==
-        "next 3\npeak CICC 716800 2 3 4 5 6 7 8\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
+        "next 3\npeak CICC 716800 2 3 4 5 6 7 8 9 10\nrun 101 1010 1 1048576 0\nwait 102 1020 2 2097152 5\n");
   CHECK(FormatMemoryLedger(ParseMemoryLedger(text)) == text);
   CHECK(ParseMemoryLedger("").entries.empty());
   const MemoryLedger damaged = ParseMemoryLedger("next 3\nrun 101 1010 1\n");
@@ -144,4 +144,64 @@ TEST_CASE(
   // A smaller input, or none known: the highest's quarter over.
   CHECK(ExpectedPeak(ledger, MemoryRequest{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 500}) == 125 * 1024);
   CHECK(ExpectedPeak(ledger, MemoryRequest{"CICC", 0, kLedgerGiB, 4 * kLedgerGiB, 0}) == 125 * 1024);
+}
+
+namespace {
+
+/// A trace of samples (MiB).
+ResidentTrace TraceOf(const std::vector<int64_t>& mib) {
+  ResidentTrace trace;
+  for (int64_t sample : mib) trace.Sample(sample * 1024);
+  return trace;
+}
+
+}  // namespace
+
+TEST_CASE("memory ledger: a step falls once it holds half its high or less, from 64 MiB or more") {
+  // cicc on a heavy TU, sampled (MiB): up to its peak, then a third of it.
+  ResidentTrace cicc = TraceOf({120, 312, 477, 260});
+  CHECK_FALSE(cicc.Fell());
+  cicc.Sample(191 * 1024);
+  REQUIRE(cicc.Fell());
+  CHECK(cicc.before_fall == 477 * 1024);
+  for (int64_t sample : {181, 200, 154}) cicc.Sample(sample * 1024);
+  CHECK(cicc.after_fall == 200 * 1024);
+  // cudafe++ and the host compile grow to their peaks near their end.
+  CHECK_FALSE(TraceOf({167, 194, 284, 433, 462}).Fell());
+  // A compiler driver's few MiB before its compiler starts are no high.
+  CHECK_FALSE(TraceOf({60, 20, 200, 290}).Fell());
+}
+
+TEST_CASE("memory ledger: a step that fell holds what its kind held after falling, once three fell") {
+  const int64_t expected = 545 * 1024;
+  ResidentTrace fallen = TraceOf({477, 191});
+  MemoryLedger ledger;
+  for (int64_t after : {150, 200, 180}) {
+    CHECK(HeldAfterFall(ledger.peaks["CICC"], fallen, expected) == expected);  // fewer than three fell
+    LeaveLedger(ledger, 0, "CICC", 480 * 1024, 0, TraceOf({480, 100, after}));
+  }
+  const KindPeaks peaks = ledger.peaks.at("CICC");
+  CHECK(peaks.fell == 3);
+  CHECK(peaks.most_after_fall == 200 * 1000 / 480);
+  // 477 MiB × 416 per mille: 198 MiB, an eighth over it and 8 MiB.
+  const int64_t most = 477 * 1024 * 416 / 1000;
+  CHECK(HeldAfterFall(peaks, fallen, expected) == most + most / 8 + 8 * 1024);
+  // What it holds now, where that is more; never more than it started with.
+  fallen.Sample(300 * 1024);
+  CHECK(HeldAfterFall(peaks, fallen, expected) == 300 * 1024 + 300 * 1024 / 8 + 8 * 1024);
+  fallen.Sample(600 * 1024);
+  CHECK(HeldAfterFall(peaks, fallen, expected) == expected);
+  // A step that has not fallen holds what it expects: its peak may come at its end.
+  CHECK(HeldAfterFall(peaks, TraceOf({167, 462}), expected) == expected);
+  // Steps that did not fall teach nothing of falls.
+  LeaveLedger(ledger, 0, "CICC", 480 * 1024, 0, TraceOf({100, 480}));
+  CHECK(ledger.peaks.at("CICC").fell == 3);
+}
+
+TEST_CASE("memory ledger: a running step's hold is set in place") {
+  MemoryLedger ledger = LedgerOf({2 * kLedgerGiB, kLedgerGiB}, {{2 * kLedgerGiB, 0}});
+  CHECK_FALSE(MayStart(ledger, 3, 4 * kLedgerGiB, 0));
+  CHECK(Hold(ledger, 1, kLedgerGiB));
+  CHECK(MayStart(ledger, 3, 4 * kLedgerGiB, 0));
+  CHECK_FALSE(Hold(ledger, 9, kLedgerGiB));
 }

@@ -68,7 +68,7 @@ TEST_CASE("a streamed stdout comes as it is written, with ticks between; stderr 
   std::string streamed;
   std::vector<std::string> when_ticked;  // what had come at each tick
   spec.stream_stdout = [&](std::string_view text) { streamed.append(text); };
-  spec.tick = [&] { when_ticked.push_back(streamed); };
+  spec.tick = [&](int64_t) { when_ticked.push_back(streamed); };
   ProcessResult result = RunProcess(spec);
   CHECK(streamed == "one\ntwo\n");
   CHECK(result.stdout_text.empty());

@@ -110,7 +110,7 @@ TEST_CASE("a followed Ninja: its status in FastCuda's format, read as it comes, 
   fake.runner.answer = [](const ProcessSpec& spec) {
     if (spec.argv.back() == "--version") return ProcessResult{0, 0, "1.11.1\n"};
     spec.stream_stdout("fastcuda-status 1 2 1: CICC a.cu\nFAILED: b.o\n");
-    spec.tick();
+    spec.tick(0);
     spec.stream_stdout("nvcc b.cu\n");
     return ProcessResult{1};
   };

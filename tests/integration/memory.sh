@@ -19,6 +19,11 @@
 #                  that is gone, a pid another process has now) hold nothing back
 #   remembered     a fresh graph whose remembered-memory.tsv holds those peaks
 #                  plans with them as one with its own history does
+#   fell           each program holds 400 MiB first and little after (the
+#                  shape of cicc's run on a heavy TU): the ledger learns that
+#                  its kind falls from its high, and where two programs at
+#                  their peaks do not fit the budget, one that has fallen
+#                  holds less and the next starts beside it
 #
 # usage: memory.sh FASTCUDA_BINARY [NVCC]
 set -euo pipefail
@@ -29,11 +34,19 @@ args=(-c tu.cu -o tu.o -gencode arch=compute_80,code=sm_80 -gencode arch=compute
       -gencode arch=compute_90,code=sm_90)
 cat > runs.sh <<'SCRIPT'
 #!/usr/bin/env bash
-# Logs the program's run: "START END NAME" (seconds), held 0.4 s longer.
-log=$(dirname "$0")/runs.log start=$(date +%s.%N)
-sleep 0.4
+# Logs the program's run: "START END NAME" (seconds), held 0.4 s longer;
+# where a file `balloon` is beside it, first 400 MiB for 0.6 s (the
+# program's high) and the 0.4 s after the program (a tail that holds less).
+here=$(dirname "$0")
+log=$here/runs.log start=$(date +%s.%N)
+if [ -f "$here/balloon" ]; then
+  python3 -c 'import time; held = b"x" * (400 << 20); time.sleep(0.6)'
+else
+  sleep 0.4
+fi
 "$@"
 status=$?
+[ ! -f "$here/balloon" ] || sleep 0.4
 echo "$start $(date +%s.%N) $(basename "$1")" >> "$log"
 exit $status
 SCRIPT
@@ -100,5 +113,16 @@ remembered_peaks_plan() {  # a fresh graph whose remembered-memory.tsv holds tho
     grep -q "$scratch/graph2/" graph2/remembered-memory.tsv && grep -q '"CICC":[1-9]' graph2/planned-limits.json
 }
 check "remembered: a fresh graph with remembered peaks plans as one with its own history" remembered_peaks_plan
+
+touch balloon
+rm graph/step-locks/memory-ledger
+build 800M
+learned_falls() {  # "peak CICC ... FELL MOST_AFTER_FALL": three fell or more, to less than half their high
+  awk '$1 == "peak" && $2 == "CICC" { found = 1; if ($11 < 3 || $12 >= 500) exit 1 } END { exit !found }' \
+    graph/step-locks/memory-ledger
+}
+check "fell: the ledger learned that cicc falls from its high" learned_falls
+build 800M  # two ciccs at their own peaks (400 MiB and more each) do not fit in 800 MiB
+check "fell: a cicc that fell holds less, and the next starts beside it" test "$(most_at_once '^cicc$')" -ge 2
 
 finish
