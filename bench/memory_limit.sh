@@ -6,8 +6,8 @@
 #            defaults, and FastCuda with FASTCUDA_MEMORY_BUDGET = plain's peak,
 #            a first build and a clean rebuild that knows the steps' peaks;
 #            wall, CPU and peak memory (MemTotal - MemAvailable, lib.sh); and
-#            the floor of any schedule within that budget (the rebuild's
-#            steps' peak x CPU time / budget)
+#            the floor of a schedule that holds each step's peak for its
+#            whole run (the rebuild's steps' peak x CPU time / budget)
 #   limited  inside a memory cgroup of LIMIT_MIB (default 3/5 of plain's peak
 #            from `free`; no swap): plain nvcc and --threads 0 at -j $jobs,
 #            killed or not, and FastCuda with its defaults (its budget from
@@ -61,12 +61,13 @@ run_free() {
     remember "free.$variant.wall" "$(median "$work/free.$variant" 1)"
     remember "free.$variant.peak_mib" "$(median "$work/free.$variant" 3)"
   done
-  # The floor of any schedule that never passes the budget: each step may
-  # reach its peak at any time, so it holds it for its whole run, which
-  # lasts at least its CPU time: the steps' peak x CPU time over the budget,
-  # from the rebuild's lines of the graph's memory log (output, peak KiB,
-  # CPU ms). Not the step table's durations: under a binding budget they
-  # include the wait for admission, which holds no memory.
+  # The floor of a schedule that holds each step's peak for the step's
+  # whole run (as FastCuda did before its steps held less once fallen from
+  # their high), which lasts at least its CPU time: the steps' peak x CPU
+  # time over the budget, from the rebuild's lines of the graph's memory
+  # log (output, peak KiB, CPU ms). Not the step table's durations: under a
+  # binding budget they include the wait for admission, which holds no
+  # memory.
   remember free.budget_floor "$(awk -F '\t' -v budget="${budget%M}" '$3 > 0 { peak[$1] = $2; cpu[$1] = $3 }
       END { for (o in cpu) mib_s += peak[o] / 1024 * cpu[o] / 1000; printf "%.1f", mib_s / budget }' \
     "$work/module/fastcuda/step-memory.tsv")"
@@ -78,7 +79,7 @@ run_free() {
     summary_row "$variant" "$work/free.$variant" "$threads0"
   done
   echo "budget, budget_known: FastCuda with FASTCUDA_MEMORY_BUDGET=$budget (plain's peak); budget_known a clean rebuild"
-  echo "floor within that budget (the steps' peak x CPU time / budget): $(result free.budget_floor) s;" \
+  echo "floor of holding peaks within that budget (the steps' peak x CPU time / budget): $(result free.budget_floor) s;" \
     "0.9 x --threads 0: $(awk -v t="$threads0" 'BEGIN { printf "%.1f", 0.9 * t }') s"
 }
 

@@ -64,8 +64,9 @@ class MemoryAdmission {
   int64_t Enter(const MemoryRequest& request);
   /// Samples what the step's program, process `child`, holds now
   /// (AdmissionHooks::resident_kib), as it runs: once it has fallen from
-  /// its high, the step holds back what HeldAfterFall says, and the ledger
-  /// learns from its samples when it leaves.
+  /// its high, the step holds back what HeldAfterFall says, and its kind's
+  /// highest peak is at least that high; the ledger learns from its samples
+  /// when it leaves.
   void Watch(int64_t child);
   /// The step's program has ended, having reached `peak_kib` (0: unknown).
   void Leave(int64_t peak_kib);

@@ -102,7 +102,8 @@ void ResidentTrace::Sample(int64_t kib) {
 }
 
 int64_t HeldAfterFall(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected) {
-  if (!trace.Fell() || peaks.fell < 3) return expected;
+  if (!trace.Fell()) return expected;
+  if (peaks.fell < 3) return std::min(expected, trace.high + trace.high / 4);
   const int64_t most = std::max(trace.after_fall, trace.before_fall * peaks.most_after_fall / 1000);
   return std::min(expected, most + most / 8 + 8 * 1024);
 }

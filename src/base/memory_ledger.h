@@ -97,10 +97,11 @@ int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 /// budget, having started with `expected`: where three steps of its kind or
 /// more fell before it, the most those held after their fall (a fraction
 /// of the high before it) or what it holds now, whichever is more, an
-/// eighth over it and 8 MiB; never more than `expected`. A step that has
-/// not fallen holds `expected`: a step may reach its peak at any time
-/// before it falls (cudafe++ and the host compile reach theirs near their
-/// end).
+/// eighth over it and 8 MiB; where fewer did, a quarter over its own high
+/// (a first build's cicc that started with its guess); never more than
+/// `expected`. A step that has not fallen holds `expected`: a step may
+/// reach its peak at any time before it falls (cudafe++ and the host
+/// compile reach theirs near their end).
 int64_t HeldAfterFall(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected);
 
 /// Sets what the running step `ticket` holds back of the budget; false

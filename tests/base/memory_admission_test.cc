@@ -120,7 +120,7 @@ TEST_CASE("memory admission: a step that fell from its high holds less, and a wa
   learned.peaks["CICC"] = {480 * 1024, 0, 0, 0, 0, 0, 0, 0, 3, 500};
   fs.Write(kLedger, FormatMemoryLedger(learned));
   SingleHolderLocks locks;
-  std::vector<int64_t> samples = {470 * 1024, 190 * 1024};
+  std::vector<int64_t> samples = {470 * 1024, 0, 190 * 1024};  // 0: no sample (a program that ended)
   AdmissionHooks hooks = HooksOf(10, [] { FAIL("it waited"); });
   hooks.resident_kib = [&](int64_t child) {
     CHECK(child == 4242);
@@ -131,6 +131,7 @@ TEST_CASE("memory admission: a step that fell from its high holds less, and a wa
   MemoryAdmission running(locks, fs, "/graph/step-locks", hooks);
   const int64_t expected = running.Enter({"CICC", 0, kAdmissionGiB, kAdmissionGiB});
   CHECK(expected == 600 * 1024);
+  running.Watch(4242);
   running.Watch(4242);
   CHECK(LedgerIn(fs).entries.at(0).kib == expected);  // at its high: it may yet grow
   running.Watch(4242);
@@ -148,4 +149,30 @@ TEST_CASE("memory admission: what a process holds, from its /proc statm; its chi
   CHECK(ResidentKib("", 4) == 0);
   CHECK(ChildPids("4243 4250 \n") == std::vector<int64_t>{4243, 4250});
   CHECK(ChildPids(std::nullopt).empty());
+}
+
+TEST_CASE("memory admission: a first build's step that fell teaches the steps waiting its kind's high") {
+  testing::FakeFileSystem fs;
+  SingleHolderLocks locks;
+  std::vector<int64_t> samples = {480 * 1024, 200 * 1024};
+  AdmissionHooks hooks = HooksOf(10, [] {});
+  hooks.resident_kib = [&](int64_t) {
+    const int64_t sample = samples.front();
+    samples.erase(samples.begin());
+    return sample;
+  };
+  MemoryAdmission running(locks, fs, "/graph/step-locks", hooks);
+  running.Enter({"CICC", 0, kAdmissionGiB, 2 * kAdmissionGiB});  // no cicc known: its guess of 1 GiB
+  int pauses = 0;
+  MemoryAdmission waiting(locks, fs, "/graph/step-locks", HooksOf(11, [&] {
+                            if (++pauses == 2) {
+                              running.Watch(1);
+                              running.Watch(1);
+                            }
+                            if (pauses > 10) FAIL("it waited on");
+                          }));
+  // 1 GiB guessed beside 1 GiB running: it fits in 2 GiB only once the
+  // running cicc has fallen from 480 MiB, which it then expects a quarter over.
+  CHECK(waiting.Enter({"CICC", 0, kAdmissionGiB + 1, 2 * kAdmissionGiB}) == 600 * 1024);
+  CHECK(pauses == 2);
 }
