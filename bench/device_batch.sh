@@ -99,10 +99,10 @@
 #      there; the pools' took 312 s), then plain nvcc at -j 4, which fit in
 #      169 s (plain -j 16 and --threads 0 were killed at that limit: not
 #      run again); the ratio against its goal of 0.9      (~5.5, at most 8.5 min)
-#   mem-budget    the same corpus without a limit: plain (81 s) and
-#      --threads 0 (55 s), then FastCuda with plain's peak as
-#      FASTCUDA_MEMORY_BUDGET, a first build and a clean rebuild that knows
-#      the peaks (not yet timed: 1-2 x --threads 0 guessed)   (~5.5, at most 8 min)
+#   mem-budget    the same corpus without a limit: plain (89 s),
+#      --threads 0 (53 s) and FastCuda without a budget (50 s), then
+#      FastCuda with plain's peak as FASTCUDA_MEMORY_BUDGET, a first build
+#      (71 s) and a clean rebuild that knows the peaks (56 s)   (~5.5, at most 8 min)
 #   remote-local  the remote benchmark's baselines, 48 mixed TUs x 5
 #      architectures: plain nvcc --threads 0 at -j 4 on 4 cores (guessed
 #      from its CPU time: 4-5 min) and FastCuda on all 16 (70 s)  (~6.5 min)
@@ -275,7 +275,7 @@ case "$part$size" in
      step LIMIT_MIB=1536 LIMITED_VARIANTS=fastcuda HEAVY_UNROLL=16 bench/memory_limit.sh limited 2 80-real
      step LIMIT_MIB=1536 PLAIN_JOBS=2 HEAVY_UNROLL=16 bench/memory_limit.sh fit 2 80-real
      cp "$memory_results" "$out/" || true ;;
-  mem-budget) step FREE_VARIANTS="plain threads0" bench/memory_limit.sh free 8 "$three"
+  mem-budget) step FREE_VARIANTS="plain threads0 module" bench/memory_limit.sh free 8 "$three"
      cp "$memory_results" "$out/" || true ;;
   mem-budget-small) step FREE_VARIANTS="plain threads0" HEAVY_UNROLL=16 bench/memory_limit.sh free 2 80-real
      cp "$memory_results" "$out/" || true ;;
