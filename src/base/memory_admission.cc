@@ -147,21 +147,22 @@ void MemoryAdmission::Watch(int64_t child) {
   if (resident == 0) return;
   const bool fell_before = trace_.Fell();
   trace_.Sample(resident);
-  if (ticket_ == 0 || !trace_.Fell()) return;
-  // Until three steps of its kind have fallen, each sample asks the ledger
-  // whether they have meanwhile; after that, it writes only what changes
-  // much: a hold that grows, or one that shrinks by an eighth.
-  int64_t held = HeldAfterFall(learned_, trace_, expected_);
+  if (ticket_ == 0 || (!trace_.Fell() && trace_.high <= held_)) return;
+  // Until three steps of its kind have fallen, each sample after its fall
+  // asks the ledger whether they have meanwhile; after that, it writes
+  // only what changes much: a hold that grows, or one that shrinks by an
+  // eighth.
+  int64_t held = HeldBack(learned_, trace_, expected_);
   if (fell_before && learned_.fell >= 3 && held <= held_ && held > held_ - held_ / 8) return;
   Update([&](MemoryLedger& ledger) {
     KindPeaks& kind = ledger.peaks[kind_];
     // A step that fell has passed its high: the steps that wait expect
     // theirs from it as from one that ended (a first build's ciccs would
     // otherwise keep their guess until the first of them ends).
-    const bool taught = !fell_before && trace_.before_fall > kind.highest;
+    const bool taught = trace_.Fell() && !fell_before && trace_.before_fall > kind.highest;
     if (taught) kind.highest = trace_.before_fall;
     learned_ = kind;
-    held = HeldAfterFall(learned_, trace_, expected_);
+    held = HeldBack(learned_, trace_, expected_);
     if (held == held_ && !taught) return false;
     held_ = held;
     Hold(ledger, ticket_, held);

@@ -63,10 +63,11 @@ class MemoryAdmission {
   /// expected to reach (ExpectedPeak), which it returns.
   int64_t Enter(const MemoryRequest& request);
   /// Samples what the step's program, process `child`, holds now
-  /// (AdmissionHooks::resident_kib), as it runs: once it has fallen from
-  /// its high, the step holds back what HeldAfterFall says, and its kind's
-  /// highest peak is at least that high; the ledger learns from its samples
-  /// when it leaves.
+  /// (AdmissionHooks::resident_kib), as it runs: the step holds back what
+  /// HeldBack says (less once the program has fallen from its high, more
+  /// where it grows past what it expected), a fall makes its kind's
+  /// highest peak at least that high, and the ledger learns from its
+  /// samples when it leaves.
   void Watch(int64_t child);
   /// The step's program has ended, having reached `peak_kib` (0: unknown).
   void Leave(int64_t peak_kib);

@@ -101,11 +101,11 @@ void ResidentTrace::Sample(int64_t kib) {
   high = std::max(high, kib);
 }
 
-int64_t HeldAfterFall(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected) {
-  if (!trace.Fell()) return expected;
-  if (peaks.fell < 3) return std::min(expected, trace.high + trace.high / 4);
+int64_t HeldBack(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected) {
+  if (!trace.Fell()) return std::max(expected, trace.high);
+  if (peaks.fell < 3) return std::max(trace.after_fall, std::min(expected, trace.high + trace.high / 4));
   const int64_t most = std::max(trace.after_fall, trace.before_fall * peaks.most_after_fall / 1000);
-  return std::min(expected, most + most / 8 + 8 * 1024);
+  return std::max(trace.after_fall, std::min(expected, most + most / 8 + 8 * 1024));
 }
 
 bool Hold(MemoryLedger& ledger, int64_t ticket, int64_t kib) {

@@ -3,7 +3,7 @@
 // Steps take their part of the budget by the peak they are expected to
 // reach, one step at a time, in the order they came, and hold less of it
 // once they have fallen from their high as their kind's steps were seen to
-// (HeldAfterFall); the file that holds the ledger is read and rewritten
+// (HeldBack); the file that holds the ledger is read and rewritten
 // under a lock (MemoryAdmission).
 #pragma once
 
@@ -93,16 +93,17 @@ struct MemoryRequest {
 /// cicc of four out of a budget that plain nvcc's four fitted in.
 int64_t ExpectedPeak(const MemoryLedger& ledger, const MemoryRequest& request);
 
-/// What a running step that has fallen (`trace`) still holds back of the
-/// budget, having started with `expected`: where three steps of its kind or
-/// more fell before it, the most those held after their fall (a fraction
-/// of the high before it) or what it holds now, whichever is more, an
-/// eighth over it and 8 MiB; where fewer did, a quarter over its own high
-/// (a first build's cicc that started with its guess); never more than
-/// `expected`. A step that has not fallen holds `expected`: a step may
-/// reach its peak at any time before it falls (cudafe++ and the host
-/// compile reach theirs near their end).
-int64_t HeldAfterFall(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected);
+/// What a running step (`trace`) holds back of the budget, having started
+/// with `expected`. Before its program falls, `expected`, or its high where
+/// that is more: a step may reach its peak at any time before it falls
+/// (cudafe++ and the host compile reach theirs near their end), and one
+/// past what it expected holds what it holds. Once it has fallen: where
+/// three steps of its kind or more fell before it, the most those held
+/// after their fall (a fraction of the high before it) or what it holds
+/// now, whichever is more, an eighth over it and 8 MiB; where fewer did, a
+/// quarter over its own high (a first build's cicc that started with its
+/// guess); no more than `expected`, and no less than it has held since.
+int64_t HeldBack(const KindPeaks& peaks, const ResidentTrace& trace, int64_t expected);
 
 /// Sets what the running step `ticket` holds back of the budget; false
 /// where it is not in the ledger.

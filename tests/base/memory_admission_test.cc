@@ -176,3 +176,21 @@ TEST_CASE("memory admission: a first build's step that fell teaches the steps wa
   CHECK(waiting.Enter({"CICC", 0, kAdmissionGiB + 1, 2 * kAdmissionGiB}) == 600 * 1024);
   CHECK(pauses == 2);
 }
+
+TEST_CASE("memory admission: a step whose program grows past what it expected holds what it holds") {
+  testing::FakeFileSystem fs;
+  SingleHolderLocks locks;
+  AdmissionHooks hooks = HooksOf(10, [] {});
+  hooks.resident_kib = [](int64_t) { return int64_t{700 * 1024}; };
+  MemoryAdmission running(locks, fs, "/graph/step-locks", hooks);
+  running.Enter({"CUDAFE", 0, 512 * 1024, kAdmissionGiB});
+  running.Watch(1);
+  CHECK(LedgerIn(fs).entries.at(0).kib == 700 * 1024);
+  // 512 MiB would fit beside the 512 it expected, not beside the 700 it holds.
+  int pauses = 0;
+  MemoryAdmission waiting(locks, fs, "/graph/step-locks", HooksOf(11, [&] {
+                            if (++pauses == 3) running.Leave(700 * 1024);
+                          }));
+  waiting.Enter({"PTXAS", 0, 512 * 1024, kAdmissionGiB});
+  CHECK(pauses == 3);
+}

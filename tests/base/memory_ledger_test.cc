@@ -178,8 +178,8 @@ TEST_CASE("memory ledger: a step that fell holds what its kind held after fallin
   MemoryLedger ledger;
   for (int64_t after : {150, 200, 180}) {
     // Fewer than three fell: a quarter over its own high, where it expected more (a first build's guess).
-    CHECK(HeldAfterFall(ledger.peaks["CICC"], fallen, expected) == expected);
-    CHECK(HeldAfterFall(ledger.peaks["CICC"], fallen, kLedgerGiB) == 477 * 1024 + 477 * 1024 / 4);
+    CHECK(HeldBack(ledger.peaks["CICC"], fallen, expected) == expected);
+    CHECK(HeldBack(ledger.peaks["CICC"], fallen, kLedgerGiB) == 477 * 1024 + 477 * 1024 / 4);
     LeaveLedger(ledger, 0, "CICC", 480 * 1024, 0, TraceOf({480, 100, after}));
   }
   const KindPeaks peaks = ledger.peaks.at("CICC");
@@ -187,14 +187,19 @@ TEST_CASE("memory ledger: a step that fell holds what its kind held after fallin
   CHECK(peaks.most_after_fall == 200 * 1000 / 480);
   // 477 MiB × 416 per mille: 198 MiB, an eighth over it and 8 MiB.
   const int64_t most = 477 * 1024 * 416 / 1000;
-  CHECK(HeldAfterFall(peaks, fallen, expected) == most + most / 8 + 8 * 1024);
-  // What it holds now, where that is more; never more than it started with.
+  CHECK(HeldBack(peaks, fallen, expected) == most + most / 8 + 8 * 1024);
+  // What it holds now, where that is more; no more than it started with,
+  // unless it has held more since its fall.
   fallen.Sample(300 * 1024);
-  CHECK(HeldAfterFall(peaks, fallen, expected) == 300 * 1024 + 300 * 1024 / 8 + 8 * 1024);
+  CHECK(HeldBack(peaks, fallen, expected) == 300 * 1024 + 300 * 1024 / 8 + 8 * 1024);
+  fallen.Sample(520 * 1024);
+  CHECK(HeldBack(peaks, fallen, expected) == expected);
   fallen.Sample(600 * 1024);
-  CHECK(HeldAfterFall(peaks, fallen, expected) == expected);
-  // A step that has not fallen holds what it expects: its peak may come at its end.
-  CHECK(HeldAfterFall(peaks, TraceOf({167, 462}), expected) == expected);
+  CHECK(HeldBack(peaks, fallen, expected) == 600 * 1024);
+  // A step that has not fallen holds what it expects: its peak may come at
+  // its end; one that grew past it, its high.
+  CHECK(HeldBack(peaks, TraceOf({167, 462}), expected) == expected);
+  CHECK(HeldBack(peaks, TraceOf({167, 462, 700}), expected) == 700 * 1024);
   // Steps that did not fall teach nothing of falls.
   LeaveLedger(ledger, 0, "CICC", 480 * 1024, 0, TraceOf({100, 480}));
   CHECK(ledger.peaks.at("CICC").fell == 3);
