@@ -114,15 +114,18 @@ remembered_peaks_plan() {  # a fresh graph whose remembered-memory.tsv holds tho
 }
 check "remembered: a fresh graph with remembered peaks plans as one with its own history" remembered_peaks_plan
 
-touch balloon
-rm graph/step-locks/memory-ledger
-build 800M
 learned_falls() {  # "peak CICC ... FELL MOST_AFTER_FALL": three fell or more, to less than half their high
   awk '$1 == "peak" && $2 == "CICC" { found = 1; if ($11 < 3 || $12 >= 500) exit 1 } END { exit !found }' \
     graph/step-locks/memory-ledger
 }
-check "fell: the ledger learned that cicc falls from its high" learned_falls
-build 800M  # two ciccs at their own peaks (400 MiB and more each) do not fit in 800 MiB
-check "fell: a cicc that fell holds less, and the next starts beside it" test "$(most_at_once '^cicc$')" -ge 2
+# The ledger's own rule, whatever Ninja starts the steps: the first pass only.
+if ! same_with_any_tools "fell: steps that fell from their high hold less"; then
+  touch balloon
+  rm graph/step-locks/memory-ledger
+  build 800M
+  check "fell: the ledger learned that cicc falls from its high" learned_falls
+  build 800M  # two ciccs at their own peaks (400 MiB and more each) do not fit in 800 MiB
+  check "fell: a cicc that fell holds less, and the next starts beside it" test "$(most_at_once '^cicc$')" -ge 2
+fi
 
 finish
