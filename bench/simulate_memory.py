@@ -2,7 +2,9 @@
 """Replays one FastCuda build's steps (`fastcuda table DIR` CSV: real step
 times and peak memory) under a memory limit, to compare ways of keeping the
 steps within it before measuring them. Not a benchmark: a model, in which a
-step holds its peak memory from start to end.
+step holds its peak memory from start to end (FastCuda's ledger before a
+running step held less once fallen from its high: the model does not
+follow a step's course, so it tells how the ledger did then, not now).
 
   plain -j N     N nvcc calls at once, each running its TU's steps one after
                  another; the fastest N whose peak fits the limit
