@@ -165,8 +165,7 @@ void MemoryAdmission::Watch(int64_t child) {
     held = HeldBack(learned_, trace_, expected_);
     if (held == held_ && !taught) return false;
     held_ = held;
-    Hold(ledger, ticket_, held);
-    return true;
+    return Hold(ledger, ticket_, held) || taught;
   });
 }
 
