@@ -103,10 +103,13 @@
 #      --threads 0 (53 s) and FastCuda without a budget (50 s), then
 #      FastCuda with plain's peak as FASTCUDA_MEMORY_BUDGET, a first build
 #      (71 s) and a clean rebuild that knows the peaks (56 s)   (~5.5, at most 8 min)
-#   mem-budget-wide  the same with 16 heavy TUs, so that plain -j 16 runs
-#      16 calls at once, as FastCuda runs 16 steps: with 8, plain's peak
-#      (the budget) is that of 8 calls (not yet run: ~9 min guessed from
-#      the 8-TU part; run it alone in a call)
+#   mem-budget-wide-a, -b  the same with 16 heavy TUs, so that plain -j 16
+#      runs 16 calls at once, as FastCuda runs 16 steps: with 8, plain's
+#      peak (the budget) is that of 8 calls. Two calls: a, plain (its peak
+#      is the budget; ~1.5 min); b, --threads 0, FastCuda without a budget
+#      and the two builds within plain's peak, side by side (283 s on
+#      2026-12-06; carry build/memory_limit.results, a's, where the
+#      machine may have changed between the calls)
 #   remote-local  the remote benchmark's baselines, 48 mixed TUs x 5
 #      architectures: plain nvcc --threads 0 at -j 4 on 4 cores (guessed
 #      from its CPU time: 4-5 min) and FastCuda on all 16 (70 s)  (~6.5 min)
@@ -142,7 +145,7 @@
 # root, timeout_s 600; each tees its log into $OUT (what comes back), and
 # its tables and results files go there too:
 #   command: set -o pipefail; FASTCUDA_BINARY=build/bin/fastcuda bench/device_batch.sh PART 2>&1 | tee $OUT/PART.log
-#   carry:   mem-limit, mem-budget, mem-budget-wide, remote-local, tiny, noop, tiny-rounds: ["build/bin/fastcuda"]
+#   carry:   mem-limit, mem-budget, mem-budget-wide-a/-b, remote-local, tiny, noop, tiny-rounds: ["build/bin/fastcuda"]
 #            remote-reapi: ["build/bin", "build/libexec", "build-carry/wheels-reapi", "build-carry/tools"]
 #              (build/bin/fastcuda-remote built with FASTCUDA_REMOTE_PYTHON, the
 #              path where the part makes the client's Python from the wheels)
@@ -172,7 +175,7 @@
 # Usage: FASTCUDA_BINARY=/path/to/fastcuda bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|...|samples
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export FASTCUDA_BINARY  # the scripts below use it instead of building
-part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|mem-budget|mem-budget-wide|remote-local|remote-reapi|remote-dist|tiny|noop|samples|tiny-rounds}"
+part="${1:?usage: bench/device_batch.sh A|B|...|Z|EV|21A|21B|21C|mem-limit|mem-budget|mem-budget-wide-a|mem-budget-wide-b|remote-local|remote-reapi|remote-dist|tiny|noop|samples|tiny-rounds}"
 five="75-real;80-real;86-real;89-real;90-real"
 three="80-real;86-real;90-real"
 out="${OUT:-$FASTCUDA_BUILD_DIR/device-out}"  # what comes back from the GPU machine
@@ -281,7 +284,10 @@ case "$part$size" in
      cp "$memory_results" "$out/" || true ;;
   mem-budget) step FREE_VARIANTS="plain threads0 module" bench/memory_limit.sh free 8 "$three"
      cp "$memory_results" "$out/" || true ;;
-  mem-budget-wide) step FREE_VARIANTS="plain threads0 module" bench/memory_limit.sh free 16 "$three"
+  mem-budget-wide-a) rm -f "$memory_results"
+     step FREE_VARIANTS=plain FREE_BUDGET=0 bench/memory_limit.sh free 16 "$three"
+     cp "$memory_results" "$out/" || true ;;
+  mem-budget-wide-b) step FREE_VARIANTS="threads0 module" bench/memory_limit.sh free 16 "$three"
      cp "$memory_results" "$out/" || true ;;
   mem-budget-small) step FREE_VARIANTS="plain threads0" HEAVY_UNROLL=16 bench/memory_limit.sh free 2 80-real
      cp "$memory_results" "$out/" || true ;;
@@ -311,7 +317,7 @@ case "$part$size" in
   noop-small) step BENCH_EVENTS=1 bench/noop_speed.sh 20
      step BENCH_EVENTS=1 bench/noop_speed.sh 5 30 ;;
   samples) step SAMPLES_SOURCE="${SAMPLES_SOURCE:-$FASTCUDA_SOURCE_DIR/build-carry/cuda-samples}" bench/real_project.sh 80 1 ;;
-  *) echo "unknown part $part: A to Z, EV, 21A to 21C, mem-limit, mem-budget, remote-local, remote-reapi," \
+  *) echo "unknown part $part: A to Z, EV, 21A to 21C, mem-limit, mem-budget, mem-budget-wide-a, mem-budget-wide-b, remote-local, remote-reapi," \
           "remote-dist, tiny, noop, samples, tiny-rounds" >&2; exit 2 ;;
 esac
 echo; echo "part $part: $((SECONDS - start)) s"

@@ -18,7 +18,12 @@
 #            fastest plain build that fits
 #   all      the three in turn
 # FREE_VARIANTS and LIMITED_VARIANTS pick among the builds of a part
-# (default "plain threads0 module" and "plain threads0 fastcuda").
+# (default "plain threads0 module" and "plain threads0 fastcuda");
+# FREE_BUDGET=0 leaves out `free`'s builds within plain's peak, and where
+# FREE_VARIANTS leaves plain out they take its peak from the results.
+# LEDGER_TRACE=FILE: every 0.25 s of those builds, a line of the time, the
+# steps running and what they hold (MiB), the steps waiting and what they
+# expect, and the machine's memory in use (MemTotal - MemAvailable).
 # Each part fits one 10-minute command on 16 cores at 16 TUs x 3 archs;
 # results accumulate in $FASTCUDA_BUILD_DIR/memory_limit.results ("KEY
 # VALUE" lines; `rm` it to start over), from which each part prints the
@@ -49,14 +54,17 @@ run_free() {
     remember "free.$variant.peak_mib" "$(median "$log" 3)"
     echo "free $variant: $(tail -n 1 "$log") (wall_s cpu_s peak_MiB)"  # kept if the command is cut short
   done
-  local budget="$(result free.plain.peak_mib)M"
+  [ "${FREE_BUDGET:-1}" != 0 ] || return 0
+  local budget="$(result free.plain.peak_mib)M" tracer=""
   configure_variant module
+  if [ -n "${LEDGER_TRACE:-}" ]; then trace_ledger "$work/module/fastcuda/step-locks/memory-ledger" > "$LEDGER_TRACE" & tracer=$!; fi
   FASTCUDA_MEMORY_BUDGET=$budget timed "$work/free.budget" build_variant module
   echo "free budget: $(tail -n 1 "$work/free.budget") (wall_s cpu_s peak_MiB)"
   # A clean rebuild: the graph's memory log has every step's peak now.
   run_quietly cmake --build "$work/module" --target clean
   run_quietly ninja -C "$work/module/fastcuda" -t clean
   FASTCUDA_MEMORY_BUDGET=$budget timed "$work/free.budget_known" build_variant module
+  if [ -n "$tracer" ]; then kill "$tracer"; summarize_ledger_trace "$LEDGER_TRACE"; fi
   for variant in budget budget_known; do
     remember "free.$variant.wall" "$(median "$work/free.$variant" 1)"
     remember "free.$variant.peak_mib" "$(median "$work/free.$variant" 3)"
@@ -81,6 +89,27 @@ run_free() {
   echo "budget, budget_known: FastCuda with FASTCUDA_MEMORY_BUDGET=$budget (plain's peak); budget_known a clean rebuild"
   echo "floor of holding peaks within that budget (the steps' peak x CPU time / budget): $(result free.budget_floor) s;" \
     "0.9 x --threads 0: $(awk -v t="$threads0" 'BEGIN { printf "%.1f", 0.9 * t }') s"
+  # On a machine the builds keep busy, no schedule of the same work ends
+  # before its CPU time over the cores: the bound of a goal over walls.
+  for variant in module budget_known; do
+    [ -f "$work/free.$variant" ] || continue
+    awk -v v="$variant" -v j="$jobs" -v t="$threads0" '{ cpu = $2 } END {
+        printf "%s: its CPU over %d cores %.1f s, %.3f x --threads 0\n", v, j, cpu / j, cpu / j / t }' "$work/free.$variant"
+  done
+}
+
+trace_ledger() {  # LEDGER: LEDGER_TRACE's lines, until killed
+  while sleep 0.25; do
+    [ -f "$1" ] || continue
+    awk -v t="$(date +%s.%N)" -v used="$(used_kib)" '/^run/ { n++; held += $5 } /^wait/ { w++; expected += $5 }
+      END { printf "%.2f %d %.0f %d %.0f %.0f\n", t, n, held / 1024, w, expected / 1024, used / 1024 }' "$1"
+  done
+}
+
+summarize_ledger_trace() {  # FILE: the means over the samples with a step running
+  awk '$2 > 0 { n++; running += $2; held += $3; waiting += $4; used += $6 }
+    END { if (n) printf "ledger trace (%d samples with steps running): %.1f steps running, holding %.0f MiB;" \
+            " %.1f waiting; the machine using %.0f MiB (its baseline included)\n", n, running / n, held / n, waiting / n, used / n }' "$1"
 }
 
 make_limited_cgroup() {
