@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "src/base/file_system.h"
 #include "src/base/machine.h"
@@ -72,19 +71,18 @@ std::vector<ProcessInfo> ReadAncestry(const FileSystem& disk, int self) {
 std::vector<ProcessInfo> ReadBuildProcesses(const FileSystem& disk, int self) {
   std::vector<ProcessInfo> processes = ReadAncestry(disk, self);
   std::set<int> seen;
-  std::string children;  // of every Ninja ancestor, separated by spaces
+  std::vector<int64_t> children;  // of every Ninja ancestor
   for (const ProcessInfo& process : processes) {
     seen.insert(process.pid);
     if (!IsNinja(process)) continue;
     std::string task = "/proc/" + std::to_string(process.pid) + "/task/" + std::to_string(process.pid);
     std::optional<std::string> listed = disk.Read(task + "/children");
     if (!listed) return {};
-    children += *listed + " ";
+    for (int64_t child : ChildPids(listed)) children.push_back(child);
   }
-  std::istringstream words(children);
-  for (int child; words >> child;) {
-    if (!seen.insert(child).second) continue;  // an ancestor, read already
-    if (std::optional<ProcessInfo> process = ReadProcess(disk, child))
+  for (int64_t child : children) {
+    if (!seen.insert(static_cast<int>(child)).second) continue;  // an ancestor, read already
+    if (std::optional<ProcessInfo> process = ReadProcess(disk, static_cast<int>(child)))
       processes.push_back(std::move(*process));
   }
   return processes;
@@ -112,23 +110,6 @@ bool Splits(const ProcessInfo& job) {
 }
 
 }  // namespace
-
-std::optional<ProcessInfo> ParseProcessStat(std::string_view stat) {
-  size_t open = stat.find('('), close = stat.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
-  ProcessInfo process;
-  process.name = std::string(stat.substr(open + 1, close - open - 1));
-  std::string_view before = stat.substr(0, open), after = stat.substr(close + 1);
-  if (!RE2::FullMatch(re2::StringPiece(before.data(), before.size()), R"re((\d+) )re", &process.pid) ||
-      !RE2::PartialMatch(re2::StringPiece(after.data(), after.size()), R"re(^ \S+ (\d+))re",
-                         &process.parent)) {
-    return std::nullopt;
-  }
-  // Fields 3 (the state) to 22 (starttime) follow the name.
-  RE2::PartialMatch(re2::StringPiece(after.data(), after.size()), R"re(^ (?:\S+ ){19}(\d+))re",
-                    &process.start_ticks);
-  return process;
-}
 
 bool IsNinja(const ProcessInfo& process) { return process.name.starts_with("ninja"); }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/base/file_system.h"
+#include "src/base/proc_files.h"
 
 namespace fastcuda {
 
@@ -22,19 +23,6 @@ struct BuildLoad {
 
 /// The `fastcuda step` flag of a step that chooses its threads.
 inline constexpr std::string_view kSplitAutoFlag = "--split-auto";
-
-/// One process, as /proc shows it.
-struct ProcessInfo {
-  int pid = 0;
-  int parent = 0;
-  std::string name;               ///< the command name (/proc/PID/comm)
-  std::vector<std::string> argv;  ///< its command line
-  uint64_t start_ticks = 0;       ///< when it started (clock ticks after boot): with the pid, one process
-};
-
-/// The name, parent pid and start time of a /proc/PID/stat line ("12
-/// (ninja) S 7 ..."; the name may hold spaces and parentheses).
-std::optional<ProcessInfo> ParseProcessStat(std::string_view stat);
 
 /// True for a process that is a Ninja ("ninja", "ninja-build", ...).
 bool IsNinja(const ProcessInfo& process);

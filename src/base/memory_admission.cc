@@ -4,39 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "src/base/memory_ledger.h"
+#include "src/base/proc_files.h"
 #include "src/base/process.h"
 
 namespace fastcuda {
-
-int64_t ProcessStart(const std::optional<std::string>& stat) {
-  if (!stat) return -1;
-  // After the command's name, which may hold spaces and parentheses: state is field 3.
-  size_t name_end = stat->rfind(')');
-  if (name_end == std::string::npos) return -1;
-  std::istringstream fields(stat->substr(name_end + 1));
-  std::string field;
-  for (int number = 3; number <= 22 && fields >> field; ++number) {
-    if (number == 22) return std::stoll(field);
-  }
-  return -1;
-}
-
-int64_t ResidentKib(const std::optional<std::string>& statm, int64_t page_kib) {
-  if (!statm) return 0;
-  std::istringstream fields(*statm);
-  int64_t size = 0, resident = 0;
-  return fields >> size >> resident ? resident * page_kib : 0;
-}
-
-std::vector<int64_t> ChildPids(const std::optional<std::string>& children) {
-  std::vector<int64_t> pids;
-  std::istringstream words(children.value_or(""));
-  for (int64_t pid = 0; words >> pid;) pids.push_back(pid);
-  return pids;
-}
 
 namespace {
 

@@ -27,17 +27,6 @@ struct AdmissionHooks {
   std::function<int64_t(int64_t)> resident_kib;  ///< what a process and its descendants hold now
 };
 
-/// When process `pid` started, in clock ticks since boot, from the text of
-/// its `/proc/PID/stat` (its 22nd field); -1 for none.
-int64_t ProcessStart(const std::optional<std::string>& stat);
-
-/// The resident memory (KiB) of a process from the text of its
-/// `/proc/PID/statm` (its second field, in pages of `page_kib`); 0 for none.
-int64_t ResidentKib(const std::optional<std::string>& statm, int64_t page_kib);
-
-/// The process ids in the text of a `/proc/PID/task/TID/children`.
-std::vector<int64_t> ChildPids(const std::optional<std::string>& children);
-
 /// The hooks of this process: getpid, ProcessStart of `/proc` read through
 /// `fs`, CLOCK_MONOTONIC, a sleep that a signal ends (StopIfInterrupted),
 /// and the ResidentKib of a process and of its descendants, found through

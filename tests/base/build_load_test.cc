@@ -30,26 +30,12 @@ int AddJobs(std::vector<ProcessInfo>& processes, int ninja_pid, int jobs, int sp
 
 }  // namespace
 
-TEST_CASE("a /proc stat line gives the name and the parent, whatever the name holds") {
-  std::optional<ProcessInfo> ninja = ParseProcessStat("4242 (ninja) S 4100 4242 4100 0 -1 4194304 ...");
-  REQUIRE(ninja);
-  CHECK(ninja->pid == 4242);
-  CHECK(ninja->parent == 4100);
-  CHECK(ninja->name == "ninja");
-  CHECK(IsNinja(*ninja));
-  CHECK(ninja->start_ticks == 0);  // the line stops before field 22
-  // A real line: field 22, starttime, tells this process from a later one with its pid.
-  std::optional<ProcessInfo> started = ParseProcessStat(
-      "4242 (ninja) S 4100 4242 4100 34816 4242 4194560 3109 0 0 0 12 3 0 0 20 0 1 0 987654 22462464 ...");
-  REQUIRE(started);
-  CHECK(started->start_ticks == 987654);
-  std::optional<ProcessInfo> odd = ParseProcessStat("7 (a) b (c) R 1 7 7 0");
-  REQUIRE(odd);
-  CHECK(odd->name == "a) b (c");
-  CHECK(odd->parent == 1);
-  CHECK_FALSE(IsNinja(*odd));
-  CHECK_FALSE(ParseProcessStat(""));
-  CHECK_FALSE(ParseProcessStat("12 ninja S 1"));
+TEST_CASE("a Ninja is a process named ninja or ninja-something; a make, make or gmake") {
+  CHECK(IsNinja(Other(1, 0, "ninja")));
+  CHECK(IsNinja(Other(1, 0, "ninja-build")));
+  CHECK_FALSE(IsNinja(Other(1, 0, "a) b (c")));
+  CHECK(IsMake(Other(1, 0, "gmake")));
+  CHECK_FALSE(IsMake(Other(1, 0, "cmake")));
 }
 
 TEST_CASE("the jobs are the Ninja's children; the slots its -j, make's -j and the cores") {

@@ -96,13 +96,6 @@ TEST_CASE("memory admission: a step interrupted while it waits leaves the queue"
   CHECK(locks.held == 0);
 }
 
-TEST_CASE("memory admission: a process's start, from its /proc stat; none where there is none") {
-  CHECK(ProcessStart("4242 (fast cuda) step) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 "
-                     "1000 50 18446744073709551615\n") == 987654);
-  CHECK(ProcessStart(std::nullopt) == -1);
-  CHECK(ProcessStart("4242 (cut") == -1);
-}
-
 TEST_CASE("memory admission: an entry whose pid another process has now holds nothing back") {
   testing::FakeFileSystem fs;
   MemoryLedger left;
@@ -141,14 +134,6 @@ TEST_CASE("memory admission: a step that fell from its high holds less, and a wa
   beside.Enter({"CICC", 0, kAdmissionGiB, kAdmissionGiB});
   running.Leave(480 * 1024);
   CHECK(LedgerIn(fs).peaks.at("CICC").fell == 4);
-}
-
-TEST_CASE("memory admission: what a process holds, from its /proc statm; its children's ids") {
-  CHECK(ResidentKib("52000 12345 800 10 0 30000 0\n", 4) == 12345 * 4);
-  CHECK(ResidentKib(std::nullopt, 4) == 0);
-  CHECK(ResidentKib("", 4) == 0);
-  CHECK(ChildPids("4243 4250 \n") == std::vector<int64_t>{4243, 4250});
-  CHECK(ChildPids(std::nullopt).empty());
 }
 
 TEST_CASE("memory admission: a first build's step that fell teaches the steps waiting its kind's high") {
