@@ -89,8 +89,9 @@ run_free() {
   echo "budget, budget_known: FastCuda with FASTCUDA_MEMORY_BUDGET=$budget (plain's peak); budget_known a clean rebuild"
   echo "floor of holding peaks within that budget (the steps' peak x CPU time / budget): $(result free.budget_floor) s;" \
     "0.9 x --threads 0: $(awk -v t="$threads0" 'BEGIN { printf "%.1f", 0.9 * t }') s"
-  # On a machine the builds keep busy, no schedule of the same work ends
-  # before its CPU time over the cores: the bound of a goal over walls.
+  # On a machine the builds keep busy, a build ends no sooner than its CPU
+  # time over the cores: where that is above a goal, only a build that
+  # takes less CPU time can meet it.
   for variant in module budget_known; do
     [ -f "$work/free.$variant" ] || continue
     awk -v v="$variant" -v j="$jobs" -v t="$threads0" '{ cpu = $2 } END {
@@ -98,8 +99,8 @@ run_free() {
   done
 }
 
-trace_ledger() {  # LEDGER: LEDGER_TRACE's lines, until killed
-  while sleep 0.25; do
+trace_ledger() {  # LEDGER: LEDGER_TRACE's lines, until killed or the bench ends
+  while kill -0 $$ 2> /dev/null && sleep 0.25; do
     [ -f "$1" ] || continue
     awk -v t="$(date +%s.%N)" -v used="$(used_kib)" '/^run/ { n++; held += $5 } /^wait/ { w++; expected += $5 }
       END { printf "%.2f %d %.0f %d %.0f %.0f\n", t, n, held / 1024, w, expected / 1024, used / 1024 }' "$1"
