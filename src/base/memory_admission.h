@@ -9,7 +9,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "src/base/file_system.h"
 #include "src/base/memory_ledger.h"

@@ -272,8 +272,9 @@ std::optional<MemoryRequest> MemoryRequestOf(const StepInvocation& options,
 /// beside the other steps of the graph (StepGate); where it ran out of
 /// memory there (OutOfMemoryReason), not a failure of the build: once the
 /// running steps have ended, it runs again alone, and the outcome of that
-/// run is the step's, headed by one line that says what happened. The peak the first run reached goes to the
-/// memory log (a lower bound, should the second run fail too), so that the next generation plans with it.
+/// run is the step's, headed by one line that says what happened. The peak
+/// the first run reached goes to the memory log (a lower bound, should the
+/// second run fail too), so that the next generation plans with it.
 ProcessResult RunBesideOrAlone(const StepInvocation& options, const std::vector<std::string>& outputs,
                                const ProcessSpec& spec, CommandRunner& runner, WritableFileSystem& fs,
                                LockFiles* locks, const AdmissionHooks* hooks) {
